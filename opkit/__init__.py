@@ -1,0 +1,50 @@
+"""opkit: write numerical ops whose fast path is C.
+
+Every public name is resolved on first use (PEP 562), so `import opkit`
+imports neither numpy, nor a compiler toolchain, nor any plugin.
+"""
+
+from opkit.errors import CompileError, PluginError, SectionError
+
+__version__ = "0.1.0"
+
+_LAZY = {
+    "Op": "opkit.core.op",
+    "as_op": "opkit.core.op",
+    "Apply": "opkit.core.graph",
+    "Variable": "opkit.core.graph",
+    "Constant": "opkit.core.graph",
+    "Type": "opkit.core.type",
+    "CType": "opkit.core.type",
+    "Generic": "opkit.core.type",
+    "function": "opkit.core.function",
+    "Mode": "opkit.core.mode",
+    "config": "opkit.config",
+    "grad": "opkit.core.gradient",
+    "Lop": "opkit.core.gradient",
+    "Rop": "opkit.core.gradient",
+    "COp": "opkit.cop.cop",
+    "ops": "opkit.plugins.registry",
+    "hookimpl": "opkit.hookspecs",
+    "register_deep_copy_op_c_code": "opkit.core.builtin_ops",
+    "register_view_op_c_code": "opkit.core.builtin_ops",
+    "register_shape_c_code": "opkit.core.builtin_ops",
+    "register_shape_i_c_code": "opkit.core.builtin_ops",
+}
+
+__all__ = sorted([*_LAZY, "CompileError", "PluginError", "SectionError"])
+
+
+def __getattr__(name):
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'opkit' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module_name), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return __all__

@@ -1,0 +1,144 @@
+"""Run-time configuration: `opkit.config`, set from OPKIT_FLAGS / OPKIT_COMPILEDIR."""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import os
+import sys
+
+_MODES = ("FAST_RUN", "FAST_COMPILE", "DebugMode")
+_FLOATX = ("float64", "float32", "float16")
+_SANITIZERS = ("", "address")
+
+
+def _default_compiledir():
+    import sysconfig
+
+    tag = sysconfig.get_config_var("SOABI") or f"py{sys.version_info[0]}{sys.version_info[1]}"
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "opkit", tag)
+
+
+def _choice(name, allowed):
+    def check(value):
+        if value not in allowed:
+            raise ValueError(f"opkit flag {name}={value!r} is not one of {', '.join(map(repr, allowed))}")
+        return value
+
+    return check
+
+
+def _number(name, kind):
+    def check(value):
+        try:
+            return kind(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"opkit flag {name}={value!r} must be a {kind.__name__}") from None
+
+    return check
+
+
+def _boolean(name):
+    def check(value):
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in ("1", "true", "yes", "on"):
+            return True
+        if text in ("0", "false", "no", "off", ""):
+            return False
+        raise ValueError(f"opkit flag {name}={value!r} must be true or false")
+
+    return check
+
+
+# name -> (default or factory, validator, help)
+_FLAGS = {
+    "floatX": ("float64", _choice("floatX", _FLOATX), "dtype of ot.matrix() & co. without a dtype"),
+    "mode": ("FAST_RUN", _choice("mode", _MODES), "default compilation mode"),
+    "compiledir": (_default_compiledir, os.path.expanduser, "where compiled modules are cached"),
+    "cxx": ("", str, "C++ compiler command (empty: g++, then clang++, then c++)"),
+    "cflags": ("", str, "extra compiler flags, space separated"),
+    "sanitize": ("", _choice("sanitize", _SANITIZERS), "build modules with a sanitizer (address)"),
+    "compile_lock_timeout": (600.0, _number("compile_lock_timeout", float),
+                             "seconds to wait for another process compiling the same module"),
+    "cache_max_bytes": (2 * 1024**3, _number("cache_max_bytes", int),
+                        "size cap of the compile cache; least recently used entries are evicted"),
+    "python_fallback": (False, _boolean("python_fallback"),
+                        "run perform() when no C++ compiler is found, instead of raising"),
+}
+
+
+class Config:
+    """opkit's flags as attributes; unknown names are rejected with the valid ones listed."""
+
+    def __init__(self, environ=None):
+        environ = os.environ if environ is None else environ
+        values = {}
+        for name, (default, _, _) in _FLAGS.items():
+            values[name] = default() if callable(default) else default
+        object.__setattr__(self, "_values", values)
+        for name, value in parse_flags(environ.get("OPKIT_FLAGS", "")).items():
+            setattr(self, name, value)
+        if environ.get("OPKIT_COMPILEDIR"):
+            self.compiledir = environ["OPKIT_COMPILEDIR"]
+
+    def __getattr__(self, name):
+        values = object.__getattribute__(self, "_values")
+        if name in values:
+            return values[name]
+        raise AttributeError(_unknown_message(name))
+
+    def __setattr__(self, name, value):
+        if name not in _FLAGS:
+            raise AttributeError(_unknown_message(name))
+        self._values[name] = _FLAGS[name][1](value)
+
+    def __dir__(self):
+        return sorted(_FLAGS) + ["change_flags"]
+
+    def __repr__(self):
+        body = ", ".join(f"{k}={v!r}" for k, v in self._values.items())
+        return f"opkit.config({body})"
+
+    @contextlib.contextmanager
+    def change_flags(self, **changes):
+        """Set flags for the duration of a `with` block (or a decorated function)."""
+        old = {}
+        try:
+            for name, value in changes.items():
+                old[name] = getattr(self, name)
+                setattr(self, name, value)
+            yield self
+        finally:
+            for name, value in old.items():
+                self._values[name] = value
+
+
+def _unknown_message(name):
+    close = difflib.get_close_matches(name, list(_FLAGS), n=1)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    return f"unknown opkit flag {name!r}.{hint} Valid flags: {', '.join(sorted(_FLAGS))}"
+
+
+def parse_flags(text):
+    """Parse 'a=1,b=2' (OPKIT_FLAGS) into a dict, rejecting unknown names."""
+    flags = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, sep, value = item.partition("=")
+        name = name.strip()
+        if not sep:
+            raise ValueError(f"OPKIT_FLAGS entry {item!r} is not name=value")
+        if name not in _FLAGS:
+            raise ValueError(f"OPKIT_FLAGS: {_unknown_message(name)}")
+        flags[name] = value.strip()
+    return flags
+
+
+def flag_help():
+    """Return (name, default, help) for every flag, for `opkit doctor` and docs."""
+    return [(n, d() if callable(d) else d, h) for n, (d, _, h) in _FLAGS.items()]
+
+
+config = Config()
