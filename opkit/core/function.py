@@ -1,0 +1,167 @@
+"""opkit.function: compile a graph into a callable."""
+
+from __future__ import annotations
+
+import warnings
+
+from opkit.core.builtin_ops import ViewOp, deep_copy_op
+from opkit.core.fgraph import FunctionGraph
+from opkit.core.graph import Constant, Variable, graph_inputs
+from opkit.core.mode import get_mode
+from opkit.core.rewrites import rewrite
+
+
+def function(inputs, outputs, mode=None, name=None, on_unused_input="raise"):
+    """Compile a function computing `outputs` from `inputs` and return it."""
+    inputs = _check_inputs(inputs)
+    single = not isinstance(outputs, (list, tuple))
+    outputs = [outputs] if single else list(outputs)
+    for position, output in enumerate(outputs):
+        if not isinstance(output, Variable):
+            raise TypeError(f"output {position} of function {name or ''} is {output!r}, not an opkit Variable")
+    _check_reachable(inputs, outputs, on_unused_input, name)
+    maker = FunctionMaker(inputs, outputs, get_mode(mode), name)
+    return maker.create(single)
+
+
+def _check_inputs(inputs):
+    if isinstance(inputs, Variable):
+        raise TypeError("function inputs must be a list of Variables, e.g. function([x], y)")
+    inputs = list(inputs)
+    for position, variable in enumerate(inputs):
+        if not isinstance(variable, Variable):
+            raise TypeError(f"input {position} is {variable!r}, not an opkit Variable")
+        if isinstance(variable, Constant):
+            raise TypeError(f"input {position} ({variable}) is a Constant; constants cannot be function inputs")
+        if variable.owner is not None:
+            raise TypeError(f"input {position} ({variable}) is computed by {variable.owner.op}; "
+                            "function inputs must be free variables")
+    if len(set(map(id, inputs))) != len(inputs):
+        raise ValueError("a variable appears more than once among the function's inputs")
+    return inputs
+
+
+def _check_reachable(inputs, outputs, on_unused_input, name):
+    if on_unused_input not in ("raise", "warn", "ignore"):
+        raise ValueError(f"on_unused_input must be 'raise', 'warn' or 'ignore', not {on_unused_input!r}")
+    given = set(map(id, inputs))
+    needed = graph_inputs(outputs)
+    missing = [v for v in needed if not isinstance(v, Constant) and id(v) not in given]
+    if missing:
+        names = ", ".join(str(v) for v in missing)
+        raise ValueError(f"function {name or ''}: the outputs depend on {names}, which is not among the inputs.\n"
+                         "Hint: add it to the inputs list.")
+    used = set(map(id, needed))
+    unused = [(i, v) for i, v in enumerate(inputs) if id(v) not in used]
+    if unused and on_unused_input != "ignore":
+        text = ", ".join(f"{v} (position {i})" for i, v in unused)
+        message = (f"function {name or ''}: input {text} is not used to compute the outputs.\n"
+                   "Hint: pass on_unused_input='warn' or 'ignore' to allow it.")
+        if on_unused_input == "raise":
+            raise ValueError(message)
+        warnings.warn(message, stacklevel=3)
+
+
+class FunctionMaker:
+    """Rewrite a private copy of the graph and link it; kept as ``f.maker``."""
+
+    def __init__(self, inputs, outputs, mode, name=None):
+        self.inputs = inputs
+        self.outputs = outputs
+        self.mode = mode
+        self.name = name
+        self.fgraph = FunctionGraph(inputs, outputs)
+        rewrite(self.fgraph, mode.rewrites())
+        protect_outputs(self.fgraph)
+        self.linker = mode.make_linker()
+
+    def create(self, single):
+        runner = self.linker.make_runner(self.fgraph)
+        return Function(self, runner, single)
+
+
+def protect_outputs(fgraph):
+    """Copy outputs that alias an input, a constant, a view of one, or another output."""
+    inputs = set(map(id, fgraph.inputs))
+    seen = set()
+    outputs = []
+    for variable in fgraph.outputs:
+        if id(variable) in inputs or isinstance(variable, Constant) or id(variable) in seen \
+                or _is_view_of_input(variable, inputs):
+            variable = deep_copy_op(variable)
+        seen.add(id(variable))
+        outputs.append(variable)
+    if outputs != fgraph.outputs:
+        fgraph.outputs = outputs
+        fgraph._order = None
+
+
+def _is_view_of_input(variable, inputs):
+    while variable.owner is not None:
+        node = variable.owner
+        view_map = getattr(node.op, "view_map", {}) or {}
+        sources = view_map.get(variable.index) or ([0] if isinstance(node.op, ViewOp) else None)
+        if not sources:
+            return False
+        variable = node.inputs[sources[0]]
+        if id(variable) in inputs or isinstance(variable, Constant):
+            return True
+    return False
+
+
+class Function:
+    """A compiled graph: call it with values for its inputs."""
+
+    def __init__(self, maker, runner, single):
+        self.maker = maker
+        self.name = maker.name
+        self._runner = runner
+        self._single = single
+        self._types = [v.type for v in maker.inputs]
+        self._names = [v.name for v in maker.inputs]
+        self.trust_input = False
+
+    def __call__(self, *args, **kwargs):
+        if kwargs or len(args) != len(self._types):
+            args = self._bind(args, kwargs)
+        if not self.trust_input:
+            args = [self._filter(position, value) for position, value in enumerate(args)]
+        outputs = self._runner(*args)
+        return outputs[0] if self._single else outputs
+
+    def _bind(self, args, kwargs):
+        values = list(args) + [None] * (len(self._types) - len(args))
+        if len(args) > len(self._types):
+            raise TypeError(f"{self._label()} takes {len(self._types)} arguments ({self._signature()}), "
+                            f"got {len(args)}")
+        filled = [True] * len(args) + [False] * (len(self._types) - len(args))
+        for key, value in kwargs.items():
+            if key not in self._names:
+                raise TypeError(f"{self._label()} has no input named {key!r}; inputs: {self._signature()}")
+            position = self._names.index(key)
+            if filled[position]:
+                raise TypeError(f"{self._label()} got input {key!r} twice")
+            values[position], filled[position] = value, True
+        if not all(filled):
+            missing = [self._arg_label(i) for i, ok in enumerate(filled) if not ok]
+            raise TypeError(f"{self._label()} is missing {', '.join(missing)}; inputs: {self._signature()}")
+        return values
+
+    def _filter(self, position, value):
+        try:
+            return self._types[position].filter(value)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"bad argument {self._arg_label(position)} to {self._label()}: {exc}") from None
+
+    def _arg_label(self, position):
+        name = self._names[position]
+        return f"{name!r} (position {position})" if name else f"at position {position}"
+
+    def _label(self):
+        return f"function {self.name!r}" if self.name else "compiled function"
+
+    def _signature(self):
+        return ", ".join(n or f"<input {i}>" for i, n in enumerate(self._names))
+
+    def __repr__(self):
+        return f"<opkit.Function {self.name or ''} ({self._signature()})>"

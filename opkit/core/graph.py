@@ -1,0 +1,207 @@
+"""The symbolic graph: Variables produced by Apply nodes of Ops, and how to walk it."""
+
+from __future__ import annotations
+
+from collections import deque
+from itertools import count
+
+_ids = count()
+
+
+class Variable:
+    """A symbolic value of some Type, the output `index` of `owner` (or a graph input)."""
+
+    def __init__(self, type, owner=None, index=None, name=None):
+        self.type = type
+        self.owner = owner
+        self.index = index
+        self.name = name
+        self.tag = {}
+        self.auto_name = f"auto_{next(_ids)}"
+
+    def clone(self, name=None):
+        """Return a new Variable of the same type with no owner."""
+        return type(self)(self.type, None, None, self.name if name is None else name)
+
+    def get_parents(self):
+        return [self.owner] if self.owner is not None else []
+
+    def eval(self, inputs_to_values=None):
+        """Compile (once) and run a function computing this variable."""
+        from opkit.core.function import function
+
+        inputs_to_values = dict(inputs_to_values or {})
+        keys = tuple(sorted(inputs_to_values, key=id))
+        cache = self.tag.setdefault("_eval_functions", {})
+        if keys not in cache:
+            cache[keys] = function(list(keys), self, on_unused_input="ignore")
+        return cache[keys](*[inputs_to_values[k] for k in keys])
+
+    def __str__(self):
+        if self.name is not None:
+            return self.name
+        if self.owner is not None:
+            op = str(self.owner.op)
+            return f"{op}.out" if len(self.owner.outputs) == 1 else f"{op}.{self.index}"
+        return f"<{self.type}>"
+
+    def __repr__(self):
+        return str(self)
+
+
+class Constant(Variable):
+    """A Variable whose value is known when the graph is built."""
+
+    def __init__(self, type, data, name=None):
+        super().__init__(type, None, None, name)
+        self.data = type.filter(data)
+
+    @property
+    def value(self):
+        return self.data
+
+    def signature(self):
+        """Return a hashable description of (type, value) used to merge equal constants."""
+        data = self.data
+        tobytes = getattr(data, "tobytes", None)
+        if tobytes is not None:
+            payload = (str(getattr(data, "dtype", "")), getattr(data, "shape", ()), tobytes())
+        else:
+            try:
+                hash(data)
+                payload = data
+            except TypeError:
+                payload = id(data)
+        return (self.type, type(data).__name__, payload)
+
+    def clone(self, name=None):
+        new = object.__new__(type(self))
+        Variable.__init__(new, self.type, None, None, self.name if name is None else name)
+        new.data = self.data
+        new.tag = dict(self.tag)
+        return new
+
+    def __str__(self):
+        if self.name is not None:
+            return self.name
+        text = str(self.data)
+        return text if len(text) < 20 else text[:17] + "..."
+
+
+class Apply:
+    """The application of an Op to input Variables, producing output Variables."""
+
+    def __init__(self, op, inputs, outputs):
+        self.op = op
+        self.inputs = list(inputs)
+        self.outputs = list(outputs)
+        self.tag = {}
+        for position, variable in enumerate(self.inputs):
+            if not isinstance(variable, Variable):
+                raise TypeError(
+                    f"input {position} of {op} is {variable!r} ({type(variable).__name__}), not a Variable.\n"
+                    "Hint: wrap Python values with opkit.Constant(type, value) or "
+                    "opkit.tensor.as_tensor_variable(value) in make_node.")
+        for index, variable in enumerate(self.outputs):
+            if not isinstance(variable, Variable):
+                raise TypeError(f"output {index} of {op} is {variable!r}, not a Variable")
+            if variable.owner is not None and (variable.owner is not self or variable.index != index):
+                raise ValueError(f"output {index} of {op} already belongs to another Apply node")
+            variable.owner = self
+            variable.index = index
+
+    @property
+    def out(self):
+        """The default output (the only one, or op.default_output)."""
+        default = getattr(self.op, "default_output", None)
+        if default is not None:
+            return self.outputs[default]
+        if len(self.outputs) != 1:
+            raise AttributeError(f"{self.op} has {len(self.outputs)} outputs and no default_output")
+        return self.outputs[0]
+
+    @property
+    def nin(self):
+        return len(self.inputs)
+
+    @property
+    def nout(self):
+        return len(self.outputs)
+
+    def clone_with_new_inputs(self, inputs):
+        """Return a copy of this node on other inputs (same op, fresh outputs)."""
+        outputs = [o.clone() for o in self.outputs]
+        for new, old in zip(outputs, self.outputs):
+            new.tag = {k: v for k, v in old.tag.items() if not k.startswith("_")}
+        return Apply(self.op, inputs, outputs)
+
+    def __str__(self):
+        return f"{self.op}({', '.join(map(str, self.inputs))})"
+
+    __repr__ = __str__
+
+
+def graph_inputs(outputs):
+    """Return the owner-less variables (inputs and constants) that `outputs` depend on."""
+    seen, found = set(), []
+    for variable in ancestors(outputs):
+        if variable.owner is None and id(variable) not in seen:
+            seen.add(id(variable))
+            found.append(variable)
+    return found
+
+
+def ancestors(outputs, blockers=()):
+    """Yield every variable that `outputs` depend on, outputs first, each once."""
+    blocked = set(map(id, blockers))
+    seen = set()
+    queue = deque(outputs)
+    while queue:
+        variable = queue.popleft()
+        if id(variable) in seen:
+            continue
+        seen.add(id(variable))
+        yield variable
+        if variable.owner is not None and id(variable) not in blocked:
+            queue.extend(variable.owner.inputs)
+
+
+def io_toposort(inputs, outputs):
+    """Return the Apply nodes between `inputs` and `outputs` in an order that runs."""
+    stop = set(map(id, inputs))
+
+    def parents(node):
+        return [v.owner for v in node.inputs if v.owner is not None and id(v) not in stop]
+
+    order, seen = [], set()
+    for root in outputs:
+        if root.owner is None or id(root) in stop or id(root.owner) in seen:
+            continue
+        seen.add(id(root.owner))
+        stack = [(root.owner, iter(parents(root.owner)))]
+        while stack:
+            node, pending = stack[-1]
+            for parent in pending:
+                if id(parent) not in seen:
+                    seen.add(id(parent))
+                    stack.append((parent, iter(parents(parent))))
+                    break
+            else:
+                stack.pop()
+                order.append(node)
+    return order
+
+
+def clone_graph(inputs, outputs, copy_inputs=True):
+    """Copy the graph between inputs and outputs; return (inputs, outputs, memo)."""
+    memo = {}
+    for variable in inputs:
+        memo[variable] = variable.clone() if copy_inputs else variable
+    for variable in graph_inputs(outputs):
+        if variable not in memo:
+            memo[variable] = variable.clone() if copy_inputs else variable
+    for node in io_toposort(inputs, outputs):
+        new_node = node.clone_with_new_inputs([memo[v] for v in node.inputs])
+        for old, new in zip(node.outputs, new_node.outputs):
+            memo[old] = new
+    return [memo[v] for v in inputs], [memo[v] for v in outputs], memo

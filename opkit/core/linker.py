@@ -1,0 +1,117 @@
+"""Linkers turn a FunctionGraph into a runner: ``runner(*values) -> [outputs]``.
+
+``py`` runs each node's ``perform``; ``cop`` and ``c`` (in opkit.cop) run
+compiled C. All share the storage-map bookkeeping below.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from opkit.core.graph import Constant
+
+_LINKERS = {
+    "py": "opkit.core.linker:PyLinker",
+    "cop": "opkit.cop.linker:NodeCLinker",
+    "c": "opkit.cop.linker:GraphCLinker",
+}
+
+
+def get_linker(linker):
+    """Return a linker instance for a name ('py', 'cop', 'c') or pass an instance through."""
+    if not isinstance(linker, str):
+        return linker
+    try:
+        path = _LINKERS[linker]
+    except KeyError:
+        raise ValueError(f"unknown linker {linker!r}; valid linkers: {', '.join(_LINKERS)}") from None
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)()
+
+
+def make_storage(fgraph):
+    """Return {variable: [value]} cells for every variable, constants pre-filled."""
+    storage = {}
+    for variable in fgraph.variables():
+        storage[variable] = [variable.data if isinstance(variable, Constant) else None]
+    return storage
+
+
+def describe_node(node, values=None):
+    """Return a few lines naming a node and its inputs, for error messages."""
+    lines = [f"Apply node that failed: {node}", f"Op: {node.op} ({type(node.op).__module__}.{type(node.op).__qualname__})"]
+    if values is not None:
+        parts = []
+        for variable, value in zip(node.inputs, values):
+            shape = getattr(value, "shape", None)
+            dtype = getattr(value, "dtype", type(value).__name__)
+            parts.append(f"{variable}: shape={shape}, dtype={dtype}" if shape is not None else f"{variable}: {dtype}")
+        lines.append("Inputs: " + "; ".join(parts))
+    return "\n".join(lines)
+
+
+def add_note(exc, text):
+    if hasattr(exc, "add_note"):
+        exc.add_note(text)
+
+
+def python_thunk(node, storage, compute_map):
+    """Return the node's Python thunk (its own make_thunk, else perform)."""
+    if not node.op.has_perform():
+        return None
+    return node.op.make_thunk(node, storage, compute_map, [])
+
+
+def sequential_runner(fgraph, storage, thunks):
+    """Return a runner that fills inputs, runs `thunks` in order and returns outputs."""
+    order = fgraph.toposort()
+    input_cells = [storage[v] for v in fgraph.inputs]
+    output_cells = [storage[v] for v in fgraph.outputs]
+    kept = set(map(id, fgraph.inputs)) | {id(v) for v in storage if isinstance(v, Constant)}
+    transient = [cell for v, cell in storage.items() if id(v) not in kept]
+
+    def run(*values):
+        for cell, value in zip(input_cells, values):
+            cell[0] = value
+        try:
+            for node, thunk in zip(order, thunks):
+                try:
+                    thunk()
+                except Exception as exc:
+                    add_note(exc, describe_node(node, [storage[v][0] for v in node.inputs]))
+                    raise
+            return [cell[0] for cell in output_cells]
+        finally:
+            for cell in transient:
+                cell[0] = None
+            for cell in input_cells:
+                cell[0] = None
+
+    return run
+
+
+class PyLinker:
+    """Run every node through Python (perform, or the op's own make_thunk)."""
+
+    name = "py"
+
+    def make_runner(self, fgraph):
+        storage = make_storage(fgraph)
+        compute_map = {v: [isinstance(v, Constant)] for v in storage}
+        thunks = []
+        for node in fgraph.toposort():
+            thunk = python_thunk(node, storage, compute_map)
+            if thunk is None:
+                thunk = self.fallback_thunk(node, storage, compute_map)
+            thunks.append(thunk)
+        return sequential_runner(fgraph, storage, thunks)
+
+    def fallback_thunk(self, node, storage, compute_map):
+        """Return a C thunk for a node without perform (the C backend provides it)."""
+        try:
+            from opkit.cop.linker import node_c_thunk
+        except ImportError:
+            node_c_thunk = None
+        if node_c_thunk is None:
+            raise NotImplementedError(f"{node.op} has no perform() and no C backend is available")
+        return node_c_thunk(node, storage, compute_map)

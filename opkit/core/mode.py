@@ -1,0 +1,60 @@
+"""Compilation modes: which rewrites run and which linker executes the graph."""
+
+from __future__ import annotations
+
+from opkit.core.rewrites import PIPELINES, REWRITES
+
+MODE_NAMES = ("FAST_RUN", "FAST_COMPILE", "DebugMode")
+
+
+class Mode:
+    """A linker ('py', 'cop', 'c' or an instance) plus a rewrite pipeline."""
+
+    def __init__(self, linker="c", optimizer="fast_run", excluded=()):
+        self.linker = linker
+        if optimizer is not None and not isinstance(optimizer, (str, tuple, list)):
+            raise TypeError(f"optimizer must be a pipeline name, a list of rewrite names or None, not {optimizer!r}")
+        if isinstance(optimizer, str) and optimizer not in PIPELINES:
+            raise ValueError(f"unknown optimizer {optimizer!r}; valid: {', '.join(p for p in PIPELINES if p)}")
+        self.optimizer = optimizer
+        self.excluded = tuple(excluded)
+
+    def rewrites(self):
+        """Return the names of the rewrites this mode runs, in order."""
+        names = PIPELINES[self.optimizer] if isinstance(self.optimizer, str) or self.optimizer is None \
+            else tuple(self.optimizer)
+        for name in names:
+            if name not in REWRITES:
+                raise ValueError(f"unknown rewrite {name!r}; valid: {', '.join(REWRITES)}")
+        return tuple(n for n in names if n not in self.excluded)
+
+    def excluding(self, *names):
+        """Return a copy of this mode without the named rewrites."""
+        return type(self)(self.linker, self.optimizer, self.excluded + names)
+
+    def make_linker(self):
+        from opkit.core.linker import get_linker
+
+        return get_linker(self.linker)
+
+    def __repr__(self):
+        return f"Mode(linker={self.linker!r}, optimizer={self.optimizer!r})"
+
+
+def get_mode(mode):
+    """Return a Mode for None (config.mode), a mode name, or a Mode instance."""
+    if mode is None:
+        from opkit.config import config
+
+        mode = config.mode
+    if isinstance(mode, Mode):
+        return mode
+    if mode == "FAST_RUN":
+        return Mode(linker="py", optimizer="fast_run")  # "c" once the C backend lands
+    if mode == "FAST_COMPILE":
+        return Mode(linker="py", optimizer="fast_compile")
+    if mode == "DebugMode":
+        from opkit.core.debugmode import DebugMode
+
+        return DebugMode()
+    raise ValueError(f"unknown mode {mode!r}; valid modes: {', '.join(MODE_NAMES)} or an opkit.Mode")

@@ -1,0 +1,167 @@
+"""The Op contract: make_node builds an Apply node, perform (or C code) computes it."""
+
+from __future__ import annotations
+
+from opkit.core.graph import Apply, Variable
+from opkit.core.type import MethodNotDefined
+
+
+def _props_eq(self, other):
+    return type(self) is type(other) and self._props() == other._props()
+
+
+def _props_hash(self):
+    return hash((type(self), self._props()))
+
+
+def _props_str(self):
+    props = self._props_dict()
+    if not props:
+        return type(self).__name__
+    body = ", ".join(f"{k}={v!r}" if isinstance(v, str) else f"{k}={v}" for k, v in props.items())
+    return f"{type(self).__name__}{{{body}}}"
+
+
+class Op:
+    """An operation: ``make_node`` makes the Apply node, ``perform`` computes it in Python.
+
+    Setting ``__props__`` (a tuple of attribute names) generates ``__eq__``,
+    ``__hash__`` and ``__str__``. A bare ``Op()`` works: methods assigned on
+    the instance (``mul.make_node = make_node``, without ``self``) are honoured.
+    """
+
+    default_output = None
+    check_input = True
+    destroy_map: dict = {}
+    view_map: dict = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "__props__" not in cls.__dict__:
+            return
+        props = cls.__dict__["__props__"]
+        if not isinstance(props, tuple) or not all(isinstance(p, str) for p in props):
+            raise TypeError(f"{cls.__name__}.__props__ must be a tuple of attribute names, got {props!r}")
+        for name, method in (("__eq__", _props_eq), ("__hash__", _props_hash), ("__str__", _props_str)):
+            if name not in cls.__dict__:
+                setattr(cls, name, method)
+
+    def _props(self):
+        """Return the values of the attributes listed in ``__props__``."""
+        return tuple(getattr(self, name) for name in self.__props__)
+
+    def _props_dict(self):
+        return {name: getattr(self, name) for name in self.__props__}
+
+    def make_node(self, *inputs):
+        raise NotImplementedError(f"{self} does not define make_node")
+
+    def __call__(self, *inputs, **kwargs):
+        """Apply the op symbolically and return its output(s)."""
+        node = self.make_node(*inputs, **kwargs)
+        if not isinstance(node, Apply):
+            raise TypeError(f"{self}.make_node returned {node!r}, not an opkit.Apply")
+        if self.default_output is not None:
+            return node.outputs[self.default_output]
+        if len(node.outputs) == 1:
+            return node.outputs[0]
+        return list(node.outputs)
+
+    def perform(self, node, inputs, output_storage):
+        raise MethodNotDefined("perform", type(self).__name__)
+
+    def has_perform(self):
+        """Return True if this op has a Python implementation (perform or its own thunk)."""
+        return _overrides(self, "perform") or _overrides(self, "make_thunk")
+
+    def make_thunk(self, node, storage_map, compute_map, no_recycling, impl=None):
+        """Return a zero-argument callable computing `node` from `storage_map` cells."""
+        inputs = [storage_map[v] for v in node.inputs]
+        outputs = [storage_map[v] for v in node.outputs]
+        computed = [compute_map[v] for v in node.outputs] if compute_map is not None else []
+        perform = self.perform
+
+        def thunk():
+            perform(node, [cell[0] for cell in inputs], outputs)
+            for flag in computed:
+                flag[0] = True
+
+        thunk.inputs, thunk.outputs, thunk.perform = inputs, outputs, perform
+        return thunk
+
+    def do_constant_folding(self, node):
+        """Return False to keep this node when all its inputs are constant."""
+        return True
+
+    def L_op(self, inputs, outputs, output_grads):
+        return self.grad(inputs, output_grads)
+
+    def __str__(self):
+        return getattr(self, "name", None) or type(self).__name__
+
+    def __repr__(self):
+        return str(self)
+
+
+def _overrides(op, name):
+    """Return True if `op` provides `name` itself (class override or instance attribute)."""
+    if name in getattr(op, "__dict__", {}):
+        return True
+    return getattr(type(op), name, None) is not getattr(Op, name, None)
+
+
+class FromFunctionOp(Op):
+    """An Op made by :func:`as_op` from a Python function."""
+
+    __props__ = ("fn", "itypes", "otypes", "infer_shape_fn")
+
+    def __init__(self, fn, itypes, otypes, infer_shape=None):
+        self.fn = fn
+        self.itypes = tuple(itypes)
+        self.otypes = tuple(otypes)
+        self.infer_shape_fn = infer_shape
+        self.__name__ = getattr(fn, "__name__", "as_op")
+        self.__doc__ = getattr(fn, "__doc__", None)
+        if infer_shape is not None:
+            self.infer_shape = self._infer_shape
+
+    def make_node(self, *inputs):
+        if len(inputs) != len(self.itypes):
+            raise TypeError(f"{self} takes {len(self.itypes)} inputs, got {len(inputs)}")
+        converted = []
+        for position, (value, itype) in enumerate(zip(inputs, self.itypes)):
+            variable = value if isinstance(value, Variable) else itype.make_constant(value)
+            if variable.type != itype:
+                raise TypeError(f"input {position} of {self}: expected {itype}, got {variable.type}")
+            converted.append(variable)
+        return Apply(self, converted, [t() for t in self.otypes])
+
+    def perform(self, node, inputs, output_storage):
+        results = self.fn(*inputs)
+        if len(self.otypes) == 1:
+            results = [results]
+        for cell, otype, value in zip(output_storage, self.otypes, results):
+            cell[0] = otype.filter(value, allow_downcast=True)
+
+    def _infer_shape(self, node, input_shapes):
+        return self.infer_shape_fn(node, input_shapes)
+
+    def __str__(self):
+        return self.__name__
+
+    def __reduce__(self):
+        return (FromFunctionOp, (self.fn, self.itypes, self.otypes, self.infer_shape_fn))
+
+
+def as_op(itypes, otypes, infer_shape=None):
+    """Decorate a Python function to make it an Op from `itypes` to `otypes`."""
+    itypes = list(itypes) if isinstance(itypes, (list, tuple)) else [itypes]
+    otypes = list(otypes) if isinstance(otypes, (list, tuple)) else [otypes]
+    for t in itypes + otypes:
+        if not hasattr(t, "filter") or isinstance(t, type):
+            raise TypeError(f"as_op types must be Type instances (e.g. opkit.tensor.dmatrix), got {t!r}")
+
+    def decorator(fn):
+        return FromFunctionOp(fn, itypes, otypes, infer_shape)
+
+    return decorator

@@ -1,0 +1,150 @@
+"""Graph rewrites run by FAST_RUN: merge, shape inference, constant folding, dead nodes.
+
+Dead-node removal needs no pass of its own: a FunctionGraph is what its
+outputs reach, so a node no output uses is gone from ``toposort()``.
+"""
+
+from __future__ import annotations
+
+from opkit.core.graph import Constant
+
+
+def merge(fgraph):
+    """Merge equal constants, then nodes applying equal ops to the same inputs."""
+    constants, pairs = {}, []
+    for variable in fgraph.constants():
+        try:
+            key = variable.signature()
+            hash(key)
+        except TypeError:
+            continue
+        kept = constants.setdefault(key, variable)
+        if kept is not variable:
+            pairs.append((variable, kept))
+    fgraph.replace_all(pairs, "merge")
+    seen, pairs = {}, []
+    for node in fgraph.toposort():
+        try:
+            key = (node.op, tuple(map(id, node.inputs)))
+            hash(key)
+        except TypeError:
+            continue
+        kept = seen.setdefault(key, node)
+        if kept is not node and not getattr(node.op, "destroy_map", None):
+            pairs.extend(zip(node.outputs, kept.outputs))
+            # later nodes now see kept's outputs: re-key them on the next run
+    if pairs:
+        fgraph.replace_all(pairs, "merge")
+        merge(fgraph)
+
+
+def constant_folding(fgraph):
+    """Compute nodes whose inputs are all constants (unless the op declines)."""
+    changed = True
+    while changed:
+        changed = False
+        for node in fgraph.toposort():
+            if not node.inputs or not all(isinstance(v, Constant) for v in node.inputs):
+                continue
+            if not node.op.do_constant_folding(node) or not _has_python_impl(node.op):
+                continue
+            storage = [[None] for _ in node.outputs]
+            node.op.perform(node, [v.data for v in node.inputs], storage)
+            new = [out.type.make_constant(cell[0]) for out, cell in zip(node.outputs, storage)]
+            fgraph.replace_all(zip(node.outputs, new), "constant_folding")
+            changed = True
+            break
+
+
+def _has_python_impl(op):
+    has = getattr(op, "has_perform", None)
+    return bool(has()) if has is not None else hasattr(op, "perform")
+
+
+def infer_shapes(fgraph):
+    """Replace Shape / Shape_i of computed variables with their inferred shapes."""
+    from opkit.core.builtin_ops import Shape, Shape_i
+    from opkit.core.tensor.shape_ops import make_vector
+
+    inference = ShapeInference()
+    pairs = []
+    for node in fgraph.toposort():
+        if not isinstance(node.op, (Shape, Shape_i)) or node.inputs[0].owner is None:
+            continue
+        dims = inference.shape_of(node.inputs[0])
+        if dims is None:
+            continue
+        if isinstance(node.op, Shape_i):
+            replacement = dims[node.op.i]
+        else:
+            replacement = make_vector(*dims)
+        if replacement.type == node.outputs[0].type:
+            pairs.append((node.outputs[0], replacement))
+    fgraph.replace_all(pairs, "infer_shapes")
+
+
+class ShapeInference:
+    """Symbolic shapes of variables, through each op's ``infer_shape``."""
+
+    def __init__(self):
+        self._cache = {}
+
+    def shape_of(self, variable):
+        """Return a tuple of int64 scalar variables, or None for shapeless types."""
+        if variable in self._cache:
+            return self._cache[variable]
+        ndim = getattr(variable.type, "ndim", None)
+        result = None
+        if ndim is not None:
+            result = self._from_op(variable) or self._from_shape_i(variable, ndim)
+            result = tuple(self._as_dim(d, s) for d, s in zip(result, variable.type.shape))
+        self._cache[variable] = result
+        return result
+
+    def _from_op(self, variable):
+        node = variable.owner
+        infer = getattr(node.op, "infer_shape", None) if node is not None else None
+        if infer is None:
+            return None
+        input_shapes = [self.shape_of(v) for v in node.inputs]
+        try:
+            shapes = infer(node, input_shapes)
+        except NotImplementedError:
+            return None
+        shape = tuple(shapes[variable.index])
+        return shape if len(shape) == variable.type.ndim else None
+
+    @staticmethod
+    def _from_shape_i(variable, ndim):
+        from opkit.core.builtin_ops import Shape_i
+
+        return tuple(Shape_i(i)(variable) for i in range(ndim))
+
+    @staticmethod
+    def _as_dim(dim, static):
+        from opkit.core.tensor.variable import as_tensor_variable, constant
+
+        if static is not None:
+            return constant(static, dtype="int64")
+        if isinstance(dim, int) or hasattr(dim, "__index__"):
+            return constant(int(dim), dtype="int64")
+        return as_tensor_variable(dim)
+
+
+REWRITES = {
+    "merge": merge,
+    "shape": infer_shapes,
+    "constant_folding": constant_folding,
+}
+
+PIPELINES = {
+    "fast_run": ("merge", "shape", "merge", "constant_folding", "merge"),
+    "fast_compile": ("merge",),
+    None: (),
+}
+
+
+def rewrite(fgraph, names):
+    """Run the named rewrites on `fgraph` in order."""
+    for name in names:
+        REWRITES[name](fgraph)

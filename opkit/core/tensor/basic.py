@@ -1,0 +1,138 @@
+"""The built-in tensor operations and variable constructors of `opkit.tensor`."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from opkit.core.graph import Apply
+from opkit.core.op import Op
+from opkit.core.tensor import scalar_ops
+from opkit.core.tensor.elemwise import Elemwise
+from opkit.core.tensor.type import TensorType
+from opkit.core.tensor.variable import as_tensor_variable
+
+add = Elemwise(scalar_ops.add)
+sub = Elemwise(scalar_ops.sub)
+mul = Elemwise(scalar_ops.mul)
+true_div = Elemwise(scalar_ops.true_div)
+neg = Elemwise(scalar_ops.neg)
+exp = Elemwise(scalar_ops.exp)
+log = Elemwise(scalar_ops.log)
+sqr = Elemwise(scalar_ops.sqr)
+sqrt = Elemwise(scalar_ops.sqrt)
+maximum = Elemwise(scalar_ops.maximum)
+pow = Elemwise(scalar_ops.pow)
+
+
+def upcast(*dtypes):
+    """Return the dtype numpy promotes `dtypes` to, as a string."""
+    return str(np.result_type(*[np.dtype(d) for d in dtypes]))
+
+
+def _sum_dtype(dtype):
+    return str(np.sum(np.zeros(1, dtype=dtype)).dtype)
+
+
+class Sum(Op):
+    """Sum over `axis` (None: all axes), numpy's accumulator dtype."""
+
+    __props__ = ("axis", "keepdims")
+
+    def __init__(self, axis=None, keepdims=False):
+        if axis is not None:
+            axis = tuple(sorted(int(a) for a in (axis if isinstance(axis, (tuple, list)) else [axis])))
+        self.axis = axis
+        self.keepdims = bool(keepdims)
+
+    def _axes(self, ndim):
+        if self.axis is None:
+            return tuple(range(ndim))
+        axes = tuple(sorted(a + ndim if a < 0 else a for a in self.axis))
+        for a in axes:
+            if not 0 <= a < ndim:
+                raise ValueError(f"sum axis {a} is out of range for a {ndim}-d tensor")
+        return axes
+
+    def make_node(self, x):
+        x = as_tensor_variable(x)
+        axes = self._axes(x.ndim)
+        if self.keepdims:
+            shape = tuple(1 if a in axes else s for a, s in enumerate(x.type.shape))
+        else:
+            shape = tuple(s for a, s in enumerate(x.type.shape) if a not in axes)
+        return Apply(self, [x], [TensorType(_sum_dtype(x.dtype), shape)()])
+
+    def perform(self, node, inputs, output_storage):
+        axes = self._axes(inputs[0].ndim)
+        result = np.sum(inputs[0], axis=axes, keepdims=self.keepdims, dtype=node.outputs[0].dtype)
+        output_storage[0][0] = np.asarray(result)
+
+    def infer_shape(self, node, input_shapes):
+        axes = self._axes(node.inputs[0].ndim)
+        shape = input_shapes[0]
+        if self.keepdims:
+            return [tuple(1 if a in axes else s for a, s in enumerate(shape))]
+        return [tuple(s for a, s in enumerate(shape) if a not in axes)]
+
+    def grad(self, inputs, output_grads):
+        from opkit.core.tensor import reduce_grad
+
+        return reduce_grad.sum_grad(self, inputs, output_grads)
+
+    def R_op(self, inputs, eval_points):
+        if eval_points[0] is None:
+            return [None]
+        return [self(eval_points[0])]
+
+
+def sum(x, axis=None, keepdims=False):
+    """Return the sum of `x` over `axis` (None: every axis)."""
+    return Sum(axis, keepdims)(x)
+
+
+class Dot(Op):
+    """numpy.dot for vectors and matrices."""
+
+    __props__ = ()
+
+    def make_node(self, x, y):
+        x, y = as_tensor_variable(x), as_tensor_variable(y)
+        if x.ndim not in (1, 2) or y.ndim not in (1, 2):
+            raise TypeError(f"dot takes vectors and matrices, got {x.ndim}-d and {y.ndim}-d")
+        xs, ys = x.type.shape, y.type.shape
+        if xs[-1] is not None and ys[0] is not None and xs[-1] != ys[0]:
+            raise ValueError(f"dot: shapes {xs} and {ys} are not aligned")
+        shape = xs[:-1] + ys[1:]
+        return Apply(self, [x, y], [TensorType(upcast(x.dtype, y.dtype), shape)()])
+
+    def perform(self, node, inputs, output_storage):
+        output_storage[0][0] = np.asarray(np.dot(*inputs), dtype=node.outputs[0].dtype)
+
+    def infer_shape(self, node, input_shapes):
+        xs, ys = input_shapes
+        return [tuple(xs[:-1]) + tuple(ys[1:])]
+
+    def grad(self, inputs, output_grads):
+        from opkit.core.tensor import reduce_grad
+
+        return reduce_grad.dot_grad(self, inputs, output_grads)
+
+    def R_op(self, inputs, eval_points):
+        x, y = inputs
+        ex, ey = eval_points
+        terms = []
+        if ex is not None:
+            terms.append(dot(ex, y))
+        if ey is not None:
+            terms.append(dot(x, ey))
+        if not terms:
+            return [None]
+        return [terms[0] if len(terms) == 1 else add(*terms)]
+
+
+_dot = Dot()
+
+
+def dot(x, y):
+    """Return numpy.dot(x, y) symbolically (vectors and matrices)."""
+    return _dot(x, y)

@@ -1,0 +1,147 @@
+"""TensorType: n-dimensional numpy arrays of one dtype, with optional static shape."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from opkit.core.type import CType
+
+_SHORT = {"float64": "d", "float32": "f", "int32": "i", "int64": "l"}
+_NAMES = {0: "scalar", 1: "vector", 2: "matrix", 3: "tensor3", 4: "tensor4"}
+
+
+def _describe(value):
+    if isinstance(value, np.ndarray):
+        return f"ndarray with ndim {value.ndim}, dtype {value.dtype}, shape {value.shape}"
+    return f"{type(value).__name__} {value!r:.60}"
+
+
+class TensorType(CType):
+    """Arrays of `dtype` with `len(shape)` dimensions; shape entries are None or ints."""
+
+    def __init__(self, dtype, shape=None, broadcastable=None, name=None):
+        if shape is None and broadcastable is None:
+            raise TypeError("TensorType needs shape=(...) or broadcastable=[...]")
+        if shape is None:
+            shape = tuple(1 if b else None for b in broadcastable)
+        self.dtype = str(np.dtype(dtype))
+        self.shape = tuple(None if s is None else int(s) for s in shape)
+        self.name = name
+        self.numpy_dtype = np.dtype(self.dtype)
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def broadcastable(self):
+        return tuple(s == 1 for s in self.shape)
+
+    def clone(self, dtype=None, shape=None):
+        return TensorType(self.dtype if dtype is None else dtype, self.shape if shape is None else shape)
+
+    @property
+    def variable_type(self):
+        from opkit.core.tensor.variable import TensorVariable
+
+        return TensorVariable
+
+    @property
+    def constant_type(self):
+        from opkit.core.tensor.variable import TensorConstant
+
+        return TensorConstant
+
+    def filter(self, value, strict=False, allow_downcast=None):
+        """Return `value` as an ndarray of this type, or raise TypeError saying why not."""
+        if isinstance(value, np.ndarray) and value.dtype == self.numpy_dtype:
+            data = value
+        elif strict:
+            raise TypeError(f"expected {self.describe()}, got {_describe(value)}")
+        else:
+            data = self._convert(value, allow_downcast)
+        if data.ndim != self.ndim:
+            raise TypeError(f"expected {self.describe()}, got {_describe(value)} (wrong number of dimensions)")
+        for axis, (want, got) in enumerate(zip(self.shape, data.shape)):
+            if want is not None and want != got:
+                raise TypeError(f"expected {self.describe()}, got shape {data.shape} (axis {axis} must be {want})")
+        if not data.dtype.isnative:
+            data = data.astype(data.dtype.newbyteorder("="))
+        return data
+
+    def _convert(self, value, allow_downcast):
+        if value is None:
+            raise TypeError(f"expected {self.describe()}, got None")
+        try:
+            data = np.asarray(value)
+        except (ValueError, TypeError) as exc:
+            raise TypeError(f"expected {self.describe()}, got {_describe(value)}: {exc}") from None
+        if data.dtype.kind not in "biufc":
+            raise TypeError(f"expected {self.describe()}, got {_describe(value)} (not numeric)")
+        if data.dtype == self.numpy_dtype or np.can_cast(data.dtype, self.numpy_dtype, "safe"):
+            return data.astype(self.numpy_dtype, copy=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            converted = data.astype(self.numpy_dtype)
+        if allow_downcast:
+            return converted
+        if allow_downcast is None and not isinstance(value, np.ndarray):
+            # Python numbers and lists may be narrowed when nothing is lost
+            # (or, for floats, when only precision is: Theano's floatX rule).
+            if np.array_equal(converted, data) or (data.dtype.kind == "f" and self.numpy_dtype.kind == "f"):
+                return converted
+        raise TypeError(
+            f"expected {self.describe()}, got {_describe(value)}: casting {data.dtype} to {self.dtype} "
+            f"would lose information.\nHint: convert it yourself (numpy.asarray(value, dtype='{self.dtype}')) "
+            "or pass allow_downcast=True to the type's filter.")
+
+    def describe(self):
+        return f"{self} (ndim {self.ndim}, dtype {self.dtype})"
+
+    def values_eq(self, a, b):
+        return a.shape == b.shape and a.dtype == b.dtype and bool(np.all(a == b))
+
+    def values_eq_approx(self, a, b, rtol=None, atol=None):
+        a, b = np.asarray(a), np.asarray(b)
+        if a.shape != b.shape:
+            return False
+        if a.dtype.kind in "iub" and b.dtype.kind in "iub":
+            return bool(np.array_equal(a, b))
+        loose = "float32" in (str(a.dtype), str(b.dtype)) or "float16" in (str(a.dtype), str(b.dtype))
+        rtol = rtol if rtol is not None else (1e-4 if loose else 1e-8)
+        atol = atol if atol is not None else (1e-5 if loose else 1e-10)
+        return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True))
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other.dtype == self.dtype and other.shape == self.shape
+
+    def __hash__(self):
+        return hash((TensorType, self.dtype, self.shape))
+
+    def __str__(self):
+        if self.name:
+            return self.name
+        kind = _NAMES.get(self.ndim, f"tensor{self.ndim}")
+        if all(s is None for s in self.shape):
+            return f"TensorType({self.dtype}, {kind})"
+        return f"TensorType({self.dtype}, shape={self.shape})"
+
+    def __repr__(self):
+        return str(self)
+
+    def __getstate__(self):
+        return {"dtype": self.dtype, "shape": self.shape, "name": self.name}
+
+    def __setstate__(self, state):
+        self.__init__(state["dtype"], state["shape"], name=state["name"])
+
+
+def named_types():
+    """Return the module-level types: dscalar, fvector, imatrix, ltensor4, ..."""
+    types = {}
+    for dtype, prefix in _SHORT.items():
+        for ndim, kind in _NAMES.items():
+            types[prefix + kind] = TensorType(dtype, (None,) * ndim)
+    return types

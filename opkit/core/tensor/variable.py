@@ -1,0 +1,138 @@
+"""TensorVariable and TensorConstant: symbolic arrays with numpy-like operators."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from opkit.core.graph import Constant, Variable
+
+
+class _TensorOperators:
+    """Arithmetic operators shared by tensor variables and constants."""
+
+    def __add__(self, other):
+        return _ops().add(self, other)
+
+    def __radd__(self, other):
+        return _ops().add(other, self)
+
+    def __sub__(self, other):
+        return _ops().sub(self, other)
+
+    def __rsub__(self, other):
+        return _ops().sub(other, self)
+
+    def __mul__(self, other):
+        return _ops().mul(self, other)
+
+    def __rmul__(self, other):
+        return _ops().mul(other, self)
+
+    def __truediv__(self, other):
+        return _ops().true_div(self, other)
+
+    def __rtruediv__(self, other):
+        return _ops().true_div(other, self)
+
+    def __pow__(self, other):
+        return _ops().pow(self, other)
+
+    def __rpow__(self, other):
+        return _ops().pow(other, self)
+
+    def __neg__(self):
+        return _ops().neg(self)
+
+    def __pos__(self):
+        return self
+
+    @property
+    def ndim(self):
+        return self.type.ndim
+
+    @property
+    def dtype(self):
+        return self.type.dtype
+
+    @property
+    def broadcastable(self):
+        return self.type.broadcastable
+
+    @property
+    def shape(self):
+        return _shape_ops().shape(self)
+
+    def sum(self, axis=None, keepdims=False):
+        return _ops().sum(self, axis=axis, keepdims=keepdims)
+
+    def dot(self, other):
+        return _ops().dot(self, other)
+
+    def __getitem__(self, index):
+        return _shape_ops().getitem(self, index)
+
+    def __len__(self):
+        raise TypeError("len() of a symbolic tensor is not known; use x.shape[0]")
+
+    def __iter__(self):
+        raise TypeError("a symbolic tensor cannot be iterated; use x.shape and indexing")
+
+    def __bool__(self):
+        raise TypeError("the truth value of a symbolic tensor is not known until it is computed")
+
+    __hash__ = object.__hash__
+
+
+class TensorVariable(_TensorOperators, Variable):
+    """A symbolic n-d array."""
+
+
+class TensorConstant(_TensorOperators, Constant):
+    """An n-d array known when the graph is built."""
+
+
+def _ops():
+    from opkit.core.tensor import basic
+
+    return basic
+
+
+def _shape_ops():
+    from opkit.core.tensor import shape_ops
+
+    return shape_ops
+
+
+def constant(value, name=None, ndim=None, dtype=None):
+    """Return a TensorConstant holding `value` (a number, list or array)."""
+    from opkit.core.tensor.type import TensorType
+
+    data = np.asarray(value, dtype=dtype)
+    if data.dtype.kind not in "biufc":
+        raise TypeError(f"cannot make a tensor constant from {type(value).__name__} {value!r:.40} (not numeric)")
+    if ndim is not None:
+        if data.ndim > ndim:
+            raise ValueError(f"constant has {data.ndim} dimensions, more than ndim={ndim}")
+        data = data.reshape((1,) * (ndim - data.ndim) + data.shape)
+    ttype = TensorType(data.dtype, tuple(1 if s == 1 else None for s in data.shape))
+    result = TensorConstant(ttype, data, name=name)
+    if isinstance(value, numbers.Number) and not isinstance(value, np.generic) and dtype is None:
+        result.tag["weak_value"] = value  # a Python scalar: it adapts to the other operand's dtype
+    return result
+
+
+def as_tensor_variable(value, name=None, ndim=None):
+    """Return `value` as a tensor Variable: variables pass through, data becomes a constant."""
+    from opkit.core.tensor.type import TensorType
+
+    if isinstance(value, Variable):
+        if not isinstance(value.type, TensorType):
+            raise TypeError(f"expected a tensor variable, got {value} of type {value.type}")
+        if ndim is not None and value.ndim != ndim:
+            raise ValueError(f"expected {ndim} dimensions, got {value} with {value.ndim}")
+        return value
+    if hasattr(value, "owner") and hasattr(value, "type"):
+        raise TypeError(f"cannot convert {value!r} to a tensor variable")
+    return constant(value, name=name, ndim=ndim)

@@ -1,0 +1,165 @@
+"""Types: what values a Variable may hold, and (for CType) how C code sees them."""
+
+from __future__ import annotations
+
+import copy
+
+from opkit.core.graph import Constant, Variable
+
+
+class MethodNotDefined(Exception):
+    """An optional method (perform, c_code, ...) is not provided by this op or type."""
+
+
+class Type:
+    """The kind of value a Variable holds; filter() turns a value into a valid one.
+
+    A bare ``Type()`` works and methods assigned on the instance
+    (``double.filter = filter``, without ``self``) are the ones used.
+    """
+
+    variable_type = Variable
+    constant_type = Constant
+
+    def filter(self, value, strict=False, allow_downcast=None):
+        """Return `value` as a valid value of this type, or raise TypeError."""
+        return value
+
+    def filter_variable(self, other):
+        """Return `other` as a Variable of this type (wrapping plain values as constants)."""
+        if not isinstance(other, Variable):
+            other = self.constant_type(self, other)
+        if other.type != self:
+            raise TypeError(f"cannot use a variable of type {other.type} where {self} is expected")
+        return other
+
+    def is_valid_value(self, value):
+        """Return True if `value` is already a valid value of this type."""
+        try:
+            self.filter(value, strict=True)
+            return True
+        except (TypeError, ValueError):
+            return False
+
+    def values_eq(self, a, b):
+        """Return True if a and b are equal values of this type."""
+        return a == b
+
+    def values_eq_approx(self, a, b):
+        """Return True if a and b are equal up to rounding (used by DebugMode and tests)."""
+        return self.values_eq(a, b)
+
+    def make_variable(self, name=None):
+        return self.variable_type(self, None, None, name)
+
+    def make_constant(self, value, name=None):
+        return self.constant_type(self, value, name=name)
+
+    def __call__(self, name=None):
+        """Return a new symbolic Variable of this type."""
+        return self.make_variable(name)
+
+    def clone(self):
+        return copy.copy(self)
+
+    def __eq__(self, other):
+        if self is other:
+            return True
+        return type(self) is type(other) and self.__dict__ == other.__dict__
+
+    def __hash__(self):
+        return hash(type(self))
+
+    def __str__(self):
+        name = getattr(self, "name", None)
+        return name if isinstance(name, str) else type(self).__name__
+
+    __repr__ = __str__
+
+
+class CType(Type):
+    """A Type with a C interface: how to declare, extract, sync and clean up a C value.
+
+    The linker declares ``PyObject* py_<name>`` and owns the storage; a type
+    must not declare those.
+    """
+
+    def c_declare(self, name, sub, check_input=True):
+        raise MethodNotDefined("c_declare", type(self).__name__)
+
+    def c_init(self, name, sub):
+        raise MethodNotDefined("c_init", type(self).__name__)
+
+    def c_extract(self, name, sub, check_input=True):
+        raise MethodNotDefined("c_extract", type(self).__name__)
+
+    def c_sync(self, name, sub):
+        raise MethodNotDefined("c_sync", type(self).__name__)
+
+    def c_cleanup(self, name, sub):
+        raise MethodNotDefined("c_cleanup", type(self).__name__)
+
+    def c_headers(self, c_compiler=None):
+        return []
+
+    def c_header_dirs(self, c_compiler=None):
+        return []
+
+    def c_libraries(self, c_compiler=None):
+        return []
+
+    def c_lib_dirs(self, c_compiler=None):
+        return []
+
+    def c_compile_args(self, c_compiler=None):
+        return []
+
+    def c_no_compile_args(self, c_compiler=None):
+        return []
+
+    def c_init_code(self):
+        return []
+
+    def c_support_code(self):
+        return ""
+
+    def c_code_cache_version(self):
+        return ()
+
+    def c_element_type(self):
+        raise MethodNotDefined("c_element_type", type(self).__name__)
+
+
+class Generic(CType):
+    """Any Python object; its C value is a borrowed-then-owned ``PyObject*``."""
+
+    def filter(self, value, strict=False, allow_downcast=None):
+        return value
+
+    def is_valid_value(self, value):
+        return True
+
+    def c_declare(self, name, sub, check_input=True):
+        return f"PyObject* {name};"
+
+    def c_init(self, name, sub):
+        return f"{name} = NULL;"
+
+    def c_extract(self, name, sub, check_input=True):
+        return f"Py_INCREF(py_{name});\n{name} = py_{name};"
+
+    def c_cleanup(self, name, sub):
+        return f"Py_XDECREF({name});"
+
+    def c_sync(self, name, sub):
+        return (f"assert(py_{name}->ob_refcnt > 1);\nPy_DECREF(py_{name});\n"
+                f"py_{name} = {name} ? {name} : Py_None;\nPy_INCREF(py_{name});")
+
+    def c_code_cache_version(self):
+        return (1,)
+
+    def __str__(self):
+        return "generic"
+
+
+generic = Generic()
