@@ -1,0 +1,103 @@
+"""Lint `#section` C files for `opkit check`, reporting every problem rather than the first."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+from opkit.cop.macros import defined_macros, macro_family
+from opkit.cop.sections import (
+    TAGS,
+    Section,
+    mask_comments_and_literals,
+    read_section_file,
+    scan_text,
+    split_lines,
+)
+from opkit.errors import SectionError
+
+_IDENTIFIER = re.compile(r"(?<!\w)[A-Za-z_]\w*")
+# Names a directive only tests or (re)defines are not uses of the macro.
+_NAME_NOT_USED = re.compile(
+    r"^([ \t]*#[ \t]*(?:ifdef|ifndef|undef|define)[ \t]+)\w+|(\bdefined[ \t]*\(?[ \t]*)\w+", re.M)
+_USER_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
+
+_HINTS = {
+    "APPLY_SPECIFIC": "move code that needs it to an _apply or _struct section",
+    "DTYPE": "move code that needs it to an _apply or _struct section",
+    "FAIL": "outside those, set a Python exception and return an error value instead",
+    "IO_NAMES": "elsewhere, pass the variables as function arguments",
+    "PARAMS": "move code that needs it to an _apply or _struct section",
+    "CONTEXT": "move code that needs it to an _apply or _struct section",
+}
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One lint finding: where it is, how bad ('error' or 'warning'), and what to do."""
+
+    path: str
+    line: int | None
+    severity: str
+    message: str
+
+    def __str__(self) -> str:
+        """Format as `path:line: severity: message`, like a compiler."""
+        where = self.path if self.line is None else f"{self.path}:{self.line}"
+        return f"{where}: {self.severity}: {self.message}"
+
+
+def check_files(paths) -> list[Diagnostic]:
+    """Lint each C section file and return every diagnostic, file by file, by line."""
+    diagnostics = []
+    for path in paths:
+        diagnostics.extend(check_file(path))
+    return diagnostics
+
+
+def check_file(path) -> list[Diagnostic]:
+    """Lint one C section file: tags, stray code, misplaced macros, `return` in code."""
+    path = os.path.abspath(path)
+    try:
+        text = read_section_file(path)
+    except SectionError as exc:
+        return [Diagnostic(path, exc.line, "error", exc.message)]
+    sections, problems = scan_text(text, path)
+    diagnostics = [Diagnostic(path, p.line, "error", p.message) for p in problems]
+    user_defined = set(_USER_DEFINE.findall(mask_comments_and_literals(text)))
+    for section in sections:
+        diagnostics.extend(_check_section(section, user_defined))
+    return sorted(diagnostics, key=lambda d: d.line or 0)
+
+
+def _check_section(section: Section, user_defined: set) -> list[Diagnostic]:
+    """Lint one section body for macros it does not see and, in `code`, `return`."""
+    if not section.text.strip():
+        return [Diagnostic(section.path, section.line - 1, "warning",
+                           f"'#section {section.tag}' is empty")]
+    available = defined_macros(section.tag)
+    masked = _NAME_NOT_USED.sub(lambda m: m.group(1) or m.group(2),
+                                mask_comments_and_literals(section.text))
+    diagnostics = []
+    for offset, line in enumerate(split_lines(masked)):
+        reported = set()
+        for name in _IDENTIFIER.findall(line):
+            message = _misuse(name, section.tag, available, user_defined)
+            if message and name not in reported:
+                reported.add(name)
+                diagnostics.append(Diagnostic(section.path, section.line + offset, "error", message))
+    return diagnostics
+
+
+def _misuse(name: str, tag: str, available: frozenset, user_defined: set) -> str | None:
+    """Return why `name` is wrong in a section with this tag, or None if it is fine."""
+    if name == "return" and tag == "code":
+        return ("'return' in a code section skips the generated cleanup; set a Python "
+                "exception and use FAIL instead (or move the function to support_code_apply)")
+    family = macro_family(name)
+    if family is None or family in available or name in user_defined:
+        return None
+    where = [t for t in TAGS if family in defined_macros(t)]
+    return (f"{name} is not defined in '#section {tag}'; it is defined only in "
+            f"{', '.join(where)}; {_HINTS[family]}")

@@ -1,0 +1,261 @@
+"""Split C files into `#section <tag>` sections and find what their version depends on.
+
+One line scanner (`scan_text`) serves both `parse_file`, which raises on the
+first problem, and the `opkit check` lint, which reports every problem.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from opkit.errors import SectionError
+
+TAGS = (
+    "init_code",
+    "init_code_apply",
+    "init_code_struct",
+    "support_code",
+    "support_code_apply",
+    "support_code_struct",
+    "cleanup_code_struct",
+    "code",
+    "code_cleanup",
+)
+
+_MARKER = re.compile(r"^[ \t\f\v]*#[ \t\f\v]*section(?!\w)(.*)$")
+_LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
+_NOT_NEWLINE = re.compile(r"[^\n]")
+# Unterminated literals stop at the end of their line, so an apostrophe in an
+# `#error` line cannot swallow the rest of the file.
+_COMMENT_OR_LITERAL = re.compile(
+    r"//[^\n]*"
+    r"|/\*.*?(?:\*/|\Z)"
+    r'|"(?:\\.|[^"\\\n])*"?'
+    r"|'(?:\\.|[^'\\\n])*'?",
+    re.S,
+)
+_LOCAL_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
+_VERSION_SCHEMA = b"opkit-sections-1\0"
+
+
+@dataclass(frozen=True)
+class Section:
+    """One `#section` body: its tag, absolute file path, first body line (1-based) and text."""
+
+    tag: str
+    path: str
+    line: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a section file, at a 1-based line."""
+
+    line: int
+    message: str
+    tag: str | None = None
+
+
+def mask_comments_and_literals(text: str) -> str:
+    """Blank out comments and string/char literal contents, keeping every newline.
+
+    A literal keeps its opening quote so that it still counts as code.
+    """
+
+    def blank(match: re.Match) -> str:
+        """Replace one comment or literal by spaces."""
+        lexeme = match.group()
+        if lexeme[0] in "\"'":
+            return lexeme[0] + _NOT_NEWLINE.sub(" ", lexeme[1:])
+        return _NOT_NEWLINE.sub(" ", lexeme)
+
+    return _COMMENT_OR_LITERAL.sub(blank, text)
+
+
+def split_lines(text: str) -> list[str]:
+    """Split text on newlines only, keeping each line's newline."""
+    return _LINE.findall(text)
+
+
+def scan_text(text: str, path: str) -> tuple[list[Section], list[Problem]]:
+    """Split text into sections, collecting every problem instead of stopping at the first.
+
+    Sections whose marker has a problem (unknown or missing tag) are left out.
+    """
+    lines = split_lines(text)
+    markers = [(i, m.group(1)) for i, line in enumerate(lines) if (m := _MARKER.match(line))]
+    if not markers:
+        return [], [Problem(1, "no '#section <tag>' line in the file; start the C code with "
+                               "one, e.g. '#section support_code'")]
+    problems = _stray_code(lines[: markers[0][0]])
+    sections = []
+    ends = [start for start, _ in markers[1:]] + [len(lines)]
+    for (start, rest), end in zip(markers, ends):
+        tag, problem = _parse_tag(rest, start + 1)
+        if problem is not None:
+            problems.append(problem)
+            continue
+        sections.append(Section(tag, path, start + 2, "".join(lines[start + 1 : end])))
+    return sections, problems
+
+
+def _stray_code(lines: list[str]) -> list[Problem]:
+    """Return a problem for the first line of code before the first `#section` line."""
+    masked = split_lines(mask_comments_and_literals("".join(lines)))
+    for number, (line, raw) in enumerate(zip(masked, lines), start=1):
+        if line.strip():
+            snippet = raw.strip()[:60]
+            return [Problem(number, f"code before the first '#section' line: {snippet!r}; "
+                                    "move it under a '#section <tag>' line "
+                                    "(e.g. '#section support_code') or delete it")]
+    return []
+
+
+def _parse_tag(rest: str, line: int) -> tuple[str | None, Problem | None]:
+    """Return the tag after `#section`, or the problem with it."""
+    words = mask_comments_and_literals(rest).split()
+    if not words:
+        return None, Problem(line, f"'#section' without a tag; valid tags: {', '.join(TAGS)}")
+    if len(words) > 1:
+        return None, Problem(line, f"expected one tag after '#section', got {' '.join(words)!r}; "
+                                   f"valid tags: {', '.join(TAGS)}", tag=words[0])
+    tag = words[0]
+    if tag not in TAGS:
+        return None, Problem(line, unknown_tag_message(tag), tag=tag)
+    return tag, None
+
+
+def unknown_tag_message(tag: str) -> str:
+    """Describe an unknown tag, with the closest valid tag and the full list."""
+    close = difflib.get_close_matches(tag.lower(), TAGS, n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else ";"
+    return f"unknown section tag {tag!r}{hint} valid tags: {', '.join(TAGS)}"
+
+
+def _read_bytes(path) -> bytes:
+    """Read a file, turning any failure into a SectionError naming the path tried."""
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        hint = ""
+        if isinstance(exc, FileNotFoundError):
+            hint = ("; check the path (relative func_files resolve against the directory "
+                    "of the module that defines the op)")
+        raise SectionError(f"cannot read C section file: {reason}{hint}", path=path) from exc
+
+
+def read_section_file(path) -> str:
+    """Read a C file as UTF-8 text with `\\n` newlines, or raise SectionError."""
+    data = _read_bytes(path)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise SectionError(f"byte 0x{data[exc.start]:02x} is not UTF-8; save the file as UTF-8",
+                           path=path, line=line) from exc
+    return text.replace("\r\n", "\n")
+
+
+def parse_file(path) -> list[Section]:
+    """Parse one C file into its sections; raise SectionError at the first problem."""
+    path = os.path.abspath(path)
+    sections, problems = scan_text(read_section_file(path), path)
+    if problems:
+        first = problems[0]
+        raise SectionError(first.message, path=path, line=first.line, tag=first.tag)
+    return sections
+
+
+def _path_list(paths) -> list:
+    """Accept one path or an iterable of paths."""
+    if isinstance(paths, (str, os.PathLike)):
+        return [paths]
+    return list(paths)
+
+
+def parse_files(paths, func_name=None) -> dict[str, list[Section]]:
+    """Parse C files and merge repeated tags in order, across files in order.
+
+    A `code` section is an error when `func_name` is given, since the generated
+    `c_code` then calls `func_name`; the error names the `#section code` line.
+    """
+    merged: dict[str, list[Section]] = {}
+    for path in _path_list(paths):
+        for section in parse_file(path):
+            merged.setdefault(section.tag, []).append(section)
+    if func_name and "code" in merged:
+        code = merged["code"][0]
+        raise SectionError(
+            f"'#section code' cannot be combined with func_name {func_name!r}: the generated "
+            "c_code already calls that function; remove the code section or drop func_name",
+            path=code.path, line=code.line - 1, tag="code")
+    return merged
+
+
+def local_includes(path) -> list[Path]:
+    """Return the local headers a file pulls in with `#include "x.h"`, recursively, once each.
+
+    A header is looked up beside the including file, then beside `path` (which
+    is on the include path); headers found in neither are skipped.
+    """
+    root = Path(os.path.abspath(path))
+    found: list[Path] = []
+    _collect_includes(root, root.parent, {root.resolve()}, found)
+    return found
+
+
+def _collect_includes(file: Path, root_dir: Path, seen: set, found: list) -> None:
+    """Append the not yet seen local headers of `file` to `found`, depth first."""
+    text = _read_bytes(file).decode("utf-8", "replace")
+    for name in _LOCAL_INCLUDE.findall(text):
+        for directory in (file.parent, root_dir):
+            header = Path(os.path.abspath(directory / name))
+            if header.is_file():
+                break
+        else:
+            continue
+        if header.resolve() in seen:
+            continue
+        seen.add(header.resolve())
+        found.append(header)
+        _collect_includes(header, root_dir, seen, found)
+
+
+def content_version(paths) -> str:
+    """Return a sha256 hex digest of the section files and every local header they include."""
+    digest = hashlib.sha256(_VERSION_SCHEMA)
+    seen = set()
+    for path in _path_list(paths):
+        for file in [Path(os.path.abspath(path)), *local_includes(path)]:
+            if file.resolve() in seen:
+                continue
+            seen.add(file.resolve())
+            data = _read_bytes(file)
+            digest.update(b"%d\0" % len(data))
+            digest.update(data)
+    return digest.hexdigest()
+
+
+def c_string_literal(text: str) -> str:
+    """Quote text as a C string literal (backslashes, quotes and control characters escaped)."""
+    out = []
+    for char in text:
+        if char in '\\"':
+            out.append("\\" + char)
+        elif ord(char) < 0x20 or ord(char) == 0x7F:
+            out.append(f"\\{ord(char):03o}")
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'
+
+
+def line_directive(section: Section) -> str:
+    """Return the `#line N "path"` directive that makes the compiler point at the user's file."""
+    return f"#line {section.line} {c_string_literal(section.path)}"

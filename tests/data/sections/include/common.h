@@ -1,0 +1,1 @@
+static const int common_value = 2;
