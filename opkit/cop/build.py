@@ -1,0 +1,136 @@
+"""Build C++ source into a CPython extension module; the only module that touches setuptools."""
+
+from __future__ import annotations
+
+import functools
+import os
+import pathlib
+import re
+import shlex
+import subprocess
+import sysconfig
+
+from opkit.config import config
+from opkit.cop.compiler import Compiler, find_compiler, python_include_dirs
+from opkit.errors import CompileError
+
+# No -g and no -Wall: debug info and warnings cost compile time and nobody reads them here.
+BASE_COMPILE_ARGS = ("-std=c++17", "-O2", "-fPIC", "-pipe", "-DNDEBUG",
+                     "-DNPY_NO_DEPRECATED_API=NPY_1_7_API_VERSION")
+MAX_ERRORS = 5
+
+_DIAGNOSTIC = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?:\d+:)?\s*(?:fatal )?error\b.*$", re.M)
+_LINK_ERROR = re.compile(r"^.*(?:\berror\b|undefined reference|ld returned).*$", re.M | re.I)
+
+
+class _CommandFailed(Exception):
+    """A compiler or linker command exited with an error (raised past distutils' own wrapping)."""
+
+    def __init__(self, command, returncode, output):
+        super().__init__(returncode)
+        self.command, self.returncode, self.output = command, returncode, output
+
+
+def build_flags() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Return the (compile, link) arguments `build_extension` adds from opkit's config."""
+    compile_args, link_args = list(BASE_COMPILE_ARGS), []
+    if config.sanitize == "address":
+        # Without a frame pointer, ASan's stack traces lose frames.
+        sanitize = ["-fsanitize=address", "-fno-omit-frame-pointer"]
+        compile_args += sanitize
+        link_args += sanitize
+    cflags = shlex.split(config.cflags)
+    return tuple(compile_args + cflags), tuple(link_args + cflags)
+
+
+def build_extension(source: str, module_name: str, work_dir, *, include_dirs=(), library_dirs=(),
+                    libraries=(), extra_compile_args=(), extra_link_args=(),
+                    compiler: Compiler | None = None) -> pathlib.Path:
+    """Compile `source` as C++ into `<work_dir>/<module_name><EXT_SUFFIX>` and return its path."""
+    work_dir = pathlib.Path(work_dir)
+    work_dir.mkdir(parents=True, exist_ok=True)
+    source_path = work_dir / f"{module_name}.cpp"
+    source_path.write_text(source, encoding="utf-8")
+    target = work_dir / f"{module_name}{sysconfig.get_config_var('EXT_SUFFIX')}"
+    compile_args, link_args = build_flags()
+    ccompiler = _new_ccompiler(compiler or find_compiler())
+    try:
+        objects = ccompiler.compile([str(source_path)], output_dir=str(work_dir),
+                                    include_dirs=[*include_dirs, *python_include_dirs()],
+                                    extra_postargs=[*compile_args, *extra_compile_args])
+        ccompiler.link_shared_object(objects, str(target), library_dirs=list(library_dirs),
+                                     libraries=list(libraries),
+                                     extra_postargs=[*link_args, *extra_link_args])
+    except _CommandFailed as failed:
+        raise _compile_error(failed, module_name, source_path) from None
+    for obj in objects:
+        os.unlink(obj)
+    return target
+
+
+def _new_ccompiler(compiler: Compiler):
+    """Return a setuptools compiler object that runs `compiler` for compiling and linking."""
+    ccompiler = _ccompiler_class()(force=True)
+    link_shared = sysconfig.get_config_var("LDCXXSHARED") or sysconfig.get_config_var("LDSHARED") or "-shared"
+    words = shlex.split(link_shared)
+    # Drop the link command's own compiler name, and its debug and optimisation flags.
+    start = next((i for i, word in enumerate(words) if word.startswith("-")), len(words))
+    link_flags = [w for w in words[start:] if not w.startswith(("-g", "-O"))]
+    command = list(compiler.command)
+    executables = {"compiler": command, "compiler_so": command, "compiler_cxx": command,
+                   "compiler_so_cxx": command, "linker_so": command + link_flags,
+                   "linker_so_cxx": command + link_flags}
+    ccompiler.set_executables(**{k: v for k, v in executables.items() if k in ccompiler.executables})
+    return ccompiler
+
+
+@functools.lru_cache(maxsize=None)
+def _ccompiler_class():
+    """Return a UnixCCompiler subclass that captures command output and writes flat object paths."""
+    from setuptools._distutils.unixccompiler import UnixCCompiler
+
+    class CapturingCompiler(UnixCCompiler):
+        def object_filenames(self, source_filenames, strip_dir=0, output_dir=""):
+            # Put objects directly in output_dir, not under a copy of the source's absolute path.
+            return super().object_filenames(source_filenames, strip_dir=1, output_dir=output_dir)
+
+        def spawn(self, cmd, **kwargs):
+            try:
+                run = subprocess.run(list(cmd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True, errors="replace", check=False)
+            except OSError as exc:
+                raise _CommandFailed(list(cmd), None, f"cannot run {cmd[0]}: {exc}") from exc
+            if run.returncode != 0:
+                raise _CommandFailed(list(cmd), run.returncode, run.stdout)
+
+    return CapturingCompiler
+
+
+def first_errors(output: str, source_path, limit: int = MAX_ERRORS) -> list[str]:
+    """Return the first error lines of compiler output, those in user files before the generated one."""
+    generated = os.path.realpath(source_path)
+    found = [m for m in _DIAGNOSTIC.finditer(output)]
+    if not found:
+        lines = [m.group(0).strip() for m in _LINK_ERROR.finditer(output)]
+        return (lines or [line for line in output.splitlines() if line.strip()])[:limit]
+    user = [m.group(0) for m in found if os.path.realpath(m.group("file")) != generated]
+    own = [m.group(0) for m in found if os.path.realpath(m.group("file")) == generated]
+    return (user + own)[:limit]
+
+
+def _compile_error(failed: _CommandFailed, module_name: str, source_path: pathlib.Path) -> CompileError:
+    """Turn a failed command into a CompileError: a header, the first errors, and where to look."""
+    log_path = source_path.with_suffix(".log")
+    log_path.write_text(f"$ {shlex.join(failed.command)}\n{failed.output}", encoding="utf-8")
+    errors = first_errors(failed.output, source_path)
+    step = "linking" if "-shared" in failed.command or "-bundle" in failed.command else "compiling"
+    status = "could not be run" if failed.returncode is None else f"exit status {failed.returncode}"
+    lines = [f"{step} the C++ module {module_name!r} failed ({status})", *errors]
+    if "Python.h" in failed.output and "No such file" in failed.output:
+        lines.append("hint: install the Python development headers (Debian/Ubuntu: apt-get install python3-dev);"
+                     " `opkit doctor` checks the toolchain")
+    lines += [f"full source kept at {source_path}", f"full compiler output in {log_path}"]
+    error = CompileError("\n".join(lines), command=failed.command, returncode=failed.returncode,
+                         source_path=source_path, errors=errors)
+    error.output = failed.output
+    return error

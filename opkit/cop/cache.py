@@ -1,0 +1,410 @@
+"""Cache compiled modules on disk: one directory per key, one OS lock per key, an LRU size cap.
+
+Layout: `<root>/<key[:2]>/<key>/` holds `module.cpp`, the shared object,
+`meta.json` and a `last_used` stamp; `<root>/<key[:2]>/<key>.lock` is the
+key's lock file. Builds run in `<root>/.build-<key>-*/` and are renamed into
+place; a failed build's directory stays, with the source its error names.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fcntl
+import hashlib
+import json
+import os
+import pathlib
+import shutil
+import socket
+import sys
+import tempfile
+import threading
+import time
+import warnings
+
+from opkit.config import config
+from opkit.cop.load import load_module
+from opkit.errors import CompileError
+
+CACHE_FORMAT = "opkit-module-cache-1"
+LOCK_WARN_AFTER = 5.0  # seconds a wait for a compile lock lasts before it says who holds it
+META, SOURCE, STAMP = "meta.json", "module.cpp", "last_used"
+
+
+class CacheWarning(UserWarning):
+    """A corrupt cache entry was rebuilt, or a compile lock is slow to come."""
+
+
+class UnsafeCacheDirError(PermissionError):
+    """The cache directory is not private to this user, so nothing is loaded from it."""
+
+    def __init__(self, message, path):
+        super().__init__(message)
+        self.path = str(path)
+
+
+class CompileLockTimeout(CompileError, TimeoutError):
+    """Another process held a module's compile lock longer than config.compile_lock_timeout."""
+
+
+class _CorruptEntry(Exception):
+    """A cache entry does not match its meta.json, or does not load."""
+
+
+@dataclasses.dataclass(frozen=True)
+class CacheEntry:
+    """One compiled module in the cache, as `opkit cache info` shows it."""
+
+    key: str
+    path: pathlib.Path
+    module_name: str | None
+    size: int
+    created: float | None
+    last_used: float
+
+
+def cache_key(*parts) -> str:
+    """Hash strings and bytes, with CACHE_FORMAT, into a stable hex key (never Python's hash())."""
+    digest = hashlib.sha256(CACHE_FORMAT.encode())
+    for part in parts:
+        if isinstance(part, str):
+            part = part.encode("utf-8")
+        elif not isinstance(part, (bytes, bytearray, memoryview)):
+            raise TypeError(f"cache_key parts must be str or bytes, not {type(part).__name__}")
+        data = bytes(part)
+        # The length prefix keeps ("ab", "c") and ("a", "bc") apart.
+        digest.update(len(data).to_bytes(8, "little") + data)
+    return digest.hexdigest()
+
+
+def module_name_for(key: str) -> str:
+    """Return the extension module name for a key: unique per content."""
+    return f"opkit_{key[:32]}"
+
+
+_guard = threading.Lock()
+_thread_locks: dict[str, threading.Lock] = {}
+_held_fds: set[int] = set()
+
+
+def _thread_lock(path: str) -> threading.Lock:
+    with _guard:
+        return _thread_locks.setdefault(path, threading.Lock())
+
+
+def _reset_after_fork():
+    """Give a forked child fresh thread locks, and drop the lock files its parent's threads held."""
+    global _guard, _thread_locks
+    _guard, _thread_locks = threading.Lock(), {}
+    for fd in _held_fds:
+        os.close(fd)
+    _held_fds.clear()
+
+
+os.register_at_fork(after_in_child=_reset_after_fork)
+
+
+class _KeyLock:
+    """Hold one key's lock: a threading.Lock between threads, flock between processes."""
+
+    def __init__(self, path: pathlib.Path):
+        self.path = str(path)
+        self.fd = None
+        self.thread_lock = _thread_lock(self.path)
+
+    def acquire(self, wait: bool = True) -> bool:
+        """Take the lock; without `wait`, return False at once if anyone holds it."""
+        timer = _LockWait(self.path)
+        while not self.thread_lock.acquire(blocking=wait, timeout=0.05 if wait else -1):
+            if not wait:
+                return False
+            timer.check()
+        try:
+            while (fd := self._try_flock()) is None:
+                if not wait:
+                    self.thread_lock.release()
+                    return False
+                timer.check()
+                timer.sleep()
+        except BaseException:
+            self.thread_lock.release()
+            raise
+        self.fd = fd
+        _held_fds.add(fd)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()} {socket.gethostname()} {time.time():.3f}\n".encode(), 0)
+        return True
+
+    def _try_flock(self):
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            # Whoever removed the lock file held the lock then; ours may be on the removed inode.
+            if os.fstat(fd).st_ino == os.stat(self.path).st_ino:
+                return fd
+        except (BlockingIOError, FileNotFoundError):
+            pass
+        os.close(fd)
+        return None
+
+    def release(self, unlink: bool = False):
+        """Release the lock; with `unlink`, remove its file first (eviction does)."""
+        fd, self.fd = self.fd, None
+        _held_fds.discard(fd)
+        try:
+            if unlink:
+                os.unlink(self.path)
+            # Unlock explicitly: a forked child may still hold a copy of this descriptor.
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+            self.thread_lock.release()
+
+
+class _LockWait:
+    """Time a wait for a lock: warn once after LOCK_WARN_AFTER, raise after the timeout."""
+
+    def __init__(self, path: str):
+        self.path, self.start, self.delay, self.warned = path, time.monotonic(), 0.005, False
+        self.timeout = config.compile_lock_timeout
+
+    def check(self):
+        waited = time.monotonic() - self.start
+        if waited >= self.timeout:
+            raise CompileLockTimeout(
+                f"timed out after {waited:.1f}s waiting for the compile lock {self.path}\n"
+                f"it is {_lock_holder(self.path)}\n"
+                "fix: stop that process if it is stuck, or raise config.compile_lock_timeout")
+        if not self.warned and waited >= LOCK_WARN_AFTER:
+            self.warned = True
+            warnings.warn(f"waited {waited:.0f}s for the compile lock {self.path}: it is "
+                          f"{_lock_holder(self.path)}; giving up after {self.timeout:g}s"
+                          " (config.compile_lock_timeout)", CacheWarning, stacklevel=5)
+
+    def sleep(self):
+        time.sleep(self.delay)
+        self.delay = min(self.delay * 2, 0.1)
+
+
+def _lock_holder(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as file:
+            pid, host, since = file.read().split()[:3]
+        return f"held by pid {pid} on {host} for {time.time() - float(since):.1f}s"
+    except (OSError, ValueError):
+        return "held by an unknown process"
+
+
+def _check_private(path: pathlib.Path):
+    """Raise UnsafeCacheDirError unless `path` is owned by this user and writable by no one else."""
+    st = os.stat(path)
+    if st.st_uid != os.getuid():
+        problem = f"it is owned by uid {st.st_uid}, not by you (uid {os.getuid()})"
+    elif st.st_mode & 0o022:
+        problem = f"it is writable by other users (mode {st.st_mode & 0o777:o})"
+    else:
+        return
+    raise UnsafeCacheDirError(f"refusing to load compiled modules from {path}: {problem}\n"
+                              f"fix: chmod 700 {path} (owned by you), or choose another compiledir"
+                              " (OPKIT_COMPILEDIR=... or opkit.config.compiledir)", path)
+
+
+def _verify(entry: pathlib.Path, key: str, module_name: str) -> pathlib.Path:
+    """Return the entry's shared object, or raise _CorruptEntry if it does not match meta.json."""
+    try:
+        meta = json.loads((entry / META).read_text(encoding="utf-8"))
+        so_name = meta["so_name"]
+        if os.path.basename(so_name) != so_name:
+            raise ValueError(f"so_name {so_name!r} is not a file name")
+        data = (entry / so_name).read_bytes()
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise _CorruptEntry(f"its meta.json or shared object cannot be read ({exc})") from exc
+    if (meta.get("key"), meta.get("format"), meta.get("module_name")) != (key, CACHE_FORMAT, module_name):
+        raise _CorruptEntry("its meta.json names another key, format or module")
+    if len(data) != meta.get("so_size") or hashlib.sha256(data).hexdigest() != meta.get("so_sha256"):
+        raise _CorruptEntry(f"{so_name} does not match the size and sha256 in meta.json")
+    return entry / so_name
+
+
+def _describe(path: pathlib.Path) -> CacheEntry:
+    size = sum(item.stat().st_size for item in os.scandir(path) if item.is_file())
+    try:
+        meta = json.loads((path / META).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        meta = {}
+    try:
+        last_used = os.stat(path / STAMP).st_mtime
+    except OSError:
+        last_used = os.stat(path).st_mtime
+    return CacheEntry(path.name, path, meta.get("module_name"), size, meta.get("created"), last_used)
+
+
+class ModuleCache:
+    """Compiled modules on disk under `root`, found by key, built once across processes."""
+
+    def __init__(self, root):
+        self.root = pathlib.Path(os.path.abspath(os.path.expanduser(os.fspath(root))))
+        self._loaded = {}
+
+    def entry_dir(self, key: str) -> pathlib.Path:
+        """Return the directory that holds (or will hold) the entry for `key`."""
+        return self.root / key[:2] / key
+
+    def get_or_build(self, key: str, build, *, module_name: str, extra_meta=None):
+        """Return the module for `key`, from disk or built by `build(tmp_dir) -> shared object path`."""
+        module = self._loaded.get(key)
+        if module is None:
+            os.makedirs(self.root, mode=0o700, exist_ok=True)
+            _check_private(self.root)
+            try:
+                module = self._load_entry(key, module_name)
+            except (FileNotFoundError, _CorruptEntry):
+                module = self._build_locked(key, build, module_name, extra_meta)
+            self._loaded[key] = module
+        return module
+
+    def _lock(self, key: str) -> _KeyLock:
+        """Return the lock of `key`, creating its shard directory."""
+        shard = self.root / key[:2]
+        os.makedirs(shard, mode=0o700, exist_ok=True)
+        return _KeyLock(shard / f"{key}.lock")
+
+    def _load_entry(self, key: str, module_name: str):
+        """Load a verified entry; raise FileNotFoundError if absent, _CorruptEntry if damaged."""
+        entry = self.entry_dir(key)
+        _check_private(entry.parent)
+        _check_private(entry)
+        so = _verify(entry, key, module_name)
+        try:
+            module = load_module(so, module_name)
+        except ImportError as exc:
+            raise _CorruptEntry(str(exc)) from exc
+        try:
+            os.utime(entry / STAMP)
+        except FileNotFoundError:
+            (entry / STAMP).touch()
+        return module
+
+    def _build_locked(self, key: str, build, module_name: str, extra_meta):
+        """Under the key's lock, load what another process built meanwhile, or build and publish."""
+        entry = self.entry_dir(key)
+        lock = self._lock(key)
+        lock.acquire()
+        try:
+            if entry.exists():
+                try:
+                    return self._load_entry(key, module_name)
+                except (FileNotFoundError, _CorruptEntry) as exc:
+                    warnings.warn(f"removing the corrupt compiled module {entry} and rebuilding it: {exc}",
+                                  CacheWarning, stacklevel=4)
+                    self._remove_tree(entry)
+            for stale in self.root.glob(f".build-{key}-*"):
+                shutil.rmtree(stale, ignore_errors=True)
+            so = self._publish(key, build, module_name, extra_meta)
+            try:
+                module = load_module(so, module_name)
+            except ImportError:
+                self._remove_tree(entry)
+                raise
+        finally:
+            lock.release()
+        self._evict(config.cache_max_bytes, keep={key})
+        return module
+
+    def _publish(self, key: str, build, module_name: str, extra_meta) -> pathlib.Path:
+        """Build into a temporary directory inside root, then rename it into place."""
+        tmp = pathlib.Path(tempfile.mkdtemp(prefix=f".build-{key}-", dir=self.root))
+        try:
+            so = pathlib.Path(build(tmp))
+        except BaseException:
+            # A failed build keeps its directory: the error names the source kept there.
+            if not any(tmp.iterdir()):
+                tmp.rmdir()
+            raise
+        if not so.is_file() or so.parent.resolve() != tmp.resolve():
+            raise ValueError(f"build() must return a shared object inside {tmp}, not {so}")
+        if (tmp / f"{module_name}.cpp").exists():
+            (tmp / f"{module_name}.cpp").rename(tmp / SOURCE)
+        data = so.read_bytes()
+        meta = {"key": key, "format": CACHE_FORMAT, "module_name": module_name, "so_name": so.name,
+                "so_size": len(data), "so_sha256": hashlib.sha256(data).hexdigest(),
+                "created": time.time(), "python": sys.version.split()[0], "extra": extra_meta or {}}
+        (tmp / META).write_text(json.dumps(meta, indent=1), encoding="utf-8")
+        (tmp / STAMP).touch()
+        os.rename(tmp, self.entry_dir(key))
+        return self.entry_dir(key) / so.name
+
+    def _remove_tree(self, path: pathlib.Path):
+        """Rename `path` out of the way atomically, then delete it."""
+        trash = self.root / f".trash-{os.urandom(8).hex()}"
+        os.rename(path, trash)
+        shutil.rmtree(trash, ignore_errors=True)
+
+    def _remove_entry(self, key: str) -> bool:
+        """Remove one entry unless someone holds its lock; return whether it was removed."""
+        entry = self.entry_dir(key)
+        lock = self._lock(key)
+        if not lock.acquire(wait=False):
+            return False
+        try:
+            if entry.exists():
+                self._remove_tree(entry)
+        finally:
+            lock.release(unlink=True)
+        return True
+
+    def _evict(self, max_bytes: int, keep=()) -> list[CacheEntry]:
+        """Remove least recently used entries until the cache holds at most `max_bytes`."""
+        entries = sorted(self.entries(), key=lambda item: item.last_used)
+        total, removed = sum(item.size for item in entries), []
+        for item in entries:
+            if total <= max_bytes:
+                break
+            if item.key not in keep and self._remove_entry(item.key):
+                total -= item.size
+                removed.append(item)
+        return removed
+
+    def entries(self) -> list[CacheEntry]:
+        """List every entry (this walks the cache; a lookup never does)."""
+        if not self.root.is_dir():
+            return []
+        return [_describe(pathlib.Path(entry.path))
+                for shard in os.scandir(self.root) if len(shard.name) == 2 and shard.is_dir()
+                for entry in os.scandir(shard.path) if entry.is_dir(follow_symlinks=False)]
+
+    def info(self) -> dict:
+        """Return the cache's root, number of entries, total and maximum size in bytes."""
+        entries = self.entries()
+        return {"root": str(self.root), "entries": len(entries),
+                "total_bytes": sum(item.size for item in entries), "max_bytes": config.cache_max_bytes}
+
+    def prune(self, max_bytes: int | None = None) -> list[CacheEntry]:
+        """Remove leftover build directories and evict LRU entries down to `max_bytes`."""
+        if not self.root.is_dir():
+            return []
+        for path in self.root.glob(".trash-*"):
+            shutil.rmtree(path, ignore_errors=True)
+        for path in self.root.glob(".build-*"):
+            lock = self._lock(path.name[len(".build-"):][:64])
+            if lock.acquire(wait=False):
+                shutil.rmtree(path, ignore_errors=True)
+                lock.release()
+        return self._evict(config.cache_max_bytes if max_bytes is None else max_bytes)
+
+    def clear(self) -> list[CacheEntry]:
+        """Remove every entry not locked by a build in progress."""
+        return self.prune(0)
+
+
+_default: ModuleCache | None = None
+
+
+def default_cache() -> ModuleCache:
+    """Return the cache at config.compiledir, re-created when config.compiledir changes."""
+    global _default
+    root = pathlib.Path(os.path.abspath(os.path.expanduser(config.compiledir)))
+    cache = _default
+    if cache is None or cache.root != root:
+        cache = _default = ModuleCache(root)
+    return cache

@@ -1,0 +1,136 @@
+"""Find the C++ compiler and the headers a compiled module needs; describe them for `opkit doctor`."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import sysconfig
+
+from opkit.config import config
+from opkit.errors import CompileError
+
+CANDIDATES = ("g++", "clang++", "c++")
+
+_found: dict[tuple[str, str], Compiler] = {}
+
+
+@dataclasses.dataclass(frozen=True)
+class Compiler:
+    """A C++ compiler: the command that runs it and what it is (path and version line)."""
+
+    command: tuple[str, ...]
+    identity: str
+
+
+def find_compiler() -> Compiler:
+    """Return the C++ compiler to use: `config.cxx`, else g++, clang++ or c++ on PATH."""
+    memo_key = (config.cxx, os.environ.get("PATH", ""))
+    compiler = _found.get(memo_key)
+    if compiler is None:
+        command = _locate()
+        compiler = Compiler(command, _identify(command))
+        _found[memo_key] = compiler
+    return compiler
+
+
+def _locate() -> tuple[str, ...]:
+    """Return the compiler command with its program resolved to a path, or raise CompileError."""
+    if config.cxx:
+        command = shlex.split(config.cxx)
+        path = shutil.which(command[0]) if command else None
+        if path is None:
+            raise CompileError(_missing_message(f"the C++ compiler {config.cxx!r} set by config.cxx was not found"),
+                               command=command)
+        return (path, *command[1:])
+    for name in CANDIDATES:
+        path = shutil.which(name)
+        if path is not None:
+            return (path,)
+    raise CompileError(_missing_message(f"no C++ compiler found: tried {', '.join(CANDIDATES)} on PATH"))
+
+
+def _missing_message(what: str) -> str:
+    return "\n".join([
+        what,
+        "fix: install one (Debian/Ubuntu: apt-get install g++; Fedora: dnf install gcc-c++;"
+        " macOS: xcode-select --install)",
+        "  or name one: OPKIT_FLAGS=cxx=/path/to/c++ (or opkit.config.cxx = ...)",
+        "`opkit doctor` checks the whole toolchain and says how to fix it",
+        "to run ops in (slow) Python instead, opt in with OPKIT_FLAGS=python_fallback=true",
+    ])
+
+
+def _identify(command: tuple[str, ...]) -> str:
+    """Return the compiler's resolved path and the first line of its `--version`."""
+    # Spawning `--version` costs about 1 ms, so it is not cached on disk.
+    try:
+        run = subprocess.run([*command, "--version"], capture_output=True, text=True, errors="replace",
+                             timeout=60, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise CompileError(_missing_message(f"the C++ compiler {command[0]} cannot be run: {exc}"),
+                           command=[*command, "--version"]) from exc
+    lines = (run.stdout or run.stderr).strip().splitlines()
+    return f"{os.path.realpath(command[0])} {lines[0] if lines else ''}".strip()
+
+
+def python_include_dirs() -> list[str]:
+    """Return the include directories of Python's and numpy's C headers."""
+    import numpy
+
+    paths = sysconfig.get_paths()
+    dirs = [paths["include"], paths["platinclude"], numpy.get_include()]
+    return list(dict.fromkeys(dirs))
+
+
+def numpy_c_api_version() -> str:
+    """Return numpy's C-API (ABI) version, or numpy's version where it cannot be read."""
+    import numpy
+
+    for name in ("numpy._core._multiarray_umath", "numpy.core._multiarray_umath"):
+        try:
+            module = __import__(name, fromlist=["_get_ndarray_c_version"])
+            return hex(module._get_ndarray_c_version())
+        except (ImportError, AttributeError):
+            continue
+    return numpy.__version__
+
+
+def python_abi() -> str:
+    """Return what a compiled module's Python ABI depends on: extension suffix and ABI flags."""
+    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ""
+    return f"{sys.implementation.cache_tag} {suffix} {getattr(sys, 'abiflags', '')}"
+
+
+def toolchain_fingerprint() -> tuple[str, ...]:
+    """Return the toolchain facts a cache key must include: compiler, Python ABI, numpy C-API."""
+    return (find_compiler().identity, python_abi(), numpy_c_api_version())
+
+
+def describe_toolchain() -> list[tuple[str, bool, str]]:
+    """Check the toolchain for `opkit doctor`: a list of (check, ok, detail or fix)."""
+    checks = []
+    try:
+        checks.append(("C++ compiler", True, find_compiler().identity))
+    except CompileError as exc:
+        checks.append(("C++ compiler", False, str(exc)))
+    include = sysconfig.get_paths()["include"]
+    ok = os.path.exists(os.path.join(include, "Python.h"))
+    checks.append(("Python headers", ok, include if ok else
+                   f"Python.h not found in {include}; install the Python development headers"
+                   " (Debian/Ubuntu: apt-get install python3-dev)"))
+    try:
+        numpy_dirs = python_include_dirs()[-1:]
+        ok = os.path.exists(os.path.join(numpy_dirs[0], "numpy", "arrayobject.h"))
+        checks.append(("numpy headers", ok, numpy_dirs[0] if ok else
+                       f"numpy/arrayobject.h not found in {numpy_dirs[0]}; reinstall numpy"))
+    except ImportError as exc:
+        checks.append(("numpy headers", False, f"numpy cannot be imported ({exc}); pip install numpy"))
+    import importlib.util
+
+    ok = importlib.util.find_spec("setuptools") is not None
+    checks.append(("setuptools", ok, "importable" if ok else "pip install setuptools"))
+    return checks
