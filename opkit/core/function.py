@@ -18,7 +18,7 @@ def function(inputs, outputs, mode=None, name=None, on_unused_input="raise"):
     outputs = [outputs] if single else list(outputs)
     for position, output in enumerate(outputs):
         if not isinstance(output, Variable):
-            raise TypeError(f"output {position} of function {name or ''} is {output!r}, not an opkit Variable")
+            raise TypeError(f"output {position} of {_function_label(name)} is {output!r}, not an opkit Variable")
     _check_reachable(inputs, outputs, on_unused_input, name)
     maker = FunctionMaker(inputs, outputs, get_mode(mode), name)
     return maker.create(single)
@@ -49,17 +49,21 @@ def _check_reachable(inputs, outputs, on_unused_input, name):
     missing = [v for v in needed if not isinstance(v, Constant) and id(v) not in given]
     if missing:
         names = ", ".join(str(v) for v in missing)
-        raise ValueError(f"function {name or ''}: the outputs depend on {names}, which is not among the inputs.\n"
+        raise ValueError(f"{_function_label(name)}: the outputs depend on {names}, which is not among the inputs.\n"
                          "Hint: add it to the inputs list.")
     used = set(map(id, needed))
     unused = [(i, v) for i, v in enumerate(inputs) if id(v) not in used]
     if unused and on_unused_input != "ignore":
         text = ", ".join(f"{v} (position {i})" for i, v in unused)
-        message = (f"function {name or ''}: input {text} is not used to compute the outputs.\n"
+        message = (f"{_function_label(name)}: input {text} is not used to compute the outputs.\n"
                    "Hint: pass on_unused_input='warn' or 'ignore' to allow it.")
         if on_unused_input == "raise":
             raise ValueError(message)
         warnings.warn(message, stacklevel=3)
+
+
+def _function_label(name):
+    return f"function {name!r}" if name else "function"
 
 
 class FunctionMaker:
@@ -117,6 +121,7 @@ class Function:
         self.name = maker.name
         self._runner = runner
         self._single = single
+        self._wrap = not single and len(maker.fgraph.outputs) == 1
         self._types = [v.type for v in maker.inputs]
         self._names = [v.name for v in maker.inputs]
         self.trust_input = False
@@ -127,7 +132,7 @@ class Function:
         if not self.trust_input:
             args = [self._filter(position, value) for position, value in enumerate(args)]
         outputs = self._runner(*args)
-        return outputs[0] if self._single else outputs
+        return [outputs] if self._wrap else outputs
 
     def _bind(self, args, kwargs):
         values = list(args) + [None] * (len(self._types) - len(args))

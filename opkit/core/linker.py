@@ -62,13 +62,17 @@ def python_thunk(node, storage, compute_map):
     return node.op.make_thunk(node, storage, compute_map, [])
 
 
-def sequential_runner(fgraph, storage, thunks):
-    """Return a runner that fills inputs, runs `thunks` in order and returns outputs."""
-    order = fgraph.toposort()
+def sequential_runner(fgraph, storage, thunks, labels=None):
+    """Return a runner that fills inputs, runs `thunks` in order and returns the outputs.
+
+    The result is the bare value for a one-output graph, else a list.
+    """
+    order = fgraph.toposort() if labels is None else labels
     input_cells = [storage[v] for v in fgraph.inputs]
     output_cells = [storage[v] for v in fgraph.outputs]
     kept = set(map(id, fgraph.inputs)) | {id(v) for v in storage if isinstance(v, Constant)}
     transient = [cell for v, cell in storage.items() if id(v) not in kept]
+    single = len(output_cells) == 1
 
     def run(*values):
         for cell, value in zip(input_cells, values):
@@ -78,8 +82,13 @@ def sequential_runner(fgraph, storage, thunks):
                 try:
                     thunk()
                 except Exception as exc:
-                    add_note(exc, describe_node(node, [storage[v][0] for v in node.inputs]))
+                    if hasattr(node, "inputs"):
+                        add_note(exc, describe_node(node, [storage[v][0] for v in node.inputs]))
+                    else:
+                        add_note(exc, f"while running {node}")
                     raise
+            if single:
+                return output_cells[0][0]
             return [cell[0] for cell in output_cells]
         finally:
             for cell in transient:

@@ -50,7 +50,7 @@ def get_mode(mode):
     if isinstance(mode, Mode):
         return mode
     if mode == "FAST_RUN":
-        return Mode(linker="py", optimizer="fast_run")  # "c" once the C backend lands
+        return Mode(linker="c", optimizer="fast_run")
     if mode == "FAST_COMPILE":
         return Mode(linker="py", optimizer="fast_compile")
     if mode == "DebugMode":

@@ -74,6 +74,19 @@ class Elemwise(Op):
             result.append(dim)
         return [tuple(result)]
 
+    def c_support_code(self):
+        from opkit.core.tensor.elemwise_c import SUPPORT_CODE
+
+        return SUPPORT_CODE
+
+    def c_code(self, node, name, inputs, outputs, sub):
+        from opkit.core.tensor.elemwise_c import elemwise_c_code
+
+        return elemwise_c_code(node, name, inputs, outputs, sub, self.scalar_op.c_expression)
+
+    def c_code_cache_version(self):
+        return (1,)
+
     def grad(self, inputs, output_grads):
         from opkit.core.tensor import elemwise_grad
 

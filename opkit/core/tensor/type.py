@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 
+from opkit.core.tensor.c_interface import TensorCInterface, register_tensor_c_code
 from opkit.core.type import CType
 
 _SHORT = {"float64": "d", "float32": "f", "int32": "i", "int64": "l"}
@@ -18,7 +19,7 @@ def _describe(value):
     return f"{type(value).__name__} {value!r:.60}"
 
 
-class TensorType(CType):
+class TensorType(TensorCInterface, CType):
     """Arrays of `dtype` with `len(shape)` dimensions; shape entries are None or ints."""
 
     def __init__(self, dtype, shape=None, broadcastable=None, name=None):
@@ -145,3 +146,6 @@ def named_types():
         for ndim, kind in _NAMES.items():
             types[prefix + kind] = TensorType(dtype, (None,) * ndim)
     return types
+
+
+register_tensor_c_code(TensorType)

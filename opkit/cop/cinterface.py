@@ -1,0 +1,82 @@
+"""Ask ops and types for their C code, whatever signature their methods were written with.
+
+Tutorial code writes ``c_extract(name, sub)`` without ``check_input`` and
+``c_headers()`` without ``c_compiler``; methods may also be assigned on an
+instance without ``self``. These helpers call each the way it accepts.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from opkit.core.type import CType, MethodNotDefined
+
+_TYPE_METHODS = ("c_declare", "c_extract", "c_sync", "c_cleanup")
+
+
+def accepts(method, name):
+    """Return True if `method` takes a parameter called `name` (or **kwargs)."""
+    try:
+        parameters = inspect.signature(method).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == name or p.kind is p.VAR_KEYWORD for p in parameters)
+
+
+def call(obj, method_name, *args, default=None, **optional):
+    """Call obj.method_name(*args), passing only the keyword arguments it accepts.
+
+    Return `default` when the method is missing or raises MethodNotDefined.
+    """
+    method = getattr(obj, method_name, None)
+    if method is None:
+        return default
+    kwargs = {k: v for k, v in optional.items() if accepts(method, k)}
+    try:
+        return method(*args, **kwargs)
+    except MethodNotDefined:
+        return default
+
+
+def provides(obj, method_name, base):
+    """Return True if `obj` defines `method_name` itself, not just inherits `base`'s stub."""
+    if method_name in getattr(obj, "__dict__", {}):
+        return True
+    method = getattr(type(obj), method_name, None)
+    return method is not None and method is not getattr(base, method_name, None)
+
+
+def type_has_c(ctype):
+    """Return True if a Type has a C interface (declare/extract/sync/cleanup)."""
+    return all(provides(ctype, name, CType) for name in _TYPE_METHODS)
+
+
+def op_has_c(node):
+    """Return True if node's op has C code for this node and all its types have C."""
+    from opkit.core.op import Op
+
+    op = node.op
+    has = getattr(op, "has_c_code", None)
+    if has is not None:
+        if not has(node):
+            return False
+    elif not provides(op, "c_code", Op):
+        return False
+    return all(type_has_c(v.type) for v in node.inputs + node.outputs)
+
+
+def as_list(value):
+    """Return a C-method result (None, a string, or a sequence) as a list."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value] if value.strip() else []
+    return list(value)
+
+
+def include_line(header):
+    """Return the #include line for a header name ('x.h', '<x.h>' or '"x.h"')."""
+    header = header.strip()
+    if header.startswith(("<", '"')):
+        return f"#include {header}"
+    return f"#include <{header}>"

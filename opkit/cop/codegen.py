@@ -1,0 +1,176 @@
+"""Code generation: a Region of the graph -> the C++ source of one extension module."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+from opkit.cop.cinterface import as_list, call, include_line
+
+MODULE_NAME_PLACEHOLDER = "OPKIT_MODULE_NAME"
+
+
+@dataclass
+class GeneratedModule:
+    """A module's source with the build settings its ops and types asked for."""
+
+    source: str
+    include_dirs: list = field(default_factory=list)
+    library_dirs: list = field(default_factory=list)
+    libraries: list = field(default_factory=list)
+    compile_args: list = field(default_factory=list)
+    versioned: bool = True
+
+    def with_name(self, module_name):
+        return self.source.replace(MODULE_NAME_PLACEHOLDER, module_name)
+
+
+@functools.lru_cache(maxsize=None)
+def _template():
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.PackageLoader("opkit", "templates"), autoescape=False,
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                             keep_trailing_newline=True)
+    return env.get_template("module.cpp.j2")
+
+
+def _unique(items):
+    seen, result = set(), []
+    for item in items:
+        if item not in seen:
+            seen.add(item)
+            result.append(item)
+    return result
+
+
+class _Labels:
+    def __init__(self):
+        self.count = 0
+
+    def next(self):
+        self.count += 1
+        return self.count
+
+
+def _fail(label):
+    return f"{{ __failure = {label}; goto __label_{label}; }}"
+
+
+def render_module(region, description=""):
+    """Return the GeneratedModule for `region` (module name left as a placeholder)."""
+    labels = _Labels()
+    names = {}
+    for position, variable in enumerate(region.inputs + region.constants
+                                        + [v for node in region.nodes for v in node.outputs]):
+        names[variable] = f"V{position}"
+    variables = _variable_blocks(region, names, labels)
+    nodes, collected = [], _Collector()
+    for index, node in enumerate(region.nodes):
+        nodes.append(_node_block(node, index, names, labels, collected))
+    for variable in names:
+        collected.add_type(variable.type)
+    context = dict(
+        description=description or f"{len(region.nodes)} node(s)",
+        module_name=MODULE_NAME_PLACEHOLDER,
+        include_lines=[include_line(h) for h in _unique(collected.headers)],
+        support_code=_unique(collected.support_code) + collected.support_code_apply,
+        struct_support=collected.struct_support, struct_init=collected.struct_init,
+        struct_cleanup=list(reversed(collected.struct_cleanup)),
+        init_code=_unique(collected.init_code) + collected.init_code_apply,
+        constants=region.constants, storage_count=sum(v["keep"] is not None for v in variables),
+        variables=variables, nodes=nodes, outputs=[names[v] for v in region.outputs],
+        n_inputs=len(region.inputs),
+    )
+    source = _template().render(**context)
+    no_args = set(collected.no_compile_args)
+    return GeneratedModule(source, _unique(collected.header_dirs), _unique(collected.lib_dirs),
+                           _unique(collected.libraries),
+                           [a for a in _unique(collected.compile_args) if a not in no_args],
+                           collected.versioned)
+
+
+def _variable_blocks(region, names, labels):
+    outputs = set(map(id, region.outputs))
+    inputs = {id(v): k for k, v in enumerate(region.inputs)}
+    constants = {id(v): k for k, v in enumerate(region.constants)}
+    blocks, keep = [], 0
+    for variable, name in names.items():
+        label = labels.next()
+        sub = {"fail": _fail(label), "id": label}
+        ctype = variable.type
+        block = dict(name=name, label=label, keep=None, output=None, sync="",
+                     declare=call(ctype, "c_declare", name, sub, check_input=True, default=""),
+                     cleanup=call(ctype, "c_cleanup", name, sub, default=""))
+        if id(variable) in inputs:
+            block.update(source=f"args[{inputs[id(variable)]}]", comment=f"input {variable}",
+                         fetch=call(ctype, "c_extract", name, sub, check_input=True, default=""))
+        elif id(variable) in constants:
+            block.update(source=f"constants[{constants[id(variable)]}]", comment=f"constant {variable}",
+                         fetch=call(ctype, "c_extract", name, sub, check_input=False, default=""))
+        else:
+            extract = call(ctype, "c_extract", name, sub, check_input=False, default="")
+            init = call(ctype, "c_init", name, sub, default="")
+            block.update(fetch=f"if (py_{name} != Py_None) {{\n{extract}\n}} else {{\n{init}\n}}",
+                         sync=call(ctype, "c_sync", name, sub, default=""))
+            if id(variable) in outputs:
+                block.update(source="Py_None", comment=f"output {variable}", output=True)
+            else:
+                block.update(source=f"(storage[{keep}] ? storage[{keep}] : Py_None)",
+                             comment=f"intermediate {variable}", keep=keep)
+                keep += 1
+        blocks.append(block)
+    return blocks
+
+
+def _node_block(node, index, names, labels, collected):
+    op, name = node.op, f"node_{index}"
+    label = labels.next()
+    sub = {"fail": _fail(label), "id": label}
+    inputs = [names[v] for v in node.inputs]
+    outputs = [names[v] for v in node.outputs]
+    code = call(op, "c_code", node, name, inputs, outputs, sub)
+    cleanup = call(op, "c_code_cleanup", node, name, inputs, outputs, sub, default="")
+    collected.add_op(op, node, name)
+    return dict(name=name, label=label, comment=str(node).replace("\n", " ")[:120],
+                code=code, cleanup=cleanup or "")
+
+
+class _Collector:
+    """Gather support code, headers and flags from every op and type of a module."""
+
+    def __init__(self):
+        self.headers, self.header_dirs, self.libraries, self.lib_dirs = [], [], [], []
+        self.compile_args, self.no_compile_args = [], []
+        self.support_code, self.support_code_apply, self.init_code, self.init_code_apply = [], [], [], []
+        self.struct_support, self.struct_init, self.struct_cleanup = [], [], []
+        self.versioned = True
+
+    def _flags(self, obj):
+        for attribute, method in (("headers", "c_headers"), ("header_dirs", "c_header_dirs"),
+                                  ("libraries", "c_libraries"), ("lib_dirs", "c_lib_dirs"),
+                                  ("compile_args", "c_compile_args"), ("no_compile_args", "c_no_compile_args")):
+            getattr(self, attribute).extend(as_list(call(obj, method, c_compiler=None)))
+        self.support_code.extend(as_list(call(obj, "c_support_code")))
+        self.init_code.extend(as_list(call(obj, "c_init_code")))
+
+    def add_type(self, ctype):
+        self._flags(ctype)
+        if not call(ctype, "c_code_cache_version", default=()):
+            self.versioned = False
+
+    def add_op(self, op, node, name):
+        self._flags(op)
+        self.support_code_apply.extend(as_list(call(op, "c_support_code_apply", node, name)))
+        self.init_code_apply.extend(as_list(call(op, "c_init_code_apply", node, name)))
+        self.struct_support.extend(as_list(call(op, "c_support_code_struct", node, name)))
+        struct_sub = {"fail": "{ return -1; }"}
+        init = as_list(call(op, "c_init_code_struct", node, name, struct_sub))
+        cleanup = as_list(call(op, "c_cleanup_code_struct", node, name))
+        self.struct_init.append("\n".join(init))
+        self.struct_cleanup.append("\n".join(cleanup))
+        version = call(op, "c_code_cache_version_apply", node, default=None)
+        if version is None:
+            version = call(op, "c_code_cache_version", default=())
+        if not version:
+            self.versioned = False

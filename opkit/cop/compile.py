@@ -1,0 +1,92 @@
+"""Compile a Region: render its source, key it, and fetch or build it through the cache."""
+
+from __future__ import annotations
+
+import atexit
+import os
+import re
+import shutil
+import tempfile
+
+from opkit.cop.build import build_extension, build_flags
+from opkit.cop.cache import ModuleCache, cache_key, default_cache, module_name_for
+from opkit.cop.codegen import render_module
+from opkit.cop.compiler import find_compiler, toolchain_fingerprint
+from opkit.errors import CompileError
+
+_LOCAL_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+_process_cache = None
+
+
+def local_headers(source, include_dirs):
+    """Return the contents of every `#include "..."` header found in include_dirs, recursively."""
+    found, pending, seen = [], [(source, None)], set()
+    while pending:
+        text, here = pending.pop()
+        for name in _LOCAL_INCLUDE.findall(text):
+            for directory in ([here] if here else []) + list(include_dirs):
+                path = os.path.join(directory, name)
+                if os.path.isfile(path):
+                    real = os.path.realpath(path)
+                    if real not in seen:
+                        seen.add(real)
+                        with open(real, encoding="utf-8", errors="replace") as handle:
+                            content = handle.read()
+                        found.append(f"{real}\n{content}")
+                        pending.append((content, os.path.dirname(real)))
+                    break
+    return found
+
+
+def module_key(generated):
+    """Return the cache key of a generated module: its content and the toolchain's."""
+    parts = [generated.source, *local_headers(generated.source, generated.include_dirs),
+             *toolchain_fingerprint(), *build_flags()[0], *build_flags()[1],
+             repr(generated.include_dirs), repr(generated.library_dirs), repr(generated.libraries),
+             repr(generated.compile_args)]
+    return cache_key(*parts)
+
+
+def _unversioned_cache():
+    """Return a private per-process cache for modules whose code declares no cache version."""
+    global _process_cache
+    if _process_cache is None:
+        root = tempfile.mkdtemp(prefix="opkit-unversioned-")
+        atexit.register(shutil.rmtree, root, True)
+        _process_cache = ModuleCache(root)
+    return _process_cache
+
+
+def compile_region(region, description=""):
+    """Return the loaded extension module computing `region`."""
+    find_compiler()  # a missing compiler is reported before any work
+    generated = render_module(region, description)
+    key = module_key(generated)
+    cache = default_cache() if generated.versioned else _unversioned_cache()
+    name = module_name_for(key)
+
+    def build(tmp_dir):
+        return build_extension(generated.with_name(name), name, tmp_dir, include_dirs=generated.include_dirs,
+                               library_dirs=generated.library_dirs, libraries=generated.libraries,
+                               extra_compile_args=generated.compile_args)
+
+    try:
+        return cache.get_or_build(key, build, module_name=name,
+                                  extra_meta={"description": description[:500]})
+    except CompileError as exc:
+        raise _with_context(exc, region) from None
+
+
+def _with_context(exc, region):
+    nodes = "\n".join(f"  {node}  [op {type(node.op).__module__}.{type(node.op).__qualname__}]"
+                      for node in region.nodes[:8])
+    more = f"\n  ... and {len(region.nodes) - 8} more" if len(region.nodes) > 8 else ""
+    message = f"{exc.message}\nwhile compiling:\n{nodes}{more}"
+    return CompileError(message, command=exc.command, returncode=exc.returncode,
+                        source_path=exc.source_path, errors=exc.errors)
+
+
+def make_region_runner(region, description=""):
+    """Return the C runner of `region`: call it with the region's inputs."""
+    module = compile_region(region, description)
+    return module.make(*[constant.data for constant in region.constants])

@@ -1,0 +1,142 @@
+"""C code for Elemwise nodes: broadcast, reuse or allocate the output, then one loop."""
+
+from __future__ import annotations
+
+from opkit.core.tensor.c_interface import c_dtype, c_typenum
+
+SUPPORT_CODE = r"""
+#ifndef OPKIT_ELEMWISE_SUPPORT
+#define OPKIT_ELEMWISE_SUPPORT
+/* Broadcast the shapes of `nin` arrays (aligned right) into dims[0..nd). */
+static int opkit_broadcast(int nd, int nin, PyArrayObject** ins, npy_intp* dims, const char* opname)
+{
+    for (int d = 0; d < nd; ++d) dims[d] = 1;
+    for (int k = 0; k < nin; ++k) {
+        int offset = nd - PyArray_NDIM(ins[k]);
+        for (int d = 0; d < PyArray_NDIM(ins[k]); ++d) {
+            npy_intp n = PyArray_DIMS(ins[k])[d];
+            if (n == 1) continue;
+            if (dims[offset + d] != 1 && dims[offset + d] != n) {
+                PyErr_Format(PyExc_ValueError,
+                    "%s: input %d has length %zd on axis %d, which cannot be broadcast with length %zd",
+                    opname, k, (Py_ssize_t)n, offset + d, (Py_ssize_t)dims[offset + d]);
+                return -1;
+            }
+            dims[offset + d] = n;
+        }
+    }
+    return 0;
+}
+
+/* Keep *out if it is a C-contiguous array of the right shape and dtype, else allocate one. */
+static int opkit_prepare_output(PyArrayObject** out, int nd, const npy_intp* dims, int typenum)
+{
+    PyArrayObject* o = *out;
+    if (o && PyArray_NDIM(o) == nd && PyArray_TYPE(o) == typenum && PyArray_IS_C_CONTIGUOUS(o)
+            && PyArray_ISWRITEABLE(o)) {
+        int same = 1;
+        for (int d = 0; d < nd; ++d) same &= PyArray_DIMS(o)[d] == dims[d];
+        if (same) return 0;
+    }
+    Py_XDECREF(o);
+    *out = (PyArrayObject*)PyArray_EMPTY(nd, (npy_intp*)dims, typenum, 0);
+    return *out ? 0 : -1;
+}
+
+/* Byte strides of `a` seen with nd dimensions: 0 on broadcast and missing axes. */
+static void opkit_broadcast_strides(PyArrayObject* a, int nd, npy_intp* strides)
+{
+    int offset = nd - PyArray_NDIM(a);
+    for (int d = 0; d < nd; ++d) {
+        int ad = d - offset;
+        strides[d] = (ad < 0 || PyArray_DIMS(a)[ad] == 1) ? 0 : PyArray_STRIDES(a)[ad];
+    }
+}
+
+/* True if `a` is C-contiguous with exactly the output's shape. */
+static int opkit_full_contiguous(PyArrayObject* a, int nd, const npy_intp* dims)
+{
+    if (PyArray_NDIM(a) != nd || !PyArray_IS_C_CONTIGUOUS(a)) return 0;
+    for (int d = 0; d < nd; ++d) if (PyArray_DIMS(a)[d] != dims[d]) return 0;
+    return 1;
+}
+
+/* Call body(ptrs) for every element of an nd iteration; ptrs advance by their strides. */
+template <int NARGS, typename Body>
+static void opkit_nd_loop(int nd, const npy_intp* dims, char** base, npy_intp (*strides)[NPY_MAXDIMS], Body body)
+{
+    if (nd == 0) { body(base); return; }
+    npy_intp index[NPY_MAXDIMS] = {0};
+    char* ptrs[NARGS];
+    const int inner = nd - 1;
+    const npy_intp n_inner = dims[inner];
+    for (int d = 0; d < nd; ++d) if (dims[d] == 0) return;
+    for (;;) {
+        for (int k = 0; k < NARGS; ++k) {
+            char* p = base[k];
+            for (int d = 0; d < inner; ++d) p += index[d] * strides[k][d];
+            ptrs[k] = p;
+        }
+        for (npy_intp i = 0; i < n_inner; ++i) {
+            body(ptrs);
+            for (int k = 0; k < NARGS; ++k) ptrs[k] += strides[k][inner];
+        }
+        int d = inner - 1;
+        while (d >= 0 && ++index[d] == dims[d]) index[d--] = 0;
+        if (d < 0) return;
+    }
+}
+
+template <typename T> static inline T opkit_ipow(T base, T exponent)
+{
+    T result = 1;
+    if (exponent < 0) return (base == 1) ? 1 : ((base == -1) ? ((exponent & 1) ? -1 : 1) : 0);
+    while (exponent) { if (exponent & 1) result *= base; base *= base; exponent >>= 1; }
+    return result;
+}
+#endif
+"""
+
+
+def elemwise_c_code(node, name, inputs, outputs, sub, expression):
+    """Return the C code of one Elemwise node; `expression(args, out_dtype)` gives its body."""
+    out, = outputs
+    out_var = node.outputs[0]
+    nd, nin = out_var.ndim, len(inputs)
+    out_t = c_dtype(out_var.dtype)
+    in_ts = [c_dtype(v.dtype) for v in node.inputs]
+    values = [f"v{k}" for k in range(nin)]
+    expr = expression(values, out_var.dtype)
+    flat_loads = "\n".join(f"        const {out_t} v{k} = ({out_t})p{k}[i];" for k in range(nin))
+    nd_loads = "\n".join(f"        const {out_t} v{k} = ({out_t})*({in_ts[k]}*)ptrs[{k}];" for k in range(nin))
+    pointers = "\n".join(f"    const {in_ts[k]}* p{k} = (const {in_ts[k]}*)PyArray_DATA({inputs[k]});"
+                         for k in range(nin))
+    contiguous = " && ".join(f"opkit_full_contiguous({i}, {nd}, dims)" for i in inputs)
+    strides = "\n".join(f"    opkit_broadcast_strides({i}, {nd}, strides[{k}]);" for k, i in enumerate(inputs))
+    bases = ", ".join([f"(char*)PyArray_DATA({i})" for i in inputs] + [f"(char*)PyArray_DATA({out})"])
+    return f"""
+{{
+    PyArrayObject* ins[{nin}] = {{{', '.join(inputs)}}};
+    npy_intp dims[{max(nd, 1)}];
+    if (opkit_broadcast({nd}, {nin}, ins, dims, "{node.op}")) {sub['fail']}
+    if (opkit_prepare_output(&{out}, {nd}, dims, {c_typenum(out_var.dtype)})) {sub['fail']}
+    {out_t}* pz = ({out_t}*)PyArray_DATA({out});
+{pointers}
+    if ({contiguous}) {{
+        const npy_intp n = PyArray_SIZE({out});
+        for (npy_intp i = 0; i < n; ++i) {{
+{flat_loads}
+            pz[i] = {expr};
+        }}
+    }} else {{
+        npy_intp strides[{nin + 1}][NPY_MAXDIMS];
+{strides}
+        opkit_broadcast_strides({out}, {nd}, strides[{nin}]);
+        char* base[{nin + 1}] = {{{bases}}};
+        opkit_nd_loop<{nin + 1}>({nd}, dims, base, strides, [&](char** ptrs) {{
+{nd_loads}
+            *({out_t}*)ptrs[{nin}] = {expr};
+        }});
+    }}
+}}
+"""
