@@ -112,6 +112,21 @@ def test_miss_builds_and_publishes_then_a_hit_only_loads(tmp_path, tiny_source):
     assert len(builds) == 1
 
 
+def test_a_hit_never_lists_the_cache(tmp_path, tiny_source, monkeypatch):
+    root, key = tmp_path / "cache", _key("no-listing")
+    child = multiprocessing.get_context("fork").Process(target=_get_tiny, args=(root, key, tiny_source))
+    child.start()
+    child.join()
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a cache hit listed a directory")
+    for name in ("scandir", "listdir"):
+        monkeypatch.setattr(os, name, refuse)
+    for name in ("iterdir", "glob"):
+        monkeypatch.setattr(pathlib.Path, name, refuse)
+    assert _get_tiny(root, key, tiny_source, builds := []).add(1, 1) == 2 and builds == []
+
+
 @pytest.mark.parametrize("method", ["spawn", "fork"])
 def test_eight_processes_build_one_key_once(tmp_path, method, tiny_source):
     root, key, marker = tmp_path / "cache", _key(method), tmp_path / "builds"

@@ -82,20 +82,14 @@ def module_name_for(key: str) -> str:
     return f"opkit_{key[:32]}"
 
 
-_guard = threading.Lock()
-_thread_locks: dict[str, threading.Lock] = {}
+_thread_locks: dict[str, threading.Lock] = {}  # lock file path -> lock; setdefault is atomic
 _held_fds: set[int] = set()
-
-
-def _thread_lock(path: str) -> threading.Lock:
-    with _guard:
-        return _thread_locks.setdefault(path, threading.Lock())
 
 
 def _reset_after_fork():
     """Give a forked child fresh thread locks, and drop the lock files its parent's threads held."""
-    global _guard, _thread_locks
-    _guard, _thread_locks = threading.Lock(), {}
+    global _thread_locks
+    _thread_locks = {}
     for fd in _held_fds:
         os.close(fd)
     _held_fds.clear()
@@ -108,44 +102,40 @@ class _KeyLock:
     """Hold one key's lock: a threading.Lock between threads, flock between processes."""
 
     def __init__(self, path: pathlib.Path):
-        self.path = str(path)
-        self.fd = None
-        self.thread_lock = _thread_lock(self.path)
+        self.path, self.fd = str(path), None
+        self.thread_lock = _thread_locks.setdefault(self.path, threading.Lock())
 
     def acquire(self, wait: bool = True) -> bool:
         """Take the lock; without `wait`, return False at once if anyone holds it."""
         timer = _LockWait(self.path)
-        while not self.thread_lock.acquire(blocking=wait, timeout=0.05 if wait else -1):
-            if not wait:
-                return False
-            timer.check()
+        if not timer.poll(lambda: self.thread_lock.acquire(blocking=False), wait):
+            return False
         try:
-            while (fd := self._try_flock()) is None:
-                if not wait:
-                    self.thread_lock.release()
-                    return False
-                timer.check()
-                timer.sleep()
+            if timer.poll(self._try_flock, wait):
+                return True
         except BaseException:
             self.thread_lock.release()
             raise
-        self.fd = fd
-        _held_fds.add(fd)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()} {socket.gethostname()} {time.time():.3f}\n".encode(), 0)
-        return True
+        self.thread_lock.release()
+        return False
 
-    def _try_flock(self):
+    def _try_flock(self) -> bool:
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             # Whoever removed the lock file held the lock then; ours may be on the removed inode.
-            if os.fstat(fd).st_ino == os.stat(self.path).st_ino:
-                return fd
-        except (BlockingIOError, FileNotFoundError):
-            pass
-        os.close(fd)
-        return None
+            if os.fstat(fd).st_ino != os.stat(self.path).st_ino:
+                raise FileNotFoundError(self.path)
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()} {socket.gethostname()} {time.time():.3f}\n".encode(), 0)
+        except BaseException as exc:
+            os.close(fd)
+            if isinstance(exc, (BlockingIOError, FileNotFoundError)):
+                return False
+            raise
+        self.fd = fd
+        _held_fds.add(fd)
+        return True
 
     def release(self, unlink: bool = False):
         """Release the lock; with `unlink`, remove its file first (eviction does)."""
@@ -162,14 +152,23 @@ class _KeyLock:
 
 
 class _LockWait:
-    """Time a wait for a lock: warn once after LOCK_WARN_AFTER, raise after the timeout."""
+    """Poll for a lock: warn once after LOCK_WARN_AFTER, raise after config.compile_lock_timeout."""
 
     def __init__(self, path: str):
-        self.path, self.start, self.delay, self.warned = path, time.monotonic(), 0.005, False
+        self.path, self.start, self.delay, self.warned = path, time.monotonic(), 0.002, False
         self.timeout = config.compile_lock_timeout
 
-    def check(self):
-        waited = time.monotonic() - self.start
+    def poll(self, try_once, wait: bool) -> bool:
+        """Call `try_once` until it succeeds; without `wait`, only once."""
+        while not try_once():
+            if not wait:
+                return False
+            self._check(time.monotonic() - self.start)
+            time.sleep(self.delay)
+            self.delay = min(self.delay * 2, 0.1)
+        return True
+
+    def _check(self, waited: float):
         if waited >= self.timeout:
             raise CompileLockTimeout(
                 f"timed out after {waited:.1f}s waiting for the compile lock {self.path}\n"
@@ -179,11 +178,7 @@ class _LockWait:
             self.warned = True
             warnings.warn(f"waited {waited:.0f}s for the compile lock {self.path}: it is "
                           f"{_lock_holder(self.path)}; giving up after {self.timeout:g}s"
-                          " (config.compile_lock_timeout)", CacheWarning, stacklevel=5)
-
-    def sleep(self):
-        time.sleep(self.delay)
-        self.delay = min(self.delay * 2, 0.1)
+                          " (config.compile_lock_timeout)", CacheWarning, stacklevel=6)
 
 
 def _lock_holder(path: str) -> str:
@@ -226,16 +221,17 @@ def _verify(entry: pathlib.Path, key: str, module_name: str) -> pathlib.Path:
     return entry / so_name
 
 
-def _describe(path: pathlib.Path) -> CacheEntry:
-    size = sum(item.stat().st_size for item in os.scandir(path) if item.is_file())
+def _describe(path: pathlib.Path) -> CacheEntry | None:
+    """Describe one entry directory, or return None if it vanished meanwhile (evicted)."""
     try:
-        meta = json.loads((path / META).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        size = sum(item.stat().st_size for item in os.scandir(path) if item.is_file())
+        last_used = os.stat(path / STAMP if (path / STAMP).exists() else path).st_mtime
+    except FileNotFoundError:
+        return None
+    try:
+        meta = dict(json.loads((path / META).read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
         meta = {}
-    try:
-        last_used = os.stat(path / STAMP).st_mtime
-    except OSError:
-        last_used = os.stat(path).st_mtime
     return CacheEntry(path.name, path, meta.get("module_name"), size, meta.get("created"), last_used)
 
 
@@ -279,10 +275,7 @@ class ModuleCache:
             module = load_module(so, module_name)
         except ImportError as exc:
             raise _CorruptEntry(str(exc)) from exc
-        try:
-            os.utime(entry / STAMP)
-        except FileNotFoundError:
-            (entry / STAMP).touch()
+        (entry / STAMP).touch()  # the least recently used entries are evicted first
         return module
 
     def _build_locked(self, key: str, build, module_name: str, extra_meta):
@@ -296,7 +289,7 @@ class ModuleCache:
                     return self._load_entry(key, module_name)
                 except (FileNotFoundError, _CorruptEntry) as exc:
                     warnings.warn(f"removing the corrupt compiled module {entry} and rebuilding it: {exc}",
-                                  CacheWarning, stacklevel=4)
+                                  CacheWarning, stacklevel=3)
                     self._remove_tree(entry)
             for stale in self.root.glob(f".build-{key}-*"):
                 shutil.rmtree(stale, ignore_errors=True)
@@ -369,9 +362,10 @@ class ModuleCache:
         """List every entry (this walks the cache; a lookup never does)."""
         if not self.root.is_dir():
             return []
-        return [_describe(pathlib.Path(entry.path))
-                for shard in os.scandir(self.root) if len(shard.name) == 2 and shard.is_dir()
-                for entry in os.scandir(shard.path) if entry.is_dir(follow_symlinks=False)]
+        found = (_describe(pathlib.Path(entry.path))
+                 for shard in os.scandir(self.root) if len(shard.name) == 2 and shard.is_dir()
+                 for entry in os.scandir(shard.path) if entry.is_dir(follow_symlinks=False))
+        return [entry for entry in found if entry is not None]
 
     def info(self) -> dict:
         """Return the cache's root, number of entries, total and maximum size in bytes."""
@@ -389,7 +383,7 @@ class ModuleCache:
             lock = self._lock(path.name[len(".build-"):][:64])
             if lock.acquire(wait=False):
                 shutil.rmtree(path, ignore_errors=True)
-                lock.release()
+                lock.release(unlink=True)
         return self._evict(config.cache_max_bytes if max_bytes is None else max_bytes)
 
     def clear(self) -> list[CacheEntry]:

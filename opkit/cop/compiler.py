@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
+import importlib.util
 import os
 import shlex
 import shutil
@@ -86,6 +88,7 @@ def python_include_dirs() -> list[str]:
     return list(dict.fromkeys(dirs))
 
 
+@functools.lru_cache(maxsize=None)
 def numpy_c_api_version() -> str:
     """Return numpy's C-API (ABI) version, or numpy's version where it cannot be read."""
     import numpy
@@ -117,20 +120,20 @@ def describe_toolchain() -> list[tuple[str, bool, str]]:
         checks.append(("C++ compiler", True, find_compiler().identity))
     except CompileError as exc:
         checks.append(("C++ compiler", False, str(exc)))
-    include = sysconfig.get_paths()["include"]
-    ok = os.path.exists(os.path.join(include, "Python.h"))
-    checks.append(("Python headers", ok, include if ok else
-                   f"Python.h not found in {include}; install the Python development headers"
-                   " (Debian/Ubuntu: apt-get install python3-dev)"))
+    checks.append(_header_check("Python headers", sysconfig.get_paths()["include"], "Python.h",
+                                "install the Python development headers (Debian/Ubuntu: apt-get install python3-dev)"))
     try:
-        numpy_dirs = python_include_dirs()[-1:]
-        ok = os.path.exists(os.path.join(numpy_dirs[0], "numpy", "arrayobject.h"))
-        checks.append(("numpy headers", ok, numpy_dirs[0] if ok else
-                       f"numpy/arrayobject.h not found in {numpy_dirs[0]}; reinstall numpy"))
+        import numpy
+
+        checks.append(_header_check("numpy headers", numpy.get_include(), os.path.join("numpy", "arrayobject.h"),
+                                    "reinstall numpy (pip install --force-reinstall numpy)"))
     except ImportError as exc:
         checks.append(("numpy headers", False, f"numpy cannot be imported ({exc}); pip install numpy"))
-    import importlib.util
-
     ok = importlib.util.find_spec("setuptools") is not None
     checks.append(("setuptools", ok, "importable" if ok else "pip install setuptools"))
     return checks
+
+
+def _header_check(check: str, include: str, header: str, fix: str) -> tuple[str, bool, str]:
+    ok = os.path.exists(os.path.join(include, header))
+    return (check, ok, include if ok else f"{header} not found in {include}; {fix}")
