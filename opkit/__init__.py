@@ -4,6 +4,7 @@ Every public name is resolved on first use (PEP 562), so `import opkit`
 imports neither numpy, nor a compiler toolchain, nor any plugin.
 """
 
+from opkit.config import config  # eager: the submodule opkit.config would shadow a lazy name
 from opkit.errors import CompileError, PluginError, SectionError
 
 __version__ = "0.1.0"
@@ -19,7 +20,6 @@ _LAZY = {
     "Generic": "opkit.core.type",
     "function": "opkit.core.function",
     "Mode": "opkit.core.mode",
-    "config": "opkit.config",
     "grad": "opkit.core.gradient",
     "Lop": "opkit.core.gradient",
     "Rop": "opkit.core.gradient",
@@ -32,15 +32,20 @@ _LAZY = {
     "register_shape_i_c_code": "opkit.core.builtin_ops",
 }
 
-__all__ = sorted([*_LAZY, "CompileError", "PluginError", "SectionError"])
+# Subpackages reachable as attributes after a bare `import opkit` (`opkit.tensor.matrix()`).
+_SUBMODULES = ("tensor", "scalar", "gradient", "testing")
+
+__all__ = sorted([*_LAZY, "config", "CompileError", "PluginError", "SectionError"])
 
 
 def __getattr__(name):
+    import importlib
+
+    if name in _SUBMODULES:
+        return importlib.import_module(f"opkit.{name}")
     module_name = _LAZY.get(name)
     if module_name is None:
         raise AttributeError(f"module 'opkit' has no attribute {name!r}")
-    import importlib
-
     value = getattr(importlib.import_module(module_name), name)
     globals()[name] = value
     return value

@@ -103,10 +103,10 @@ def _variable_blocks(region, names, labels):
                      declare=call(ctype, "c_declare", name, sub, check_input=True, default=""),
                      cleanup=call(ctype, "c_cleanup", name, sub, default=""))
         if id(variable) in inputs:
-            block.update(source=f"args[{inputs[id(variable)]}]", comment=f"input {variable}",
+            block.update(source=f"args[{inputs[id(variable)]}]", comment=f"input {inputs[id(variable)]}: {ctype}",
                          fetch=call(ctype, "c_extract", name, sub, check_input=True, default=""))
         elif id(variable) in constants:
-            block.update(source=f"constants[{constants[id(variable)]}]", comment=f"constant {variable}",
+            block.update(source=f"constants[{constants[id(variable)]}]", comment=f"constant: {ctype}",
                          fetch=call(ctype, "c_extract", name, sub, check_input=False, default=""))
         else:
             extract = call(ctype, "c_extract", name, sub, check_input=False, default="")
@@ -114,10 +114,10 @@ def _variable_blocks(region, names, labels):
             block.update(fetch=f"if (py_{name} != Py_None) {{\n{extract}\n}} else {{\n{init}\n}}",
                          sync=call(ctype, "c_sync", name, sub, default=""))
             if id(variable) in outputs:
-                block.update(source="Py_None", comment=f"output {variable}", output=True)
+                block.update(source="Py_None", comment=f"output: {ctype}", output=True)
             else:
                 block.update(source=f"(storage[{keep}] ? storage[{keep}] : Py_None)",
-                             comment=f"intermediate {variable}", keep=keep)
+                             comment=f"intermediate: {ctype}", keep=keep)
                 keep += 1
         blocks.append(block)
     return blocks
@@ -132,7 +132,9 @@ def _node_block(node, index, names, labels, collected):
     code = call(op, "c_code", node, name, inputs, outputs, sub)
     cleanup = call(op, "c_code_cleanup", node, name, inputs, outputs, sub, default="")
     collected.add_op(op, node, name)
-    return dict(name=name, label=label, comment=str(node).replace("\n", " ")[:120],
+    # Comments name no constant values, user names or addresses: those must not change the cache key.
+    comment = f"{type(op).__name__}({', '.join(inputs)}) -> {', '.join(outputs)}".replace("\n", " ")
+    return dict(name=name, label=label, comment=comment[:160],
                 code=code, cleanup=cleanup or "")
 
 
