@@ -74,16 +74,17 @@ def compile_region(region, description=""):
         return cache.get_or_build(key, build, module_name=name,
                                   extra_meta={"description": description[:500]})
     except CompileError as exc:
-        raise _with_context(exc, region) from None
+        raise _with_context(exc, region)
 
 
 def _with_context(exc, region):
+    """Name the nodes being compiled in the error, keeping its class and attributes."""
     nodes = "\n".join(f"  {node}  [op {type(node.op).__module__}.{type(node.op).__qualname__}]"
                       for node in region.nodes[:8])
     more = f"\n  ... and {len(region.nodes) - 8} more" if len(region.nodes) > 8 else ""
-    message = f"{exc.message}\nwhile compiling:\n{nodes}{more}"
-    return CompileError(message, command=exc.command, returncode=exc.returncode,
-                        source_path=exc.source_path, errors=exc.errors)
+    exc.message = f"{exc.message}\nwhile compiling:\n{nodes}{more}"
+    exc.args = (exc.message,)
+    return exc
 
 
 def make_region_runner(region, description=""):
