@@ -203,6 +203,10 @@ def _entries(root):
     return sorted(p.name for p in pathlib.Path(root).glob("*/*") if p.is_dir())
 
 
+# a fresh cache holds the graph's module and opkit's call-path module (FunctionBase)
+MODULES_PER_SCRIPT = 2
+
+
 def test_ten_hash_seeds_add_no_modules_after_the_first(tmp_path):
     env = dict(os.environ, OPKIT_COMPILEDIR=str(tmp_path / "cache"))
     first = None
@@ -214,7 +218,7 @@ def test_ten_hash_seeds_add_no_modules_after_the_first(tmp_path):
         entries = _entries(tmp_path / "cache")
         if first is None:
             first = entries
-            assert len(first) == 1
+            assert len(first) == MODULES_PER_SCRIPT
         assert entries == first
 
 
@@ -224,7 +228,7 @@ def test_eight_processes_compile_one_graph_once(tmp_path):
                               stderr=subprocess.PIPE, text=True) for _ in range(8)]
     results = [p.communicate(timeout=300) for p in procs]
     assert all(p.returncode == 0 for p in procs), [err for _, err in results]
-    assert len(_entries(tmp_path / "cache")) == 1
+    assert len(_entries(tmp_path / "cache")) == MODULES_PER_SCRIPT
     builds = list((tmp_path / "cache").glob(".build-*"))
     assert builds == []
 
@@ -244,13 +248,13 @@ def test_killed_compile_does_not_block_the_next_run(tmp_path):
     result = _run(SCRIPT, env)
     assert result.returncode == 0, result.stderr
     assert time.time() - started < 60
-    assert len(_entries(tmp_path / "cache")) == 1
+    assert len(_entries(tmp_path / "cache")) == MODULES_PER_SCRIPT
 
 
 def test_truncated_shared_object_is_rebuilt_with_a_warning(tmp_path):
     env = dict(os.environ, OPKIT_COMPILEDIR=str(tmp_path / "cache"))
     assert _run(SCRIPT, env).returncode == 0
-    so, = (tmp_path / "cache").glob("*/*/*.so")
+    so = max((tmp_path / "cache").glob("*/*/*.so"), key=lambda p: p.stat().st_size)
     so.write_bytes(so.read_bytes()[:1000])
     result = _run(SCRIPT, env)
     assert result.returncode == 0, result.stderr
@@ -274,4 +278,4 @@ def test_compiledir_can_change_at_run_time(tmp_path):
         with opkit.config.change_flags(compiledir=str(tmp_path / name)):
             f = opkit.function([x], x * 5 - 4)
             np.testing.assert_array_equal(f(np.ones(2)), np.ones(2))
-        assert len(_entries(tmp_path / name)) == 1
+        assert len(_entries(tmp_path / name)) == 1   # the call path was loaded before

@@ -60,7 +60,14 @@ def _unversioned_cache():
 def compile_region(region, description=""):
     """Return the loaded extension module computing `region`."""
     find_compiler()  # a missing compiler is reported before any work
-    generated = render_module(region, description)
+    try:
+        return compile_generated(render_module(region, description), description)
+    except CompileError as exc:
+        raise _with_context(exc, region)
+
+
+def compile_generated(generated, description=""):
+    """Return the loaded module for generated source, from the cache or freshly built."""
     key = module_key(generated)
     cache = default_cache() if generated.versioned else _unversioned_cache()
     name = module_name_for(key)
@@ -70,11 +77,7 @@ def compile_region(region, description=""):
                                library_dirs=generated.library_dirs, libraries=generated.libraries,
                                extra_compile_args=generated.compile_args)
 
-    try:
-        return cache.get_or_build(key, build, module_name=name,
-                                  extra_meta={"description": description[:500]})
-    except CompileError as exc:
-        raise _with_context(exc, region)
+    return cache.get_or_build(key, build, module_name=name, extra_meta={"description": description[:500]})
 
 
 def _with_context(exc, region):

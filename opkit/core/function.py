@@ -81,7 +81,7 @@ class FunctionMaker:
 
     def create(self, single):
         runner = self.linker.make_runner(self.fgraph)
-        return Function(self, runner, single)
+        return function_class()(self, runner, single)
 
 
 def protect_outputs(fgraph):
@@ -113,20 +113,23 @@ def _is_view_of_input(variable, inputs):
     return False
 
 
-class Function:
-    """A compiled graph: call it with values for its inputs."""
+class FunctionAPI:
+    """What every compiled function offers; ``_slow_call`` filters arguments in Python.
+
+    The class users get, ``Function``, puts this on top of the C base in
+    ``templates/fastcall.cpp`` so that a call reaches the compiled graph with no
+    Python frame; ``_slow_call`` runs only for conversions, keywords and errors.
+    """
 
     def __init__(self, maker, runner, single):
         self.maker = maker
         self.name = maker.name
-        self._runner = runner
-        self._single = single
-        self._wrap = not single and len(maker.fgraph.outputs) == 1
         self._types = [v.type for v in maker.inputs]
         self._names = [v.name for v in maker.inputs]
-        self.trust_input = False
+        self._wrap = not single and len(maker.fgraph.outputs) == 1
+        self._configure(runner, type(self)._slow_call, self._wrap, _signature(self._types))
 
-    def __call__(self, *args, **kwargs):
+    def _slow_call(self, *args, **kwargs):
         if kwargs or len(args) != len(self._types):
             args = self._bind(args, kwargs)
         if not self.trust_input:
@@ -170,3 +173,45 @@ class Function:
 
     def __repr__(self):
         return f"<opkit.Function {self.name or ''} ({self._signature()})>"
+
+
+def _signature(types):
+    from opkit.cop.fastcall import input_signature
+
+    return input_signature(types)
+
+
+class PyFunction(FunctionAPI):
+    """A compiled function called through Python (used when no C call path can be built)."""
+
+    trust_input = False
+
+    def _configure(self, runner, slow_call, wrap, signature):
+        self._runner = runner
+
+    __call__ = FunctionAPI._slow_call
+
+
+_function_class = None
+
+
+def function_class():
+    """Return the Function class: FunctionAPI over the C FunctionBase (PyFunction without a compiler)."""
+    global _function_class
+    if _function_class is None:
+        from opkit.errors import CompileError
+
+        try:
+            from opkit.cop.fastcall import function_base
+
+            base, enable_vectorcall = function_base()
+        except CompileError:
+            from opkit.config import config
+
+            if not config.python_fallback:
+                raise
+            return PyFunction
+        _function_class = type("Function", (FunctionAPI, base), {"__module__": __name__, "__doc__":
+                               "A compiled graph: call it with values for its inputs."})
+        enable_vectorcall(_function_class)
+    return _function_class

@@ -1,0 +1,27 @@
+"""The C base class of opkit.Function (templates/fastcall.cpp), compiled once and cached."""
+
+from __future__ import annotations
+
+import functools
+from importlib import resources
+
+
+@functools.lru_cache(maxsize=None)
+def function_base():
+    """Return (FunctionBase, enable_vectorcall) from the compiled call-path module."""
+    from opkit.cop.codegen import GeneratedModule
+    from opkit.cop.compile import compile_generated
+
+    source = resources.files("opkit").joinpath("templates", "fastcall.cpp").read_text(encoding="utf-8")
+    module = compile_generated(GeneratedModule(source), "opkit call path (FunctionBase)")
+    return module.FunctionBase, module.enable_vectorcall
+
+
+def input_signature(types):
+    """Return the (typenum, ndim) per input that FunctionBase checks in C (None: check in Python)."""
+    import numpy as np
+
+    from opkit.core.tensor.type import TensorType
+
+    return tuple((np.dtype(t.dtype).num, t.ndim) if type(t) is TensorType and None not in (t.dtype,)
+                 and all(s is None for s in t.shape) else None for t in types)
