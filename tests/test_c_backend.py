@@ -279,3 +279,13 @@ def test_compiledir_can_change_at_run_time(tmp_path):
             f = opkit.function([x], x * 5 - 4)
             np.testing.assert_array_equal(f(np.ones(2)), np.ones(2))
         assert len(_entries(tmp_path / name)) == 1   # the call path was loaded before
+
+
+@pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE", opkit.Mode(linker="py")])
+def test_op_without_perform_or_c_code_says_what_to_define(mode):
+    op = Op()
+    op.make_node = lambda x: Apply(op, [x], [x.type()])
+    x = ot.dvector("x")
+    with pytest.raises(NotImplementedError, match=r"has neither perform\(\) nor C code .*\n"
+                                                  r"Hint: define perform\(node, inputs, output_storage\)"):
+        opkit.function([x], op(x), mode=mode)

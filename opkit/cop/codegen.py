@@ -8,6 +8,9 @@ from dataclasses import dataclass, field
 from opkit.cop.cinterface import as_list, call, include_line
 
 MODULE_NAME_PLACEHOLDER = "OPKIT_MODULE_NAME"
+# An op's code ends a chunk that moved the compiler into its own file with `#line` with this
+# line; left alone it is an ignored pragma, rendered it points back at the generated module.
+RESTORE_LINE_PRAGMA = "#pragma opkit_restore_line"
 
 
 @dataclass
@@ -82,12 +85,27 @@ def render_module(region, description=""):
         variables=variables, nodes=nodes, outputs=[names[v] for v in region.outputs],
         n_inputs=len(region.inputs),
     )
-    source = _template().render(**context)
+    source = restore_line_numbers(_template().render(**context))
     no_args = set(collected.no_compile_args)
     return GeneratedModule(source, _unique(collected.header_dirs), _unique(collected.lib_dirs),
                            _unique(collected.libraries),
                            [a for a in _unique(collected.compile_args) if a not in no_args],
                            collected.versioned)
+
+
+def restore_line_numbers(source):
+    """Replace each RESTORE_LINE_PRAGMA line by a `#line` naming the module's own next line.
+
+    Without it, generated code after an op's `#line "user.c"` section would be
+    reported as lines of user.c that do not exist.
+    """
+    if RESTORE_LINE_PRAGMA not in source:
+        return source
+    lines = source.split("\n")
+    for number, line in enumerate(lines, start=1):
+        if line.strip() == RESTORE_LINE_PRAGMA:
+            lines[number - 1] = f'#line {number + 1} "{MODULE_NAME_PLACEHOLDER}.cpp"'
+    return "\n".join(lines)
 
 
 def _variable_blocks(region, names, labels):

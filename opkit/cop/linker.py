@@ -15,6 +15,12 @@ from opkit.errors import CompileError
 
 def node_c_thunk(node, storage, compute_map=None):
     """Return a thunk running `node` through its own compiled module."""
+    if not op_has_c(node):
+        op = node.op
+        raise NotImplementedError(
+            f"{op} ({type(op).__module__}.{type(op).__qualname__}) has neither perform() nor C code for {node}.\n"
+            "Hint: define perform(node, inputs, output_storage) or c_code(node, name, inputs, outputs, sub), "
+            "and check that every input and output type has a C interface.")
     region = Region.from_nodes([node], lambda variable: True)
     runner = make_region_runner(region, f"node {node}")
     return region_thunk(region, runner, storage)

@@ -82,10 +82,11 @@ class Elemwise(Op):
     def c_code(self, node, name, inputs, outputs, sub):
         from opkit.core.tensor.elemwise_c import elemwise_c_code
 
-        return elemwise_c_code(node, name, inputs, outputs, sub, self.scalar_op.c_expression)
+        program = [(self.scalar_op, tuple(range(len(inputs))), node.outputs[0].dtype)]
+        return elemwise_c_code(node, name, inputs, outputs, sub, program)
 
     def c_code_cache_version(self):
-        return (1,)
+        return (2,)
 
     def grad(self, inputs, output_grads):
         from opkit.core.tensor import elemwise_grad

@@ -98,17 +98,34 @@ template <typename T> static inline T opkit_ipow(T base, T exponent)
 """
 
 
-def elemwise_c_code(node, name, inputs, outputs, sub, expression):
-    """Return the C code of one Elemwise node; `expression(args, out_dtype)` gives its body."""
+def program_statements(program, n_inputs):
+    """Return C statements computing each step of `program` into t0, t1, ...
+
+    `program` is a sequence of (scalar_op, refs, out_dtype); a ref below
+    n_inputs names input value v<ref>, others the step t<ref - n_inputs>.
+    Each step casts its operands to its own dtype first, as numpy does.
+    """
+    lines = []
+    for step, (scalar_op, refs, out_dtype) in enumerate(program):
+        ctype = c_dtype(out_dtype)
+        args = [f"({ctype})" + (f"v{r}" if r < n_inputs else f"t{r - n_inputs}") for r in refs]
+        lines.append(f"const {ctype} t{step} = ({ctype}){scalar_op.c_expression(args, out_dtype)};")
+    return lines
+
+
+def elemwise_c_code(node, name, inputs, outputs, sub, program):
+    """Return the C code of an elementwise node computing `program` (see program_statements)."""
     out, = outputs
     out_var = node.outputs[0]
     nd, nin = out_var.ndim, len(inputs)
     out_t = c_dtype(out_var.dtype)
     in_ts = [c_dtype(v.dtype) for v in node.inputs]
-    values = [f"v{k}" for k in range(nin)]
-    expr = expression(values, out_var.dtype)
-    flat_loads = "\n".join(f"        const {out_t} v{k} = ({out_t})p{k}[i];" for k in range(nin))
-    nd_loads = "\n".join(f"        const {out_t} v{k} = ({out_t})*({in_ts[k]}*)ptrs[{k}];" for k in range(nin))
+    steps = program_statements(program, nin)
+    result = f"t{len(program) - 1}"
+    flat_body = "\n".join([f"const {in_ts[k]} v{k} = p{k}[i];" for k in range(nin)] + steps
+                          + [f"pz[i] = {result};"])
+    nd_body = "\n".join([f"const {in_ts[k]} v{k} = *({in_ts[k]}*)ptrs[{k}];" for k in range(nin)] + steps
+                        + [f"*({out_t}*)ptrs[{nin}] = {result};"])
     pointers = "\n".join(f"    const {in_ts[k]}* p{k} = (const {in_ts[k]}*)PyArray_DATA({inputs[k]});"
                          for k in range(nin))
     contiguous = " && ".join(f"opkit_full_contiguous({i}, {nd}, dims)" for i in inputs)
@@ -125,8 +142,7 @@ def elemwise_c_code(node, name, inputs, outputs, sub, expression):
     if ({contiguous}) {{
         const npy_intp n = PyArray_SIZE({out});
         for (npy_intp i = 0; i < n; ++i) {{
-{flat_loads}
-            pz[i] = {expr};
+{flat_body}
         }}
     }} else {{
         npy_intp strides[{nin + 1}][NPY_MAXDIMS];
@@ -134,8 +150,7 @@ def elemwise_c_code(node, name, inputs, outputs, sub, expression):
         opkit_broadcast_strides({out}, {nd}, strides[{nin}]);
         char* base[{nin + 1}] = {{{bases}}};
         opkit_nd_loop<{nin + 1}>({nd}, dims, base, strides, [&](char** ptrs) {{
-{nd_loads}
-            *({out_t}*)ptrs[{nin}] = {expr};
+{nd_body}
         }});
     }}
 }}

@@ -95,8 +95,8 @@ class TensorType(TensorCInterface, CType):
                 return converted
         raise TypeError(
             f"expected {self.describe()}, got {_describe(value)}: casting {data.dtype} to {self.dtype} "
-            f"would lose information.\nHint: convert it yourself (numpy.asarray(value, dtype='{self.dtype}')) "
-            "or pass allow_downcast=True to the type's filter.")
+            f"would lose information.\nHint: convert it yourself (numpy.asarray(value, dtype='{self.dtype}')), "
+            f"or declare the input with dtype {data.dtype}.")
 
     def describe(self):
         return f"{self} (ndim {self.ndim}, dtype {self.dtype})"
