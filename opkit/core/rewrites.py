@@ -131,14 +131,22 @@ class ShapeInference:
         return as_tensor_variable(dim)
 
 
+def fusion(fgraph):
+    """Fuse trees of elementwise nodes into one loop (see opkit.core.tensor.fusion)."""
+    from opkit.core.tensor.fusion import fuse_elementwise
+
+    fuse_elementwise(fgraph)
+
+
 REWRITES = {
     "merge": merge,
     "shape": infer_shapes,
     "constant_folding": constant_folding,
+    "fusion": fusion,
 }
 
 PIPELINES = {
-    "fast_run": ("merge", "shape", "merge", "constant_folding", "merge"),
+    "fast_run": ("merge", "shape", "merge", "constant_folding", "merge", "fusion"),
     "fast_compile": ("merge",),
     None: (),
 }

@@ -1,0 +1,138 @@
+"""Elementwise fusion: a tree of Elemwise nodes becomes one node and one C loop.
+
+A fused node runs a *program*: steps (scalar_op, refs, out_dtype) where a ref
+below the number of inputs names an input and the others earlier steps. Each
+step casts its operands to its own dtype, exactly as the unfused nodes (and
+numpy) would, so fusing never changes a result.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from opkit.core.graph import Apply
+from opkit.core.tensor.elemwise import Elemwise, broadcast_shape
+from opkit.core.tensor.type import TensorType
+
+
+class FusedElemwise(Elemwise):
+    """Several elementwise operations computed in one pass over the output."""
+
+    __props__ = ("program", "n_inputs")
+
+    def __init__(self, program, n_inputs):
+        self.program = tuple(program)
+        self.n_inputs = int(n_inputs)
+
+    @property
+    def scalar_op(self):
+        return self.program[-1][0]
+
+    def make_node(self, *inputs):
+        if len(inputs) != self.n_inputs:
+            raise TypeError(f"{self} takes {self.n_inputs} inputs, got {len(inputs)}")
+        shape = broadcast_shape([i.type.shape for i in inputs], f"the inputs of {self}")
+        return Apply(self, list(inputs), [TensorType(self.program[-1][2], shape)()])
+
+    def perform(self, node, inputs, output_storage):
+        values = list(inputs)
+        with np.errstate(all="ignore"):
+            for scalar_op, refs, out_dtype in self.program:
+                operands = [np.asarray(values[r]).astype(out_dtype, copy=False) for r in refs]
+                values.append(np.asarray(scalar_op.ufunc(*operands), dtype=out_dtype))
+        output_storage[0][0] = np.asarray(values[-1], dtype=node.outputs[0].dtype)
+
+    def c_code(self, node, name, inputs, outputs, sub):
+        from opkit.core.tensor.elemwise_c import elemwise_c_code
+
+        return elemwise_c_code(node, name, inputs, outputs, sub, self.program)
+
+    def expand(self, inputs):
+        """Rebuild the unfused graph of Elemwise nodes on `inputs`; return its output."""
+        values = list(inputs)
+        for scalar_op, refs, _ in self.program:
+            values.append(Elemwise(scalar_op)(*[values[r] for r in refs]))
+        return values[-1]
+
+    def grad(self, inputs, output_grads):
+        from opkit.core.gradient import Lop
+
+        return Lop(self.expand(inputs), list(inputs), output_grads[0])
+
+    def R_op(self, inputs, eval_points):
+        from opkit.core.gradient import Rop
+
+        pairs = [(i, e) for i, e in zip(inputs, eval_points) if e is not None]
+        if not pairs:
+            return [None]
+        return [Rop(self.expand(inputs), [i for i, _ in pairs], [e for _, e in pairs])]
+
+    def __str__(self):
+        return "Fused{" + ",".join(step[0].name for step in self.program) + "}"
+
+
+def fuse_elementwise(fgraph):
+    """Replace each maximal tree of single-client Elemwise nodes with one FusedElemwise."""
+    clients = fgraph.clients()
+    outputs = set(map(id, fgraph.outputs))
+    fused = set()
+    pairs = []
+    for root in reversed(fgraph.toposort()):
+        if id(root) in fused or not _fusable(root):
+            continue
+        members = _grow(root, clients, outputs)
+        if len(members) < 2:
+            continue
+        fused.update(map(id, members))
+        inputs, program = _program(root, members)
+        replacement = FusedElemwise(program, len(inputs))(*inputs)
+        pairs.append((root.outputs[0], replacement))
+    fgraph.replace_all(pairs, "fusion")
+
+
+def _fusable(node):
+    return type(node.op) is Elemwise
+
+
+def _grow(root, clients, outputs):
+    """Return the nodes feeding `root` only, reachable through Elemwise outputs used once."""
+    members, stack = {id(root): root}, [root]
+    while stack:
+        node = stack.pop()
+        for variable in node.inputs:
+            owner = variable.owner
+            if owner is None or id(owner) in members or not _fusable(owner) or id(variable) in outputs:
+                continue
+            users = clients.get(variable, [])
+            if len(users) != 1 or users[0][0] is not node:
+                continue
+            members[id(owner)] = owner
+            stack.append(owner)
+    return list(members.values())
+
+
+def _program(root, members):
+    """Return (inputs, program) computing root's output from the members' external inputs."""
+    member_ids = set(map(id, members))
+    inputs, input_index, steps, step_index = [], {}, [], {}
+
+    def ref(variable):
+        if variable.owner is not None and id(variable.owner) in member_ids:
+            return ("step", visit(variable.owner))
+        if id(variable) not in input_index:
+            input_index[id(variable)] = len(inputs)
+            inputs.append(variable)
+        return ("input", input_index[id(variable)])
+
+    def visit(node):
+        if id(node) not in step_index:
+            refs = [ref(v) for v in node.inputs]
+            steps.append((node.op.scalar_op, refs, node.outputs[0].dtype))
+            step_index[id(node)] = len(steps) - 1
+        return step_index[id(node)]
+
+    visit(root)
+    n = len(inputs)
+    program = [(op, tuple(k if kind == "input" else n + k for kind, k in refs), dtype)
+               for op, refs, dtype in steps]
+    return inputs, program
