@@ -1,0 +1,198 @@
+"""COp: an Op whose C code lives in external files split by `#section <tag>` lines.
+
+The files are parsed when the op is constructed, so a malformed file fails
+early with a SectionError naming the file and line. Each `c_<tag>` method
+returns its sections wrapped in their macros (SPEC section 5), every section
+after a `#line` directive that points the compiler at the user's file.
+
+PARAMS and CONTEXT are never defined: opkit's C backend passes no params or
+context objects to ops yet.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import re
+
+from opkit.core.op import Op
+from opkit.core.type import MethodNotDefined
+from opkit.cop.codegen import RESTORE_LINE_PRAGMA
+from opkit.cop.macros import section_macros, wrap_section
+from opkit.cop.sections import c_string_literal, content_version, parse_files
+
+_FUNC_NAME = re.compile(r"\s*(?:APPLY_SPECIFIC\(\s*\w+\s*\)|[A-Za-z_][\w:]*)\s*\Z", re.ASCII)
+_NO_MACRO_TAGS = ("support_code", "init_code")
+
+
+def _path_list(func_files) -> list:
+    """Accept one path or a list of paths."""
+    if isinstance(func_files, (str, os.PathLike)):
+        return [func_files]
+    return list(func_files)
+
+
+def _class_dirs(cls) -> list[str]:
+    """Return the directories of the files defining `cls` and its COp bases, most derived first."""
+    dirs = []
+    for klass in cls.__mro__:
+        if klass is COp or not (isinstance(klass, type) and issubclass(klass, COp)):
+            continue
+        try:
+            directory = os.path.dirname(os.path.abspath(inspect.getfile(klass)))
+        except (TypeError, OSError):  # a class typed at the interactive prompt has no file
+            continue
+        if directory not in dirs:
+            dirs.append(directory)
+    return dirs
+
+
+def resolve_func_file(path, cls) -> str:
+    """Return the absolute path of a section file named relative to the class that uses it.
+
+    A relative path resolves against the directory of the module defining
+    `cls`; if it is not there, against the modules of its COp base classes (so
+    a subclass in another directory still finds its base's files); a class
+    without a source file resolves against the current directory.
+    """
+    path = os.fspath(path)
+    if os.path.isabs(path):
+        return os.path.normpath(path)
+    candidates = [os.path.normpath(os.path.join(d, path)) for d in _class_dirs(cls)]
+    for candidate in candidates:
+        if os.path.isfile(candidate):
+            return candidate
+    # Missing everywhere: name the most natural place in the SectionError that parsing raises.
+    return candidates[0] if candidates else os.path.abspath(path)
+
+
+def _dtype(variable):
+    """Return the dtype of a variable's type, or None for types without one."""
+    return getattr(variable.type, "dtype", None)
+
+
+def _wrap(section, define, undef):
+    """Return a section between its macros, then point the compiler back at the generated file."""
+    return wrap_section(section, define, undef) + RESTORE_LINE_PRAGMA + "\n"
+
+
+class COp(Op):
+    """An Op whose C code is read from `.c` files split into `#section <tag>` sections.
+
+    `func_files` is a path or a list of paths; relative paths resolve against
+    the directory of the module that defines the op class. With `func_name`,
+    the generated `c_code` calls `func_name(input0, ..., &output0, ...)`, which
+    returns 0 on success and non-zero after setting a Python exception; without
+    it, the files' `code` sections are the op's `c_code`.
+    """
+
+    def __init__(self, func_files, func_name=None):
+        if func_name is not None and not (isinstance(func_name, str) and _FUNC_NAME.match(func_name)):
+            raise ValueError(f"func_name must name a C function, e.g. 'my_func' or "
+                             f"'APPLY_SPECIFIC(my_func)', got {func_name!r}")
+        self._func_files_given = tuple(os.fspath(p) for p in _path_list(func_files))
+        self.func_name = func_name.strip() if func_name else None
+        self._load()
+
+    def _load(self):
+        """Resolve the section files and parse them (SectionError on any problem)."""
+        self.func_files = tuple(resolve_func_file(p, type(self)) for p in self._func_files_given)
+        self.code_sections = parse_files(self.func_files, func_name=self.func_name)
+
+    def __setstate__(self, state):
+        """Restore a pickled op, re-reading its files where this installation keeps them."""
+        self.__dict__.update(state)
+        if "_func_files_given" not in state:
+            return
+        try:
+            self._load()
+        except ValueError:
+            pass  # files not here: keep the pickled code and paths
+
+    # ---- the text of one tag's sections with their macros ----
+
+    def _sections(self, tag, node=None, name=None, sub=None, inputs=None, outputs=None):
+        """Return every `tag` section wrapped in its macros, or '' if the files have none."""
+        sections = self.code_sections.get(tag, ())
+        if not sections:
+            return ""
+        define = undef = ""
+        if tag not in _NO_MACRO_TAGS:
+            define, undef = self._macros(tag, node, name, sub, inputs, outputs)
+        return "".join(_wrap(section, define, undef) for section in sections)
+
+    def _macros(self, tag, node, name, sub=None, inputs=None, outputs=None):
+        """Return the (define, undef) text of the macros a `tag` section sees for `node`."""
+        return section_macros(
+            tag, name=name,
+            input_dtypes=[_dtype(v) for v in node.inputs],
+            output_dtypes=[_dtype(v) for v in node.outputs],
+            input_names=inputs, output_names=outputs,
+            fail=None if sub is None else sub["fail"],
+            check_input=self.check_input)
+
+    # ---- the C methods opkit's code generator calls ----
+
+    def c_support_code(self):
+        return self._sections("support_code")
+
+    def c_init_code(self):
+        return [_wrap(section, "", "") for section in self.code_sections.get("init_code", ())]
+
+    def c_support_code_apply(self, node, name):
+        return self._sections("support_code_apply", node, name)
+
+    def c_init_code_apply(self, node, name):
+        return self._sections("init_code_apply", node, name)
+
+    def c_support_code_struct(self, node, name):
+        return self._sections("support_code_struct", node, name)
+
+    def c_init_code_struct(self, node, name, sub):
+        return self._sections("init_code_struct", node, name, sub)
+
+    def c_cleanup_code_struct(self, node, name):
+        return self._sections("cleanup_code_struct", node, name)
+
+    def has_c_code(self, node):
+        """Return True if the files give this op C code: a `code` section or func_name."""
+        return bool(self.func_name) or "code" in self.code_sections
+
+    def c_code(self, node, name, inputs, outputs, sub):
+        if self.func_name:
+            return self._func_call(node, name, inputs, outputs, sub)
+        if "code" not in self.code_sections:
+            raise MethodNotDefined("c_code", f"{type(self).__name__}: its C files have no "
+                                             "'#section code' and no func_name was given")
+        return self._sections("code", node, name, sub, inputs, outputs)
+
+    def _func_call(self, node, name, inputs, outputs, sub):
+        """Return the call of func_name, inside the macros so it may use APPLY_SPECIFIC."""
+        define, undef = self._macros("code", node, name, sub, inputs, outputs)
+        arguments = ", ".join([*inputs, *(f"&{output}" for output in outputs)])
+        message = c_string_literal(f"{type(self).__name__}: {self.func_name} returned non-zero "
+                                   "without setting a Python exception")
+        return (f"{define}"
+                f"if ({self.func_name}({arguments}) != 0) {{\n"
+                f"    if (!PyErr_Occurred()) {{\n"
+                f"        PyErr_SetString(PyExc_RuntimeError, {message});\n"
+                f"    }}\n"
+                f"    FAIL\n"
+                f"}}\n"
+                f"{undef}")
+
+    def c_code_cleanup(self, node, name, inputs, outputs, sub):
+        return self._sections("code_cleanup", node, name, sub, inputs, outputs)
+
+    def c_header_dirs(self, c_compiler=None):
+        """Return the directories of the section files, so `#include "local.h"` beside them works."""
+        dirs = []
+        for path in self.func_files:
+            directory = os.path.dirname(path)
+            if directory not in dirs:
+                dirs.append(directory)
+        return dirs
+
+    def c_code_cache_version(self):
+        """Return a version derived from the section files and the local headers they include."""
+        return ("opkit.COp", content_version(self.func_files))

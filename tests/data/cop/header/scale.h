@@ -1,0 +1,3 @@
+#pragma once
+#include "factor.h"
+#define SCALE ((double)FACTOR)
