@@ -259,6 +259,18 @@ class ModuleCache:
             self._loaded[key] = module
         return module
 
+    def lookup(self, key: str, module_name: str):
+        """Return the module for `key` if a valid entry is on disk (or loaded), else None."""
+        module = self._loaded.get(key)
+        if module is None and self.root.is_dir():
+            try:
+                _check_private(self.root)
+                module = self._load_entry(key, module_name)
+            except (FileNotFoundError, _CorruptEntry):
+                return None
+            self._loaded[key] = module
+        return module
+
     def _lock(self, key: str) -> _KeyLock:
         """Return the lock of `key`, creating its shard directory."""
         shard = self.root / key[:2]

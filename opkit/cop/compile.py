@@ -12,6 +12,9 @@ from opkit.cop.build import build_extension, build_flags
 from opkit.cop.cache import ModuleCache, cache_key, default_cache, module_name_for
 from opkit.cop.codegen import render_module
 from opkit.cop.compiler import find_compiler, toolchain_fingerprint
+from opkit.cop.sanitize import require_runtime
+from opkit.cop.signature import index as signature_index
+from opkit.cop.signature import region_signature
 from opkit.errors import CompileError
 
 _LOCAL_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
@@ -58,16 +61,34 @@ def _unversioned_cache():
 
 
 def compile_region(region, description=""):
-    """Return the loaded extension module computing `region`."""
-    find_compiler()  # a missing compiler is reported before any work
+    """Return the loaded extension module computing `region`.
+
+    A region with a signature (see opkit.cop.signature) is found through the
+    signature index without rendering; otherwise the source is rendered and keyed.
+    """
+    require_runtime()  # a sanitized module loaded without its runtime would abort the process
+    toolchain = (*toolchain_fingerprint(), *build_flags()[0], *build_flags()[1])
+    signature = region_signature(region, toolchain)
+    cache = default_cache()
+    if signature is not None:
+        key = signature_index.get(str(cache.root), signature)
+        if key is not None:
+            module = cache.lookup(key, module_name_for(key))
+            if module is not None:
+                return module
     try:
-        return compile_generated(render_module(region, description), description)
+        generated = render_module(region, description)
+        module, key = compile_generated(generated, description, with_key=True)
     except CompileError as exc:
         raise _with_context(exc, region)
+    if signature is not None and generated.versioned:
+        signature_index.put(str(cache.root), signature, key)
+    return module
 
 
-def compile_generated(generated, description=""):
+def compile_generated(generated, description="", with_key=False):
     """Return the loaded module for generated source, from the cache or freshly built."""
+    require_runtime()  # a sanitized module loaded without its runtime would abort the process
     key = module_key(generated)
     cache = default_cache() if generated.versioned else _unversioned_cache()
     name = module_name_for(key)
@@ -77,7 +98,8 @@ def compile_generated(generated, description=""):
                                library_dirs=generated.library_dirs, libraries=generated.libraries,
                                extra_compile_args=generated.compile_args)
 
-    return cache.get_or_build(key, build, module_name=name, extra_meta={"description": description[:500]})
+    module = cache.get_or_build(key, build, module_name=name, extra_meta={"description": description[:500]})
+    return (module, key) if with_key else module
 
 
 def _with_context(exc, region):
