@@ -12,6 +12,7 @@ import sysconfig
 
 from opkit.config import config
 from opkit.cop.compiler import Compiler, find_compiler, python_include_dirs
+from opkit.cop.pch import pch_args
 from opkit.errors import CompileError
 
 # No -g and no -Wall: debug info and warnings cost compile time and nobody reads them here.
@@ -53,10 +54,13 @@ def build_extension(source: str, module_name: str, work_dir, *, include_dirs=(),
     source_path.write_text(source, encoding="utf-8")
     target = work_dir / f"{module_name}{sysconfig.get_config_var('EXT_SUFFIX')}"
     compile_args, link_args = build_flags()
-    ccompiler = _new_ccompiler(compiler or find_compiler())
+    compiler = compiler or find_compiler()
+    ccompiler = _new_ccompiler(compiler)
+    headers = [*include_dirs, *python_include_dirs()]
+    compile_args = (*compile_args, *pch_args(compiler, compile_args, python_include_dirs()))
     try:
         objects = ccompiler.compile([str(source_path)], output_dir=str(work_dir),
-                                    include_dirs=[*include_dirs, *python_include_dirs()],
+                                    include_dirs=headers,
                                     extra_postargs=[*compile_args, *extra_compile_args])
         ccompiler.link_shared_object(objects, str(target), library_dirs=list(library_dirs),
                                      libraries=list(libraries),

@@ -1,0 +1,39 @@
+"""The precompiled header: built once per toolchain and flags, used by g++, optional."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+SCRIPT = textwrap.dedent("""
+    import numpy as np, opkit, opkit.tensor as ot
+    x = ot.lvector("x")
+    f = opkit.function([x], (x + 3) * x)
+    assert (f(np.arange(4)) == (np.arange(4) + 3) * np.arange(4)).all()
+""")
+
+
+def _run(env):
+    return subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_precompiled_header_is_built_once_and_reused(tmp_path):
+    env = dict(os.environ, OPKIT_COMPILEDIR=str(tmp_path))
+    env.pop("OPKIT_NO_PCH", None)
+    assert _run(env).returncode == 0
+    gch = list(tmp_path.glob("pch/*/opkit_pch.hpp.gch"))
+    assert len(gch) == 1
+    stamp = gch[0].stat().st_mtime_ns
+    env["OPKIT_COMPILEDIR"] = str(tmp_path)
+    (tmp_path / "other").mkdir()
+    result = _run(dict(env, OPKIT_FLAGS="cflags=-DOPKIT_TEST_FLAG=1"))
+    assert result.returncode == 0, result.stderr
+    assert len(list(tmp_path.glob("pch/*/opkit_pch.hpp.gch"))) == 2   # other flags, another header
+    assert gch[0].stat().st_mtime_ns == stamp
+
+
+def test_modules_build_without_the_precompiled_header(tmp_path):
+    env = dict(os.environ, OPKIT_COMPILEDIR=str(tmp_path), OPKIT_NO_PCH="1")
+    result = _run(env)
+    assert result.returncode == 0, result.stderr
+    assert not list(tmp_path.glob("pch/*/*.gch"))
