@@ -32,31 +32,40 @@ def _random(rng, dtype, shape):
     return (rng.random(shape) * 4 - 2).astype(dtype)
 
 
-@pytest.mark.parametrize("dtypes", list(itertools.product(DTYPES, repeat=3)), ids="-".join)
-def test_fused_results_are_identical_to_numpy_with_broadcasting(dtypes, opkit_rng):
-    dx, dy, dz = dtypes
-    x = ot.tensor(dx, (None, None), "x")
-    y = ot.tensor(dy, (None,), "y")
-    z = ot.tensor(dz, (None, 1), "z")
-    expressions = [
-        lambda x, y, z: (x * y + z) * 2 - x,
-        lambda x, y, z: ot.maximum(x - y, z) * ot.sqr(y) + 3,
-        lambda x, y, z: -(x + y) * (z - 1) - y,
-    ]
-    reference = [
-        lambda x, y, z: (x * y + z) * 2 - x,
-        lambda x, y, z: np.maximum(x - y, z) * np.square(y) + 3,
-        lambda x, y, z: -(x + y) * (z - 1) - y,
-    ]
-    f = opkit.function([x, y, z], [e(x, y, z) for e in expressions])
+EXPRESSIONS = [
+    (lambda x, y, z: (x * y + z) * 2 - x, lambda x, y, z: (x * y + z) * 2 - x),
+    (lambda x, y, z: ot.maximum(x - y, z) * ot.sqr(y) + 3, lambda x, y, z: np.maximum(x - y, z) * np.square(y) + 3),
+    (lambda x, y, z: -(x + y) * (z - 1) - y, lambda x, y, z: -(x + y) * (z - 1) - y),
+]
+COMBINATIONS = list(itertools.product(DTYPES, repeat=3))
+
+
+@pytest.fixture(scope="module")
+def fused_everything():
+    """One function (one module) computing every expression for every dtype combination."""
+    rng = np.random.default_rng(42)
+    inputs, values, outputs, expected = [], [], [], []
+    for dx, dy, dz in COMBINATIONS:
+        x, y, z = ot.tensor(dx, (None, None)), ot.tensor(dy, (None,)), ot.tensor(dz, (None, 1))
+        a, b, c = _random(rng, dx, (4, 5)), _random(rng, dy, (5,)), _random(rng, dz, (4, 1))
+        inputs += [x, y, z]
+        values += [a, b, c]
+        for symbolic, reference in EXPRESSIONS:
+            outputs.append(symbolic(x, y, z))
+            with np.errstate(all="ignore"):
+                expected.append(reference(a, b, c))
+    f = opkit.function(inputs, outputs)
+    return f, f(*values), expected
+
+
+@pytest.mark.parametrize("index", range(len(COMBINATIONS)), ids=["-".join(c) for c in COMBINATIONS])
+def test_fused_results_are_identical_to_numpy_with_broadcasting(index, fused_everything):
+    f, results, expected = fused_everything
     assert all(isinstance(op, FusedElemwise) for op in _ops(f))
-    assert len(_ops(f)) == len(expressions)
-    a, b, c = _random(opkit_rng, dx, (4, 5)), _random(opkit_rng, dy, (5,)), _random(opkit_rng, dz, (4, 1))
-    with np.errstate(all="ignore"):
-        expected = [r(a, b, c) for r in reference]
-    for got, want in zip(f(a, b, c), expected):
-        assert got.dtype == want.dtype
-        np.testing.assert_array_equal(got, want)
+    assert len(_ops(f)) == len(COMBINATIONS) * len(EXPRESSIONS)
+    for k in range(index * len(EXPRESSIONS), (index + 1) * len(EXPRESSIONS)):
+        assert results[k].dtype == expected[k].dtype
+        np.testing.assert_array_equal(results[k], expected[k])
 
 
 def test_fused_node_on_strided_and_broadcast_inputs():
