@@ -60,3 +60,73 @@ def make_tiny_source(name, offset=0):
 def tiny_source():
     """Return make_tiny_source: a hand-written CPython extension with one METH_FASTCALL function."""
     return make_tiny_source
+
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+INSTALLED_IN_PLUGIN_VENV = (
+    "examples/vector_times_vector",
+    "plugins/opkit-tutorial-ops",
+    "tests/data/plugins/opkit-test-broken",
+    "tests/data/plugins/opkit-test-dupe-a",
+    "tests/data/plugins/opkit-test-dupe-b",
+)
+
+
+class PluginVenv:
+    """A virtual environment whose packages come from real `pip install`s."""
+
+    def __init__(self, root):
+        import sys
+
+        self.root = root
+        self.python = str(root / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python"))
+
+    def run(self, *args, cwd=None, env=None, check=True, timeout=600):
+        """Run this venv's python with `args`; return the CompletedProcess (text output)."""
+        import os
+        import subprocess
+
+        environ = dict(os.environ)
+        environ.pop("OPKIT_DISABLE_PLUGINS", None)  # only what a test asks for
+        environ.update(env or {})
+        result = subprocess.run([self.python, *args], cwd=cwd, env=environ, capture_output=True, text=True,
+                                timeout=timeout)
+        if check and result.returncode != 0:
+            raise AssertionError(f"{' '.join(args)} exited with {result.returncode}\n"
+                                 f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}")
+        return result
+
+    def pip_install(self, *paths):
+        """pip-install local projects (no dependencies: they all come from the host environment)."""
+        return self.run("-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
+                        "--disable-pip-version-check", *map(str, paths))
+
+
+@pytest.fixture(scope="session")
+def plugin_venv(tmp_path_factory):
+    """Return a PluginVenv with the example, first-party and fake plugin packages installed (once per session).
+
+    The venv is made without pip and sees this interpreter's site-packages through a
+    `.pth` file, so opkit (as installed here, with its entry points), numpy, pytest
+    and pip are shared rather than downloaded; each plugin package is then a real
+    `pip install` (from a copy, so no build files land in the repository).
+    """
+    import shutil
+    import subprocess
+    import sys
+    import sysconfig
+
+    base = tmp_path_factory.mktemp("plugin-venv")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(base / "venv")], check=True)
+    venv = PluginVenv(base / "venv")
+    purelib = venv.run("-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").stdout.strip()
+    host = dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]])
+    with open(f"{purelib}/_opkit_host_site.pth", "w", encoding="utf-8") as handle:
+        handle.writelines(f"import site; site.addsitedir({path!r})\n" for path in host)
+    if venv.run("-c", "import setuptools, wheel", check=False).returncode != 0:
+        venv.run("-m", "pip", "install", "-q", "--disable-pip-version-check", "wheel")  # bdist_wheel, old setuptools
+    ignore = shutil.ignore_patterns("__pycache__", "build", "*.egg-info", ".pytest_cache")
+    copies = [shutil.copytree(ROOT / project, base / "src" / project, ignore=ignore)
+              for project in INSTALLED_IN_PLUGIN_VENV]
+    venv.pip_install(*copies)
+    return venv

@@ -1,0 +1,68 @@
+"""The `opkit` command: see, check, build and scaffold op packages.
+
+Each command group lives in its own module, which imports nothing heavy until
+its command runs, so `opkit --help` and `opkit check` stay fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from opkit.errors import CompileError, PluginError, SectionError, UsageError
+
+# module -> the commands it adds, in the order `opkit --help` lists them
+_COMMAND_MODULES = ("opkit.cli.ops", "opkit.cli.check", "opkit.cli.cache", "opkit.cli.new",
+                    "opkit.cli.doctor", "opkit.cli.demo")
+
+
+class CommandFailed(Exception):
+    """A command could not do what was asked; the message says why and what to do (exit status 1)."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors raise UsageError instead of exiting, so main() picks the exit status."""
+
+    def error(self, message):
+        raise UsageError(f"{self.format_usage().rstrip()}\n{self.prog}: error: {message}")
+
+
+def build_parser() -> Parser:
+    """Return the parser of every `opkit` command."""
+    import importlib
+
+    parser = Parser(prog="opkit", description="Write, inspect, build and share opkit ops.")
+    from opkit import __version__
+
+    parser.add_argument("--version", action="version", version=f"opkit {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for module_name in _COMMAND_MODULES:
+        importlib.import_module(module_name).add_commands(commands)
+    return parser
+
+
+def _reportable(exc: BaseException) -> bool:
+    """Return True for errors whose message is the whole story (no traceback needed)."""
+    from opkit.plugins.registry import UnknownNameError
+
+    return isinstance(exc, (CommandFailed, PluginError, CompileError, SectionError, UnknownNameError))
+
+
+def main(argv=None) -> int:
+    """Run `opkit` with `argv` (default: sys.argv[1:]) and return its exit status."""
+    try:
+        args = build_parser().parse_args(argv)
+        return args.run(args) or 0
+    except UsageError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    except SystemExit as exc:  # --help and --version
+        return exc.code if isinstance(exc.code, int) else 0
+    except KeyboardInterrupt:
+        print("opkit: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        if not _reportable(exc):
+            raise
+        print(f"opkit: error: {exc}", file=sys.stderr)
+        return 1

@@ -1,0 +1,51 @@
+"""`opkit cache info|prune|clear`: the compiled-module cache at config.compiledir."""
+
+from __future__ import annotations
+
+
+def add_commands(commands):
+    """Add cache (with info, prune and clear) to the `opkit` subcommands."""
+    cache = commands.add_parser("cache", help="show, prune or clear the compiled-module cache")
+    actions = cache.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions.add_parser("info", help="where the cache is, how many modules, how big").set_defaults(run=run_info)
+    prune = actions.add_parser("prune", help="remove leftovers and evict least recently used modules")
+    prune.add_argument("--max-bytes", type=int, default=None,
+                       help="evict down to this size (default: config.cache_max_bytes)")
+    prune.set_defaults(run=run_prune)
+    actions.add_parser("clear", help="remove every compiled module").set_defaults(run=run_clear)
+
+
+def _size(n: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return str(n)
+
+
+def run_info(args):
+    from opkit.cop.cache import default_cache
+
+    info = default_cache().info()
+    print(f"root:     {info['root']}")
+    print(f"entries:  {info['entries']}")
+    print(f"size:     {_size(info['total_bytes'])} of at most {_size(info['max_bytes'])}")
+    return 0
+
+
+def _report_removed(removed, verb):
+    print(f"{verb} {len(removed)} module(s), {_size(sum(entry.size for entry in removed))}")
+
+
+def run_prune(args):
+    from opkit.cop.cache import default_cache
+
+    _report_removed(default_cache().prune(args.max_bytes), "evicted")
+    return 0
+
+
+def run_clear(args):
+    from opkit.cop.cache import default_cache
+
+    _report_removed(default_cache().clear(), "removed")
+    return 0

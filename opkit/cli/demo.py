@@ -1,0 +1,144 @@
+"""`opkit demo`: the tutorial's VectorTimesVector end to end.
+
+Compile it, check it against numpy, time it against numpy on the same inputs,
+then compile it again in a fresh process to show the on-disk cache hit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+# The built-in copy: the `opkit new` scaffold's op, which is VectorTimesVector with a `code` section.
+_BUILTIN_NAMES = {"directory": "opkit-demo", "dist": "opkit-demo", "package": "opkit_demo_vector_times_vector",
+                  "class_name": "VectorTimesVector", "op_name": "vector_times_vector"}
+
+
+def add_commands(commands):
+    """Add demo to the `opkit` subcommands."""
+    demo = commands.add_parser("demo", help="VectorTimesVector end to end: compile, check, time, cache hit")
+    demo.add_argument("--size", type=int, default=1_000_000, help="vector length (default: 1000000)")
+    demo.add_argument("--repeat", type=int, default=20, help="timed calls, best taken (default: 20)")
+    demo.add_argument("--child", action="store_true", help=argparse.SUPPRESS)  # the fresh second process
+    demo.set_defaults(run=run_demo)
+
+
+def builtin_vector_times_vector():
+    """Return VectorTimesVector from the scaffold, rendered where the cache lives so every run shares it."""
+    import importlib
+
+    from opkit.cli.new import render_scaffold
+    from opkit.config import config
+
+    # A fixed directory: the generated C names its source file, so a new path would miss the cache.
+    project = os.path.join(os.path.abspath(os.path.expanduser(config.compiledir)), "opkit-demo")
+    render_scaffold(_BUILTIN_NAMES, project)
+    if project not in sys.path:
+        sys.path.insert(0, project)
+    module = importlib.import_module(f"{_BUILTIN_NAMES['package']}.op")
+    return module.VectorTimesVector(), f"built-in copy in {project}"
+
+
+def find_vector_times_vector():
+    """Return (op, where it comes from): the installed example package's op, else the built-in copy."""
+    import opkit
+    from opkit.plugins.registry import UnknownNameError
+
+    try:
+        op = opkit.ops["vector_times_vector"]
+    except UnknownNameError:
+        op, where = builtin_vector_times_vector()
+        return op, f"{where}\n  (pip install ./examples/vector_times_vector for the example package)"
+    info = opkit.ops.info("vector_times_vector")
+    return op, (f"installed package {info['distribution']} {info['version']}, "
+                f"C code in {', '.join(info['c_files'])}")
+
+
+def _modules_with(func_files) -> set:
+    """Return the keys of cached modules whose source includes one of these C files (by its #line path)."""
+    from opkit.cop.cache import SOURCE, default_cache
+
+    found = set()
+    for entry in default_cache().entries():
+        try:
+            source = (entry.path / SOURCE).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if any(f'"{path}"' in source for path in func_files):
+            found.add(entry.key)
+    return found
+
+
+def compile_timed(op):
+    """Return (function, seconds, built): compile op(x, y) on float64 vectors, and whether its C was built.
+
+    Other modules the call may build (opkit's own call path, once per cache) do not count.
+    """
+    import opkit
+    import opkit.tensor as ot
+
+    before = _modules_with(op.func_files)
+    x, y = ot.dvector("x"), ot.dvector("y")
+    started = time.perf_counter()
+    f = opkit.function([x, y], op(x, y))
+    seconds = time.perf_counter() - started
+    return f, seconds, bool(_modules_with(op.func_files) - before)
+
+
+def best_time(call, repeat: int) -> float:
+    """Return the fastest of `repeat` timed calls, in seconds."""
+    times = []
+    for _ in range(max(repeat, 1)):
+        started = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
+def run_child(args):
+    op, where = find_vector_times_vector()
+    _, seconds, built = compile_timed(op)
+    print(json.dumps({"compile_seconds": seconds, "built": built, "source": where}))
+    return 0
+
+
+def _second_process() -> dict:
+    started = time.perf_counter()
+    result = subprocess.run([sys.executable, "-m", "opkit.cli", "demo", "--child"],
+                            capture_output=True, text=True, timeout=600)
+    if result.returncode != 0:
+        from opkit.cli import CommandFailed
+
+        raise CommandFailed(f"the second process failed (exit status {result.returncode}):\n{result.stderr}")
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    report["process_seconds"] = time.perf_counter() - started
+    return report
+
+
+def run_demo(args):
+    if args.child:
+        return run_child(args)
+    import numpy as np
+
+    op, where = find_vector_times_vector()
+    print(f"VectorTimesVector: {where}")
+    f, seconds, built = compile_timed(op)
+    print(f"compile (this process):  {seconds:8.3f} s  ({'compiled' if built else 'cache hit'})")
+    rng = np.random.default_rng(0)
+    a, b = rng.random(args.size), rng.random(args.size)
+    out = f(a, b)
+    np.testing.assert_allclose(out, a * b, rtol=0, atol=0)
+    print(f"matches numpy a * b on {args.size} float64 elements: exactly")
+    ours, theirs = best_time(lambda: f(a, b), args.repeat), best_time(lambda: a * b, args.repeat)
+    print(f"opkit (C):  {ours * 1e3:8.3f} ms per call (best of {args.repeat})")
+    print(f"numpy:      {theirs * 1e3:8.3f} ms per call")
+    print(f"ratio:      {ours / theirs:8.2f}x numpy's time")
+    second = _second_process()
+    print(f"compile (fresh process): {second['compile_seconds']:8.3f} s  "
+          f"({'compiled again: the cache missed' if second['built'] else 'cache hit'}; "
+          f"the whole process took {second['process_seconds']:.2f} s)")
+    return 1 if second["built"] else 0

@@ -1,0 +1,66 @@
+"""`opkit doctor`: check what building ops needs, and say how to fix each problem."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def add_commands(commands):
+    """Add doctor to the `opkit` subcommands."""
+    commands.add_parser("doctor", help="check the compiler, headers, cache and plugins").set_defaults(run=run_doctor)
+
+
+def cache_check(path: str) -> tuple[str, bool, str]:
+    """Check the cache directory: private to this user if it exists, creatable if not."""
+    path = os.path.abspath(os.path.expanduser(path))
+    if not os.path.exists(path):
+        parent = path
+        while not os.path.exists(parent):
+            parent = os.path.dirname(parent)
+        ok = os.access(parent, os.W_OK | os.X_OK)
+        detail = f"{path} (created on first compile)" if ok else (
+            f"{path} does not exist and {parent} is not writable; fix: set OPKIT_COMPILEDIR to a directory you own")
+        return ("cache directory", ok, detail)
+    st = os.stat(path)
+    if st.st_uid != os.getuid():
+        return ("cache directory", False, f"{path} is owned by uid {st.st_uid}, not you; "
+                                          f"fix: set OPKIT_COMPILEDIR to a directory you own")
+    if st.st_mode & 0o022:
+        return ("cache directory", False, f"{path} is writable by other users (mode {st.st_mode & 0o777:o}); "
+                                          f"fix: chmod 700 {path}")
+    if not os.access(path, os.W_OK | os.X_OK):
+        return ("cache directory", False, f"{path} is not writable; fix: chmod u+rwx {path}")
+    return ("cache directory", True, path)
+
+
+def plugin_checks() -> list[tuple[str, bool, str]]:
+    """Report each broken plugin as a problem, with how to fix or skip it."""
+    import warnings
+
+    from opkit.plugins.manager import DISABLE_VARIABLE, PluginLoadWarning, load_plugins
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PluginLoadWarning)
+        state = load_plugins()
+    loaded = sum(record.status == "loaded" for record in state.plugins)
+    checks = [("plugins", True, f"{loaded} loaded, {len(state.ops)} ops")]
+    for record in state.broken:
+        checks.append((f"plugin {record.name}", False,
+                       f"{record.distribution} {record.version}: {record.error}; fix: reinstall or "
+                       f"pip uninstall {record.distribution}, or {DISABLE_VARIABLE}={record.distribution}"))
+    return checks
+
+
+def run_doctor(args):
+    from opkit.config import config
+    from opkit.cop.compiler import describe_toolchain
+
+    checks = [*describe_toolchain(), ("Python", True, f"{sys.version.split()[0]} at {sys.executable}"),
+              cache_check(config.compiledir), *plugin_checks()]
+    width = max(len(name) for name, _, _ in checks)
+    for name, ok, detail in checks:
+        print(f"{'ok  ' if ok else 'FAIL'}  {name.ljust(width)}  {detail}")
+    problems = sum(not ok for _, ok, _ in checks)
+    print(f"\n{problems} problem(s) found" if problems else "\neverything opkit needs is here")
+    return 1 if problems else 0

@@ -1,0 +1,102 @@
+"""`opkit new NAME`: scaffold an op package whose own tests pass once it is pip-installed."""
+
+from __future__ import annotations
+
+import keyword
+import os
+import re
+import sys
+
+# template (under opkit/templates/new) -> path in the new project; {package} is filled in
+TEMPLATES = {
+    "pyproject.toml.j2": "pyproject.toml",
+    "README.md.j2": "README.md",
+    "gitignore.j2": ".gitignore",
+    "package/__init__.py.j2": "{package}/__init__.py",
+    "package/op.py.j2": "{package}/op.py",
+    "package/plugin.py.j2": "{package}/plugin.py",
+    "package/op.c.j2": "{package}/{package}.c",
+    "tests/test_op.py.j2": "tests/test_{package}.py",
+}
+_PROJECT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*\Z")
+
+
+def add_commands(commands):
+    """Add new to the `opkit` subcommands."""
+    new = commands.add_parser("new", help="scaffold an op package: pyproject, op, .c file, tests")
+    new.add_argument("name", metavar="NAME", help="project name, e.g. my_ops (the package is its snake_case)")
+    new.add_argument("--directory", default=".", help="create NAME/ in this directory (default: here)")
+    new.set_defaults(run=run_new)
+
+
+def scaffold_names(name: str) -> dict:
+    """Return the names a project NAME implies: distribution, package, op class and op name.
+
+    The project directory keeps NAME as given.
+    """
+    from opkit.cli import CommandFailed
+
+    package = re.sub(r"[-.]+", "_", name).lower()
+    if not _PROJECT_NAME.match(name) or not package.isidentifier() or keyword.iskeyword(package):
+        raise CommandFailed(f"{name!r} cannot name an op package: start with a letter, then use letters, "
+                            f"digits, '_', '-' or '.' (e.g. my_ops)")
+    if package in sys.stdlib_module_names or package in ("opkit", "numpy", "pytest"):
+        raise CommandFailed(f"{name!r} would shadow the module {package!r}; choose another name (e.g. my_{package})")
+    class_name = "".join(part.capitalize() for part in package.split("_")) or "Op"
+    if not class_name[0].isalpha():
+        class_name = "Op" + class_name
+    # The distribution name in normalized form (PEP 503), as installers record it anyway.
+    dist = re.sub(r"[-_.]+", "-", name).lower()
+    return {"directory": name, "dist": dist, "package": package, "class_name": class_name, "op_name": package}
+
+
+def render_scaffold(names: dict, target) -> list[str]:
+    """Write the project for `names` into directory `target`; return the files.
+
+    A file whose content is already right is left alone, so re-rendering keeps its mtime.
+    """
+    import jinja2
+
+    from opkit import __version__
+
+    env = jinja2.Environment(loader=jinja2.PackageLoader("opkit", "templates/new"), autoescape=False,
+                             undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    written = []
+    for template, relative in TEMPLATES.items():
+        path = os.path.join(target, relative.format(**names))
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        text = env.get_template(template).render(opkit_version=__version__, **names)
+        _write_if_changed(path, text)
+        written.append(path)
+    return written
+
+
+def _write_if_changed(path: str, text: str):
+    try:
+        with open(path, encoding="utf-8") as handle:
+            if handle.read() == text:
+                return
+    except OSError:
+        pass
+    temporary = f"{path}.~{os.getpid()}"
+    with open(temporary, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(temporary, path)  # atomic: a concurrent reader sees the old file or the new one
+
+
+def run_new(args):
+    from opkit.cli import CommandFailed
+
+    names = scaffold_names(args.name)
+    target = os.path.normpath(os.path.join(args.directory, args.name))
+    if os.path.exists(target):
+        raise CommandFailed(f"{target} already exists; choose another NAME or remove it")
+    for path in render_scaffold(names, target):
+        print(f"created {path}")
+    if not (os.path.isabs(target) or target.startswith(".")):
+        target = f"./{target}"  # pip needs the ./ to read it as a directory
+    print(f"\nthe op {names['class_name']} is registered as opkit.ops.{names['op_name']}; next:\n"
+          f"  pip install {target}          (add -e to edit it in place)\n"
+          f"  python -m pytest {target}\n"
+          f"  opkit show {names['op_name']} --dtypes float64,float64")
+    return 0

@@ -1,0 +1,187 @@
+"""`opkit list`, `info`, `show` and `build`: the installed ops, and the C generated for one of them."""
+
+from __future__ import annotations
+
+import json
+import time
+
+
+def add_commands(commands):
+    """Add list, info, show and build to the `opkit` subcommands."""
+    listing = commands.add_parser("list", help="list the installed ops, their packages and C files")
+    listing.add_argument("--json", action="store_true", help="print JSON: ops, types and plugins")
+    listing.set_defaults(run=run_list)
+    info = commands.add_parser("info", help="show where an op comes from")
+    info.add_argument("op", metavar="OP", help="op name, or DIST:NAME")
+    info.set_defaults(run=run_info)
+    for name, run, text in (("show", run_show, "print the generated C of one node of OP"),
+                            ("build", run_build, "compile one node of OP into the cache")):
+        parser = commands.add_parser(name, help=text)
+        parser.add_argument("op", metavar="OP", help="op name, or DIST:NAME")
+        parser.add_argument("--dtypes", required=True,
+                            help="input dtypes, e.g. float64,float64; a registered type name "
+                                 "(dvector, double, ...) is used as that type")
+        parser.add_argument("--ndims", help="input ranks, e.g. 1,0 (default: 1 for every tensor input)")
+        parser.set_defaults(run=run)
+
+
+def _load_quietly():
+    """Load the plugins without warnings: `opkit list` reports broken plugins itself."""
+    import warnings
+
+    from opkit.plugins.manager import PluginLoadWarning, load_plugins
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PluginLoadWarning)
+        return load_plugins()
+
+
+def listing(state) -> dict:
+    """Return `opkit list --json`: every op and type registration, and every plugin with its status."""
+    from opkit.plugins.registry import ops, types
+
+    def rows(table, registry):
+        return [dict(registry.describe(r), conflict=len(regs) > 1)
+                for name, regs in sorted(table.items()) for r in regs]
+
+    plugins = [{"name": r.name, "distribution": r.distribution, "version": r.version, "module": r.value,
+                "status": r.status, "error": r.error} for r in state.plugins]
+    return {"ops": rows(state.ops, ops), "types": rows(state.types, types), "plugins": plugins}
+
+
+def run_list(args):
+    data = listing(_load_quietly())
+    if args.json:
+        print(json.dumps(data, indent=2))
+        return 0
+    table = [("OP", "DISTRIBUTION", "VERSION", "C FILES")]
+    for row in data["ops"]:
+        name = f"{row['distribution']}:{row['name']} (conflict)" if row["conflict"] else row["name"]
+        table.append((name, row["distribution"], row["version"], " ".join(row["c_files"])))
+    widths = [max(len(row[i]) for row in table) for i in range(3)]
+    for row in table:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[3])
+    for status in ("broken", "disabled"):
+        shown = [p for p in data["plugins"] if p["status"] == status]
+        if shown:
+            print(f"\n{status.capitalize()} plugins:")
+        for plugin in shown:
+            detail = f": {plugin['error']}" if plugin["error"] else " (OPKIT_DISABLE_PLUGINS)"
+            print(f"  {plugin['name']} ({plugin['distribution']} {plugin['version']}){detail}")
+    return 0
+
+
+def run_info(args):
+    import opkit
+
+    info = opkit.ops.info(args.op)
+    op = opkit.ops[args.op]
+    doc = (type(op).__doc__ or "").strip().splitlines()
+    info["summary"] = doc[0] if doc else ""
+    info["props"] = {name: repr(getattr(op, name)) for name in getattr(op, "__props__", ())}
+    width = max(map(len, info))
+    for key, value in info.items():
+        shown = ", ".join(value) if isinstance(value, list) else value
+        print(f"{key.ljust(width)}  {shown}")
+    return 0
+
+
+def _input_variable(token: str, ndim: int | None, index: int):
+    """Return a variable for one --dtypes entry: a registered type by name, else a tensor of that dtype."""
+    import numpy as np
+
+    import opkit.tensor as ot
+    from opkit.cli import CommandFailed
+    from opkit.plugins.registry import types
+
+    name = f"x{index}"
+    if token in types:
+        return types[token](name)
+    try:
+        dtype = str(np.dtype(token))
+    except TypeError:
+        raise CommandFailed(f"--dtypes: {token!r} is neither a numpy dtype nor a registered type\n"
+                            f"registered types: {', '.join(types)}") from None
+    return ot.tensor(dtype, shape=(None,) * (1 if ndim is None else ndim), name=name)
+
+
+def _arity(make_node) -> int | None:
+    """Return how many inputs make_node takes, or None if it takes any number."""
+    import inspect
+
+    try:
+        parameters = inspect.signature(make_node).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is p.VAR_POSITIONAL for p in parameters):
+        return None
+    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty for p in parameters)
+
+
+def make_node(op_name: str, dtypes: str, ndims: str | None):
+    """Return OP's Apply node on fresh inputs of `dtypes` (and `ndims`), or say how to fix the call."""
+    import opkit
+    from opkit.cli import CommandFailed
+
+    op = opkit.ops[op_name]
+    tokens = [t.strip() for t in dtypes.split(",") if t.strip()]
+    ranks = [None] * len(tokens)
+    if ndims:
+        try:
+            ranks = [int(r) for r in ndims.split(",")]
+        except ValueError:
+            raise CommandFailed(f"--ndims must be integers separated by commas, got {ndims!r}") from None
+        if len(ranks) != len(tokens):
+            raise CommandFailed(f"--ndims gives {len(ranks)} ranks for {len(tokens)} --dtypes")
+    arity = _arity(op.make_node)
+    if arity is not None and arity != len(tokens):
+        raise CommandFailed(f"{op_name} takes {arity} input(s); --dtypes gives {len(tokens)} ({dtypes})")
+    inputs = [_input_variable(token, rank, i) for i, (token, rank) in enumerate(zip(tokens, ranks))]
+    try:
+        return op.make_node(*inputs)
+    except (TypeError, ValueError, AssertionError) as exc:
+        described = ", ".join(str(v.type) for v in inputs)
+        hint = "" if ndims else "\npass --ndims, e.g. --ndims 1,0 for a vector and a scalar"
+        raise CommandFailed(f"{op_name}.make_node rejected inputs ({described}): {exc}{hint}") from None
+
+
+# What the "c" linker calls a one-node graph: the same text makes `opkit build` precompile the very
+# module that `opkit.function` on that one op then finds in the cache.
+_ONE_NODE_DESCRIPTION = "graph of 1 node(s)"
+
+
+def _region_and_source(args):
+    from opkit.cli import CommandFailed
+    from opkit.cop.codegen import render_module
+    from opkit.cop.region import Region
+    from opkit.core.type import MethodNotDefined
+
+    node = make_node(args.op, args.dtypes, args.ndims)
+    region = Region.from_nodes([node], lambda variable: True)
+    try:
+        return region, render_module(region, _ONE_NODE_DESCRIPTION)
+    except (MethodNotDefined, NotImplementedError) as exc:
+        raise CommandFailed(f"{args.op} has no C code for these inputs ({exc}); it runs in Python only") from None
+
+
+def run_show(args):
+    _, generated = _region_and_source(args)
+    print(generated.with_name(f"opkit_{args.op.replace(':', '_').replace('-', '_')}"), end="")
+    return 0
+
+
+def run_build(args):
+    from opkit.cop.compile import compile_region, module_key
+    from opkit.cop.cache import default_cache
+
+    region, generated = _region_and_source(args)
+    started = time.perf_counter()
+    module = compile_region(region, _ONE_NODE_DESCRIPTION)
+    elapsed = time.perf_counter() - started
+    print(f"built {args.op} ({', '.join(str(v.type) for v in region.inputs)}) in {elapsed:.2f} s")
+    print(f"module: {module.__file__}")
+    if generated.versioned:
+        print(f"cache entry: {default_cache().entry_dir(module_key(generated))}")
+    else:
+        print("not cached across processes: the op or a type declares no c_code_cache_version")
+    return 0

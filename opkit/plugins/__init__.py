@@ -1,0 +1,1 @@
+"""Op packages as plugins: discovery through entry points, validation, and the `opkit.ops` registry."""

@@ -1,0 +1,45 @@
+"""opkit's own ops and types, registered through the same hooks as any op package.
+
+The distribution `opkit` declares this module as its entry point `opkit` in the
+group `opkit`, so the plugin path runs on every use of `opkit.ops`.
+"""
+
+from opkit.hookspecs import hookimpl
+
+_TENSOR_OPS = ("add", "sub", "mul", "true_div", "neg", "exp", "log", "sqr", "sqrt", "maximum", "pow")
+
+
+@hookimpl
+def register_ops(register):
+    """Register the elementwise tensor ops, Sum, Dot and the built-in shape and copy ops."""
+    from opkit.core import builtin_ops
+    from opkit.core.tensor import basic
+
+    for name in _TENSOR_OPS:
+        register(getattr(basic, name), name=name)
+    register(basic.Sum, name="sum")
+    register(basic.Dot, name="dot")
+    register(builtin_ops.Shape, name="shape")
+    register(builtin_ops.DeepCopyOp, name="deep_copy_op")
+    register(builtin_ops.ViewOp, name="view_op")
+
+
+@hookimpl
+def register_types(register):
+    """Register the named tensor types: dscalar, fvector, imatrix, ltensor4, ..."""
+    from opkit.core.tensor.type import named_types
+
+    for name, tensor_type in named_types().items():
+        register(tensor_type, name=name)
+
+
+@hookimpl
+def register_c_code(registry):
+    """Give DeepCopyOp, ViewOp, Shape and Shape_i C code for TensorType."""
+    from opkit.core.tensor import c_interface
+    from opkit.core.tensor.type import TensorType
+
+    registry.register_deep_copy_op_c_code(TensorType, c_interface.DEEP_COPY, version=(1,))
+    registry.register_view_op_c_code(TensorType, c_interface.VIEW, version=(1,))
+    registry.register_shape_c_code(TensorType, c_interface.SHAPE, version=(1,))
+    registry.register_shape_i_c_code(TensorType, c_interface.SHAPE_I, c_interface.SHAPE_I_CHECK, version=(1,))

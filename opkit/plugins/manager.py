@@ -1,0 +1,189 @@
+"""Find, import and run the `opkit` entry points once, on first use of `opkit.ops`.
+
+A plugin is an entry point of the group "opkit" (`[project.entry-points.opkit]`):
+its module is registered with a pluggy PluginManager, then each of its hooks is
+called with a validating callback. What a plugin registers is kept only if all
+its hooks succeed; a plugin that fails to import or register is recorded as
+broken, with a warning naming its distribution, and the rest still load.
+opkit's own ops come through the same path (the entry point `opkit` of the
+distribution `opkit`).
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import sys
+import threading
+import warnings
+from dataclasses import dataclass, field
+
+from opkit.errors import PluginError
+from opkit.plugins.validate import CCodeRegistry, PluginRecord, Register
+
+GROUP = "opkit"
+DISABLE_VARIABLE = "OPKIT_DISABLE_PLUGINS"
+_DISABLE_ALL = {"all", "1", "*"}
+CORE_DISTRIBUTION = "opkit"
+
+
+class PluginLoadWarning(UserWarning):
+    """An installed opkit plugin failed to load and was skipped."""
+
+
+@dataclass(frozen=True)
+class Registration:
+    """One registered op or type and the plugin it came from."""
+
+    name: str
+    obj: object
+    record: PluginRecord
+
+
+@dataclass
+class PluginState:
+    """Everything loading the plugins produced: the plugins, and ops and types by name."""
+
+    plugins: list[PluginRecord] = field(default_factory=list)
+    ops: dict[str, list[Registration]] = field(default_factory=dict)
+    types: dict[str, list[Registration]] = field(default_factory=dict)
+
+    @property
+    def broken(self) -> list[PluginRecord]:
+        return [record for record in self.plugins if record.status == "broken"]
+
+
+_state: PluginState | None = None
+_loading = False
+_lock = threading.RLock()
+
+
+def load_plugins() -> PluginState:
+    """Load every enabled plugin the first time, and return what they registered."""
+    global _state, _loading
+    if _state is not None:
+        return _state
+    with _lock:
+        if _state is None:
+            if _loading:
+                raise PluginError("opkit.ops was used while the plugins were loading (at import time of a "
+                                  "plugin module, or inside a hook)\nuse opkit.ops inside functions instead")
+            _loading = True
+            try:
+                _state = _load()
+            finally:
+                _loading = False
+    return _state
+
+
+def reset_plugins():
+    """Forget the loaded plugins, so the next use of opkit.ops loads them again (for tests)."""
+    global _state
+    with _lock:
+        _state = None
+
+
+def normalize(name: str) -> str:
+    """Return a distribution or plugin name in PEP 503 form, for comparisons."""
+    return name.strip().lower().replace("_", "-").replace(".", "-")
+
+
+def disabled_names(environ=os.environ) -> set[str] | None:
+    """Return the normalized names in OPKIT_DISABLE_PLUGINS, or None for "all" (all but opkit's own)."""
+    names = {normalize(part) for part in environ.get(DISABLE_VARIABLE, "").split(",") if part.strip()}
+    return None if names & _DISABLE_ALL else names
+
+
+def _is_disabled(record: PluginRecord, disabled: set[str] | None) -> bool:
+    if disabled is None:
+        return normalize(record.distribution) != CORE_DISTRIBUTION
+    return normalize(record.name) in disabled or normalize(record.distribution) in disabled
+
+
+def _distribution_of(entry_point) -> tuple[str, str]:
+    dist = getattr(entry_point, "dist", None)
+    if dist is None:
+        return "unknown", "?"
+    name = getattr(dist, "name", None) or dist.metadata["Name"]
+    return name, dist.version
+
+
+def _discover() -> list:
+    """Return (entry point, record) pairs: opkit's own first, then by distribution, in a stable order."""
+    found = [(entry_point, PluginRecord(entry_point.name, *_distribution_of(entry_point), value=entry_point.value))
+             for entry_point in importlib.metadata.entry_points(group=GROUP)]
+    return sorted(found, key=lambda pair: (normalize(pair[1].distribution) != CORE_DISTRIBUTION,
+                                           normalize(pair[1].distribution), pair[1].name))
+
+
+def _load() -> PluginState:
+    import pluggy
+
+    from opkit import hookspecs
+
+    manager = pluggy.PluginManager(GROUP)
+    manager.add_hookspecs(hookspecs)
+    state, disabled, loaded = PluginState(), disabled_names(), []
+    for entry_point, record in _discover():
+        state.plugins.append(record)
+        if _is_disabled(record, disabled):
+            record.status = "disabled"
+            continue
+        try:
+            manager.register(entry_point.load(), name=record.name)
+        except Exception as exc:  # a plugin must never take the others down with it
+            _mark_broken(record, exc, "failed to load")
+            continue
+        loaded.append(record)
+    for record in loaded:
+        _collect(manager, record, state)
+    return state
+
+
+def _mark_broken(record: PluginRecord, exc: BaseException, what: str):
+    record.status, record.exception = "broken", exc
+    record.error = f"{type(exc).__name__}: {exc}"
+    warnings.warn(f"opkit plugin {record.name!r} from distribution {record.distribution} {record.version} "
+                  f"{what} and was skipped:\n{record.error}\n"
+                  f"fix or uninstall it (pip uninstall {record.distribution}), "
+                  f"or set {DISABLE_VARIABLE}={record.distribution}", PluginLoadWarning,
+                  stacklevel=_stacklevel_outside_plugins())
+
+
+def _stacklevel_outside_plugins() -> int:
+    """Return the warnings stacklevel of the first caller outside opkit.plugins: the user's `opkit.ops...`."""
+    frame, level = sys._getframe(1), 1  # the frame that calls warnings.warn
+    while frame.f_back is not None and frame.f_globals.get("__name__", "").startswith("opkit.plugins"):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _hook_implementations(manager, hook_name: str, plugin_name: str):
+    """Yield the implementations of `hook_name` that plugin `plugin_name` provides (usually one)."""
+    for impl in getattr(manager.hook, hook_name).get_hookimpls():
+        if impl.plugin_name == plugin_name:
+            yield impl
+
+
+def _collect(manager, record: PluginRecord, state: PluginState):
+    """Call one plugin's hooks with validating callbacks; keep its registrations only if all succeed."""
+    from opkit.core.op import Op
+    from opkit.core.type import Type
+
+    register_ops, register_types = Register(record, "op", Op), Register(record, "type", Type)
+    c_code = CCodeRegistry(record)
+    arguments = {"register_types": register_types, "register_c_code": c_code, "register_ops": register_ops}
+    try:
+        for hook_name, argument in arguments.items():
+            for impl in _hook_implementations(manager, hook_name, record.name):
+                impl.function(*[argument for _ in impl.argnames])
+    except PluginError as exc:
+        _mark_broken(record, exc, "registered something invalid")
+        return
+    except Exception as exc:
+        _mark_broken(record, exc, "raised in a hook")
+        return
+    c_code.apply()
+    for table, register in ((state.ops, register_ops), (state.types, register_types)):
+        for name, obj in register.registered.items():
+            table.setdefault(name, []).append(Registration(name, obj, record))
