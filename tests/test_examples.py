@@ -113,6 +113,13 @@ def test_show_and_build_an_installed_cop_then_a_function_hits_the_cache(plugin_v
     assert python_code(plugin_venv, code, tmp_path, **env).stdout.splitlines()[-1] == "1"
 
 
+def test_show_explains_an_op_without_c_code(plugin_venv, tmp_path):
+    result = plugin_venv.run("-m", "opkit.cli", "show", "double_op", "--dtypes", "float64", cwd=tmp_path,
+                             check=False)
+    assert result.returncode == 1 and result.stdout == ""
+    assert "double_op has no C code for DoubleOp(x0)" in result.stderr and "Python (perform) only" in result.stderr
+
+
 def test_demo_uses_the_installed_example(plugin_venv, tmp_path):
     out = plugin_venv.run("-m", "opkit.cli", "demo", "--size", "10000", "--repeat", "3", cwd=tmp_path,
                           env={"OPKIT_COMPILEDIR": str(tmp_path / "cache")}).stdout

@@ -152,11 +152,15 @@ _ONE_NODE_DESCRIPTION = "graph of 1 node(s)"
 
 def _region_and_source(args):
     from opkit.cli import CommandFailed
+    from opkit.cop.cinterface import op_has_c
     from opkit.cop.codegen import render_module
     from opkit.cop.region import Region
     from opkit.core.type import MethodNotDefined
 
     node = make_node(args.op, args.dtypes, args.ndims)
+    if not op_has_c(node):
+        raise CommandFailed(f"{args.op} has no C code for {node} (or one of its types has no C interface); "
+                            f"it runs in Python (perform) only")
     region = Region.from_nodes([node], lambda variable: True)
     try:
         return region, render_module(region, _ONE_NODE_DESCRIPTION)
