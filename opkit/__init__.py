@@ -20,6 +20,8 @@ _LAZY = {
     "Generic": "opkit.core.type",
     "function": "opkit.core.function",
     "Mode": "opkit.core.mode",
+    "DebugMode": "opkit.core.debugmode",
+    "DebugModeError": "opkit.core.debugmode",
     "grad": "opkit.core.gradient",
     "Lop": "opkit.core.gradient",
     "Rop": "opkit.core.gradient",

@@ -1,0 +1,208 @@
+"""DebugMode's checks as pure functions: each returns None or a Problem saying what went wrong.
+
+They compare values (perform against C, an input before and after a call), look
+for outputs that share memory with inputs, and watch reference counts and
+traced memory over repeated calls of one thunk.
+"""
+
+from __future__ import annotations
+
+import array
+import copy
+import sys
+import tracemalloc
+from dataclasses import dataclass, field
+
+import numpy as np
+
+_IMMUTABLE = (type(None), bool, int, float, complex, str, bytes, tuple, frozenset, np.generic)
+
+
+@dataclass
+class Problem:
+    """What a check found: its kind, one line per fact, and the facts as a dict."""
+
+    kind: str
+    summary: str
+    lines: list = field(default_factory=list)
+    details: dict = field(default_factory=dict)
+
+
+def copy_value(value):
+    """Return a private copy of a value, keeping an array's dtype and memory layout."""
+    if isinstance(value, np.ndarray):
+        return value.copy(order="K")
+    return copy.deepcopy(value)
+
+
+def _values_identical(before, after):
+    """Return True if two values are exactly equal (NaN equal to NaN)."""
+    if isinstance(before, np.ndarray) or isinstance(after, np.ndarray):
+        before, after = np.asarray(before), np.asarray(after)
+        if before.shape != after.shape or before.dtype != after.dtype:
+            return False
+        try:
+            return bool(np.array_equal(before, after, equal_nan=True))
+        except TypeError:  # equal_nan needs a numeric dtype
+            return bool(np.array_equal(before, after))
+    try:
+        return bool(before == after)
+    except Exception:  # an uncomparable value: only identity counts as unchanged
+        return before is after
+
+
+def first_difference(a, b, equal):
+    """Return the first flat-order index where `equal(a_prefix, b_prefix)` fails, or None.
+
+    `equal` judges whole arrays (a type's values_eq_approx); failing on a prefix
+    is monotonic in its length, so a bisection finds the first bad element with
+    the type's own tolerance.
+    """
+    flat_a, flat_b = np.asarray(a).ravel(), np.asarray(b).ravel()
+    if flat_a.size == 0 or equal(flat_a, flat_b):
+        return None
+    low, high = 0, flat_a.size - 1  # the prefix [0, high] is known to differ
+    while low < high:
+        middle = (low + high) // 2
+        if equal(flat_a[:middle + 1], flat_b[:middle + 1]):
+            low = middle + 1
+        else:
+            high = middle
+    return np.unravel_index(low, np.asarray(a).shape)
+
+
+def _position_line(index, a, b, keys, labels):
+    """Describe the values at `index`: both values, absolute and relative difference."""
+    va, vb = np.asarray(a)[index], np.asarray(b)[index]
+    text = f"{labels[0]}={va.item()!r}, {labels[1]}={vb.item()!r}"
+    details = {"index": tuple(int(i) for i in index), keys[0]: va.item(), keys[1]: vb.item()}
+    if np.asarray(va).dtype.kind in "biufc" and np.asarray(vb).dtype.kind in "biufc":
+        with np.errstate(all="ignore"):
+            abs_diff = abs(complex(va) - complex(vb))
+            scale = max(abs(complex(va)), abs(complex(vb)))
+            rel_diff = abs_diff / scale if scale else float("inf") if abs_diff else 0.0
+        text += f", abs diff={abs_diff:.6g}, rel diff={rel_diff:.6g}"
+        details.update(abs_diff=abs_diff, rel_diff=rel_diff)
+    return f"at index {details['index']}: {text}", details
+
+
+def compare_outputs(outputs, perform_values, c_values, perform_label="perform"):
+    """Return a 'mismatch' Problem for the first output where perform and C disagree."""
+    for position, (variable, expected, got) in enumerate(zip(outputs, perform_values, c_values)):
+        problem = _compare_one(position, variable, expected, got, perform_label)
+        if problem is not None:
+            return problem
+    return None
+
+
+def _compare_one(position, variable, expected, got, label):
+    head = f"{label} and C code disagree on output {position} ({variable}, {variable.type})"
+    details = {"output": position}
+    if isinstance(expected, np.ndarray) and isinstance(got, np.ndarray):
+        if expected.shape != got.shape or expected.dtype != got.dtype:
+            line = (f"{label} gave shape {expected.shape}, dtype {expected.dtype}; "
+                    f"C gave shape {got.shape}, dtype {got.dtype}")
+            details.update(perform_shape=expected.shape, c_shape=got.shape,
+                           perform_dtype=str(expected.dtype), c_dtype=str(got.dtype))
+            return Problem("mismatch", head, [line], details)
+    if variable.type.values_eq_approx(expected, got):
+        return None
+    if not (isinstance(expected, np.ndarray) and isinstance(got, np.ndarray)):
+        details.update(perform=expected, c=got)
+        return Problem("mismatch", head, [f"{label}={expected!r:.200}", f"C={got!r:.200}"], details)
+    index = first_difference(expected, got, variable.type.values_eq_approx) or (0,) * expected.ndim
+    text, found = _position_line(index, expected, got, ("perform", "c"), (label, "C"))
+    details.update(found, shape=expected.shape, dtype=str(expected.dtype))
+    lines = [f"First mismatch {text}", f"Output shape {expected.shape}, dtype {expected.dtype}"]
+    return Problem("mismatch", head, lines, details)
+
+
+def check_inputs_unchanged(node, implementation, given, originals):
+    """Return an 'input_modified' Problem if an input changed that destroy_map does not allow."""
+    destroyed = {i for inputs in (node.op.destroy_map or {}).values() for i in inputs}
+    for position, (variable, before, after) in enumerate(zip(node.inputs, originals, given)):
+        if position in destroyed or _values_identical(before, after):
+            continue
+        head = f"{implementation} modified input {position} ({variable}) in place, and the op has no destroy_map"
+        details = {"input": position, "implementation": implementation}
+        lines = []
+        if isinstance(before, np.ndarray) and isinstance(after, np.ndarray) and before.shape == after.shape:
+            index = first_difference(before, after, _values_identical)
+            if index is not None:
+                text, found = _position_line(index, before, after, ("before", "after"), ("before", "after"))
+                lines.append(f"First change {text}")
+                details.update(found)
+        lines.append(f"Hint: copy the input before writing to it, or declare destroy_map = {{0: [{position}]}}")
+        return Problem("input_modified", head, lines, details)
+    return None
+
+
+def _shares(output, value):
+    if isinstance(output, np.ndarray) and isinstance(value, np.ndarray):
+        return np.may_share_memory(output, value) and np.shares_memory(output, value)
+    return output is value and not isinstance(value, _IMMUTABLE)
+
+
+def check_outputs_do_not_alias(node, implementation, given, results):
+    """Return an 'output_aliases_input' Problem for an output sharing memory with an input."""
+    view_map, destroy_map = node.op.view_map or {}, node.op.destroy_map or {}
+    for out_position, output in enumerate(results):
+        allowed = set(view_map.get(out_position, ())) | set(destroy_map.get(out_position, ()))
+        for in_position, value in enumerate(given):
+            if in_position in allowed or not _shares(output, value):
+                continue
+            head = (f"output {out_position} of {implementation} aliases input {in_position} "
+                    f"({node.inputs[in_position]}), and the op's view_map does not say so")
+            hint = (f"Hint: return a copy, or declare view_map = {{{out_position}: [{in_position}]}} "
+                    "(destroy_map if the input is overwritten)")
+            return Problem("output_aliases_input", head, [hint],
+                           {"output": out_position, "input": in_position, "implementation": implementation})
+    return None
+
+
+def _grows_every_call(samples):
+    return all(later > earlier for earlier, later in zip(samples, samples[1:]))
+
+
+def check_repeated_calls(node, implementation, run, clear, scratch, repeats, compiled):
+    """Run `run(scratch)` 1 + `repeats` times; return a 'reference_leak' Problem if references pile up.
+
+    After a warm-up call, each call must leave the inputs' reference counts and
+    (for `compiled` C code) the traced memory where the previous one left them:
+    an op that keeps one extra reference per call grows them on every call.
+    """
+    references = [array.array("q", bytes(8 * (repeats + 1))) for _ in scratch]
+    memory = array.array("q", bytes(8 * (repeats + 1)))
+    started = compiled and not tracemalloc.is_tracing()
+    if started:
+        tracemalloc.start()
+    try:
+        for call in range(repeats + 1):
+            run(scratch)
+            clear()
+            # Samples go into preallocated arrays: storing them allocates nothing traced.
+            for position, value in enumerate(scratch):
+                references[position][call] = sys.getrefcount(value)
+            if compiled:
+                memory[call] = tracemalloc.get_traced_memory()[0]
+    finally:
+        if started:
+            tracemalloc.stop()
+    for position, samples in enumerate(references):
+        if _grows_every_call(samples):
+            head = (f"{implementation} keeps a reference to input {position} ({node.inputs[position]}) "
+                    "on every call")
+            line = f"Reference counts over {repeats + 1} calls: {list(samples)}"
+            hint = ("Hint: every Py_INCREF needs a matching Py_DECREF (or a stolen reference)" if compiled
+                    else "Hint: perform stores its input somewhere (a list, a dict, an attribute) on every call")
+            return Problem("reference_leak", head, [line, hint],
+                           {"input": position, "implementation": implementation,
+                            "refcounts": list(samples)})
+    if compiled and _grows_every_call(memory):
+        growth = (memory[-1] - memory[0]) // repeats
+        head = f"{implementation} leaks about {growth} bytes of traced memory per call"
+        line = f"Traced memory over {repeats + 1} calls: {list(memory)}"
+        hint = "Hint: an output or temporary keeps an extra reference (Py_INCREF without Py_DECREF)"
+        return Problem("reference_leak", head, [line, hint],
+                       {"implementation": implementation, "bytes_per_call": growth, "memory": list(memory)})
+    return None
