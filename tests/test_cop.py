@@ -375,6 +375,19 @@ def test_editing_only_a_nested_header_recompiles(tmp_path):
     numpy.testing.assert_array_equal(before(numpy.array([1.0])), [2.0])   # old module still loaded
 
 
+def test_an_op_keeps_the_code_it_parsed_and_a_new_op_gets_the_edited_file(tmp_path):
+    shutil.copytree(DATA / "header", tmp_path / "op")
+    source = tmp_path / "op" / "scaled.c"
+    x, data = opkit.tensor.dvector("x"), numpy.array([1.0])
+    old_op = FromPath(str(source), "APPLY_SPECIFIC(scale)")
+    source.write_text(source.read_text().replace("= SCALE *", "= -SCALE *"))
+    # The op renders what it parsed at construction, whatever the file says now ...
+    numpy.testing.assert_array_equal(opkit.function([x], old_op(x))(data), [2.0])
+    # ... and that must not be what a new op, parsed from the edited file, gets.
+    new_op = FromPath(str(source), "APPLY_SPECIFIC(scale)")
+    numpy.testing.assert_array_equal(opkit.function([x], new_op(x))(data), [-2.0])
+
+
 # ---- ops shipped inside a package ----
 
 def test_op_in_a_package_finds_its_files_from_any_directory(tmp_path, monkeypatch):

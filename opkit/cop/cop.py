@@ -11,6 +11,7 @@ context objects to ops yet.
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import os
 import re
@@ -194,5 +195,14 @@ class COp(Op):
         return dirs
 
     def c_code_cache_version(self):
-        """Return a version derived from the section files and the local headers they include."""
-        return ("opkit.COp", content_version(self.func_files))
+        """Return a version naming the parsed sections and the files and local headers on disk.
+
+        The parsed text is what the module is rendered from; the files on disk
+        cover the headers they include, recursively. Both are needed: opkit's
+        signature index finds a module by this version without rendering.
+        """
+        parsed = hashlib.sha256()
+        for tag, sections in self.code_sections.items():
+            for section in sections:
+                parsed.update(repr((tag, section.path, section.line, section.text)).encode())
+        return ("opkit.COp", parsed.hexdigest(), content_version(self.func_files))
