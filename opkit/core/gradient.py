@@ -1,0 +1,454 @@
+"""Symbolic differentiation: grad and Lop (reverse mode), Rop (forward mode).
+
+Each op contributes through ``L_op``/``grad``, ``R_op`` and
+``connection_pattern``. An undefined gradient is a NullType variable that
+only raises when it reaches a variable the user asked about.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+import warnings
+
+from opkit.core.graph import Variable, io_toposort
+from opkit.core.linker import add_note
+from opkit.core.op import Op
+from opkit.core.tensor.alloc import cast, float_dtype, float_zeros_like, is_float_dtype, ones_like
+from opkit.core.tensor.variable import constant
+from opkit.core.type import Type
+
+
+class _PlaceholderType(Type):
+    """A type whose variables stand for a gradient fact and never hold a value."""
+
+    def filter(self, value, strict=False, allow_downcast=None):
+        raise TypeError(f"a {type(self).__name__} variable is a symbolic placeholder; it holds no value")
+
+    def __eq__(self, other):
+        return type(self) is type(other)
+
+    def __hash__(self):
+        return hash(type(self))
+
+    def __str__(self):
+        return type(self).__name__
+
+
+class NullType(_PlaceholderType):
+    """The type of an undefined or unimplemented gradient; `why_null` says why."""
+
+    def __init__(self, why_null="(no explanation given)", op=None, input_index=None):
+        self.why_null = why_null
+        self.op = op
+        self.input_index = input_index
+
+
+class DisconnectedType(_PlaceholderType):
+    """The type of the gradient of a cost that does not depend on a variable."""
+
+
+disconnected_type = DisconnectedType()
+"""Call it, ``disconnected_type()``, for a variable marking a disconnected gradient."""
+
+
+def grad_undefined(op, x_pos, x, comment=""):
+    """Return a NullType variable: input `x_pos` (`x`) of `op` has no mathematical gradient."""
+    return _null(op, x_pos, x, "is mathematically undefined", comment)
+
+
+def grad_not_implemented(op, x_pos, x, comment=""):
+    """Return a NullType variable: the gradient of input `x_pos` (`x`) of `op` is not implemented."""
+    return _null(op, x_pos, x, "is not implemented", comment)
+
+
+def _null(op, x_pos, x, status, comment):
+    why = f"This variable is Null because the grad method for input {x_pos} ({x}) of the {op} op {status}."
+    return NullType(f"{why} {comment}".rstrip(), op, x_pos)()
+
+
+class _DisconnectedError(ValueError):
+    """A variable of interest is not connected to the others through differentiable operations."""
+
+    def __init__(self, variable, position, message):
+        self.variable = variable
+        self.position = position
+        super().__init__(message)
+
+
+class DisconnectedInputError(_DisconnectedError):
+    """grad was asked for the gradient with respect to a variable the cost does not depend on."""
+
+    def __init__(self, variable, position):
+        super().__init__(variable, position, (
+            f"grad: the cost does not depend on wrt[{position}] ({variable}).\n"
+            "It is not part of the cost's graph, or reaches it only through non-differentiable operations.\n"
+            "Hint: pass disconnected_inputs='warn' or 'ignore' to get zeros for it."))
+
+
+class DisconnectedOutputError(_DisconnectedError):
+    """Rop was asked for an output that does not depend on any of `wrt`."""
+
+    def __init__(self, variable, position):
+        super().__init__(variable, position, (
+            f"Rop: output f[{position}] ({variable}) does not depend on wrt through differentiable operations.\n"
+            "Hint: pass disconnected_outputs='warn' or 'ignore' to get zeros for it."))
+
+
+class NullTypeGradError(TypeError):
+    """The gradient with respect to a requested variable is undefined or not implemented."""
+
+    def __init__(self, variable, position, null_type):
+        self.variable = variable
+        self.position = position
+        self.why_null = null_type.why_null
+        self.op = null_type.op
+        self.input_index = null_type.input_index
+        super().__init__(
+            f"grad: the gradient with respect to wrt[{position}] ({variable}) cannot be computed.\n"
+            f"{self.why_null}\n"
+            "Hint: pass null_gradients='return' to get the NullType variable instead of this error.")
+
+
+for _cls in (DisconnectedInputError, DisconnectedOutputError, NullTypeGradError):
+    _cls.__module__ = "opkit.gradient"
+
+
+def grad(cost, wrt, consider_constant=None, disconnected_inputs="raise", return_disconnected="zero",
+         known_grads=None, null_gradients="raise"):
+    """Return the gradient of the scalar `cost` with respect to `wrt` (a Variable, list or tuple).
+
+    `known_grads` maps variables to gradients already known (then `cost`
+    may be None); `consider_constant` lists variables not to differentiate
+    through. A disconnected `wrt` raises, warns or is ignored per
+    `disconnected_inputs`, and is returned as zeros, None or a
+    DisconnectedType variable per `return_disconnected`.
+    """
+    seeds = _seed_gradients(cost, dict(known_grads or {}))
+    return _backpropagate(seeds, wrt, consider_constant, disconnected_inputs, return_disconnected, null_gradients)
+
+
+def Lop(f, wrt, eval_points, consider_constant=None, disconnected_inputs="raise"):
+    """Return `eval_points` times the Jacobian of `f` with respect to `wrt` (a vector-Jacobian product).
+
+    Unlike known_grads, an eval point adds to what reaches its output through
+    the other outputs of `f`, so outputs that depend on each other count fully.
+    """
+    outputs, _ = _as_list(f, "f")
+    points, _ = _as_list(eval_points, "eval_points")
+    if len(points) != len(outputs):
+        raise ValueError(f"Lop: {len(outputs)} output(s) in f but {len(points)} eval point(s)")
+    seeds = {out: _as_point(out, point, f"eval_points[{i}]") for i, (out, point) in enumerate(zip(outputs, points))}
+    return _backpropagate(seeds, wrt, consider_constant, disconnected_inputs, "zero", "raise", accumulate=True)
+
+
+def _backpropagate(seeds, wrt, consider_constant, disconnected_inputs, return_disconnected, null_gradients,
+                   accumulate=False):
+    """Return the gradients reaching `wrt` from `seeds`, shaped like `wrt`, applying the user's policies."""
+    _check_choice("disconnected_inputs", disconnected_inputs, ("raise", "warn", "ignore"))
+    _check_choice("return_disconnected", return_disconnected, ("zero", "None", "Disconnected"))
+    _check_choice("null_gradients", null_gradients, ("raise", "return"))
+    variables, kind = _as_list(wrt, "wrt")
+    backprop = _Backprop(seeds, variables, consider_constant or (), accumulate)
+    results = []
+    for position, variable in enumerate(variables):
+        result = backprop.total(variable)
+        if isinstance(result.type, NullType) and null_gradients == "raise":
+            raise NullTypeGradError(variable, position, result.type)
+        if isinstance(result.type, DisconnectedType):
+            _report(DisconnectedInputError(variable, position), disconnected_inputs, stacklevel=3)
+            if return_disconnected == "zero":
+                result = _float_zeros_like(variable)
+            elif return_disconnected == "None":
+                result = None
+        results.append(result)
+    return _restore(kind, results)
+
+
+def Rop(f, wrt, eval_points, disconnected_outputs="raise", return_disconnected="zero"):
+    """Return the Jacobian of `f` with respect to `wrt` times `eval_points` (a Jacobian-vector product)."""
+    _check_choice("disconnected_outputs", disconnected_outputs, ("raise", "warn", "ignore"))
+    _check_choice("return_disconnected", return_disconnected, ("zero", "None"))
+    outputs, kind = _as_list(f, "f")
+    variables, _ = _as_list(wrt, "wrt")
+    points, _ = _as_list(eval_points, "eval_points")
+    if len(points) != len(variables):
+        raise ValueError(f"Rop: {len(variables)} variable(s) in wrt but {len(points)} eval point(s)")
+    values = {var: _as_point(var, point, f"eval_points[{i}]") for i, (var, point) in enumerate(zip(variables, points))}
+    for node in io_toposort(variables, outputs):
+        local = [values.get(v) for v in node.inputs]
+        if any(point is not None for point in local):
+            values.update(zip(node.outputs, _call_r_op(node, local)))
+    results = []
+    for position, out in enumerate(outputs):
+        result = values.get(out)
+        if result is None:
+            _report(DisconnectedOutputError(out, position), disconnected_outputs, stacklevel=2)
+            result = _float_zeros_like(out) if return_disconnected == "zero" else None
+        results.append(result)
+    return _restore(kind, results)
+
+
+class _Backprop:
+    """Gradient terms of every node on a differentiable path from `wrt` to the seeds."""
+
+    def __init__(self, seeds, wrt, consider_constant, accumulate=False):
+        self.seeds = dict(seeds)
+        self.accumulate = accumulate
+        self.totals = {}
+        self.uses = _true_uses(list(seeds), wrt, consider_constant)
+        relevant = {node for nodes in self.uses.values() for node in nodes}
+        self.terms = {}
+        for node in reversed(io_toposort([], list(seeds))):
+            if node in relevant:
+                output_grads = [self.total(out) for out in node.outputs]
+                self.terms[node] = node_input_grads(node, output_grads)
+
+    def total(self, variable):
+        """Return the gradient reaching `variable`: its seed, or the sum of its terms (and seed, accumulating)."""
+        if variable not in self.totals:
+            self.totals[variable] = self._sum_terms(variable)
+        return self.totals[variable]
+
+    def _sum_terms(self, variable):
+        seed = self.seeds.get(variable)
+        if seed is not None and not self.accumulate:
+            return seed
+        terms = [self.terms[node][i] for node, positions in self.uses.get(variable, {}).items() for i in positions]
+        terms += [seed] if seed is not None else []
+        nulls = [t for t in terms if isinstance(t.type, NullType)]
+        if nulls:
+            return nulls[0]
+        terms = [t for t in terms if not isinstance(t.type, DisconnectedType)]
+        if not terms:
+            return disconnected_type()
+        return functools.reduce(operator.add, terms)
+
+
+def _true_uses(outputs, wrt, blockers):
+    """Map each variable between `wrt` and `outputs` to {node: [positions]} of the nodes it truly feeds."""
+    blocked = set(map(id, blockers))
+    uses, seen, stack = {}, set(), list(outputs)
+    while stack:
+        variable = stack.pop()
+        if id(variable) in seen or variable.owner is None or id(variable) in blocked:
+            continue
+        seen.add(id(variable))
+        node = variable.owner
+        pattern = connection_pattern(node)
+        for i, source in enumerate(node.inputs):
+            if pattern[i][variable.index]:
+                positions = uses.setdefault(source, {}).setdefault(node, [])
+                if i not in positions:
+                    positions.append(i)
+                stack.append(source)
+    reached, stack = set(), list(wrt)
+    while stack:
+        variable = stack.pop()
+        if id(variable) in reached or variable not in uses:
+            continue
+        reached.add(id(variable))
+        for node, positions in uses[variable].items():
+            pattern = connection_pattern(node)
+            stack.extend(out for j, out in enumerate(node.outputs) if any(pattern[i][j] for i in positions))
+    return {variable: nodes for variable, nodes in uses.items() if id(variable) in reached}
+
+
+def connection_pattern(node):
+    """Return [input][output] booleans: which inputs' elements affect which outputs."""
+    method = getattr(node.op, "connection_pattern", None)
+    if method is None:
+        return [[True] * len(node.outputs) for _ in node.inputs]
+    pattern = [list(row) for row in method(node)]
+    if len(pattern) != len(node.inputs) or any(len(row) != len(node.outputs) for row in pattern):
+        raise ValueError(f"{node.op}.connection_pattern returned {pattern!r}; it must hold one list per input "
+                         f"({len(node.inputs)}), each with one bool per output ({len(node.outputs)})")
+    return pattern
+
+
+def node_input_grads(node, output_grads):
+    """Return the gradient term of each input of `node`, given its outputs' gradients."""
+    pattern = connection_pattern(node)
+    live = [not isinstance(g.type, DisconnectedType) for g in output_grads]
+    null = [isinstance(g.type, NullType) for g in output_grads]
+    integer = [not _is_float(out) for out in node.outputs]
+    routes = [[j for j, connected in enumerate(row) if connected and live[j]] for row in pattern]
+    computed = None
+    if any(not null[j] and not integer[j] for route in routes for j in route):
+        computed = _call_op_grad(node, output_grads, null)
+    terms = []
+    for i, (source, route) in enumerate(zip(node.inputs, routes)):
+        if not route:
+            terms.append(disconnected_type())
+        elif any(null[j] for j in route):
+            terms.append(next(output_grads[j] for j in route if null[j]))
+        elif all(integer[j] for j in route):
+            # An integer output is flat almost everywhere: its gradient is zero.
+            terms.append(_float_zeros_like(source))
+        else:
+            terms.append(_checked_term(node, i, computed[i]))
+    return terms
+
+
+def _call_op_grad(node, output_grads, null):
+    """Call the op's L_op with output gradients fit for it; return one term per input."""
+    op = node.op
+    fitted = []
+    for out, g, is_null in zip(node.outputs, output_grads, null):
+        if is_null:
+            g = _float_zeros_like(out)
+        elif _is_float(out) and getattr(g.type, "dtype", out.type.dtype) != out.type.dtype:
+            g = cast(g, out.type.dtype)
+        fitted.append(g)
+    if not _has_grad(op):
+        return [grad_not_implemented(op, i, x, "Define grad(inputs, output_grads) on the op to differentiate it.")
+                for i, x in enumerate(node.inputs)]
+    try:
+        terms = op.L_op(list(node.inputs), list(node.outputs), fitted)
+    except Exception as exc:
+        add_note(exc, f"while computing the gradient of {node}")
+        raise
+    if terms is None or isinstance(terms, Variable):
+        raise TypeError(f"{op}.grad returned {terms!r}; it must return a list with one term per input")
+    terms = list(terms)
+    if len(terms) != len(node.inputs):
+        raise ValueError(f"{op}.grad returned {len(terms)} gradient terms for {len(node.inputs)} inputs")
+    return terms
+
+
+def _has_grad(op):
+    """Return True if `op` defines grad or its own L_op."""
+    if getattr(op, "grad", None) is not None or "L_op" in getattr(op, "__dict__", {}):
+        return True
+    return type(op).L_op is not Op.L_op
+
+
+def _checked_term(node, i, term):
+    """Return `term` (the gradient of input `i` from the op) after checking it is usable."""
+    source = node.inputs[i]
+    if term is None:
+        raise TypeError(f"{node.op}.grad returned None for input {i} ({source}).\n"
+                        "Hint: return zeros, disconnected_type() or grad_undefined(op, i, x) instead.")
+    if not isinstance(term, Variable):
+        raise TypeError(f"{node.op}.grad returned {term!r} for input {i} ({source}), not a Variable")
+    if isinstance(term.type, (NullType, DisconnectedType)):
+        return term
+    dtype = getattr(term.type, "dtype", None)
+    if dtype is not None and not _is_float(term):
+        raise TypeError(f"{node.op}.grad illegally returned an integer-valued variable for input {i} "
+                        f"({source}), dtype {dtype}.\nGradients are always float: use zeros of config.floatX.")
+    want, got = getattr(source.type, "ndim", None), getattr(term.type, "ndim", None)
+    if want is not None and got is not None and want != got:
+        raise ValueError(f"{node.op}.grad returned a term with {got} dimensions for input {i} ({source}), "
+                         f"which has {want}")
+    return term
+
+
+def _call_r_op(node, eval_points):
+    """Return the R_op results of `node` (one per output, None where undefined)."""
+    points = []
+    for source, point in zip(node.inputs, eval_points):
+        if point is not None and _is_float(source) and point.type.dtype != source.type.dtype:
+            point = cast(point, source.type.dtype)
+        points.append(point)
+    r_op = getattr(node.op, "R_op", None)
+    if r_op is None:
+        position = next(i for i, p in enumerate(points) if p is not None)
+        raise NotImplementedError(
+            f"{node.op} does not implement R_op, which Rop needs: its input {position} depends on wrt.\n"
+            "Hint: define R_op(inputs, eval_points) returning the Jacobian times eval_points for each output.")
+    try:
+        results = r_op(list(node.inputs), points)
+    except Exception as exc:
+        add_note(exc, f"while computing the R_op of {node}")
+        raise
+    results = list(results) if results is not None else [None] * len(node.outputs)
+    if len(results) != len(node.outputs) or not all(r is None or isinstance(r, Variable) for r in results):
+        raise TypeError(f"{node.op}.R_op returned {results!r}; it must return one Variable (or None) per output "
+                        f"({len(node.outputs)})")
+    return results
+
+
+def _seed_gradients(cost, known_grads):
+    """Return {variable: gradient} to start from: 1 for the cost, then `known_grads`."""
+    if cost is None and not known_grads:
+        raise TypeError("grad needs a cost, or known_grads when cost is None")
+    seeds = {}
+    if cost is not None:
+        if not isinstance(cost, Variable):
+            raise TypeError(f"grad: cost must be an opkit Variable, got {cost!r}")
+        ndim = getattr(cost.type, "ndim", 0)
+        if ndim != 0 and not known_grads:
+            raise TypeError(f"grad: cost must be a scalar (0-d), but {cost} has {ndim} dimensions.\n"
+                            "Hint: reduce it first (cost.sum()), or pass known_grads for a vector-Jacobian product.")
+        seeds[cost] = _ones_like(cost)
+    for variable, gradient in known_grads.items():
+        seeds[variable] = _as_point(variable, gradient, f"known_grads[{variable}]")
+    return seeds
+
+
+def _as_point(variable, value, label):
+    """Return `value` as a gradient or eval point for `variable` (arrays become constants)."""
+    if not isinstance(value, Variable):
+        dtype = getattr(variable.type, "dtype", None)
+        value = constant(value, dtype=float_dtype(dtype)) if dtype else variable.type.make_constant(value)
+    if isinstance(value.type, (NullType, DisconnectedType)):
+        return value
+    want, got = getattr(variable.type, "ndim", None), getattr(value.type, "ndim", None)
+    if want is not None and got is not None and want != got:
+        raise ValueError(f"{label} has {got} dimensions but {variable} has {want}")
+    if hasattr(value.type, "dtype") and not _is_float(value):
+        raise TypeError(f"{label} has dtype {value.type.dtype}; gradients and eval points must be float")
+    if _is_float(variable) and value.type.dtype != variable.type.dtype:
+        value = cast(value, variable.type.dtype)
+    return value
+
+
+def _is_float(variable):
+    """Return True for a variable with a float dtype."""
+    dtype = getattr(variable.type, "dtype", None)
+    return dtype is not None and is_float_dtype(dtype)
+
+
+def _ones_like(variable):
+    if hasattr(variable.type, "dtype"):
+        return ones_like(variable, float_dtype(variable.type.dtype))
+    return variable.type.make_constant(1.0)
+
+
+def _float_zeros_like(variable):
+    if hasattr(variable.type, "dtype"):
+        return float_zeros_like(variable)
+    return variable.type.make_constant(0.0)
+
+
+def _report(error, mode, stacklevel):
+    if mode == "raise":
+        raise error
+    if mode == "warn":
+        warnings.warn(str(error), stacklevel=stacklevel + 1)
+
+
+def _check_choice(name, value, allowed):
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, not {value!r}")
+
+
+def _as_list(value, label):
+    """Return (list of variables, 'single' | 'list' | 'tuple') for a Variable or sequence."""
+    if isinstance(value, (list, tuple)):
+        kind = "list" if isinstance(value, list) else "tuple"
+        items = list(value)
+    else:
+        kind, items = "single", [value]
+    if label in ("f", "wrt"):
+        for position, item in enumerate(items):
+            if not isinstance(item, Variable):
+                raise TypeError(f"{label}[{position}] is {item!r}, not an opkit Variable")
+    return items, kind
+
+
+def _restore(kind, values):
+    if kind == "single":
+        return values[0]
+    return tuple(values) if kind == "tuple" else values

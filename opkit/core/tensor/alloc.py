@@ -1,0 +1,202 @@
+"""Small tensor ops that gradient graphs need: Alloc (broadcast to a shape), Cast, DimShuffle."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from opkit.core.graph import Apply, Constant
+from opkit.core.op import Op
+from opkit.core.tensor.type import TensorType
+from opkit.core.tensor.variable import as_tensor_variable, constant
+
+
+def is_float_dtype(dtype):
+    """Return True for floating-point (and complex) dtypes."""
+    return np.dtype(dtype).kind in "fc"
+
+
+def float_dtype(dtype):
+    """Return `dtype` if it is a float dtype, else config.floatX (no integer gradients)."""
+    if is_float_dtype(dtype):
+        return str(np.dtype(dtype))
+    from opkit.config import config
+
+    return config.floatX
+
+
+class Alloc(Op):
+    """Broadcast `value` to the shape given by int64 scalars, as a new array."""
+
+    __props__ = ()
+
+    def make_node(self, value, *dims):
+        value = as_tensor_variable(value)
+        dims = [as_tensor_variable(d) for d in dims]
+        if len(dims) < value.ndim:
+            raise ValueError(f"Alloc of a {value.ndim}-d value to {len(dims)} dimensions; "
+                             "the target needs at least as many")
+        for position, dim in enumerate(dims):
+            if dim.ndim != 0 or np.dtype(dim.dtype).kind not in "iu":
+                raise TypeError(f"Alloc dimension {position} must be an integer scalar, got {dim} of type {dim.type}")
+        shape = tuple(int(d.data) if isinstance(d, Constant) else None for d in dims)
+        return Apply(self, [value, *dims], [TensorType(value.dtype, shape)()])
+
+    def perform(self, node, inputs, output_storage):
+        value, *dims = inputs
+        result = np.empty([int(d) for d in dims], dtype=node.outputs[0].dtype)
+        result[...] = value
+        output_storage[0][0] = result
+
+    def infer_shape(self, node, input_shapes):
+        return [tuple(node.inputs[1:])]
+
+    def connection_pattern(self, node):
+        return [[True]] + [[False] for _ in node.inputs[1:]]
+
+    def do_constant_folding(self, node):
+        # Folding would store a possibly large array in the graph for every call.
+        return False
+
+    def grad(self, inputs, output_grads):
+        from opkit.core.gradient import disconnected_type
+        from opkit.core.tensor.elemwise_grad import sum_to
+
+        return [sum_to(output_grads[0], inputs[0])] + [disconnected_type() for _ in inputs[1:]]
+
+    def R_op(self, inputs, eval_points):
+        if eval_points[0] is None:
+            return [None]
+        return [self(eval_points[0], *inputs[1:])]
+
+
+alloc = Alloc()
+
+
+def shape_dims(x):
+    """Return the dimensions of `x` as int64 scalars (constants where the static shape is known)."""
+    from opkit.core.builtin_ops import Shape_i
+
+    return [constant(s, dtype="int64") if s is not None else Shape_i(axis)(x)
+            for axis, s in enumerate(x.type.shape)]
+
+
+def alloc_like(value, model):
+    """Return `value` broadcast to the shape of `model`."""
+    value = as_tensor_variable(value)
+    if model.ndim == 0 and value.ndim == 0:
+        return value
+    return alloc(value, *shape_dims(model))
+
+
+def zeros_like(x, dtype=None):
+    """Return zeros with the shape of `x` (dtype: `x`'s unless given)."""
+    return alloc_like(constant(np.zeros((), dtype=dtype or x.dtype)), x)
+
+
+def float_zeros_like(x):
+    """Return zeros shaped like `x`, in its dtype if float, else config.floatX: a zero gradient."""
+    return zeros_like(x, float_dtype(x.dtype))
+
+
+def ones_like(x, dtype=None):
+    """Return ones with the shape of `x` (dtype: `x`'s unless given)."""
+    return alloc_like(constant(np.ones((), dtype=dtype or x.dtype)), x)
+
+
+class Cast(Op):
+    """Convert a tensor to another dtype (always a new array)."""
+
+    __props__ = ("dtype",)
+
+    def __init__(self, dtype):
+        self.dtype = str(np.dtype(dtype))
+
+    def make_node(self, x):
+        x = as_tensor_variable(x)
+        return Apply(self, [x], [TensorType(self.dtype, x.type.shape)()])
+
+    def perform(self, node, inputs, output_storage):
+        output_storage[0][0] = np.asarray(inputs[0]).astype(self.dtype)
+
+    def infer_shape(self, node, input_shapes):
+        return input_shapes
+
+    def grad(self, inputs, output_grads):
+        x, g = inputs[0], output_grads[0]
+        # An integer input still gets the gradient: float(y) is defined at y + eps.
+        return [cast(g, x.dtype if is_float_dtype(x.dtype) else float_dtype(g.dtype))]
+
+    def R_op(self, inputs, eval_points):
+        if eval_points[0] is None or not is_float_dtype(self.dtype):
+            return [None]
+        return [cast(eval_points[0], self.dtype)]
+
+    def __str__(self):
+        return f"Cast{{{self.dtype}}}"
+
+
+def cast(x, dtype):
+    """Return `x` converted to `dtype` (`x` itself when it already has it)."""
+    x = as_tensor_variable(x)
+    if x.dtype == str(np.dtype(dtype)):
+        return x
+    return Cast(dtype)(x)
+
+
+class DimShuffle(Op):
+    """Reorder the axes of a tensor and insert length-1 axes ('x' in `new_order`)."""
+
+    __props__ = ("new_order",)
+
+    def __init__(self, new_order):
+        self.new_order = tuple(a if a == "x" else int(a) for a in new_order)
+
+    def make_node(self, x):
+        x = as_tensor_variable(x)
+        axes = [a for a in self.new_order if a != "x"]
+        if sorted(axes) != list(range(x.ndim)):
+            raise ValueError(f"DimShuffle{self.new_order} must use each of the {x.ndim} axes of {x} once")
+        shape = tuple(1 if a == "x" else x.type.shape[a] for a in self.new_order)
+        return Apply(self, [x], [TensorType(x.dtype, shape)()])
+
+    def perform(self, node, inputs, output_storage):
+        x = np.transpose(inputs[0], [a for a in self.new_order if a != "x"])
+        shape = [1 if a == "x" else inputs[0].shape[a] for a in self.new_order]
+        output_storage[0][0] = np.array(x.reshape(shape))
+
+    def infer_shape(self, node, input_shapes):
+        return [tuple(1 if a == "x" else input_shapes[0][a] for a in self.new_order)]
+
+    def grad(self, inputs, output_grads):
+        from opkit.core.tensor.basic import sum
+
+        x, g = inputs[0], output_grads[0]
+        inserted = [i for i, a in enumerate(self.new_order) if a == "x"]
+        if inserted:
+            g = sum(g, axis=inserted)
+        kept = [a for a in self.new_order if a != "x"]
+        inverse = [kept.index(axis) for axis in range(x.ndim)]
+        if inverse != list(range(x.ndim)):
+            g = DimShuffle(inverse)(g)
+        return [cast(g, x.dtype) if is_float_dtype(x.dtype) else float_zeros_like(x)]
+
+    def R_op(self, inputs, eval_points):
+        if eval_points[0] is None:
+            return [None]
+        return [self(eval_points[0])]
+
+    def __str__(self):
+        return "DimShuffle{" + ",".join(map(str, self.new_order)) + "}"
+
+
+def expand_dims(x, axes):
+    """Return `x` with length-1 axes inserted at `axes` (positions in the result)."""
+    ndim = x.ndim + len(axes)
+    axes = {a + ndim if a < 0 else a for a in axes}
+    source = iter(range(x.ndim))
+    return DimShuffle(["x" if a in axes else next(source) for a in range(ndim)])(x)
+
+
+def transpose(x):
+    """Return `x` with its axes reversed."""
+    return DimShuffle(list(range(x.ndim))[::-1])(x)

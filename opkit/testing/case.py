@@ -1,0 +1,64 @@
+"""Seeded random numbers for op tests, and the test-case base that works under pytest and unittest."""
+
+from __future__ import annotations
+
+import unittest
+
+import numpy as np
+
+DEFAULT_SEED = 666
+"""The seed every opkit test tool starts from, so a failure reproduces."""
+
+
+def fetch_seed(pseed=None):
+    """Return `pseed` if given, else DEFAULT_SEED."""
+    return DEFAULT_SEED if pseed is None else int(pseed)
+
+
+def seed_rng(pseed=None):
+    """Seed numpy's global random generator (numpy.random.rand & co.) and return the seed."""
+    seed = fetch_seed(pseed)
+    np.random.seed(seed)
+    return seed
+
+
+def as_random_state(rng):
+    """Return a numpy RandomState or Generator for `rng` (None: seeded with DEFAULT_SEED; an int: that seed)."""
+    if rng is None or isinstance(rng, (int, np.integer)):
+        return np.random.RandomState(fetch_seed(rng))
+    if isinstance(rng, (np.random.RandomState, np.random.Generator)):
+        return rng
+    if rng is np.random:
+        return np.random.mtrand._rand
+    raise TypeError(f"rng must be None, an int seed, a numpy RandomState or Generator, not {rng!r}")
+
+
+def uniform(rng, shape, dtype, low=0.0, high=1.0):
+    """Return uniform random numbers of `shape` and `dtype` from a RandomState or Generator."""
+    return np.asarray(rng.uniform(low, high, size=shape), dtype=dtype)
+
+
+class OpTestCase(unittest.TestCase):
+    """Base of the op-testing classes: a unittest.TestCase that pytest also sets up.
+
+    Before each test, numpy's global generator is seeded and ``self.rng`` is
+    a RandomState with the same seed. pytest calls ``setup_method`` and then
+    ``setUp``; unittest calls ``setUp``: the preparation runs once either way,
+    so a subclass may extend whichever it likes with ``super()``.
+    """
+
+    def setUp(self):
+        self._prepare()
+
+    def setup_method(self, method=None):
+        self._prepare()
+
+    def _prepare(self):
+        if self.__dict__.get("_opkit_prepared"):
+            return
+        self._opkit_prepared = True
+        self.rng = np.random.RandomState(seed_rng())
+        self.prepare_fixture()
+
+    def prepare_fixture(self):
+        """Set the attributes a checker needs (called once per test, after seeding)."""
