@@ -20,14 +20,18 @@ from test_c_tutorial import VectorTimesScalar
 TESTS = pathlib.Path(__file__).resolve().parent
 
 
-class UnaryC(Op):
-    """An op on one double tensor, returning a tensor of the same type; C code cached by version."""
+class Unary(Op):
+    """An op on one tensor, returning a tensor of the same type; subclasses give perform or C code."""
 
     __props__ = ()
 
     def make_node(self, x):
         x = ot.as_tensor_variable(x)
         return Apply(self, [x], [x.type()])
+
+
+class UnaryC(Unary):
+    """C code cached by version, so subprocesses find the module in the shared cache."""
 
     def c_code_cache_version(self):
         return (1,)
@@ -86,17 +90,7 @@ class LeakyOutput(CopyC):
     after = "Py_INCREF({z});"
 
 
-class PythonUnary(Op):
-    """A Python op on one tensor; subclasses give perform."""
-
-    __props__ = ()
-
-    def make_node(self, x):
-        x = ot.as_tensor_variable(x)
-        return Apply(self, [x], [x.type()])
-
-
-class ScaleInPlacePython(PythonUnary):
+class ScaleInPlacePython(Unary):
     def perform(self, node, inputs, output_storage):
         x, = inputs
         x *= 2
@@ -107,7 +101,7 @@ class ScaleDestroying(ScaleInPlacePython):
     destroy_map = {0: [0]}
 
 
-class ReturnsInput(PythonUnary):
+class ReturnsInput(Unary):
     def perform(self, node, inputs, output_storage):
         output_storage[0][0] = inputs[0]
 
@@ -116,7 +110,7 @@ class ReturnsInputView(ReturnsInput):
     view_map = {0: [0]}
 
 
-class HoardsInputs(PythonUnary):
+class HoardsInputs(Unary):
     """Keeps every input it sees: one more reference per call."""
 
     def __init__(self):
@@ -127,7 +121,7 @@ class HoardsInputs(PythonUnary):
         output_storage[0][0] = inputs[0] + 1
 
 
-class RemembersLastInput(PythonUnary):
+class RemembersLastInput(Unary):
     """Keeps the last input only: a constant extra reference, not a leak."""
 
     def perform(self, node, inputs, output_storage):
@@ -135,7 +129,7 @@ class RemembersLastInput(PythonUnary):
         output_storage[0][0] = inputs[0] + 1
 
 
-class WithDebugPerform(PythonUnary):
+class WithDebugPerform(Unary):
     def __init__(self):
         self.calls = []
 
@@ -372,7 +366,8 @@ def test_plugin_suite_runs_under_debugmode(tmp_path):
 
 def test_plugin_suite_with_a_wrong_op_fails_only_under_debugmode(tmp_path):
     # The op's own source, so the subprocess finds its module in the shared compile cache.
-    body = "\n\n".join([SUITE_HEADER, inspect.getsource(UnaryC), inspect.getsource(DisagreeingDouble), WRONG_OP_TEST])
+    sources = [inspect.getsource(cls) for cls in (Unary, UnaryC, DisagreeingDouble)]
+    body = "\n\n".join([SUITE_HEADER, *sources, WRONG_OP_TEST])
     plain = run_pytest(tmp_path, "test_wrong.py", body)
     assert plain.returncode == 0, plain.stdout + plain.stderr
     debug = run_pytest(tmp_path, "test_wrong.py", body, "--opkit-mode=DebugMode")
