@@ -1,5 +1,6 @@
 """opkit.tensor: n-d array types, variables and the built-in tensor operations."""
 
+from opkit.core.gradient import Lop, Rop, grad
 from opkit.core.tensor.basic import (Dot, Sum, add, dot, exp, log, maximum, mul, neg, pow, sqr, sqrt, sub,
                                      sum, true_div, upcast)
 from opkit.core.tensor.constructors import matrix, scalar, tensor, tensor3, tensor4, vector
@@ -15,5 +16,5 @@ __all__ = [
     "as_tensor_variable", "constant", "upcast", "tensor",
     "scalar", "vector", "matrix", "tensor3", "tensor4",
     "add", "sub", "mul", "true_div", "neg", "exp", "log", "sqr", "sqrt", "maximum", "pow",
-    "sum", "dot", "shape", *named_types(),
+    "sum", "dot", "shape", "grad", "Lop", "Rop", *named_types(),
 ]
