@@ -156,6 +156,16 @@ def test_a_hook_that_raises_keeps_nothing_it_registered(installed):
     assert "needs_argument" not in ops
 
 
+@pytest.mark.parametrize("bad, expected", [
+    (plugin(register_ops=lambda registry: None), "PluginValidationError: Plugin 'bad' for hook 'register_ops'"),
+    (plugin(register_op=lambda register: None), "implements 'register_op', which is not an opkit hook; "
+                                                "did you mean 'register_ops'?"),
+])
+def test_hook_implementations_must_match_the_hookspecs(installed, bad, expected):
+    record, message = broken_by(installed, bad)
+    assert expected in message
+
+
 def test_using_opkit_ops_inside_a_hook_is_reported(installed):
     record, message = broken_by(installed, plugin(register_ops=lambda register: list(opkit.ops)))
     assert "used while the plugins were loading" in message

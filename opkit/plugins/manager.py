@@ -130,7 +130,7 @@ def _load() -> PluginState:
             record.status = "disabled"
             continue
         try:
-            manager.register(entry_point.load(), name=record.name)
+            _register(manager, record, entry_point.load())
         except Exception as exc:  # a plugin must never take the others down with it
             _mark_broken(record, exc, "failed to load")
             continue
@@ -138,6 +138,23 @@ def _load() -> PluginState:
     for record in loaded:
         _collect(manager, record, state)
     return state
+
+
+def _register(manager, record: PluginRecord, plugin):
+    """Register `plugin` with pluggy, refusing hook implementations that match no opkit hook."""
+    import difflib
+
+    from opkit import hookspecs
+
+    manager.register(plugin, name=record.name)
+    unknown = [caller.name for caller in manager.get_hookcallers(plugin) or () if caller.spec is None]
+    if unknown:
+        manager.unregister(plugin)
+        hooks = [name for name in vars(hookspecs) if name.startswith("register_")]
+        close = difflib.get_close_matches(unknown[0], hooks, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise record.error_for(f"implements {unknown[0]!r}, which is not an opkit hook{hint}\n"
+                               f"opkit's hooks: {', '.join(hooks)}")
 
 
 def _mark_broken(record: PluginRecord, exc: BaseException, what: str):
