@@ -37,3 +37,20 @@ def test_modules_build_without_the_precompiled_header(tmp_path):
     result = _run(env)
     assert result.returncode == 0, result.stderr
     assert not list(tmp_path.glob("pch/*/*.gch"))
+
+
+def test_a_removed_precompiled_header_is_rebuilt_in_process(tmp_path):
+    import shutil
+
+    import numpy as np
+
+    import opkit
+    import opkit.tensor as ot
+
+    x = ot.lvector("x")
+    with opkit.config.change_flags(compiledir=str(tmp_path)):
+        opkit.function([x], x * 7 + 1)
+        shutil.rmtree(tmp_path / "pch")
+        f = opkit.function([x], x * 7 - 1)   # another module: needs the header again
+        np.testing.assert_array_equal(f(np.arange(3)), np.arange(3) * 7 - 1)
+        assert list(tmp_path.glob("pch/*/opkit_pch.hpp.gch"))

@@ -43,20 +43,22 @@ def pch_args(compiler, compile_args, include_dirs):
                             .encode()).hexdigest()[:24]
     directory = pathlib.Path(os.path.expanduser(config.compiledir)) / "pch" / digest
     header = directory / "opkit_pch.hpp"
-    if digest not in _ready:
-        _ready[digest] = _build(compiler, compile_args, include_dirs, directory, header)
-    return ["-include", str(header), "-Winvalid-pch"] if _ready[digest] else []
+    # Re-check the files each time: the cache may have been cleared or compiledir changed.
+    usable = _ready.get(header)
+    if usable is None or (usable and not header.exists()):
+        usable = _ready[header] = _build(compiler, compile_args, include_dirs, directory, header)
+    return ["-include", str(header), "-Winvalid-pch"] if usable else []
 
 
 def _build(compiler, compile_args, include_dirs, directory, header):
     """Build header.gch under a lock unless it exists; return True if it can be used."""
     gch = header.with_name(header.name + ".gch")
-    if gch.exists():
+    if gch.exists() and header.exists():
         return True
     directory.mkdir(parents=True, exist_ok=True, mode=0o700)
     with open(directory / "lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if gch.exists():
+        if gch.exists() and header.exists():
             return True
         header.write_text(PCH_HEADER)
         tmp = gch.with_name(f"{gch.name}.{os.getpid()}")
