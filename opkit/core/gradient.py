@@ -16,102 +16,19 @@ from opkit.core.linker import add_note
 from opkit.core.op import Op
 from opkit.core.tensor.alloc import cast, float_dtype, float_zeros_like, is_float_dtype, ones_like
 from opkit.core.tensor.variable import constant
-from opkit.core.type import Type
+# re-exported: opkit.core.gradient was the one home of these names
+from opkit.core.gradient_types import (
+    DisconnectedInputError,
+    DisconnectedOutputError,
+    DisconnectedType,
+    NullType,
+    NullTypeGradError,
+    disconnected_type,
+    grad_not_implemented,
+    grad_undefined,
+)
 
 
-class _PlaceholderType(Type):
-    """A type whose variables stand for a gradient fact and never hold a value."""
-
-    def filter(self, value, strict=False, allow_downcast=None):
-        raise TypeError(f"a {type(self).__name__} variable is a symbolic placeholder; it holds no value")
-
-    def __eq__(self, other):
-        return type(self) is type(other)
-
-    def __hash__(self):
-        return hash(type(self))
-
-    def __str__(self):
-        return type(self).__name__
-
-
-class NullType(_PlaceholderType):
-    """The type of an undefined or unimplemented gradient; `why_null` says why."""
-
-    def __init__(self, why_null="(no explanation given)", op=None, input_index=None):
-        self.why_null = why_null
-        self.op = op
-        self.input_index = input_index
-
-
-class DisconnectedType(_PlaceholderType):
-    """The type of the gradient of a cost that does not depend on a variable."""
-
-
-disconnected_type = DisconnectedType()
-"""Call it, ``disconnected_type()``, for a variable marking a disconnected gradient."""
-
-
-def grad_undefined(op, x_pos, x, comment=""):
-    """Return a NullType variable: input `x_pos` (`x`) of `op` has no mathematical gradient."""
-    return _null(op, x_pos, x, "is mathematically undefined", comment)
-
-
-def grad_not_implemented(op, x_pos, x, comment=""):
-    """Return a NullType variable: the gradient of input `x_pos` (`x`) of `op` is not implemented."""
-    return _null(op, x_pos, x, "is not implemented", comment)
-
-
-def _null(op, x_pos, x, status, comment):
-    why = f"This variable is Null because the grad method for input {x_pos} ({x}) of the {op} op {status}."
-    return NullType(f"{why} {comment}".rstrip(), op, x_pos)()
-
-
-class _DisconnectedError(ValueError):
-    """A variable of interest is not connected to the others through differentiable operations."""
-
-    def __init__(self, variable, position, message):
-        self.variable = variable
-        self.position = position
-        super().__init__(message)
-
-
-class DisconnectedInputError(_DisconnectedError):
-    """grad was asked for the gradient with respect to a variable the cost does not depend on."""
-
-    def __init__(self, variable, position):
-        super().__init__(variable, position, (
-            f"grad: the cost does not depend on wrt[{position}] ({variable}).\n"
-            "It is not part of the cost's graph, or reaches it only through non-differentiable operations.\n"
-            "Hint: pass disconnected_inputs='warn' or 'ignore' to get zeros for it."))
-
-
-class DisconnectedOutputError(_DisconnectedError):
-    """Rop was asked for an output that does not depend on any of `wrt`."""
-
-    def __init__(self, variable, position):
-        super().__init__(variable, position, (
-            f"Rop: output f[{position}] ({variable}) does not depend on wrt through differentiable operations.\n"
-            "Hint: pass disconnected_outputs='warn' or 'ignore' to get zeros for it."))
-
-
-class NullTypeGradError(TypeError):
-    """The gradient with respect to a requested variable is undefined or not implemented."""
-
-    def __init__(self, variable, position, null_type):
-        self.variable = variable
-        self.position = position
-        self.why_null = null_type.why_null
-        self.op = null_type.op
-        self.input_index = null_type.input_index
-        super().__init__(
-            f"grad: the gradient with respect to wrt[{position}] ({variable}) cannot be computed.\n"
-            f"{self.why_null}\n"
-            "Hint: pass null_gradients='return' to get the NullType variable instead of this error.")
-
-
-for _cls in (DisconnectedInputError, DisconnectedOutputError, NullTypeGradError):
-    _cls.__module__ = "opkit.gradient"
 
 
 def grad(cost, wrt, consider_constant=None, disconnected_inputs="raise", return_disconnected="zero",
