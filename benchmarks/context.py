@@ -1,0 +1,105 @@
+"""The benchmark run's settings and private directories, and the optional PyTensor contender."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import pathlib
+import sys
+from types import ModuleType
+
+
+@dataclasses.dataclass
+class Context:
+    """What every figure needs: quick or full, the run's temp directories, and PyTensor if present.
+
+    `workdir` is private to this run; opkit's compile cache is `workdir/opkit`
+    (never the user's ~/.cache), PyTensor's `workdir/pytensor-cache`; child
+    processes run in the empty `workdir/cwd`, so `python -c` imports nothing by accident.
+    """
+
+    quick: bool
+    workdir: pathlib.Path
+    pytensor: ModuleType | None = None
+
+    @property
+    def compiledir(self) -> pathlib.Path:
+        return self.workdir / "opkit-cache"
+
+    @property
+    def cwd(self) -> pathlib.Path:
+        path = self.workdir / "cwd"
+        path.mkdir(exist_ok=True)
+        return path
+
+    def rounds(self, full: int, quick: int) -> int:
+        return quick if self.quick else full
+
+    @property
+    def budget(self) -> float:
+        """Seconds one timeit-style sample of a microsecond call should last."""
+        return 0.01 if self.quick else 0.04
+
+    def subprocess_env(self) -> dict:
+        """Environment for child Pythons: this run's caches, and .pyc files written as users have them."""
+        env = dict(os.environ)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        return env
+
+    def pytensor_modes(self) -> dict[str, object]:
+        """Return {label: mode} for PyTensor's default linker and its C linker (empty without PyTensor)."""
+        if self.pytensor is None:
+            return {}
+        from pytensor.compile.mode import Mode, get_default_mode
+
+        default = type(get_default_mode().linker).__name__.replace("Linker", "").lower() or "default"
+        return {f"pytensor ({default})": get_default_mode(), "pytensor (c)": Mode(linker="c")}
+
+    def pytensor_functions(self, build, trust_input: bool = True) -> dict[str, object]:
+        """Compile `build(tensor_module) -> (inputs, output)` with each PyTensor mode."""
+        functions = {}
+        for label, mode in self.pytensor_modes().items():
+            inputs, output = build(self.pytensor.tensor)
+            fn = self.pytensor.function(inputs, output, mode=mode)
+            fn.trust_input = trust_input
+            functions[label] = fn
+        return functions
+
+
+def prepare_environment(ctx: Context) -> None:
+    """Point opkit's, PyTensor's and numba's caches into the run's directory; call before importing them.
+
+    The environment carries the choice to every child process too.
+    """
+    os.environ["OPKIT_COMPILEDIR"] = str(ctx.compiledir)
+    flags = os.environ.get("PYTENSOR_FLAGS", "")
+    own = f"base_compiledir={ctx.workdir / 'pytensor-cache'}"
+    os.environ["PYTENSOR_FLAGS"] = ",".join(filter(None, [flags, own]))
+    os.environ["NUMBA_CACHE_DIR"] = str(ctx.workdir / "numba-cache")
+
+
+def import_pytensor(enabled: bool) -> ModuleType | None:
+    """Return the pytensor module if enabled and importable in this interpreter, else None."""
+    if not enabled:
+        return None
+    try:
+        import pytensor
+        import pytensor.tensor  # noqa: F401
+    except ImportError:
+        return None
+    return pytensor
+
+
+def machine_description(ctx: Context) -> dict:
+    """Return the facts a reader needs to weigh the figures: versions, CPUs, compiler, load."""
+    import platform
+
+    import numpy
+
+    import opkit
+    from opkit.cop.compiler import find_compiler
+
+    return {"python": sys.version.split()[0], "platform": platform.platform(), "cpus": os.cpu_count(),
+            "numpy": numpy.__version__, "opkit": opkit.__version__,
+            "pytensor": ctx.pytensor.__version__ if ctx.pytensor else None,
+            "compiler": find_compiler().identity, "loadavg_start": os.getloadavg(), "quick": ctx.quick}

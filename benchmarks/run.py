@@ -1,0 +1,128 @@
+"""Run opkit's benchmark figures side by side with numpy (and PyTensor when installed).
+
+    python benchmarks/run.py [--quick] [--json PATH] [--only NAME...] [--no-pytensor] [--keep]
+
+Each figure interleaves its contenders round by round, prints median/min/max
+and the ratio to its baseline, and the run ends with a summary table and a JSON
+report (default: benchmarks/results/<timestamp>.json). See benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import datetime
+import json
+import os
+import pathlib
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+# Figure modules import no opkit at module level: opkit reads OPKIT_COMPILEDIR on first import,
+# which main() points at the run's own directory first.
+import figure_array  # noqa: E402
+import figure_compile  # noqa: E402
+import figures_call  # noqa: E402
+import figures_process  # noqa: E402
+from context import Context, import_pytensor, machine_description, prepare_environment  # noqa: E402
+from report import Figure, detail_table, summary_table  # noqa: E402
+
+
+# In the order of the figures table of issue 7.
+FIGURES = {"call_trusted": figures_call.call_trusted, "call_validated": figures_call.call_validated,
+           "call_chain10": figures_call.call_chain10, "call_chain100": figures_call.call_chain100,
+           "big_array": figure_array.big_array, "cold_compile": figure_compile.cold_compile,
+           "fresh_process": figures_process.fresh_process, "recompile": figures_call.recompile,
+           "peak_rss": figures_process.peak_rss}
+
+
+class UsageError(Exception):
+    """Wrong command-line arguments (exit status 2)."""
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(message)
+
+
+def parse_args(argv):
+    parser = ArgumentParser(prog="benchmarks/run.py", description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="few repeats, smaller arrays: a smoke run")
+    parser.add_argument("--json", type=pathlib.Path, help="where to write the JSON report")
+    parser.add_argument("--only", nargs="+", metavar="NAME", help=f"figures to run: {', '.join(FIGURES)}")
+    parser.add_argument("--no-pytensor", action="store_true", help="skip PyTensor even if it is installed")
+    parser.add_argument("--keep", action="store_true", help="keep the run's temporary cache directory")
+    args = parser.parse_args(argv)
+    unknown = sorted(set(args.only or ()) - set(FIGURES))
+    if unknown:
+        raise UsageError(f"unknown figure(s) {', '.join(unknown)}; choose from {', '.join(FIGURES)}")
+    return args
+
+
+def run_figures(ctx: Context, names) -> tuple[list[Figure], dict[str, str]]:
+    """Run each named figure, printing its details; return the figures and the errors by name."""
+    figures, errors = [], {}
+    for name in names:
+        print(f"\n## {name}", flush=True)
+        start = time.perf_counter()
+        try:
+            figure = FIGURES[name](ctx)
+        except Exception:  # one broken figure must not cost the others
+            errors[name] = traceback.format_exc()
+            print(f"FAILED:\n{errors[name]}", flush=True)
+            continue
+        figures.append(figure)
+        print(f"{figure.title} ({time.perf_counter() - start:.1f} s)")
+        print(detail_table(figure))
+        for note in figure.notes:
+            print(f"  note: {note}")
+    return figures, errors
+
+
+def write_report(path: pathlib.Path, machine: dict, figures, errors) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    machine["loadavg_end"] = os.getloadavg()
+    report = {"machine": machine, "figures": [f.as_dict() for f in figures], "errors": errors}
+    path.write_text(json.dumps(report, indent=2) + "\n")
+
+
+def main(argv=None) -> int:
+    try:
+        args = parse_args(argv)
+    except UsageError as error:
+        print(f"benchmarks/run.py: error: {error}", file=sys.stderr)
+        return 2
+    workdir = pathlib.Path(tempfile.mkdtemp(prefix="opkit-bench-"))
+    if args.keep:
+        print(f"keeping {workdir}")
+    else:
+        # Registered before PyTensor is imported, so it runs after PyTensor's own exit handlers
+        # (which still read its cache).
+        atexit.register(shutil.rmtree, workdir, ignore_errors=True)
+    ctx = Context(quick=args.quick, workdir=workdir)
+    prepare_environment(ctx)  # before opkit or PyTensor read their configuration
+    ctx.pytensor = import_pytensor(not args.no_pytensor)
+    machine = machine_description(ctx)
+    print(f"opkit benchmarks ({'quick' if args.quick else 'full'} run); "
+          f"load average {' '.join(f'{v:.2f}' for v in machine['loadavg_start'])}; "
+          f"{machine['cpus']} CPUs; numpy {machine['numpy']}; "
+          f"PyTensor {machine['pytensor'] or 'not installed'}; cache {ctx.compiledir}")
+    figures, errors = run_figures(ctx, args.only or list(FIGURES))
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    path = args.json or HERE / "results" / f"{stamp}.json"
+    write_report(path, machine, figures, errors)
+    print("\n## summary (medians)")
+    print(summary_table(figures))
+    print(f"load average at the end: {' '.join(f'{v:.2f}' for v in machine['loadavg_end'])}")
+    print(f"JSON report: {path}")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
