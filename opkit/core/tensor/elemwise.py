@@ -86,7 +86,7 @@ class Elemwise(Op):
         return elemwise_c_code(node, name, inputs, outputs, sub, program)
 
     def c_code_cache_version(self):
-        return (2,)
+        return (3,)
 
     def grad(self, inputs, output_grads):
         from opkit.core.tensor import elemwise_grad

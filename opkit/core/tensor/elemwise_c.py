@@ -122,13 +122,18 @@ def elemwise_c_code(node, name, inputs, outputs, sub, program):
     in_ts = [c_dtype(v.dtype) for v in node.inputs]
     steps = program_statements(program, nin)
     result = f"t{len(program) - 1}"
-    flat_body = "\n".join([f"const {in_ts[k]} v{k} = p{k}[i];" for k in range(nin)] + steps
+    # Inputs that are scalars by type (constants, 0-d, all lengths 1) are read once, before
+    # the loop, so the flat loop stays a plain vectorisable loop over the other inputs.
+    scalar = [all(s == 1 for s in v.type.shape) for v in node.inputs]
+    hoisted = "\n".join(f"    const {in_ts[k]} v{k} = p{k}[0];" for k in range(nin) if scalar[k])
+    flat_body = "\n".join([f"const {in_ts[k]} v{k} = p{k}[i];" for k in range(nin) if not scalar[k]] + steps
                           + [f"pz[i] = {result};"])
     nd_body = "\n".join([f"const {in_ts[k]} v{k} = *({in_ts[k]}*)ptrs[{k}];" for k in range(nin)] + steps
                         + [f"*({out_t}*)ptrs[{nin}] = {result};"])
     pointers = "\n".join(f"    const {in_ts[k]}* p{k} = (const {in_ts[k]}*)PyArray_DATA({inputs[k]});"
                          for k in range(nin))
-    contiguous = " && ".join(f"opkit_full_contiguous({i}, {nd}, dims)" for i in inputs)
+    contiguous = " && ".join([f"opkit_full_contiguous({i}, {nd}, dims)" for k, i in enumerate(inputs)
+                              if not scalar[k]] or ["1"])
     strides = "\n".join(f"    opkit_broadcast_strides({i}, {nd}, strides[{k}]);" for k, i in enumerate(inputs))
     bases = ", ".join([f"(char*)PyArray_DATA({i})" for i in inputs] + [f"(char*)PyArray_DATA({out})"])
     return f"""
@@ -141,6 +146,7 @@ def elemwise_c_code(node, name, inputs, outputs, sub, program):
 {pointers}
     if ({contiguous}) {{
         const npy_intp n = PyArray_SIZE({out});
+{hoisted}
         for (npy_intp i = 0; i < n; ++i) {{
 {flat_body}
         }}
