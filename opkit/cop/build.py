@@ -37,7 +37,7 @@ def build_flags() -> tuple[tuple[str, ...], tuple[str, ...]]:
     compile_args, link_args = list(BASE_COMPILE_ARGS), []
     if config.sanitize == "address":
         # Without a frame pointer, ASan's stack traces lose frames.
-        sanitize = ["-fsanitize=address", "-fno-omit-frame-pointer"]
+        sanitize = ["-fsanitize=address", "-fno-omit-frame-pointer", "-g"]  # -g: reports name source lines
         compile_args += sanitize
         link_args += sanitize
     cflags = shlex.split(config.cflags)
