@@ -25,6 +25,7 @@ from opkit.core.type import MethodNotDefined
 theano = opkit
 gof = opkit
 DATA = Path(__file__).parent / "data" / "cop"
+TUTORIAL_C = DATA.parent / "sections" / "vectorTimesVector.c"
 
 
 # ---- the tutorial's op, ported by changing imports only ----
@@ -32,7 +33,7 @@ DATA = Path(__file__).parent / "data" / "cop"
 class VectorTimesVector(gof.COp):
     __props__ = ()
 
-    func_file = "./data/cop/vectorTimesVector.c"
+    func_file = "./data/sections/vectorTimesVector.c"  # the tutorial file, shared with the parser tests
     func_name = "APPLY_SPECIFIC(vector_times_vector)"
 
     def __init__(self):
@@ -170,8 +171,8 @@ def test_tutorial_op_one_module_per_node_with_the_cop_linker():
 def test_relative_files_resolve_against_the_defining_module_from_any_directory(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     op = VectorTimesVector()
-    assert op.func_files == (str(DATA / "vectorTimesVector.c"),)
-    assert op.c_header_dirs() == [str(DATA)]
+    assert op.func_files == (str(TUTORIAL_C),)
+    assert op.c_header_dirs() == [str(TUTORIAL_C.parent)]
     f, _ = tutorial_graph()
     dtypes = ("float64", "float64", "float32", "int16", "int32", "int32")
     assert f(*[numpy.full(1, 3, d) for d in dtypes])[1] == 9.0
@@ -181,7 +182,7 @@ def test_generated_c_wraps_each_section_in_line_directive_and_balanced_macros():
     op = VectorTimesVector()
     x, y = opkit.tensor.fvector(), opkit.tensor.vector(dtype="int16")
     node = op.make_node(x, y)
-    path = str(DATA / "vectorTimesVector.c")
+    path = str(TUTORIAL_C)
     support = op.c_support_code()
     assert support.startswith(f'#line 2 "{path}"\n') and "#define" not in support
     apply = op.c_support_code_apply(node, "node_7")
@@ -393,7 +394,7 @@ def test_an_op_keeps_the_code_it_parsed_and_a_new_op_gets_the_edited_file(tmp_pa
 def test_op_in_a_package_finds_its_files_from_any_directory(tmp_path, monkeypatch):
     package = tmp_path / "site" / "cop_pkg_for_tests"
     (package / "c").mkdir(parents=True)
-    shutil.copy(DATA / "vectorTimesVector.c", package / "c" / "vtv.c")
+    shutil.copy(TUTORIAL_C, package / "c" / "vtv.c")
     write(package, "__init__.py", """
         import opkit
 
