@@ -181,3 +181,42 @@ def test_l_op_defaults_to_grad():
     op = WithGrad(3)
     (result,) = op.L_op([x], [op(x)], [g])
     np.testing.assert_array_equal(opkit.function([g], result)([1.0, 2.0]), [3.0, 6.0])
+
+
+def test_c_methods_have_defaults_a_subclass_can_extend_with_super():
+    import numpy as np
+
+    import opkit.tensor as ot
+
+    class Twice(opkit.Op):
+        __props__ = ()
+
+        def make_node(self, x):
+            return opkit.Apply(self, [x], [x.type()])
+
+        def c_headers(self, c_compiler=None):
+            return super().c_headers(c_compiler) + ["<cstring>"]
+
+        def c_support_code(self):
+            return super().c_support_code() + "static double twice(double v) { return 2 * v; }"
+
+        def c_code_cache_version(self):
+            return (1,) + super().c_code_cache_version()
+
+        def c_code(self, node, name, inputs, outputs, sub):
+            x, = inputs
+            z, = outputs
+            return f"""
+            Py_XDECREF({z});
+            {z} = (PyArrayObject*)PyArray_NewCopy({x}, NPY_CORDER);
+            if (!{z}) {sub['fail']}
+            for (npy_intp i = 0; i < PyArray_SIZE({z}); ++i)
+                ((double*)PyArray_DATA({z}))[i] = twice(((double*)PyArray_DATA({z}))[i]);
+            """
+
+    x = ot.dvector("x")
+    f = opkit.function([x], Twice()(x))
+    np.testing.assert_array_equal(f(np.arange(3.0)), [0.0, 2.0, 4.0])
+    assert opkit.Op().c_code_cache_version() == ()
+    with pytest.raises(Exception, match="c_code"):
+        opkit.Op().c_code(None, "n", [], [], {})

@@ -96,6 +96,60 @@ class Op:
     def L_op(self, inputs, outputs, output_grads):
         return self.grad(inputs, output_grads)
 
+    # ---- the C interface: defaults that a subclass overrides (and may call with super()) ----
+
+    def c_code(self, node, name, inputs, outputs, sub):
+        raise MethodNotDefined("c_code", type(self).__name__)
+
+    def c_code_cleanup(self, node, name, inputs, outputs, sub):
+        return ""
+
+    def c_support_code(self):
+        return ""
+
+    def c_support_code_apply(self, node, name):
+        return ""
+
+    def c_support_code_struct(self, node, name):
+        return ""
+
+    def c_init_code(self):
+        return []
+
+    def c_init_code_apply(self, node, name):
+        return ""
+
+    def c_init_code_struct(self, node, name, sub):
+        return ""
+
+    def c_cleanup_code_struct(self, node, name):
+        return ""
+
+    def c_headers(self, c_compiler=None):
+        return []
+
+    def c_header_dirs(self, c_compiler=None):
+        return []
+
+    def c_libraries(self, c_compiler=None):
+        return []
+
+    def c_lib_dirs(self, c_compiler=None):
+        return []
+
+    def c_compile_args(self, c_compiler=None):
+        return []
+
+    def c_no_compile_args(self, c_compiler=None):
+        return []
+
+    def c_code_cache_version(self):
+        """Return a tuple to change with the C code; () means: never reuse it across processes."""
+        return ()
+
+    def c_code_cache_version_apply(self, node):
+        return self.c_code_cache_version()
+
     def __str__(self):
         return getattr(self, "name", None) or type(self).__name__
 
