@@ -291,3 +291,21 @@ def test_op_without_perform_or_c_code_says_what_to_define(mode):
     with pytest.raises(NotImplementedError, match=r"has neither perform\(\) nor C code .*\n"
                                                   r"Hint: define perform\(node, inputs, output_storage\)"):
         opkit.function([x], op(x), mode=mode)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="exception notes (add_note) are Python 3.11+")
+def test_errors_from_compiled_graphs_name_the_failing_node_or_input():
+    x = ot.dvector("x")
+    f = opkit.function([x], CheckedSqrt()(x * 2) + 1)
+    with pytest.raises(ValueError) as info:
+        f(-np.ones(3))
+    notes = "\n".join(info.value.__notes__)
+    assert "Apply node that failed: CheckedSqrt(" in notes
+    assert "Op: test_c_backend.CheckedSqrt" in notes and "Input types: TensorType(float64, vector)" in notes
+
+    m = ot.dmatrix("m")
+    g = opkit.function([m], m * 2)
+    g.trust_input = True
+    with pytest.raises(TypeError) as info:
+        g(np.ones(3))
+    assert info.value.__notes__ == ["while checking input 0 (m), expected TensorType(float64, matrix)"]

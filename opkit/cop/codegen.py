@@ -64,8 +64,7 @@ def render_module(region, description=""):
     """Return the GeneratedModule for `region` (module name left as a placeholder)."""
     labels = _Labels()
     names = {}
-    for position, variable in enumerate(region.inputs + region.constants
-                                        + [v for node in region.nodes for v in node.outputs]):
+    for position, variable in enumerate(ordered_variables(region)):
         names[variable] = f"V{position}"
     variables = _variable_blocks(region, names, labels)
     nodes, collected = [], _Collector()
@@ -106,6 +105,34 @@ def restore_line_numbers(source):
         if line.strip() == RESTORE_LINE_PRAGMA:
             lines[number - 1] = f'#line {number + 1} "{MODULE_NAME_PLACEHOLDER}.cpp"'
     return "\n".join(lines)
+
+
+def ordered_variables(region):
+    """Return the region's variables in the order they are named V0, V1, ... and labelled."""
+    return region.inputs + region.constants + [v for node in region.nodes for v in node.outputs]
+
+
+def failure_notes(region):
+    """Return the note for each failure label (index = label): which variable or node failed.
+
+    Labels number the variables first, then the nodes (see render_module). The
+    notes are passed to the module at run time, so user names never reach the source.
+    """
+    notes = [""]
+    inputs = {id(v): k for k, v in enumerate(region.inputs)}
+    for variable in ordered_variables(region):
+        if id(variable) in inputs:
+            notes.append(f"while checking input {inputs[id(variable)]} ({variable}), expected {variable.type}")
+        elif variable.owner is None:
+            notes.append(f"while reading a constant of type {variable.type}")
+        else:
+            notes.append(f"while preparing {variable}, output of {variable.owner}")
+    for node in region.nodes:
+        op = node.op
+        types = ", ".join(str(v.type) for v in node.inputs)
+        notes.append(f"Apply node that failed: {node}\nOp: {type(op).__module__}.{type(op).__qualname__}"
+                     f"\nInput types: {types}")
+    return tuple(notes)
 
 
 def _variable_blocks(region, names, labels):

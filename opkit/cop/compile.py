@@ -10,7 +10,7 @@ import tempfile
 
 from opkit.cop.build import build_extension, build_flags
 from opkit.cop.cache import ModuleCache, cache_key, default_cache, module_name_for
-from opkit.cop.codegen import render_module
+from opkit.cop.codegen import failure_notes, render_module
 from opkit.cop.compiler import find_compiler, toolchain_fingerprint
 from opkit.cop.sanitize import require_runtime
 from opkit.cop.signature import index as signature_index
@@ -115,4 +115,4 @@ def _with_context(exc, region):
 def make_region_runner(region, description=""):
     """Return the C runner of `region`: call it with the region's inputs."""
     module = compile_region(region, description)
-    return module.make(*[constant.data for constant in region.constants])
+    return module.make(failure_notes(region), *[constant.data for constant in region.constants])
