@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 from dataclasses import dataclass, field
 
 from opkit.cop.cinterface import as_list, call, include_line
@@ -47,22 +48,13 @@ def _unique(items):
     return result
 
 
-class _Labels:
-    def __init__(self):
-        self.count = 0
-
-    def next(self):
-        self.count += 1
-        return self.count
-
-
 def _fail(label):
     return f"{{ __failure = {label}; goto __label_{label}; }}"
 
 
 def render_module(region, description=""):
     """Return the GeneratedModule for `region` (module name left as a placeholder)."""
-    labels = _Labels()
+    labels = itertools.count(1)
     names = {}
     for position, variable in enumerate(ordered_variables(region)):
         names[variable] = f"V{position}"
@@ -141,7 +133,7 @@ def _variable_blocks(region, names, labels):
     constants = {id(v): k for k, v in enumerate(region.constants)}
     blocks, keep = [], 0
     for variable, name in names.items():
-        label = labels.next()
+        label = next(labels)
         sub = {"fail": _fail(label), "id": label}
         ctype = variable.type
         block = dict(name=name, label=label, keep=None, output=None, sync="",
@@ -170,7 +162,7 @@ def _variable_blocks(region, names, labels):
 
 def _node_block(node, index, names, labels, collected):
     op, name = node.op, f"node_{index}"
-    label = labels.next()
+    label = next(labels)
     sub = {"fail": _fail(label), "id": label}
     inputs = [names[v] for v in node.inputs]
     outputs = [names[v] for v in node.outputs]

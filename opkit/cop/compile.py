@@ -11,7 +11,7 @@ import tempfile
 from opkit.cop.build import build_extension, build_flags
 from opkit.cop.cache import ModuleCache, cache_key, default_cache, module_name_for
 from opkit.cop.codegen import failure_notes, render_module
-from opkit.cop.compiler import find_compiler, toolchain_fingerprint
+from opkit.cop.compiler import toolchain_fingerprint
 from opkit.cop.sanitize import require_runtime
 from opkit.cop.signature import index as signature_index
 from opkit.cop.signature import region_signature
@@ -41,10 +41,16 @@ def local_headers(source, include_dirs):
     return found
 
 
-def module_key(generated):
+def toolchain_parts():
+    """Return what a module's identity takes from the toolchain: compiler, ABI, numpy, flags."""
+    compile_args, link_args = build_flags()
+    return (*toolchain_fingerprint(), *compile_args, *link_args)
+
+
+def module_key(generated, toolchain=None):
     """Return the cache key of a generated module: its content and the toolchain's."""
     parts = [generated.source, *local_headers(generated.source, generated.include_dirs),
-             *toolchain_fingerprint(), *build_flags()[0], *build_flags()[1],
+             *(toolchain or toolchain_parts()),
              repr(generated.include_dirs), repr(generated.library_dirs), repr(generated.libraries),
              repr(generated.compile_args)]
     return cache_key(*parts)
@@ -67,7 +73,7 @@ def compile_region(region, description=""):
     signature index without rendering; otherwise the source is rendered and keyed.
     """
     require_runtime()  # a sanitized module loaded without its runtime would abort the process
-    toolchain = (*toolchain_fingerprint(), *build_flags()[0], *build_flags()[1])
+    toolchain = toolchain_parts()
     signature = region_signature(region, toolchain)
     cache = default_cache()
     if signature is not None:
@@ -78,7 +84,7 @@ def compile_region(region, description=""):
                 return module
     try:
         generated = render_module(region, description)
-        module, key = compile_generated(generated, description, with_key=True)
+        module, key = compile_generated(generated, description, with_key=True, toolchain=toolchain)
     except CompileError as exc:
         raise _with_context(exc, region)
     if signature is not None and generated.versioned:
@@ -86,10 +92,10 @@ def compile_region(region, description=""):
     return module
 
 
-def compile_generated(generated, description="", with_key=False):
+def compile_generated(generated, description="", with_key=False, toolchain=None):
     """Return the loaded module for generated source, from the cache or freshly built."""
     require_runtime()  # a sanitized module loaded without its runtime would abort the process
-    key = module_key(generated)
+    key = module_key(generated, toolchain)
     cache = default_cache() if generated.versioned else _unversioned_cache()
     name = module_name_for(key)
 

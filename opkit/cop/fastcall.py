@@ -23,5 +23,6 @@ def input_signature(types):
 
     from opkit.core.tensor.type import TensorType
 
-    return tuple((np.dtype(t.dtype).num, t.ndim) if type(t) is TensorType and None not in (t.dtype,)
-                 and all(s is None for s in t.shape) else None for t in types)
+    # a static length is checked by the Python filter, so only shape-free tensors go through C
+    return tuple((np.dtype(t.dtype).num, t.ndim) if type(t) is TensorType and all(s is None for s in t.shape)
+                 else None for t in types)

@@ -11,11 +11,10 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
-import pathlib
 import subprocess
 import warnings
 
-from opkit.config import config
+from opkit.cop.cache import default_cache
 
 PCH_HEADER = """// opkit precompiled header: what every generated module includes first.
 #define PY_SSIZE_T_CLEAN
@@ -41,7 +40,7 @@ def pch_args(compiler, compile_args, include_dirs):
         return []
     digest = hashlib.sha256("\n".join([PCH_HEADER, compiler.identity, *compile_args, *include_dirs])
                             .encode()).hexdigest()[:24]
-    directory = pathlib.Path(os.path.expanduser(config.compiledir)) / "pch" / digest
+    directory = default_cache().root / "pch" / digest
     header = directory / "opkit_pch.hpp"
     # Re-check the files each time: the cache may have been cleared or compiledir changed.
     usable = _ready.get(header)

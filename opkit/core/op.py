@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from opkit.core.clinker import CLinkerObject
 from opkit.core.graph import Apply, Variable
 from opkit.core.type import MethodNotDefined
 
@@ -22,7 +23,7 @@ def _props_str(self):
     return f"{type(self).__name__}{{{body}}}"
 
 
-class Op:
+class Op(CLinkerObject):
     """An operation: ``make_node`` makes the Apply node, ``perform`` computes it in Python.
 
     Setting ``__props__`` (a tuple of attribute names) generates ``__eq__``,
@@ -96,7 +97,7 @@ class Op:
     def L_op(self, inputs, outputs, output_grads):
         return self.grad(inputs, output_grads)
 
-    # ---- the C interface: defaults that a subclass overrides (and may call with super()) ----
+    # ---- the C interface of an op (headers, flags and the like come from CLinkerObject) ----
 
     def c_code(self, node, name, inputs, outputs, sub):
         raise MethodNotDefined("c_code", type(self).__name__)
@@ -104,17 +105,11 @@ class Op:
     def c_code_cleanup(self, node, name, inputs, outputs, sub):
         return ""
 
-    def c_support_code(self):
-        return ""
-
     def c_support_code_apply(self, node, name):
         return ""
 
     def c_support_code_struct(self, node, name):
         return ""
-
-    def c_init_code(self):
-        return []
 
     def c_init_code_apply(self, node, name):
         return ""
@@ -124,28 +119,6 @@ class Op:
 
     def c_cleanup_code_struct(self, node, name):
         return ""
-
-    def c_headers(self, c_compiler=None):
-        return []
-
-    def c_header_dirs(self, c_compiler=None):
-        return []
-
-    def c_libraries(self, c_compiler=None):
-        return []
-
-    def c_lib_dirs(self, c_compiler=None):
-        return []
-
-    def c_compile_args(self, c_compiler=None):
-        return []
-
-    def c_no_compile_args(self, c_compiler=None):
-        return []
-
-    def c_code_cache_version(self):
-        """Return a tuple to change with the C code; () means: never reuse it across processes."""
-        return ()
 
     def c_code_cache_version_apply(self, node):
         return self.c_code_cache_version()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 
+from opkit.core.clinker import CLinkerObject
 from opkit.core.graph import Constant, Variable
 
 
@@ -77,7 +78,7 @@ class Type:
     __repr__ = __str__
 
 
-class CType(Type):
+class CType(Type, CLinkerObject):
     """A Type with a C interface: how to declare, extract, sync and clean up a C value.
 
     The linker declares ``PyObject* py_<name>`` and owns the storage; a type
@@ -98,33 +99,6 @@ class CType(Type):
 
     def c_cleanup(self, name, sub):
         raise MethodNotDefined("c_cleanup", type(self).__name__)
-
-    def c_headers(self, c_compiler=None):
-        return []
-
-    def c_header_dirs(self, c_compiler=None):
-        return []
-
-    def c_libraries(self, c_compiler=None):
-        return []
-
-    def c_lib_dirs(self, c_compiler=None):
-        return []
-
-    def c_compile_args(self, c_compiler=None):
-        return []
-
-    def c_no_compile_args(self, c_compiler=None):
-        return []
-
-    def c_init_code(self):
-        return []
-
-    def c_support_code(self):
-        return ""
-
-    def c_code_cache_version(self):
-        return ()
 
     def c_element_type(self):
         raise MethodNotDefined("c_element_type", type(self).__name__)
