@@ -18,10 +18,10 @@ _LAZY = {
     "Type": "opkit.core.type",
     "CType": "opkit.core.type",
     "Generic": "opkit.core.type",
-    "function": "opkit.core.function",
-    "Mode": "opkit.core.mode",
-    "DebugMode": "opkit.core.debugmode",
-    "DebugModeError": "opkit.core.debugmode",
+    "function": "opkit.link.function",
+    "Mode": "opkit.link.mode",
+    "DebugMode": "opkit.link.debugmode",
+    "DebugModeError": "opkit.link.debugmode",
     "grad": "opkit.core.gradient",
     "Lop": "opkit.core.gradient",
     "Rop": "opkit.core.gradient",
@@ -49,6 +49,8 @@ def __getattr__(name):
     if module_name is None:
         raise AttributeError(f"module 'opkit' has no attribute {name!r}")
     value = getattr(importlib.import_module(module_name), name)
+    if module_name.startswith("opkit.core."):
+        importlib.import_module("opkit.link")  # graphs built from these names can be evaluated
     globals()[name] = value
     return value
 

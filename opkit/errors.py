@@ -42,5 +42,11 @@ class UsageError(Exception):
     """The `opkit` command was called with wrong arguments (exit status 2)."""
 
 
+def add_note(exc, text):
+    """Add a note to an exception (Python 3.11+; a no-op before)."""
+    if hasattr(exc, "add_note"):
+        exc.add_note(text)
+
+
 for _cls in (SectionError, CompileError, PluginError):
     _cls.__module__ = "opkit"

@@ -1,5 +1,7 @@
 """opkit.tensor: n-d array types, variables and the built-in tensor operations."""
 
+import opkit.link  # noqa: F401  (lets Variable.eval run graphs)
+
 from opkit.core.gradient import Lop, Rop, grad
 from opkit.core.tensor.basic import (Dot, Sum, add, dot, exp, log, maximum, mul, neg, pow, sqr, sqrt, sub,
                                      sum, true_div, upcast)

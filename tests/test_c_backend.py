@@ -134,7 +134,8 @@ def test_broadcasting_mismatch_message_from_c():
 
 
 def test_graph_with_a_python_only_node_runs_as_c_regions_joined_by_python():
-    from opkit.cop.region import Region, partition
+    from opkit.cop.region import Region
+    from opkit.link.partition import partition
 
     x = ot.dmatrix("x")
     y = ot.sum(x * 2, axis=1) + 1   # Sum over one axis has perform only

@@ -15,7 +15,7 @@ import time
 import pytest
 
 from opkit.config import config
-from opkit.cop import cache as cache_module
+from opkit.cop import lock as lock_module
 from opkit.cop.build import build_extension
 from opkit.cop.cache import (CACHE_FORMAT, CacheWarning, CompileLockTimeout, ModuleCache, UnsafeCacheDirError,
                              cache_key, default_cache, module_name_for)
@@ -179,7 +179,7 @@ def test_different_keys_do_not_wait_for_each_other(tmp_path, tiny_source):
 
 def test_a_wait_names_the_holder_and_times_out(tmp_path, monkeypatch, tiny_source):
     root, key = tmp_path / "cache", _key("timeout")
-    monkeypatch.setattr(cache_module, "LOCK_WARN_AFTER", 0.2)
+    monkeypatch.setattr(lock_module, "LOCK_WARN_AFTER", 0.2)
     with _hanging_builder(root, key, tmp_path) as process, config.change_flags(compile_lock_timeout=1.0):
         with pytest.warns(CacheWarning, match=f"held by pid {process.pid} "):
             with pytest.raises(CompileLockTimeout, match=f"held by pid {process.pid} ") as info:

@@ -13,8 +13,8 @@ import pytest
 import opkit
 import opkit.tensor as ot
 from opkit import Apply, Op
-from opkit.core.debugmode import DebugMode, DebugModeError
-from opkit.core.debugmode_checks import first_difference
+from opkit.link.debugmode import DebugMode, DebugModeError
+from opkit.link.debugmode_checks import first_difference
 from test_c_tutorial import VectorTimesScalar
 
 TESTS = pathlib.Path(__file__).resolve().parent

@@ -12,7 +12,7 @@ import operator
 import warnings
 
 from opkit.core.graph import Variable, io_toposort
-from opkit.core.linker import add_note
+from opkit.errors import add_note
 from opkit.core.op import Op
 from opkit.core.tensor.alloc import cast, float_dtype, float_zeros_like, is_float_dtype, ones_like
 from opkit.core.tensor.variable import constant

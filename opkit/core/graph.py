@@ -6,6 +6,13 @@ from collections import deque
 from itertools import count
 
 _ids = count()
+_evaluator = None
+
+
+def set_evaluator(evaluate):
+    """Register `evaluate(variable, inputs_to_values)`, what `Variable.eval` runs (opkit.link fills it)."""
+    global _evaluator
+    _evaluator = evaluate
 
 
 class Variable:
@@ -28,14 +35,10 @@ class Variable:
 
     def eval(self, inputs_to_values=None):
         """Compile (once) and run a function computing this variable."""
-        from opkit.core.function import function
-
-        inputs_to_values = dict(inputs_to_values or {})
-        keys = tuple(sorted(inputs_to_values, key=id))
-        cache = self.tag.setdefault("_eval_functions", {})
-        if keys not in cache:
-            cache[keys] = function(list(keys), self, on_unused_input="ignore")
-        return cache[keys](*[inputs_to_values[k] for k in keys])
+        if _evaluator is None:
+            raise RuntimeError("Variable.eval needs a way to run graphs: `import opkit.link` first "
+                               "(importing opkit.tensor or using opkit.function does it)")
+        return _evaluator(self, dict(inputs_to_values or {}))
 
     def __str__(self):
         if self.name is not None:

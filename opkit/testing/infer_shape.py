@@ -6,8 +6,8 @@ import warnings
 
 import numpy as np
 
-from opkit.core.function import function
-from opkit.core.mode import get_mode
+from opkit.link.function import function
+from opkit.link.mode import get_mode
 from opkit.testing.case import OpTestCase
 
 

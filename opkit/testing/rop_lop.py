@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from opkit.config import config
-from opkit.core.function import function
+from opkit.link.function import function
 from opkit.core.gradient import Lop, Rop, grad_undefined
 from opkit.core.graph import Apply
 from opkit.core.op import Op

@@ -44,7 +44,7 @@ def verify_grad(fun, pt, n_tests=2, rng=None, eps=None, abs_tol=None, rel_tol=No
     `rel_tol` (defaults by dtype). Raises GradientError otherwise.
     """
     # Imported here: opkit.testing imports this module eagerly, and the pytest plugin imports opkit.testing.
-    from opkit.core.function import function
+    from opkit.link.function import function
     from opkit.core.gradient import grad
     from opkit.core.graph import Variable
     from opkit.core.tensor.basic import sum as tensor_sum

@@ -1,32 +1,9 @@
-"""Linkers turn a FunctionGraph into a runner: ``runner(*values) -> [outputs]``.
-
-``py`` runs each node's ``perform``; ``cop`` and ``c`` (in opkit.cop) run
-compiled C. All share the storage-map bookkeeping below.
-"""
+"""What every linker shares: storage cells per variable, and running thunks in order."""
 
 from __future__ import annotations
 
-import importlib
-
 from opkit.core.graph import Constant
-
-_LINKERS = {
-    "py": "opkit.core.linker:PyLinker",
-    "cop": "opkit.cop.linker:NodeCLinker",
-    "c": "opkit.cop.linker:GraphCLinker",
-}
-
-
-def get_linker(linker):
-    """Return a linker instance for a name ('py', 'cop', 'c') or pass an instance through."""
-    if not isinstance(linker, str):
-        return linker
-    try:
-        path = _LINKERS[linker]
-    except KeyError:
-        raise ValueError(f"unknown linker {linker!r}; valid linkers: {', '.join(_LINKERS)}") from None
-    module, _, name = path.partition(":")
-    return getattr(importlib.import_module(module), name)()
+from opkit.errors import add_note
 
 
 def make_storage(fgraph):
@@ -48,18 +25,6 @@ def describe_node(node, values=None):
             parts.append(f"{variable}: shape={shape}, dtype={dtype}" if shape is not None else f"{variable}: {dtype}")
         lines.append("Inputs: " + "; ".join(parts))
     return "\n".join(lines)
-
-
-def add_note(exc, text):
-    if hasattr(exc, "add_note"):
-        exc.add_note(text)
-
-
-def python_thunk(node, storage, compute_map):
-    """Return the node's Python thunk (its own make_thunk, else perform)."""
-    if not node.op.has_perform():
-        return None
-    return node.op.make_thunk(node, storage, compute_map, [])
 
 
 def sequential_runner(fgraph, storage, thunks, labels=None):
@@ -97,26 +62,3 @@ def sequential_runner(fgraph, storage, thunks, labels=None):
                 cell[0] = None
 
     return run
-
-
-class PyLinker:
-    """Run every node through Python (perform, or the op's own make_thunk)."""
-
-    name = "py"
-
-    def make_runner(self, fgraph):
-        storage = make_storage(fgraph)
-        compute_map = {v: [isinstance(v, Constant)] for v in storage}
-        thunks = []
-        for node in fgraph.toposort():
-            thunk = python_thunk(node, storage, compute_map)
-            if thunk is None:
-                thunk = self.fallback_thunk(node, storage, compute_map)
-            thunks.append(thunk)
-        return sequential_runner(fgraph, storage, thunks)
-
-    def fallback_thunk(self, node, storage, compute_map):
-        """Return a C thunk for a node without perform (it says what to define if there is no C either)."""
-        from opkit.cop.linker import node_c_thunk
-
-        return node_c_thunk(node, storage, compute_map)

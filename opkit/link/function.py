@@ -7,7 +7,7 @@ import warnings
 from opkit.core.builtin_ops import ViewOp, deep_copy_op
 from opkit.core.fgraph import FunctionGraph
 from opkit.core.graph import Constant, Variable, graph_inputs
-from opkit.core.mode import get_mode
+from opkit.link.mode import get_mode
 from opkit.core.rewrites import rewrite
 
 
@@ -176,7 +176,7 @@ class FunctionAPI:
 
 
 def _signature(types):
-    from opkit.cop.fastcall import input_signature
+    from opkit.link.fastcall import input_signature
 
     return input_signature(types)
 
@@ -202,7 +202,7 @@ def function_class():
         from opkit.errors import CompileError
 
         try:
-            from opkit.cop.fastcall import function_base
+            from opkit.link.fastcall import function_base
 
             base, enable_vectorcall = function_base()
         except CompileError:

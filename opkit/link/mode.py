@@ -2,9 +2,29 @@
 
 from __future__ import annotations
 
+import importlib
+
 from opkit.core.rewrites import PIPELINES, REWRITES
 
 MODE_NAMES = ("FAST_RUN", "FAST_COMPILE", "DebugMode")
+
+_LINKERS = {
+    "py": "opkit.link.py_linker:PyLinker",
+    "cop": "opkit.link.c_linker:NodeCLinker",
+    "c": "opkit.link.c_linker:GraphCLinker",
+}
+
+
+def get_linker(linker):
+    """Return a linker instance for a name ('py', 'cop', 'c') or pass an instance through."""
+    if not isinstance(linker, str):
+        return linker
+    try:
+        path = _LINKERS[linker]
+    except KeyError:
+        raise ValueError(f"unknown linker {linker!r}; valid linkers: {', '.join(_LINKERS)}") from None
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)()
 
 
 class Mode:
@@ -33,8 +53,6 @@ class Mode:
         return type(self)(self.linker, self.optimizer, self.excluded + names)
 
     def make_linker(self):
-        from opkit.core.linker import get_linker
-
         return get_linker(self.linker)
 
     def __repr__(self):
@@ -54,7 +72,7 @@ def get_mode(mode):
     if mode == "FAST_COMPILE":
         return Mode(linker="py", optimizer="fast_compile")
     if mode == "DebugMode":
-        from opkit.core.debugmode import DebugMode
+        from opkit.link.debugmode import DebugMode
 
         return DebugMode()
     raise ValueError(f"unknown mode {mode!r}; valid modes: {', '.join(MODE_NAMES)} or an opkit.Mode")

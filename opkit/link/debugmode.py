@@ -10,11 +10,12 @@ references or memory. The C result (perform's when there is no C) flows on.
 
 from __future__ import annotations
 
-from opkit.core.debugmode_checks import (check_inputs_unchanged, check_outputs_do_not_alias, check_repeated_calls,
+from opkit.link.debugmode_checks import (check_inputs_unchanged, check_outputs_do_not_alias, check_repeated_calls,
                                          compare_outputs, copy_value)
 from opkit.core.graph import Constant
-from opkit.core.linker import describe_node, make_storage, python_thunk, sequential_runner
-from opkit.core.mode import Mode
+from opkit.link.py_linker import python_thunk
+from opkit.link.runner import describe_node, make_storage, sequential_runner
+from opkit.link.mode import Mode
 
 C_CODE = "C code"
 
@@ -76,7 +77,7 @@ class DebugLinker:
 
 def _compiler_available():
     """Return True if C can be compiled (False, with a warning, under python_fallback)."""
-    from opkit.cop.linker import _compiler_or_fallback
+    from opkit.link.c_linker import _compiler_or_fallback
 
     return _compiler_or_fallback()
 
@@ -121,7 +122,7 @@ def _debug_perform_thunk(node, storage, compute_map):
 
 
 def _c_thunk(node, storage, compute_map):
-    from opkit.cop.linker import node_c_thunk
+    from opkit.link.c_linker import node_c_thunk
 
     return node_c_thunk(node, storage, compute_map)
 

@@ -6,10 +6,12 @@ import warnings
 
 from opkit.config import config
 from opkit.core.graph import Constant
-from opkit.core.linker import PyLinker, make_storage, python_thunk, sequential_runner
+from opkit.link.py_linker import PyLinker, python_thunk
+from opkit.link.runner import make_storage, sequential_runner
 from opkit.cop.cinterface import op_has_c
 from opkit.cop.compile import make_region_runner
-from opkit.cop.region import Region, partition
+from opkit.cop.region import Region
+from opkit.link.partition import partition
 from opkit.errors import CompileError
 
 
