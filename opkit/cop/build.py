@@ -16,8 +16,10 @@ from opkit.cop.pch import pch_args
 from opkit.errors import CompileError
 
 # No -g and no -Wall: debug info and warnings cost compile time and nobody reads them here.
-BASE_COMPILE_ARGS = ("-std=c++17", "-O2", "-fPIC", "-pipe", "-DNDEBUG",
-                     "-DNPY_NO_DEPRECATED_API=NPY_1_7_API_VERSION")
+# Hidden visibility: a module exports only PyInit_<name>, so modules loaded with RTLD_GLOBAL
+# never bind each other's functions (two ops' support code may define the same names).
+BASE_COMPILE_ARGS = ("-std=c++17", "-O2", "-fPIC", "-pipe", "-DNDEBUG", "-fvisibility=hidden",
+                     "-fvisibility-inlines-hidden", "-DNPY_NO_DEPRECATED_API=NPY_1_7_API_VERSION")
 MAX_ERRORS = 5
 
 _DIAGNOSTIC = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?:\d+:)?\s*(?:fatal )?error\b.*$", re.M)
