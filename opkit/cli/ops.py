@@ -145,8 +145,7 @@ def make_node(op_name: str, dtypes: str, ndims: str | None):
         raise CommandFailed(f"{op_name}.make_node rejected inputs ({described}): {exc}{hint}") from None
 
 
-# What the "c" linker calls a one-node graph: the same text makes `opkit build` precompile the very
-# module that `opkit.function` on that one op then finds in the cache.
+# How `opkit build` describes its module in the cache's meta.json (the key is the module's content).
 _ONE_NODE_DESCRIPTION = "graph of 1 node(s)"
 
 
@@ -163,7 +162,7 @@ def _region_and_source(args):
                             f"it runs in Python (perform) only")
     region = Region.from_nodes([node], lambda variable: True)
     try:
-        return region, render_module(region, _ONE_NODE_DESCRIPTION)
+        return region, render_module(region)
     except (MethodNotDefined, NotImplementedError) as exc:
         raise CommandFailed(f"{args.op} has no C code for these inputs ({exc}); it runs in Python only") from None
 
@@ -175,7 +174,8 @@ def run_show(args):
 
 
 def run_build(args):
-    from opkit.cop.compile import compile_region, module_key
+    from opkit.cop.codegen import collect_module
+    from opkit.cop.compile import compile_region, region_key
     from opkit.cop.cache import default_cache
 
     region, generated = _region_and_source(args)
@@ -185,7 +185,7 @@ def run_build(args):
     print(f"built {args.op} ({', '.join(str(v.type) for v in region.inputs)}) in {elapsed:.2f} s")
     print(f"module: {module.__file__}")
     if generated.versioned:
-        print(f"cache entry: {default_cache().entry_dir(module_key(generated))}")
+        print(f"cache entry: {default_cache().entry_dir(region_key(collect_module(region)))}")
     else:
         print("not cached across processes: the op or a type declares no c_code_cache_version")
     return 0

@@ -7,6 +7,7 @@ instance without ``self``. These helpers call each the way it accepts.
 
 from __future__ import annotations
 
+import functools
 import inspect
 
 from opkit.core.type import CType, MethodNotDefined
@@ -16,8 +17,17 @@ _TYPE_METHODS = ("c_declare", "c_extract", "c_sync", "c_cleanup")
 
 def accepts(method, name):
     """Return True if `method` takes a parameter called `name` (or **kwargs)."""
+    function = getattr(method, "__func__", method)  # a bound method's parameters are its function's
     try:
-        parameters = inspect.signature(method).parameters.values()
+        return _accepts(function, name)
+    except TypeError:  # unhashable callable
+        return _accepts.__wrapped__(function, name)
+
+
+@functools.lru_cache(maxsize=4096)
+def _accepts(function, name):
+    try:
+        parameters = inspect.signature(function).parameters.values()
     except (TypeError, ValueError):
         return False
     return any(p.name == name or p.kind is p.VAR_KEYWORD for p in parameters)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import json
 from dataclasses import dataclass, field
 
 from opkit.cop.cinterface import as_list, call, include_line
@@ -52,8 +53,46 @@ def _fail(label):
     return f"{{ __failure = {label}; goto __label_{label}; }}"
 
 
-def render_module(region, description=""):
-    """Return the GeneratedModule for `region` (module name left as a placeholder)."""
+@dataclass
+class ModuleParts:
+    """Everything a region's module is rendered from: the template's context and the build settings.
+
+    It is what the module *is*: every code string of every op and type, in
+    place. Its key (see opkit.cop.compile) is derived from it, so a warm
+    process finds its module without importing jinja2 or rendering.
+    """
+
+    context: dict
+    include_dirs: list
+    library_dirs: list
+    libraries: list
+    compile_args: list
+    versioned: bool
+
+    def content(self) -> str:
+        """Return a canonical text of the context: equal for equal modules, different otherwise."""
+        return json.dumps(self.context, sort_keys=True, separators=(",", ":"))
+
+    def code_text(self) -> str:
+        """Return every code string of the context, one after another (for finding included headers)."""
+        texts = []
+
+        def walk(value):
+            if isinstance(value, str):
+                texts.append(value)
+            elif isinstance(value, dict):
+                for item in value.values():
+                    walk(item)
+            elif isinstance(value, (list, tuple)):
+                for item in value:
+                    walk(item)
+
+        walk(self.context)
+        return "\n".join(texts)
+
+
+def collect_module(region) -> ModuleParts:
+    """Ask every op and type of `region` for its C code; return the parts its module renders from."""
     labels = itertools.count(1)
     names = {}
     for position, variable in enumerate(ordered_variables(region)):
@@ -64,24 +103,47 @@ def render_module(region, description=""):
         nodes.append(_node_block(node, index, names, labels, collected))
     for variable in names:
         collected.add_type(variable.type)
+    # No user names, constant values or descriptions: those must not change what the module is.
     context = dict(
-        description=description or f"{len(region.nodes)} node(s)",
-        module_name=MODULE_NAME_PLACEHOLDER,
+        description=f"{len(region.nodes)} node(s)",
         include_lines=[include_line(h) for h in _unique(collected.headers)],
         support_code=_unique(collected.support_code) + collected.support_code_apply,
         struct_support=collected.struct_support, struct_init=collected.struct_init,
         struct_cleanup=list(reversed(collected.struct_cleanup)),
         init_code=_unique(collected.init_code) + collected.init_code_apply,
-        constants=region.constants, storage_count=sum(v["keep"] is not None for v in variables),
+        n_constants=len(region.constants), storage_count=sum(v["keep"] is not None for v in variables),
         variables=variables, nodes=nodes, outputs=[names[v] for v in region.outputs],
         n_inputs=len(region.inputs),
     )
-    source = restore_line_numbers(_template().render(**context))
     no_args = set(collected.no_compile_args)
-    return GeneratedModule(source, _unique(collected.header_dirs), _unique(collected.lib_dirs),
-                           _unique(collected.libraries),
-                           [a for a in _unique(collected.compile_args) if a not in no_args],
-                           collected.versioned)
+    return ModuleParts(context, _unique(collected.header_dirs), _unique(collected.lib_dirs),
+                       _unique(collected.libraries),
+                       [a for a in _unique(collected.compile_args) if a not in no_args],
+                       collected.versioned)
+
+
+def template_text() -> str:
+    """Return the module template's own text (part of every region module's identity)."""
+    return _template_source()
+
+
+@functools.lru_cache(maxsize=None)
+def _template_source():
+    from importlib import resources
+
+    return resources.files("opkit").joinpath("templates", "module.cpp.j2").read_text(encoding="utf-8")
+
+
+def render_parts(parts: ModuleParts) -> GeneratedModule:
+    """Render collected parts into module source (module name left as a placeholder)."""
+    source = restore_line_numbers(_template().render(module_name=MODULE_NAME_PLACEHOLDER, **parts.context))
+    return GeneratedModule(source, parts.include_dirs, parts.library_dirs, parts.libraries,
+                           parts.compile_args, parts.versioned)
+
+
+def render_module(region) -> GeneratedModule:
+    """Return the GeneratedModule for `region` (module name left as a placeholder)."""
+    return render_parts(collect_module(region))
 
 
 def restore_line_numbers(source):

@@ -1,4 +1,4 @@
-"""Compile a Region: render its source, key it, and fetch or build it through the cache."""
+"""Compile a Region: collect its code, key it by that content, and fetch or build it through the cache."""
 
 from __future__ import annotations
 
@@ -10,25 +10,28 @@ import tempfile
 
 from opkit.cop.build import build_extension, build_flags
 from opkit.cop.cache import ModuleCache, cache_key, default_cache, module_name_for
-from opkit.cop.codegen import failure_notes, render_module
+from opkit.cop.codegen import collect_module, failure_notes, render_parts, template_text
 from opkit.cop.compiler import toolchain_fingerprint
 from opkit.cop.sanitize import require_runtime
-from opkit.cop.signature import index as signature_index
-from opkit.cop.signature import region_signature
 from opkit.errors import CompileError
 
-_LOCAL_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+_INCLUDE = re.compile(r'^\s*#\s*include\s*(?:"([^"]+)"|<([^>]+)>)', re.M)
 _process_cache = None
 
 
 def local_headers(source, include_dirs):
-    """Return the contents of every `#include "..."` header found in include_dirs, recursively."""
+    """Return the path and content of every header `source` includes from include_dirs, recursively.
+
+    `#include "..."` is looked up beside the including file, then in include_dirs;
+    `#include <...>` in include_dirs only (the system's headers belong to the toolchain).
+    """
     found, pending, seen = [], [(source, None)], set()
     while pending:
         text, here = pending.pop()
-        for name in _LOCAL_INCLUDE.findall(text):
-            for directory in ([here] if here else []) + list(include_dirs):
-                path = os.path.join(directory, name)
+        for quoted, angled in _INCLUDE.findall(text):
+            directories = ([here] if here and quoted else []) + list(include_dirs)
+            for directory in directories:
+                path = os.path.join(directory, quoted or angled)
                 if os.path.isfile(path):
                     real = os.path.realpath(path)
                     if real not in seen:
@@ -47,13 +50,29 @@ def toolchain_parts():
     return (*toolchain_fingerprint(), *compile_args, *link_args)
 
 
-def module_key(generated, toolchain=None):
-    """Return the cache key of a generated module: its content and the toolchain's."""
-    parts = [generated.source, *local_headers(generated.source, generated.include_dirs),
-             *(toolchain or toolchain_parts()),
-             repr(generated.include_dirs), repr(generated.library_dirs), repr(generated.libraries),
-             repr(generated.compile_args)]
+def _content_key(content, code_text, include_dirs, library_dirs, libraries, compile_args, toolchain=None):
+    """Hash a module's content with the headers it includes from include_dirs and its build settings."""
+    headers = local_headers(code_text(), include_dirs) if include_dirs else []
+    parts = [content, *headers, *(toolchain or toolchain_parts()),
+             repr(list(include_dirs)), repr(list(library_dirs)), repr(list(libraries)), repr(list(compile_args))]
     return cache_key(*parts)
+
+
+def module_key(generated, toolchain=None):
+    """Return the cache key of generated source: its content, the headers it includes, the toolchain."""
+    return _content_key(generated.source, lambda: generated.source, generated.include_dirs, generated.library_dirs,
+                        generated.libraries, generated.compile_args, toolchain)
+
+
+def region_key(parts, toolchain=None):
+    """Return the cache key of a region's module from the parts it renders from (no rendering).
+
+    The template's text and every code string of every op and type are in it,
+    so an edited op, a redefined class or another constant baked into c_code
+    gives another key; nothing trusts a version number alone.
+    """
+    return _content_key(template_text() + "\0" + parts.content(), parts.code_text, parts.include_dirs,
+                        parts.library_dirs, parts.libraries, parts.compile_args, toolchain)
 
 
 def _unversioned_cache():
@@ -69,34 +88,32 @@ def _unversioned_cache():
 def compile_region(region, description=""):
     """Return the loaded extension module computing `region`.
 
-    A region with a signature (see opkit.cop.signature) is found through the
-    signature index without rendering; otherwise the source is rendered and keyed.
+    The key comes from the parts the module renders from, so a warm process
+    loads its module without importing jinja2 or rendering anything.
     """
     require_runtime()  # a sanitized module loaded without its runtime would abort the process
-    toolchain = toolchain_parts()
-    signature = region_signature(region, toolchain)
-    cache = default_cache()
-    if signature is not None:
-        key = signature_index.get(str(cache.root), signature)
-        if key is not None:
-            module = cache.lookup(key, module_name_for(key))
-            if module is not None:
-                return module
     try:
-        generated = render_module(region, description)
-        module, key = compile_generated(generated, description, with_key=True, toolchain=toolchain)
+        parts = collect_module(region)
+        key = region_key(parts)
+        module = _cache_for(parts.versioned).lookup(key, module_name_for(key))
+        if module is None:
+            module = _build(render_parts(parts), key, description)
     except CompileError as exc:
         raise _with_context(exc, region)
-    if signature is not None and generated.versioned:
-        signature_index.put(str(cache.root), signature, key)
     return module
 
 
-def compile_generated(generated, description="", with_key=False, toolchain=None):
+def compile_generated(generated, description=""):
     """Return the loaded module for generated source, from the cache or freshly built."""
     require_runtime()  # a sanitized module loaded without its runtime would abort the process
-    key = module_key(generated, toolchain)
-    cache = default_cache() if generated.versioned else _unversioned_cache()
+    return _build(generated, module_key(generated), description)
+
+
+def _cache_for(versioned):
+    return default_cache() if versioned else _unversioned_cache()
+
+
+def _build(generated, key, description):
     name = module_name_for(key)
 
     def build(tmp_dir):
@@ -104,8 +121,8 @@ def compile_generated(generated, description="", with_key=False, toolchain=None)
                                library_dirs=generated.library_dirs, libraries=generated.libraries,
                                extra_compile_args=generated.compile_args)
 
-    module = cache.get_or_build(key, build, module_name=name, extra_meta={"description": description[:500]})
-    return (module, key) if with_key else module
+    return _cache_for(generated.versioned).get_or_build(key, build, module_name=name,
+                                                        extra_meta={"description": description[:500]})
 
 
 def _with_context(exc, region):

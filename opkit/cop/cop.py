@@ -198,8 +198,8 @@ class COp(Op):
         """Return a version naming the parsed sections and the files and local headers on disk.
 
         The parsed text is what the module is rendered from; the files on disk
-        cover the headers they include, recursively. Both are needed: opkit's
-        signature index finds a module by this version without rendering.
+        cover the headers they include, recursively. (A module's cache key is
+        its content in any case; this version says the op may be cached at all.)
         """
         parsed = hashlib.sha256()
         for tag, sections in self.code_sections.items():
