@@ -1,6 +1,6 @@
 // opkit's call path: the base class of opkit.Function, so f(...) reaches the compiled
 // graph without a Python frame. Trusted calls go straight to the runner; other calls
-// check each argument in C (exact ndarray, dtype, ndim, aligned, native order) and only
+// check each argument in C (exact ndarray, equivalent dtype, ndim, aligned, native order) and only
 // fall back to the Python filter (conversions, error messages) when a check fails.
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -30,10 +30,14 @@ static int args_ok(FunctionBase* f, PyObject* const* args, Py_ssize_t nargs)
     if (nargs != f->n_inputs || nargs > MAX_FAST_ARGS) return 0;
     for (Py_ssize_t k = 0; k < nargs; ++k) {
         PyObject* a = args[k];
+        // A subclass (np.ma, np.matrix, ...), an unaligned or byte-swapped array goes to the Python
+        // filter, which converts it or says why not; an equivalent type number (NPY_LONGLONG for an
+        // int64 input on Linux) is the same data, and the module's extract tags it as declared.
         if (f->typenums[k] < 0 || !PyArray_CheckExact(a)) return 0;
         PyArrayObject* arr = (PyArrayObject*)a;
-        if (PyArray_TYPE(arr) != f->typenums[k] || PyArray_NDIM(arr) != f->ndims[k]
-                || !PyArray_ISALIGNED(arr) || PyArray_ISBYTESWAPPED(arr))
+        if (PyArray_NDIM(arr) != f->ndims[k] || !PyArray_ISALIGNED(arr) || PyArray_ISBYTESWAPPED(arr))
+            return 0;
+        if (PyArray_TYPE(arr) != f->typenums[k] && !PyArray_EquivTypenums(PyArray_TYPE(arr), f->typenums[k]))
             return 0;
     }
     return 1;

@@ -19,6 +19,39 @@ def _describe(value):
     return f"{type(value).__name__} {value!r:.60}"
 
 
+# ndarray subclasses that add nothing the compiled code could drop: taken as plain ndarrays.
+_PLAIN_SUBCLASSES = (np.memmap,)
+
+
+def _plain_array(value, tensor_type):
+    """Return the ndarray subclass `value` as a plain ndarray if nothing is lost, else raise TypeError."""
+    if isinstance(value, _PLAIN_SUBCLASSES) and not isinstance(value, np.ma.MaskedArray):
+        return np.asarray(value)
+    cls = type(value)
+    name = f"{cls.__module__}.{cls.__qualname__}"
+    if isinstance(value, np.ma.MaskedArray):
+        what = "its mask (opkit computes on every element, masked or not)"
+        fix = "np.asarray(value) to compute on the data alone, or value.filled(fill) to choose masked values"
+    elif isinstance(value, np.matrix):
+        what = "its matrix semantics (* and ** as matrix products, always 2-d)"
+        fix = "np.asarray(value)"
+    else:
+        what = f"whatever {cls.__qualname__} adds to the data"
+        fix = "np.asarray(value) to compute on the data alone"
+    raise TypeError(f"expected {tensor_type.describe()}, got a {name} (a subclass of numpy.ndarray): opkit "
+                    f"computes on plain ndarrays and would drop {what}.\nHint: pass {fix}.")
+
+
+def _stacklevel_outside_opkit():
+    """Return the warnings stacklevel of the first caller outside opkit (the user's call)."""
+    import sys
+
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and frame.f_globals.get("__name__", "").startswith("opkit."):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 class TensorType(TensorCInterface, CType):
     """Arrays of `dtype` with `len(shape)` dimensions; shape entries are None or ints."""
 
@@ -56,7 +89,15 @@ class TensorType(TensorCInterface, CType):
         return TensorConstant
 
     def filter(self, value, strict=False, allow_downcast=None):
-        """Return `value` as an ndarray of this type, or raise TypeError saying why not."""
+        """Return `value` as a plain, aligned, native-order ndarray of this type, or raise TypeError saying why not.
+
+        What numpy converts without loss is accepted: an equivalent dtype (np.longlong for
+        int64), unaligned, byte-swapped and read-only arrays, numpy.memmap. An ndarray subclass
+        that would lose its meaning here (np.ma's mask, np.matrix, any other subclass) is refused:
+        pass np.asarray(value). Narrowing a float overflows to inf with numpy's RuntimeWarning.
+        """
+        if isinstance(value, np.ndarray) and type(value) is not np.ndarray:
+            value = _plain_array(value, self)
         if isinstance(value, np.ndarray) and value.dtype == self.numpy_dtype:
             data = value
         elif strict:
@@ -68,8 +109,14 @@ class TensorType(TensorCInterface, CType):
         for axis, (want, got) in enumerate(zip(self.shape, data.shape)):
             if want is not None and want != got:
                 raise TypeError(f"expected {self.describe()}, got shape {data.shape} (axis {axis} must be {want})")
-        if not data.dtype.isnative:
-            data = data.astype(data.dtype.newbyteorder("="))
+        return self._for_c(data)
+
+    def _for_c(self, data):
+        """Return `data` (of an equivalent dtype) as the compiled code reads it: aligned, native, this typenum."""
+        if not data.dtype.isnative or not data.flags.aligned:
+            data = np.array(data, dtype=self.numpy_dtype, order="K")  # a copy: raw bytes would be wrong numbers
+        if data.dtype.num != self.numpy_dtype.num:
+            data = data.view(self.numpy_dtype)  # np.longlong -> int64: same bytes, the declared type number
         return data
 
     def _convert(self, value, allow_downcast):
@@ -83,16 +130,20 @@ class TensorType(TensorCInterface, CType):
             raise TypeError(f"expected {self.describe()}, got {_describe(value)} (not numeric)")
         if data.dtype == self.numpy_dtype or np.can_cast(data.dtype, self.numpy_dtype, "safe"):
             return data.astype(self.numpy_dtype, copy=False)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             converted = data.astype(self.numpy_dtype)
-        if allow_downcast:
-            return converted
+        accepted = bool(allow_downcast)
         if allow_downcast is None and not isinstance(value, np.ndarray):
             # Python numbers and lists may be narrowed when nothing is lost
             # (or, for floats, when only precision is: Theano's floatX rule).
-            if np.array_equal(converted, data) or (data.dtype.kind == "f" and self.numpy_dtype.kind == "f"):
-                return converted
+            accepted = np.array_equal(converted, data) or (data.dtype.kind == "f" and self.numpy_dtype.kind == "f")
+        if accepted:
+            for warning in caught:  # numpy's own cast warnings (overflow to inf) reach the caller
+                if issubclass(warning.category, RuntimeWarning):
+                    warnings.warn(f"{warning.message} to {self.dtype}: {_describe(value)}", RuntimeWarning,
+                                  stacklevel=_stacklevel_outside_opkit())
+            return converted
         raise TypeError(
             f"expected {self.describe()}, got {_describe(value)}: casting {data.dtype} to {self.dtype} "
             f"would lose information.\nHint: convert it yourself (numpy.asarray(value, dtype='{self.dtype}')), "
