@@ -215,8 +215,7 @@ def _variable_blocks(region, names, labels):
             if id(variable) in outputs:
                 block.update(source="Py_None", comment=f"output: {ctype}", output=True)
             else:
-                block.update(source=f"(storage[{keep}] ? storage[{keep}] : Py_None)",
-                             comment=f"intermediate: {ctype}", keep=keep)
+                block.update(source=None, comment=f"intermediate: {ctype}", keep=keep)
                 keep += 1
         blocks.append(block)
     return blocks

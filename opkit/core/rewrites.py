@@ -6,6 +6,8 @@ outputs reach, so a node no output uses is gone from ``toposort()``.
 
 from __future__ import annotations
 
+import copy
+
 from opkit.core.graph import Constant
 
 
@@ -49,7 +51,10 @@ def constant_folding(fgraph):
             if not node.op.do_constant_folding(node) or not _has_python_impl(node.op):
                 continue
             storage = [[None] for _ in node.outputs]
-            node.op.perform(node, [v.data for v in node.inputs], storage)
+            # An op that overwrites an input gets a copy: the constant's data is the user's graph's too.
+            destroyed = {i for positions in (getattr(node.op, "destroy_map", None) or {}).values() for i in positions}
+            values = [copy.deepcopy(v.data) if i in destroyed else v.data for i, v in enumerate(node.inputs)]
+            node.op.perform(node, values, storage)
             new = [out.type.make_constant(cell[0]) for out, cell in zip(node.outputs, storage)]
             fgraph.replace_all(zip(node.outputs, new), "constant_folding")
             changed = True

@@ -5,18 +5,17 @@ from __future__ import annotations
 import warnings
 
 from opkit.config import config
-from opkit.core.graph import Constant
-from opkit.link.py_linker import PyLinker, python_thunk
-from opkit.link.runner import make_storage, sequential_runner
 from opkit.cop.cinterface import op_has_c
 from opkit.cop.compile import make_region_runner
 from opkit.cop.region import Region
-from opkit.link.partition import partition
 from opkit.errors import CompileError
+from opkit.link.partition import partition
+from opkit.link.py_linker import PyLinker, python_thunk
+from opkit.link.runner import sequential_runner
 
 
-def node_c_thunk(node, storage, compute_map=None):
-    """Return a thunk running `node` through its own compiled module."""
+def node_c_runner(node):
+    """Compile `node` into its own module; return `bind(storage) -> thunk` running it."""
     if not op_has_c(node):
         op = node.op
         raise NotImplementedError(
@@ -24,24 +23,35 @@ def node_c_thunk(node, storage, compute_map=None):
             "Hint: define perform(node, inputs, output_storage) or c_code(node, name, inputs, outputs, sub), "
             "and check that every input and output type has a C interface.")
     region = Region.from_nodes([node], lambda variable: True)
-    runner = make_region_runner(region, f"node {node}")
-    return region_thunk(region, runner, storage)
+    return region_binder(region, make_region_runner(region, f"node {node}"))
 
 
-def region_thunk(region, runner, storage):
-    """Return a thunk feeding `region`'s inputs from storage and storing its outputs."""
-    inputs = [storage[v] for v in region.inputs]
-    outputs = [storage[v] for v in region.outputs]
-    if len(outputs) == 1:
-        cell = outputs[0]
+def node_c_thunk(node, storage, compute_map=None):
+    """Return a thunk running `node` through its own compiled module over `storage`."""
+    return node_c_runner(node)(storage)
 
-        def thunk():
-            cell[0] = runner(*[c[0] for c in inputs])
-    else:
-        def thunk():
-            for out, value in zip(outputs, runner(*[c[0] for c in inputs])):
-                out[0] = value
-    return thunk
+
+def region_binder(region, runner):
+    """Return `bind(storage) -> thunk`: feed `region`'s inputs from storage cells, store its outputs.
+
+    The compiled runner is shared by every binding: it keeps no per-call state
+    that two calls could both see.
+    """
+    def bind(storage):
+        inputs = [storage[v] for v in region.inputs]
+        outputs = [storage[v] for v in region.outputs]
+        if len(outputs) == 1:
+            cell = outputs[0]
+
+            def thunk():
+                cell[0] = runner(*[c[0] for c in inputs])
+        else:
+            def thunk():
+                for out, value in zip(outputs, runner(*[c[0] for c in inputs])):
+                    out[0] = value
+        return thunk
+
+    return bind
 
 
 def _compiler_or_fallback():
@@ -59,6 +69,14 @@ def _compiler_or_fallback():
         return False
 
 
+def _python_binder(node):
+    """Return `bind(storage) -> thunk` running a node through Python (or its own module without perform)."""
+    if node.op.has_perform():
+        return lambda storage, compute_map: python_thunk(node, storage, compute_map)
+    bind = node_c_runner(node)
+    return lambda storage, compute_map: bind(storage)
+
+
 class GraphCLinker:
     """Compile the whole graph into one module; nodes without C split it into regions."""
 
@@ -73,19 +91,17 @@ class GraphCLinker:
             region.inputs = list(fgraph.inputs)
             region.outputs = list(fgraph.outputs)
             return make_region_runner(region, f"graph of {len(region.nodes)} node(s)")
-        storage = make_storage(fgraph)
-        compute_map = {v: [isinstance(v, Constant)] for v in storage}
-        thunks, labels = [], []
+        binders, labels = [], []
         for step in steps:
             if isinstance(step, Region):
-                runner = make_region_runner(step, f"region of {len(step.nodes)} node(s)")
-                thunks.append(region_thunk(step, runner, storage))
+                bind = region_binder(step, make_region_runner(step, f"region of {len(step.nodes)} node(s)"))
+                binders.append(lambda storage, compute_map, bind=bind: bind(storage))
                 labels.append(step.nodes[0] if len(step.nodes) == 1 else f"C region {step.nodes}")
             else:
-                thunks.append(python_thunk(step, storage, compute_map) or PyLinker().fallback_thunk(
-                    step, storage, compute_map))
+                binders.append(_python_binder(step))
                 labels.append(step)
-        return sequential_runner(fgraph, storage, thunks, labels)
+        return sequential_runner(fgraph, lambda storage, compute_map: [b(storage, compute_map) for b in binders],
+                                 labels)
 
 
 class NodeCLinker(PyLinker):
@@ -96,13 +112,12 @@ class NodeCLinker(PyLinker):
     def make_runner(self, fgraph):
         if not _compiler_or_fallback():
             return PyLinker().make_runner(fgraph)
-        storage = make_storage(fgraph)
-        compute_map = {v: [isinstance(v, Constant)] for v in storage}
-        thunks = []
-        for node in fgraph.toposort():
-            if op_has_c(node):
-                thunks.append(node_c_thunk(node, storage, compute_map))
-            else:
-                thunks.append(python_thunk(node, storage, compute_map) or self.fallback_thunk(
-                    node, storage, compute_map))
-        return sequential_runner(fgraph, storage, thunks)
+        order = fgraph.toposort()
+        binders = [_c_binder(node) if op_has_c(node) else _python_binder(node) for node in order]
+        return sequential_runner(fgraph, lambda storage, compute_map: [b(storage, compute_map) for b in binders],
+                                 order)
+
+
+def _c_binder(node):
+    bind = node_c_runner(node)
+    return lambda storage, compute_map: bind(storage)

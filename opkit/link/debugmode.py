@@ -14,7 +14,7 @@ from opkit.link.debugmode_checks import (check_inputs_unchanged, check_outputs_d
                                          compare_outputs, copy_value)
 from opkit.core.graph import Constant
 from opkit.link.py_linker import python_thunk
-from opkit.link.runner import describe_node, make_storage, sequential_runner
+from opkit.link.runner import describe_node, sequential_runner
 from opkit.link.mode import Mode
 
 C_CODE = "C code"
@@ -70,9 +70,8 @@ class DebugLinker:
 
         order = fgraph.toposort()
         use_c = any(op_has_c(node) for node in order) and _compiler_available()
-        storage = make_storage(fgraph)
-        thunks = [NodeChecker(node, use_c, self.repeats).thunk(storage) for node in order]
-        return sequential_runner(fgraph, storage, thunks)
+        checkers = [NodeChecker(node, use_c, self.repeats) for node in order]
+        return sequential_runner(fgraph, lambda storage, compute_map: [c.thunk(storage) for c in checkers], order)
 
 
 def _compiler_available():

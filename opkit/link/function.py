@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 
-from opkit.core.builtin_ops import ViewOp, deep_copy_op
+from opkit.core.aliasing import protect_destroyed_inputs, protect_outputs
 from opkit.core.fgraph import FunctionGraph
 from opkit.core.graph import Constant, Variable, graph_inputs
 from opkit.link.mode import get_mode
@@ -76,41 +76,13 @@ class FunctionMaker:
         self.name = name
         self.fgraph = FunctionGraph(inputs, outputs)
         rewrite(self.fgraph, mode.rewrites())
+        protect_destroyed_inputs(self.fgraph)
         protect_outputs(self.fgraph)
         self.linker = mode.make_linker()
 
     def create(self, single):
         runner = self.linker.make_runner(self.fgraph)
         return function_class()(self, runner, single)
-
-
-def protect_outputs(fgraph):
-    """Copy outputs that alias an input, a constant, a view of one, or another output."""
-    inputs = set(map(id, fgraph.inputs))
-    seen = set()
-    outputs = []
-    for variable in fgraph.outputs:
-        if id(variable) in inputs or isinstance(variable, Constant) or id(variable) in seen \
-                or _is_view_of_input(variable, inputs):
-            variable = deep_copy_op(variable)
-        seen.add(id(variable))
-        outputs.append(variable)
-    if outputs != fgraph.outputs:
-        fgraph.outputs = outputs
-        fgraph._order = None
-
-
-def _is_view_of_input(variable, inputs):
-    while variable.owner is not None:
-        node = variable.owner
-        view_map = getattr(node.op, "view_map", {}) or {}
-        sources = view_map.get(variable.index) or ([0] if isinstance(node.op, ViewOp) else None)
-        if not sources:
-            return False
-        variable = node.inputs[sources[0]]
-        if id(variable) in inputs or isinstance(variable, Constant):
-            return True
-    return False
 
 
 class FunctionAPI:

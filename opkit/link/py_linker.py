@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from opkit.core.graph import Constant
-from opkit.link.runner import make_storage, sequential_runner
+from opkit.link.runner import sequential_runner
 
 
 def python_thunk(node, storage, compute_map):
@@ -19,18 +18,21 @@ class PyLinker:
     name = "py"
 
     def make_runner(self, fgraph):
-        storage = make_storage(fgraph)
-        compute_map = {v: [isinstance(v, Constant)] for v in storage}
-        thunks = []
-        for node in fgraph.toposort():
-            thunk = python_thunk(node, storage, compute_map)
-            if thunk is None:
-                thunk = self.fallback_thunk(node, storage, compute_map)
-            thunks.append(thunk)
-        return sequential_runner(fgraph, storage, thunks)
+        order = fgraph.toposort()
+        # Nodes without perform run their own compiled module, compiled once here.
+        compiled = {node: self.fallback_runner(node) for node in order if not node.op.has_perform()}
 
-    def fallback_thunk(self, node, storage, compute_map):
-        """Return a C thunk for a node without perform (it says what to define if there is no C either)."""
-        from opkit.link.c_linker import node_c_thunk
+        def build(storage, compute_map):
+            return [python_thunk(node, storage, compute_map) if node not in compiled
+                    else compiled[node](storage) for node in order]
 
-        return node_c_thunk(node, storage, compute_map)
+        return sequential_runner(fgraph, build, order)
+
+    def fallback_runner(self, node):
+        """Return `bind(storage) -> thunk` running a node without perform through C.
+
+        Without C either, it says what the op must define.
+        """
+        from opkit.link.c_linker import node_c_runner
+
+        return node_c_runner(node)
