@@ -1,4 +1,12 @@
-"""Build C++ source into a CPython extension module; the only module that touches setuptools."""
+"""Build C++ source into a CPython extension module.
+
+The compile and link commands are opkit's own: the compiler from
+opkit.cop.compiler, the shared-library flags Python was built with (sysconfig's
+LDCXXSHARED / LDSHARED), opkit's flags and each node's. Nothing here imports
+setuptools or relies on its private compiler classes (setuptools._distutils),
+whose behaviour changes from release to release; sysconfig is the standard
+library's public description of how this Python builds extensions.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +16,7 @@ import pathlib
 import re
 import shlex
 import subprocess
+import sys
 import sysconfig
 
 from opkit.config import config
@@ -27,7 +36,7 @@ _LINK_ERROR = re.compile(r"^.*(?:\berror\b|undefined reference|ld returned).*$",
 
 
 class _CommandFailed(Exception):
-    """A compiler or linker command exited with an error (raised past distutils' own wrapping)."""
+    """A compiler or linker command exited with an error, or could not be run."""
 
     def __init__(self, command, returncode, output):
         super().__init__(returncode)
@@ -46,6 +55,30 @@ def build_flags() -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(compile_args + cflags), tuple(link_args + cflags)
 
 
+@functools.lru_cache(maxsize=None)
+def shared_link_flags() -> tuple[str, ...]:
+    """Return the flags that link an extension module, from how this Python was built.
+
+    The link command's own program name is dropped (opkit's compiler links), and
+    so are its debug and optimisation flags; `-shared` (or macOS' `-bundle`) is
+    always there.
+    """
+    link_shared = sysconfig.get_config_var("LDCXXSHARED") or sysconfig.get_config_var("LDSHARED") or ""
+    words = shlex.split(link_shared)
+    start = next((i for i, word in enumerate(words) if word.startswith("-")), len(words))
+    flags = [w for w in words[start:] if not w.startswith(("-g", "-O"))]
+    if not any(flag in ("-shared", "-bundle", "-dynamiclib") for flag in flags):
+        flags.insert(0, "-bundle" if sys.platform == "darwin" else "-shared")
+    if sys.platform == "darwin" and "-bundle" in flags and "dynamic_lookup" not in " ".join(flags):
+        flags += ["-undefined", "dynamic_lookup"]
+    return tuple(flags)
+
+
+def extension_suffix() -> str:
+    """Return this Python's file name suffix for extension modules (e.g. .cpython-311-x86_64-linux-gnu.so)."""
+    return sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+
+
 def build_extension(source: str, module_name: str, work_dir, *, include_dirs=(), library_dirs=(),
                     libraries=(), extra_compile_args=(), extra_link_args=(),
                     compiler: Compiler | None = None) -> pathlib.Path:
@@ -54,64 +87,39 @@ def build_extension(source: str, module_name: str, work_dir, *, include_dirs=(),
     work_dir.mkdir(parents=True, exist_ok=True)
     source_path = work_dir / f"{module_name}.cpp"
     source_path.write_text(source, encoding="utf-8")
-    target = work_dir / f"{module_name}{sysconfig.get_config_var('EXT_SUFFIX')}"
+    target = work_dir / f"{module_name}{extension_suffix()}"
+    obj = work_dir / f"{module_name}.o"
     compile_args, link_args = build_flags()
     compiler = compiler or find_compiler()
-    ccompiler = _new_ccompiler(compiler)
     headers = [*include_dirs, *python_include_dirs()]
     compile_args = (*compile_args, *pch_args(compiler, compile_args, python_include_dirs()))
+    compile_command = [*compiler.command, *[f"-I{d}" for d in headers], "-c", str(source_path),
+                       "-o", str(obj), *compile_args, *extra_compile_args]
+    link_command = [*compiler.command, *shared_link_flags(), str(obj),
+                    *[f"-L{d}" for d in library_dirs], *[f"-l{name}" for name in libraries],
+                    "-o", str(target), *link_args, *extra_link_args]
     try:
-        objects = ccompiler.compile([str(source_path)], output_dir=str(work_dir),
-                                    include_dirs=headers,
-                                    extra_postargs=[*compile_args, *extra_compile_args])
-        ccompiler.link_shared_object(objects, str(target), library_dirs=list(library_dirs),
-                                     libraries=list(libraries),
-                                     extra_postargs=[*link_args, *extra_link_args])
+        _run(compile_command)
+        _run(link_command)
     except _CommandFailed as failed:
         raise _compile_error(failed, module_name, source_path) from None
-    for obj in objects:
-        os.unlink(obj)
+    finally:
+        try:
+            os.unlink(obj)
+        except FileNotFoundError:
+            pass
     return target
 
 
-def _new_ccompiler(compiler: Compiler):
-    """Return a setuptools compiler object that runs `compiler` for compiling and linking."""
-    ccompiler = _ccompiler_class()(force=True)
-    link_shared = sysconfig.get_config_var("LDCXXSHARED") or sysconfig.get_config_var("LDSHARED") or "-shared"
-    words = shlex.split(link_shared)
-    # Drop the link command's own compiler name, and its debug and optimisation flags.
-    start = next((i for i, word in enumerate(words) if word.startswith("-")), len(words))
-    link_flags = [w for w in words[start:] if not w.startswith(("-g", "-O"))]
-    command = list(compiler.command)
-    executables = {"compiler": command, "compiler_so": command, "compiler_cxx": command,
-                   "compiler_so_cxx": command, "linker_so": command + link_flags,
-                   "linker_so_cxx": command + link_flags}
-    ccompiler.set_executables(**{k: v for k, v in executables.items() if k in ccompiler.executables})
-    return ccompiler
-
-
-@functools.lru_cache(maxsize=None)
-def _ccompiler_class():
-    """Return a UnixCCompiler subclass that captures command output and writes flat object paths."""
-    from setuptools._distutils.unixccompiler import UnixCCompiler
-
-    class CapturingCompiler(UnixCCompiler):
-        def object_filenames(self, source_filenames, strip_dir=0, output_dir=""):
-            # Put objects directly in output_dir, not under a copy of the source's absolute path.
-            return super().object_filenames(source_filenames, strip_dir=1, output_dir=output_dir)
-
-        def spawn(self, cmd, **kwargs):
-            try:
-                run = subprocess.run(list(cmd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT, text=True, errors="replace", check=False)
-            except OSError as exc:
-                raise _CommandFailed(list(cmd), None, f"cannot run {cmd[0]}: {exc}") from exc
-            if run.returncode != 0:
-                raise _CommandFailed(list(cmd), run.returncode, run.stdout)
-
-    return CapturingCompiler
-
-
+def _run(command):
+    """Run one compiler command with its output captured (nothing reaches stdout); raise _CommandFailed."""
+    try:
+        run = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True, errors="replace", check=False)
+    except OSError as exc:
+        raise _CommandFailed(command, None, f"cannot run {command[0]}: {exc}") from exc
+    if run.returncode != 0:
+        raise _CommandFailed(command, run.returncode, run.stdout)
 def first_errors(output: str, source_path, limit: int = MAX_ERRORS) -> list[str]:
     """Return the first error lines of compiler output, those in user files before the generated one."""
     generated = os.path.realpath(source_path)
@@ -129,7 +137,7 @@ def _compile_error(failed: _CommandFailed, module_name: str, source_path: pathli
     log_path = source_path.with_suffix(".log")
     log_path.write_text(f"$ {shlex.join(failed.command)}\n{failed.output}", encoding="utf-8")
     errors = first_errors(failed.output, source_path)
-    step = "linking" if "-shared" in failed.command or "-bundle" in failed.command else "compiling"
+    step = "compiling" if "-c" in failed.command else "linking"
     status = "could not be run" if failed.returncode is None else f"exit status {failed.returncode}"
     lines = [f"{step} the C++ module {module_name!r} failed ({status})", *errors]
     if "Python.h" in failed.output and "No such file" in failed.output:

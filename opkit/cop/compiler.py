@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import importlib.util
 import os
 import shlex
 import shutil
@@ -129,8 +128,6 @@ def describe_toolchain() -> list[tuple[str, bool, str]]:
                                     "reinstall numpy (pip install --force-reinstall numpy)"))
     except ImportError as exc:
         checks.append(("numpy headers", False, f"numpy cannot be imported ({exc}); pip install numpy"))
-    ok = importlib.util.find_spec("setuptools") is not None
-    checks.append(("setuptools", ok, "importable" if ok else "pip install setuptools"))
     return checks
 
 
