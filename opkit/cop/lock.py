@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import pathlib
 import socket
 import threading
 import time
@@ -66,8 +67,20 @@ class KeyLock:
         return False
 
     def _try_flock(self) -> bool:
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        except FileNotFoundError:
+            # `opkit cache prune` removed the (then empty) directory meanwhile: make it again, private.
+            directory = os.path.dirname(self.path)
+            try:
+                os.mkdir(directory, 0o700)
+                os.chmod(directory, 0o700)
+            except FileExistsError:
+                pass
+            return False
+        try:
+            if os.fstat(fd).st_mode & 0o777 != 0o600:
+                os.fchmod(fd, 0o600)  # private whatever the umask, and usable by its owner
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             # Whoever removed the lock file held the lock then; ours may be on the removed inode.
             if os.fstat(fd).st_ino != os.stat(self.path).st_ino:

@@ -1,9 +1,16 @@
 """A precompiled header of Python.h and numpy's headers, built once per toolchain and flags.
 
 Parsing those headers is about half of a small module's compile time. The
-header lives in ``<compiledir>/pch/<hash>/``; g++ uses the ``.gch`` beside it
+header lives in ``<compiledir>/pch/<digest>/``; g++ uses the ``.gch`` beside it
 when the flags match and silently parses the header otherwise, so a stale or
 missing PCH costs time, never correctness.
+
+g++ loads whatever ``.gch`` it finds there, so the directories are made private
+(0700, whatever the umask) and a PCH is used only from a cache root and
+directories that are private to this user. A build writes temporary files
+(``.tmp-*``) and renames them into place under the directory's lock; one that
+was interrupted leaves nothing `opkit cache prune` does not remove. A cache that
+cannot be written (read-only) simply builds without a PCH.
 """
 
 from __future__ import annotations
@@ -14,7 +21,8 @@ import os
 import subprocess
 import warnings
 
-from opkit.cop.cache import default_cache
+from opkit.cop.cache import PCH_DIGEST_LENGTH, PCH_DIR, _private_problem, default_cache, make_private_dirs, \
+    write_private
 
 PCH_HEADER = """// opkit precompiled header: what every generated module includes first.
 #define PY_SSIZE_T_CLEAN
@@ -27,6 +35,7 @@ PCH_HEADER = """// opkit precompiled header: what every generated module include
 #include <cstddef>
 #include <cmath>
 """
+HEADER, GCH, LOCK = "opkit_pch.hpp", "opkit_pch.hpp.gch", "lock"
 _ready = {}
 
 
@@ -39,35 +48,74 @@ def pch_args(compiler, compile_args, include_dirs):
     if not _supported(compiler) or os.environ.get("OPKIT_NO_PCH"):
         return []
     digest = hashlib.sha256("\n".join([PCH_HEADER, compiler.identity, *compile_args, *include_dirs])
-                            .encode()).hexdigest()[:24]
-    directory = default_cache().root / "pch" / digest
-    header = directory / "opkit_pch.hpp"
+                            .encode()).hexdigest()[:PCH_DIGEST_LENGTH]
+    root = default_cache().root
+    directory = root / PCH_DIR / digest
+    header = directory / HEADER
     # Re-check the files each time: the cache may have been cleared or compiledir changed.
     usable = _ready.get(header)
-    if usable is None or (usable and not header.exists()):
-        usable = _ready[header] = _build(compiler, compile_args, include_dirs, directory, header)
+    if usable is None or (usable and not (directory / GCH).exists()):
+        try:
+            usable = _build(compiler, compile_args, include_dirs, root, directory)
+        except OSError as exc:  # a read-only cache, a file where a directory belongs...
+            usable = False
+            warnings.warn(f"opkit cannot use a precompiled header in {directory} (compiles will be slower):"
+                          f" {exc}", RuntimeWarning, stacklevel=3)
+        _ready[header] = usable
     return ["-include", str(header), "-Winvalid-pch"] if usable else []
 
 
-def _build(compiler, compile_args, include_dirs, directory, header):
-    """Build header.gch under a lock unless it exists; return True if it can be used."""
-    gch = header.with_name(header.name + ".gch")
-    if gch.exists() and header.exists():
+def _private_chain(root, directory) -> str | None:
+    """Return why `directory` (under root) is not private, or None if root and every level below are."""
+    path = root
+    for part in (None, *directory.relative_to(root).parts):
+        path = path if part is None else path / part
+        problem = _private_problem(os.lstat(path))
+        if problem is not None:
+            return f"{path}: {problem}"
+    return None
+
+
+def _build(compiler, compile_args, include_dirs, root, directory):
+    """Build the .gch under the directory's lock unless it exists; return True if it can be used."""
+    header, gch = directory / HEADER, directory / GCH
+    if not (header.exists() and gch.exists()):
+        make_private_dirs(directory)
+    problem = _private_chain(root, directory)
+    if problem is not None:
+        warnings.warn(f"opkit does not use the precompiled header in {directory}, which others could"
+                      f" change ({problem}); fix: chmod 700 it, or `opkit cache clear`", RuntimeWarning,
+                      stacklevel=4)
+        return False
+    if header.exists() and gch.exists():
         return True
-    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-    with open(directory / "lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if gch.exists() and header.exists():
+    fd = os.open(directory / LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        if header.exists() and gch.exists():
             return True
-        header.write_text(PCH_HEADER)
-        tmp = gch.with_name(f"{gch.name}.{os.getpid()}")
-        command = [*compiler.command, *compile_args, *[f"-I{d}" for d in include_dirs],
-                   "-x", "c++-header", str(header), "-o", str(tmp)]
-        run = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace")
-        if run.returncode != 0:
-            warnings.warn(f"opkit could not build its precompiled header (compiles will be slower):\n"
-                          f"{run.stdout}{run.stderr}"[:2000], RuntimeWarning, stacklevel=4)
-            tmp.unlink(missing_ok=True)
-            return False
-        os.replace(tmp, gch)
+        nonce = f"{os.getpid()}-{os.urandom(4).hex()}"
+        tmp_header, tmp_gch = directory / f".tmp-{nonce}.hpp", directory / f".tmp-{nonce}.gch"
+        try:
+            write_private(tmp_header, PCH_HEADER.encode())
+            os.replace(tmp_header, header)
+            command = [*compiler.command, *compile_args, *[f"-I{d}" for d in include_dirs],
+                       "-x", "c++-header", str(header), "-o", str(tmp_gch)]
+            run = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                                 errors="replace")
+            if run.returncode != 0:
+                warnings.warn(f"opkit could not build its precompiled header (compiles will be slower):\n"
+                              f"{run.stdout}{run.stderr}"[:2000], RuntimeWarning, stacklevel=4)
+                return False
+            os.chmod(tmp_gch, 0o600)
+            os.replace(tmp_gch, gch)
+        finally:
+            for leftover in (tmp_header, tmp_gch):
+                try:
+                    os.unlink(leftover)
+                except FileNotFoundError:
+                    pass
+    finally:
+        os.close(fd)
     return True
