@@ -143,7 +143,10 @@ def test_a_plugin_that_fails_to_import_warns_and_the_rest_load(installed):
     record, message = broken_by(installed, ImportError("needs libfoo"))
     assert "failed to load" in message and "ImportError: needs libfoo" in message
     assert "OPKIT_DISABLE_PLUGINS=bad-dist" in message
-    assert (record.status, record.error) == ("broken", "ImportError: needs libfoo")
+    # the error says where it was raised: here, the fake entry point's load()
+    assert record.status == "broken" and record.error.startswith("ImportError: needs libfoo (raised at ")
+    assert record.error.endswith(f"{__file__}:{FakeEntryPoint.load.__code__.co_firstlineno + 2})")
+    assert f"(raised at {record.location})" in message
 
 
 def test_a_hook_that_raises_keeps_nothing_it_registered(installed):

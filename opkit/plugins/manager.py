@@ -31,6 +31,10 @@ class PluginLoadWarning(UserWarning):
     """An installed opkit plugin failed to load and was skipped."""
 
 
+class UnmarkedHookWarning(UserWarning):
+    """A plugin module defines a function named like an opkit hook without @opkit.hookimpl: it is never called."""
+
+
 @dataclass(frozen=True)
 class Registration:
     """One registered op or type and the plugin it came from."""
@@ -130,7 +134,9 @@ def _load() -> PluginState:
             record.status = "disabled"
             continue
         try:
-            _register(manager, record, entry_point.load())
+            plugin = entry_point.load()
+            _warn_unmarked_hooks(manager, record, plugin)
+            _register(manager, record, plugin)
         except Exception as exc:  # a plugin must never take the others down with it
             _mark_broken(record, exc, "failed to load")
             continue
@@ -157,9 +163,67 @@ def _register(manager, record: PluginRecord, plugin):
                                f"opkit's hooks: {', '.join(hooks)}")
 
 
+def _hook_names() -> list[str]:
+    from opkit import hookspecs
+
+    return [name for name, value in vars(hookspecs).items() if hasattr(value, "opkit_spec")]
+
+
+def _warn_unmarked_hooks(manager, record: PluginRecord, plugin):
+    """Warn about functions named like a hook but not marked @opkit.hookimpl: pluggy silently skips them."""
+    import inspect
+
+    for name in _hook_names():
+        function = getattr(plugin, name, None)
+        if not callable(function) or hasattr(function, "opkit_spec"):  # absent, or the hookspec itself imported
+            continue
+        if manager.parse_hookimpl_opts(plugin, name) is not None:
+            continue
+        code = getattr(inspect.unwrap(function), "__code__", None)
+        where = f"{code.co_filename}:{code.co_firstlineno}: " if code else ""
+        message = (f"{where}opkit plugin {record.name!r} from distribution {record.distribution} {record.version} "
+                   f"defines {name}() without the @opkit.hookimpl marker, so opkit never calls it and nothing it "
+                   f"registers is installed.\nadd @opkit.hookimpl on the line above `def {name}` "
+                   f"(import opkit first)")
+        record.warnings.append(message)
+        warnings.warn(message, UnmarkedHookWarning, stacklevel=_stacklevel_outside_plugins())
+
+
+_INTERNAL_FILES = ("<frozen ", "importlib/", "importlib\\", "pluggy/", "pluggy\\")
+
+
+def raise_location(exc: BaseException, package: str = "") -> str:
+    """Return where `exc` was raised, as "file:line" (", called from file:line" when that is in `package`).
+
+    Import machinery, pluggy and opkit.plugins frames are skipped; a SyntaxError gives the
+    offending file and line itself. Empty when no frame is left (the module was not found).
+    """
+    if isinstance(exc, SyntaxError) and exc.filename:
+        return f"{exc.filename}:{exc.lineno}"
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        module = tb.tb_frame.f_globals.get("__name__", "") or ""
+        filename = tb.tb_frame.f_code.co_filename
+        if not module.startswith("opkit.plugins") and not any(part in filename for part in _INTERNAL_FILES):
+            frames.append((module, f"{filename}:{tb.tb_lineno}"))
+        tb = tb.tb_next
+    if not frames:
+        return ""
+    raised = frames[-1][1]
+    own = [where for module, where in frames if package and (module == package or module.startswith(package + "."))]
+    if own and own[-1] != raised:
+        return f"{raised}, called from {own[-1]}"
+    return raised
+
+
 def _mark_broken(record: PluginRecord, exc: BaseException, what: str):
     record.status, record.exception = "broken", exc
     record.error = f"{type(exc).__name__}: {exc}"
+    location = raise_location(exc, record.value.partition(":")[0].partition(".")[0])
+    if location:
+        record.location = location
+        record.error += f" (raised at {location})"
     warnings.warn(f"opkit plugin {record.name!r} from distribution {record.distribution} {record.version} "
                   f"{what} and was skipped:\n{record.error}\n"
                   f"fix or uninstall it (pip uninstall {record.distribution}), "

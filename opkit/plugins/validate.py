@@ -35,8 +35,10 @@ class PluginRecord:
     version: str
     value: str = ""
     status: str = "loaded"  # "loaded", "broken" or "disabled"
-    error: str = ""
+    error: str = ""  # "Type: message (raised at file:line)" of a broken plugin
+    location: str = ""  # the file:line of `error`
     exception: BaseException | None = field(default=None, repr=False)
+    warnings: list[str] = field(default_factory=list)  # e.g. a hook function without @opkit.hookimpl
 
     def describe(self) -> str:
         """Return "plugin 'x' (distribution d 1.0)", the way every plugin error names its source."""

@@ -19,6 +19,9 @@ def _describe(value):
     return f"{type(value).__name__} {value!r:.60}"
 
 
+# Dropping a zero imaginary part loses nothing (only lossless complex casts are accepted).
+_COMPLEX = getattr(getattr(np, "exceptions", np), "ComplexWarning")
+
 # ndarray subclasses that add nothing the compiled code could drop: taken as plain ndarrays.
 _PLAIN_SUBCLASSES = (np.memmap,)
 
@@ -140,8 +143,8 @@ class TensorType(TensorCInterface, CType):
             accepted = np.array_equal(converted, data) or (data.dtype.kind == "f" and self.numpy_dtype.kind == "f")
         if accepted:
             for warning in caught:  # numpy's own cast warnings (overflow to inf) reach the caller
-                if issubclass(warning.category, RuntimeWarning):
-                    warnings.warn(f"{warning.message} to {self.dtype}: {_describe(value)}", RuntimeWarning,
+                if issubclass(warning.category, RuntimeWarning) and not issubclass(warning.category, _COMPLEX):
+                    warnings.warn(f"{warning.message} to {self.dtype}: {_describe(value)}", warning.category,
                                   stacklevel=_stacklevel_outside_opkit())
             return converted
         raise TypeError(
