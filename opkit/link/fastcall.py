@@ -18,7 +18,13 @@ def function_base():
 
 
 def input_signature(types):
-    """Return the (typenum, ndim) per input that FunctionBase checks in C (None: check in Python)."""
+    """Return the (typenum, ndim) per input that FunctionBase checks in C (None: check in Python).
+
+    The C check takes an exact ndarray of this ndim, aligned and in native byte order, whose
+    typenum is this one or equivalent to it (NPY_LONGLONG for int64 on Linux: the module's
+    extract views it as declared); anything else goes to the Python filter, which converts
+    it (unaligned, byte-swapped, lists, scalars) or raises TypeError (subclasses such as np.ma).
+    """
     import numpy as np
 
     from opkit.core.tensor.type import TensorType
