@@ -52,7 +52,7 @@ def protect_destroyed_inputs(fgraph):
             variable = node.inputs[destroyed]
             root = view_root(variable)
             if id(root) in inputs or isinstance(root, Constant) or id(root) in output_roots \
-                    or readers[id(root)] > 1:
+                    or readers.get(id(root), 1) > 1:  # a copy made above has one reader
                 node.inputs[destroyed] = deep_copy_op(variable)
                 changed = True
     if changed:
