@@ -50,8 +50,9 @@ def test_opkit_list_json(plugin_venv, tmp_path):
     assert not ops["opkit", "add"]["conflict"]
     plugins = {row["distribution"]: row for row in data["plugins"]}
     assert plugins["opkit-test-broken"]["status"] == "broken"
-    assert plugins["opkit-test-broken"]["error"] == ("ImportError: opkit_test_broken needs libfrobnicate, "
-                                                     "which is not installed")
+    error = plugins["opkit-test-broken"]["error"]
+    assert error.startswith("ImportError: opkit_test_broken needs libfrobnicate, which is not installed (raised at ")
+    assert error.endswith("/site-packages/opkit_test_broken/plugin.py:3)")
     assert {"double"} <= {row["name"] for row in data["types"] if row["distribution"] == "opkit-tutorial-ops"}
 
 
