@@ -4,7 +4,10 @@ Each venv is made with `python -m venv`, gets setuptools pinned (plus wheel, whi
 old setuptools needs to build a wheel) from the package index pip is configured
 with, and then opkit itself with its dependencies, from a copy of this tree, with
 `--no-build-isolation`: so that this setuptools also builds opkit, which checks
-the `[build-system]` bound in pyproject.toml. A script then compiles a graph, a
+the `[build-system]` bound in pyproject.toml: setuptools < 62.3 ignores the
+recursive `templates/**/*` package-data glob (opkit installs without
+templates/fastcall.cpp), and on Python 3.12+ setuptools < 66.1 cannot run at all
+(pkg_resources uses pkgutil.ImpImporter), so the bound is 66.1.0. A script then compiles a graph, a
 hand-written C file with an error in it, and checks the CompileError.
 """
 
