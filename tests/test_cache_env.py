@@ -57,8 +57,8 @@ finally:
 
 def run_child(code, *args, unprivileged=False, env=None, timeout=300):
     """Run Python `code` in a child; with `unprivileged`, one on which mode bits are enforced. Return its JSON."""
-    environ = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **(env or {})}
-    environ.pop("OPKIT_NO_PCH", None)
+    environ = {name: value for name, value in os.environ.items() if name != "OPKIT_NO_PCH"}
+    environ.update({"PYTHONDONTWRITEBYTECODE": "1", **(env or {})})
     if unprivileged:
         code = PROVE_UNPRIVILEGED + code
     run = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True,
@@ -416,3 +416,58 @@ def test_a_cache_that_cannot_be_created_builds_aside_with_one_warning(tmp_path, 
     with pytest.warns(CacheWarning, match=f"the compile cache {blocker / 'cache'} cannot be created"):
         module = cache.get_or_build(key, lambda d: build_extension(tiny_source(name), name, d), module_name=name)
     assert module.add(2, 2) == 4
+
+
+def test_a_read_only_cache_without_a_precompiled_header_still_warns_once(tmp_path):
+    root = tmp_path / "cache"
+    env = {"OPKIT_COMPILEDIR": str(root)}
+    run_child(GRAPH_CHILD, "plain", "(x + 3) * x", env={**env, "OPKIT_NO_PCH": "1"})
+    assert not (root / "pch").exists()
+    _chmod_tree(root, 0o222)
+    try:
+        out = run_child(GRAPH_CHILD, "plain", "x * 7 + 1", "x * 5 - 2", env=env, unprivileged=True)
+    finally:
+        _restore_writable(root)
+    assert out["results"] == [[1, 8, 15, 22], [-2, 3, 8, 13]]
+    [warning] = out["warnings"]
+    assert "cannot be written" in warning
+
+
+def test_a_precompiled_header_others_could_change_is_not_used(tmp_path):
+    root = tmp_path / "cache"
+    env = {"OPKIT_COMPILEDIR": str(root)}
+    run_child(GRAPH_CHILD, "plain", "(x + 3) * x", env=env)
+    [directory] = root.glob("pch/*")
+    directory.chmod(0o777)  # as an older opkit could have left it under umask 000
+    out = run_child(GRAPH_CHILD, "plain", "x * 7 + 1", "x * 5 - 2", env=env)
+    assert out["results"] == [[1, 8, 15, 22], [-2, 3, 8, 13]]
+    [warning] = out["warnings"]
+    assert warning.startswith(f"RuntimeWarning: opkit does not use the precompiled header in {directory},"
+                              " which others could change")
+    assert "writable by other users (mode 777)" in warning and "opkit cache clear" in warning
+    assert subprocess.run([sys.executable, "-m", "opkit.cli", "cache", "clear"], env={**os.environ, **env},
+                          capture_output=True, text=True).returncode == 0
+    assert list(root.iterdir()) == []
+
+
+def test_cache_commands_report_every_kind_of_byte(tmp_path):
+    root = tmp_path / "cache"
+    env = {**os.environ, "OPKIT_COMPILEDIR": str(root)}
+    run_child(GRAPH_CHILD, "plain", "(x + 3) * x", env={"OPKIT_COMPILEDIR": str(root)})
+    (root / ".trash-0001").mkdir()
+    (root / ".trash-0001" / "f").write_bytes(b"t" * 2048)
+
+    def opkit_cache(*args):
+        run = subprocess.run([sys.executable, "-m", "opkit.cli", "cache", *args], env=env, capture_output=True,
+                             text=True)
+        assert run.returncode == 0 and run.stderr == "", run.stderr
+        return run.stdout
+    modules = len(ModuleCache(root).entries())
+    info = opkit_cache("info")
+    assert f"root:     {root}" in info and f"entries:  {modules}" in info
+    assert "  modules: " in info and "  precompiled headers: " in info and "  trash: 2.0 KiB" in info
+    assert opkit_cache("prune").startswith("evicted 0 module(s)")
+    assert not (root / ".trash-0001").exists()
+    assert opkit_cache("clear").startswith(f"removed {modules} module(s)")
+    assert list(root.iterdir()) == []
+    assert "size:     0 B" in opkit_cache("info")
