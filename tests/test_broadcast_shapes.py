@@ -5,7 +5,8 @@ import pytest
 
 import opkit
 import opkit.tensor as ot
-from opkit.core.tensor.elemwise import Elemwise, broadcast_shape
+from opkit.cop.cinterface import op_has_c
+from opkit.core.tensor.elemwise import BroadcastAxis, Elemwise, broadcast_shape
 
 MODES = ("FAST_RUN", "FAST_COMPILE")
 
@@ -87,7 +88,10 @@ def test_shape_alone_of_incompatible_broadcast_raises(mode, shapes):
     x, y = _vars([sx, sy])
     f = opkit.function([x, y], (x + y).shape, mode=mode)
     if mode == "FAST_RUN":
-        assert not any(isinstance(n.op, Elemwise) for n in f.maker.fgraph.toposort())
+        nodes = f.maker.fgraph.toposort()
+        assert not any(isinstance(n.op, Elemwise) for n in nodes)
+        checks = [n for n in nodes if isinstance(n.op, BroadcastAxis)]
+        assert checks and all(op_has_c(n) for n in checks), "the runtime check runs in C"
     with pytest.raises(ValueError) as info:
         f(np.zeros(sx), np.zeros(sy))
     assert _message("the inputs of add", [sx, sy], axis, lengths) in str(info.value)
@@ -176,3 +180,31 @@ def test_layouts_broadcast_like_numpy(mode):
     ]
     for a, b in layouts:
         np.testing.assert_array_equal(f(a, b), np.maximum(a * 2, b), strict=True)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_shape_of_one_axis_checks_every_axis(mode):
+    """Asking for axis 1 of a broadcast whose axis 0 clashes raises too, as computing it would."""
+    x, y = _vars([(2, 3), (4, 3)])
+    f = opkit.function([x, y], (x + y).shape[1], mode=mode)
+    assert f(np.zeros((4, 3)), np.zeros((1, 3))) == 3
+    with pytest.raises(ValueError) as info:
+        f(np.zeros((2, 3)), np.zeros((4, 3)))
+    assert _message("the inputs of add", [(2, 3), (4, 3)], 0, [2, 4]) in str(info.value)
+
+
+def test_broadcast_axis_perform_and_c_agree():
+    from opkit.core.tensor.variable import constant
+
+    dims = [ot.tensor("int64", ()) for _ in range(5)]
+    node_out = BroadcastAxis((2, 3), 2, "the inputs of op")(*dims)
+    outs = {mode: opkit.function(dims, node_out, mode=mode) for mode in MODES}
+    for values, expected in [((3, 1, 2, 3, 0), 0), ((1, 5, 7, 1, 5), 5), ((2, 4, 1, 1, 1), 4)]:
+        for mode, f in outs.items():
+            assert f(*values) == expected, mode
+    for mode, f in outs.items():
+        with pytest.raises(ValueError, match=r"^the inputs of op with shapes \(2, 4\), \(3, 5, 4\) cannot be "
+                                             r"broadcast together: axis 1 has lengths \[2, 5\]"):
+            f(2, 4, 3, 5, 4)
+    assert op_has_c(node_out.owner)
+    assert not op_has_c(BroadcastAxis((1, 1), 0)(constant(3, dtype="int32"), dims[0]).owner)
