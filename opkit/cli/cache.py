@@ -8,11 +8,13 @@ def add_commands(commands):
     cache = commands.add_parser("cache", help="show, prune or clear the compiled-module cache")
     actions = cache.add_subparsers(dest="action", metavar="ACTION", required=True)
     actions.add_parser("info", help="where the cache is, how many modules, how big").set_defaults(run=run_info)
-    prune = actions.add_parser("prune", help="remove leftovers and evict least recently used modules")
+    prune = actions.add_parser("prune", help="remove leftovers (failed or killed builds, trash, stale files)"
+                                                     " and evict least recently used modules")
     prune.add_argument("--max-bytes", type=int, default=None,
                        help="evict down to this size (default: config.cache_max_bytes)")
     prune.set_defaults(run=run_prune)
-    actions.add_parser("clear", help="remove every compiled module").set_defaults(run=run_clear)
+    actions.add_parser("clear", help="remove everything in the cache (modules, precompiled headers, leftovers)"
+                       ).set_defaults(run=run_clear)
 
 
 def _size(n: int) -> str:
@@ -29,7 +31,13 @@ def run_info(args):
     info = default_cache().info()
     print(f"root:     {info['root']}")
     print(f"entries:  {info['entries']}")
-    print(f"size:     {_size(info['total_bytes'])} of at most {_size(info['max_bytes'])}")
+    print(f"size:     {_size(info['total_bytes'])} (modules: at most {_size(info['max_bytes'])})")
+    for kind, size in info["bytes_by_kind"].items():
+        if size:
+            print(f"  {kind}: {_size(size)}")
+    if info["unreadable_dirs"]:
+        print(f"  and {info['unreadable_dirs']} unreadable director(ies) not counted;"
+              " `opkit cache prune` removes unusable entries")
     return 0
 
 

@@ -298,7 +298,6 @@ class ModuleCache:
     def __init__(self, root):
         self.root = pathlib.Path(os.path.abspath(os.path.expanduser(os.fspath(root))))
         self._loaded = {}
-        self._warned = set()
 
     def entry_dir(self, key: str) -> pathlib.Path:
         """Return the directory that holds (or will hold) the entry for `key`."""
@@ -317,8 +316,10 @@ class ModuleCache:
                 _check_private(self.root)
                 try:
                     module = self._load_entry(key, module_name)
-                except (FileNotFoundError, _CorruptEntry):
+                except FileNotFoundError:
                     module = self._build_locked(key, build, module_name, extra_meta)
+                except _CorruptEntry as damage:
+                    module = self._build_locked(key, build, module_name, extra_meta, damage)
             self._loaded[key] = module
         return module
 
@@ -368,7 +369,7 @@ class ModuleCache:
             pass  # a read-only cache still serves its modules
         return module
 
-    def _build_locked(self, key: str, build, module_name: str, extra_meta):
+    def _build_locked(self, key: str, build, module_name: str, extra_meta, damage=None):
         """Under the key's lock, load what another process built meanwhile, or build and publish.
 
         What the cache itself cannot do (a read-only cache, an unusable entry that
@@ -382,6 +383,10 @@ class ModuleCache:
         except OSError as exc:
             if isinstance(exc, (CompileLockTimeout, UnsafeCacheDirError)):
                 raise
+            if damage is not None:
+                return self._bypass(key, build, module_name, extra_meta, entry,
+                                    f"the compiled module {entry} cannot be used ({damage}), and the compile"
+                                    f" cache cannot be written to rebuild it ({exc})")
             return self._bypass(key, build, module_name, extra_meta, self.root,
                                 f"the compile cache {self.root} cannot be written ({exc})")
         try:
@@ -426,8 +431,8 @@ class ModuleCache:
     def _bypass(self, key, build, module_name, extra_meta, about, reason):
         """Build `key` in this process's private scratch cache; warn once per problem."""
         scratch = _scratch_cache()
-        if about not in self._warned:
-            self._warned.add(about)
+        if str(about) not in _warned:
+            _warned.add(str(about))
             warnings.warn(f"{reason}; modules it cannot serve are built in {scratch.root} for this process"
                           " only (fix: chmod -R u+rwX the cache, or `opkit cache clear`, or choose another"
                           " compiledir)", CacheWarning, stacklevel=4)
@@ -470,7 +475,12 @@ class ModuleCache:
     def _remove_tree(self, path: pathlib.Path):
         """Rename `path` out of the way atomically, then delete it (prune removes what is left)."""
         trash = self.root / f".trash-{os.urandom(8).hex()}"
-        os.rename(path, trash)
+        try:
+            os.rename(path, trash)
+        except PermissionError:
+            # Moving a directory to another parent rewrites its "..": it must be writable by us.
+            os.chmod(path, 0o700)
+            os.rename(path, trash)
         remove_tree(trash)
 
     # --- size accounting -----------------------------------------------------------------
@@ -785,6 +795,7 @@ def _tidy_pch(pch: str, everything: bool, now: float):
 
 
 _default: ModuleCache | None = None
+_warned: set[str] = set()  # what this process has warned about: one warning per unusable cache or entry
 _scratch: ModuleCache | None = None
 
 

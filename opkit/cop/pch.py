@@ -59,8 +59,9 @@ def pch_args(compiler, compile_args, include_dirs):
             usable = _build(compiler, compile_args, include_dirs, root, directory)
         except OSError as exc:  # a read-only cache, a file where a directory belongs...
             usable = False
-            warnings.warn(f"opkit cannot use a precompiled header in {directory} (compiles will be slower):"
-                          f" {exc}", RuntimeWarning, stacklevel=3)
+            if os.access(root, os.W_OK):  # a read-only cache already warned that it builds aside
+                warnings.warn(f"opkit cannot use a precompiled header in {directory} (compiles will be slower):"
+                              f" {exc}", RuntimeWarning, stacklevel=3)
         _ready[header] = usable
     return ["-include", str(header), "-Winvalid-pch"] if usable else []
 

@@ -10,23 +10,150 @@ from opkit.core.tensor.type import TensorType
 from opkit.core.tensor.variable import as_tensor_variable, constant
 
 
+def _shape_str(shape):
+    return str(tuple(shape))
+
+
 def broadcast_shape(shapes, what="inputs"):
-    """Return the static broadcast shape of several static shapes (None = unknown)."""
+    """Return numpy's broadcast shape of several shapes; raise ValueError naming them if they clash.
+
+    Works on concrete shapes and on static ones (None = unknown): an axis is
+    statically known only when every shape that has it knows it, since a known
+    length and an unknown one may still clash when the graph runs.
+    """
+    shapes = [tuple(s) for s in shapes]
     ndim = max((len(s) for s in shapes), default=0)
-    padded = [(1,) * (ndim - len(s)) + tuple(s) for s in shapes]
+    padded = [(1,) * (ndim - len(s)) + s for s in shapes]
     result = []
     for axis in range(ndim):
         sizes = {s[axis] for s in padded}
         known = {n for n in sizes if n is not None and n != 1}
         if len(known) > 1:
-            raise ValueError(f"{what} cannot be broadcast together: axis {axis} has lengths {sorted(known)}")
-        if known:
-            result.append(known.pop())
-        elif None in sizes:
+            raise ValueError(f"{what} with shapes {', '.join(map(_shape_str, shapes))} cannot be broadcast "
+                             f"together: axis {axis} has lengths {sorted(known)}")
+        if None in sizes:
             result.append(None)
+        elif known:
+            result.append(known.pop())
         else:
             result.append(1)
     return tuple(result)
+
+
+class BroadcastAxis(Op):
+    """The length of one axis of the broadcast of several runtime shapes (shape inference).
+
+    Inputs: every dimension of every shape (int64 scalars), `ndims` saying how
+    many belong to each; it raises the same ValueError as the elementwise node
+    would when they cannot be broadcast, so `x.shape` never hides that error.
+    """
+
+    __props__ = ("ndims", "axis", "what")
+
+    def __init__(self, ndims, axis, what="inputs"):
+        self.ndims = tuple(int(n) for n in ndims)
+        self.axis = int(axis)
+        self.what = str(what)
+
+    def make_node(self, *dims):
+        dims = [as_tensor_variable(d) for d in dims]
+        if len(dims) != sum(self.ndims):
+            raise TypeError(f"{self} takes {sum(self.ndims)} dimensions, got {len(dims)}")
+        for d in dims:
+            if d.ndim != 0 or np.dtype(d.dtype).kind not in "iu":
+                raise TypeError(f"{self} takes integer scalars, got {d} of type {d.type}")
+        return Apply(self, dims, [TensorType("int64", ())()])
+
+    def perform(self, node, inputs, output_storage):
+        shapes, position = [], 0
+        for n in self.ndims:
+            shapes.append(tuple(int(d) for d in inputs[position:position + n]))
+            position += n
+        output_storage[0][0] = np.asarray(broadcast_shape(shapes, self.what)[self.axis], dtype="int64")
+
+    def infer_shape(self, node, input_shapes):
+        return [()]
+
+    def has_c_code(self, node):
+        return all(v.dtype == "int64" for v in node.inputs)
+
+    def c_support_code(self):
+        return BROADCAST_AXIS_SUPPORT_CODE
+
+    def c_code(self, node, name, inputs, outputs, sub):
+        out, = outputs
+        dims = ", ".join(f"((npy_int64*)PyArray_DATA({i}))[0]" for i in inputs) or "0"
+        ndims = ", ".join(map(str, self.ndims)) or "0"
+        what = self.what.replace("\\", "\\\\").replace('"', '\\"')
+        return f"""
+{{
+    const npy_int64 dims[{max(len(inputs), 1)}] = {{{dims}}};
+    const int ndims[{max(len(self.ndims), 1)}] = {{{ndims}}};
+    npy_int64 length;
+    if (opkit_broadcast_axis({len(self.ndims)}, ndims, dims, {self.axis}, "{what}", &length)) {sub['fail']}
+    if (!{out}) {{
+        {out} = (PyArrayObject*)PyArray_EMPTY(0, NULL, NPY_INT64, 0);
+        if (!{out}) {sub['fail']}
+    }}
+    ((npy_int64*)PyArray_DATA({out}))[0] = length;
+}}
+"""
+
+    def c_code_cache_version(self):
+        return (1,)
+
+    def __str__(self):
+        return f"BroadcastAxis{{{self.axis}}}"
+
+
+BROADCAST_AXIS_SUPPORT_CODE = r"""
+#ifndef OPKIT_BROADCAST_AXIS_SUPPORT
+#define OPKIT_BROADCAST_AXIS_SUPPORT
+/* numpy's broadcast of `nin` shapes given as one flat list of lengths (ndims[k] each):
+   store the length of `axis` in *length, or set ValueError as broadcast_shape words it. */
+static int opkit_broadcast_axis(int nin, const int* ndims, const npy_int64* dims, int axis, const char* what,
+                                npy_int64* length)
+{
+    int nd = 0;
+    for (int k = 0; k < nin; ++k) if (ndims[k] > nd) nd = ndims[k];
+    for (int a = 0; a < nd; ++a) {
+        npy_int64 lengths[64];
+        int n_lengths = 0, start = 0;
+        for (int k = 0; k < nin; start += ndims[k], ++k) {
+            int ad = a - (nd - ndims[k]);
+            if (ad < 0 || dims[start + ad] == 1) continue;
+            int seen = 0;
+            for (int j = 0; j < n_lengths; ++j) seen |= lengths[j] == dims[start + ad];
+            if (!seen && n_lengths < 64) lengths[n_lengths++] = dims[start + ad];
+        }
+        if (n_lengths > 1) {
+            char msg[2048];
+            size_t len = 0;
+#define OPKIT_APPEND(...) do { if (len < sizeof msg) len += snprintf(msg + len, sizeof msg - len, __VA_ARGS__); } while (0)
+            OPKIT_APPEND("%s with shapes ", what);
+            start = 0;
+            for (int k = 0; k < nin; start += ndims[k], ++k) {
+                OPKIT_APPEND("%s(", k ? ", " : "");
+                for (int d = 0; d < ndims[k]; ++d) OPKIT_APPEND("%s%lld", d ? ", " : "", (long long)dims[start + d]);
+                OPKIT_APPEND("%s)", ndims[k] == 1 ? "," : "");
+            }
+            for (int i = 1; i < n_lengths; ++i)
+                for (int j = i; j > 0 && lengths[j - 1] > lengths[j]; --j) {
+                    npy_int64 t = lengths[j]; lengths[j] = lengths[j - 1]; lengths[j - 1] = t;
+                }
+            OPKIT_APPEND(" cannot be broadcast together: axis %d has lengths [", a);
+            for (int j = 0; j < n_lengths; ++j) OPKIT_APPEND("%s%lld", j ? ", " : "", (long long)lengths[j]);
+            OPKIT_APPEND("]");
+#undef OPKIT_APPEND
+            PyErr_SetString(PyExc_ValueError, msg);
+            return -1;
+        }
+        if (a == axis) *length = n_lengths ? lengths[0] : 1;
+    }
+    return 0;
+}
+#endif
+"""
 
 
 class Elemwise(Op):
@@ -42,22 +169,23 @@ class Elemwise(Op):
             raise TypeError(f"{self} takes {self.scalar_op.nin} inputs, got {len(inputs)}")
         inputs = [as_tensor_variable(i) for i in inputs]
         operands = [i.tag.get("weak_value", i.dtype) if not i.owner else i.dtype for i in inputs]
-        out_dtype = self.scalar_op.output_dtype(operands)
+        out_dtype = self.scalar_op.output_dtype(operands)  # TypeError where numpy refuses the dtypes
         if not all(isinstance(o, str) for o in operands):
             inputs = [_retype_weak(i, out_dtype) for i in inputs]
         shape = broadcast_shape([i.type.shape for i in inputs], f"the inputs of {self}")
         return Apply(self, inputs, [TensorType(out_dtype, shape)()])
 
     def perform(self, node, inputs, output_storage):
+        broadcast_shape([np.shape(i) for i in inputs], f"the inputs of {self}")
         with np.errstate(all="ignore"):
             result = self.scalar_op.ufunc(*inputs)
         output_storage[0][0] = np.asarray(result, dtype=node.outputs[0].dtype)
 
     def infer_shape(self, node, input_shapes):
-        from opkit.core.tensor import basic
-
         ndim = node.outputs[0].ndim
         static = node.outputs[0].type.shape
+        ndims = [v.ndim for v in node.inputs]
+        flat = [d for shape in input_shapes for d in shape]
         result = []
         for axis in range(ndim):
             if static[axis] is not None:
@@ -68,11 +196,26 @@ class Elemwise(Op):
                 offset = axis - (ndim - len(shape))
                 if offset >= 0 and variable.type.shape[offset] != 1:
                     dims.append(shape[offset])
-            dim = dims[0]
-            for other in dims[1:]:
-                dim = basic.maximum(dim, other)
-            result.append(dim)
+            if len(dims) == 1:
+                result.append(dims[0])  # every other input has length 1 (or no axis) here
+            else:
+                # Several lengths that may clash: numpy's rule, checked when the graph runs.
+                result.append(BroadcastAxis(ndims, axis, f"the inputs of {self}")(*flat))
         return [tuple(result)]
+
+    def has_c_code(self, node):
+        """C only where it computes numpy's exact result: no float16 or complex, see scalar_ops."""
+        from opkit.core.tensor.scalar_ops import has_c_dtype
+
+        return (all(has_c_dtype(v.dtype) for v in node.inputs + node.outputs)
+                and all(op.has_c(dtype) for op, _, dtype in self._steps(node)))
+
+    def _steps(self, node):
+        return [(self.scalar_op, tuple(range(len(node.inputs))), node.outputs[0].dtype)]
+
+    def c_compile_args(self, c_compiler=None):
+        # Never fuse a multiply and an add into one rounding: numpy rounds each operation.
+        return [*super().c_compile_args(c_compiler), "-ffp-contract=off"]
 
     def c_support_code(self):
         from opkit.core.tensor.elemwise_c import SUPPORT_CODE
@@ -82,11 +225,10 @@ class Elemwise(Op):
     def c_code(self, node, name, inputs, outputs, sub):
         from opkit.core.tensor.elemwise_c import elemwise_c_code
 
-        program = [(self.scalar_op, tuple(range(len(inputs))), node.outputs[0].dtype)]
-        return elemwise_c_code(node, name, inputs, outputs, sub, program)
+        return elemwise_c_code(node, name, inputs, outputs, sub, self._steps(node))
 
     def c_code_cache_version(self):
-        return (3,)
+        return (4,)
 
     def grad(self, inputs, output_grads):
         from opkit.core.tensor import elemwise_grad

@@ -7,8 +7,41 @@ from opkit.core.tensor.c_interface import c_dtype, c_typenum
 SUPPORT_CODE = r"""
 #ifndef OPKIT_ELEMWISE_SUPPORT
 #define OPKIT_ELEMWISE_SUPPORT
-/* Broadcast the shapes of `nin` arrays (aligned right) into dims[0..nd). */
-static int opkit_broadcast(int nd, int nin, PyArrayObject** ins, npy_intp* dims, const char* opname)
+/* Set ValueError naming every input shape and the lengths that clash on `axis`,
+   worded as opkit.core.tensor.elemwise.broadcast_shape words it. */
+static void opkit_broadcast_error(int nd, int nin, PyArrayObject** ins, int axis, const char* what)
+{
+    char msg[2048];
+    size_t len = 0;
+#define OPKIT_APPEND(...) do { if (len < sizeof msg) len += snprintf(msg + len, sizeof msg - len, __VA_ARGS__); } while (0)
+    OPKIT_APPEND("%s with shapes ", what);
+    npy_intp lengths[64];
+    int n_lengths = 0;
+    for (int k = 0; k < nin; ++k) {
+        int ndim = PyArray_NDIM(ins[k]);
+        OPKIT_APPEND("%s(", k ? ", " : "");
+        for (int d = 0; d < ndim; ++d) OPKIT_APPEND("%s%lld", d ? ", " : "", (long long)PyArray_DIMS(ins[k])[d]);
+        OPKIT_APPEND("%s)", ndim == 1 ? "," : "");
+        int ad = axis - (nd - ndim);
+        if (ad < 0) continue;
+        npy_intp n = PyArray_DIMS(ins[k])[ad];
+        int seen = (n == 1);
+        for (int j = 0; j < n_lengths; ++j) seen |= lengths[j] == n;
+        if (!seen && n_lengths < 64) lengths[n_lengths++] = n;
+    }
+    for (int i = 1; i < n_lengths; ++i)
+        for (int j = i; j > 0 && lengths[j - 1] > lengths[j]; --j) {
+            npy_intp t = lengths[j]; lengths[j] = lengths[j - 1]; lengths[j - 1] = t;
+        }
+    OPKIT_APPEND(" cannot be broadcast together: axis %d has lengths [", axis);
+    for (int j = 0; j < n_lengths; ++j) OPKIT_APPEND("%s%lld", j ? ", " : "", (long long)lengths[j]);
+    OPKIT_APPEND("]");
+#undef OPKIT_APPEND
+    PyErr_SetString(PyExc_ValueError, msg);
+}
+
+/* Broadcast the shapes of `nin` arrays (aligned right) into dims[0..nd), as numpy does. */
+static int opkit_broadcast(int nd, int nin, PyArrayObject** ins, npy_intp* dims, const char* what)
 {
     for (int d = 0; d < nd; ++d) dims[d] = 1;
     for (int k = 0; k < nin; ++k) {
@@ -17,9 +50,7 @@ static int opkit_broadcast(int nd, int nin, PyArrayObject** ins, npy_intp* dims,
             npy_intp n = PyArray_DIMS(ins[k])[d];
             if (n == 1) continue;
             if (dims[offset + d] != 1 && dims[offset + d] != n) {
-                PyErr_Format(PyExc_ValueError,
-                    "%s: input %d has length %zd on axis %d, which cannot be broadcast with length %zd",
-                    opname, k, (Py_ssize_t)n, offset + d, (Py_ssize_t)dims[offset + d]);
+                opkit_broadcast_error(nd, nin, ins, offset + d, what);
                 return -1;
             }
             dims[offset + d] = n;
@@ -87,12 +118,14 @@ static void opkit_nd_loop(int nd, const npy_intp* dims, char** base, npy_intp (*
     }
 }
 
-template <typename T> static inline T opkit_ipow(T base, T exponent)
+/* numpy's integer power: wraps modulo 2**bits (computed unsigned: no undefined
+   behaviour); a negative exponent sets `bad` (numpy raises ValueError). */
+template <typename T> static inline T opkit_ipow(T base, T exponent, int& bad)
 {
-    T result = 1;
-    if (exponent < 0) return (base == 1) ? 1 : ((base == -1) ? ((exponent & 1) ? -1 : 1) : 0);
-    while (exponent) { if (exponent & 1) result *= base; base *= base; exponent >>= 1; }
-    return result;
+    if (exponent < 0) { bad = 1; return 0; }
+    npy_uint64 result = 1, b = (npy_uint64)base;
+    while (exponent) { if (exponent & 1) result *= b; b *= b; exponent >>= 1; }
+    return (T)result;
 }
 #endif
 """
@@ -103,7 +136,9 @@ def program_statements(program, n_inputs):
 
     `program` is a sequence of (scalar_op, refs, out_dtype); a ref below
     n_inputs names input value v<ref>, others the step t<ref - n_inputs>.
-    Each step casts its operands to its own dtype first, as numpy does.
+    Each step casts its operands to its own dtype first, as numpy does, and
+    rounds its result to that dtype (a `const` of that C type), as numpy does
+    after every operation. Raises MethodNotDefined for a step without C code.
     """
     lines = []
     for step, (scalar_op, refs, out_dtype) in enumerate(program):
@@ -140,9 +175,11 @@ def elemwise_c_code(node, name, inputs, outputs, sub, program):
 {{
     PyArrayObject* ins[{nin}] = {{{', '.join(inputs)}}};
     npy_intp dims[{max(nd, 1)}];
-    if (opkit_broadcast({nd}, {nin}, ins, dims, "{node.op}")) {sub['fail']}
+    if (opkit_broadcast({nd}, {nin}, ins, dims, "the inputs of {node.op}")) {sub['fail']}
     if (opkit_prepare_output(&{out}, {nd}, dims, {c_typenum(out_var.dtype)})) {sub['fail']}
     {out_t}* pz = ({out_t}*)PyArray_DATA({out});
+    int opkit_bad_pow = 0;  /* set by opkit_ipow on a negative integer exponent */
+    (void)opkit_bad_pow;
 {pointers}
     if ({contiguous}) {{
         const npy_intp n = PyArray_SIZE({out});
@@ -158,6 +195,10 @@ def elemwise_c_code(node, name, inputs, outputs, sub, program):
         opkit_nd_loop<{nin + 1}>({nd}, dims, base, strides, [&](char** ptrs) {{
 {nd_body}
         }});
+    }}
+    if (opkit_bad_pow) {{
+        PyErr_SetString(PyExc_ValueError, "Integers to negative integer powers are not allowed.");
+        {sub['fail']}
     }}
 }}
 """

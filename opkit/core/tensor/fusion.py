@@ -34,18 +34,17 @@ class FusedElemwise(Elemwise):
         shape = broadcast_shape([i.type.shape for i in inputs], f"the inputs of {self}")
         return Apply(self, list(inputs), [TensorType(self.program[-1][2], shape)()])
 
+    def _steps(self, node):
+        return self.program
+
     def perform(self, node, inputs, output_storage):
+        broadcast_shape([np.shape(i) for i in inputs], f"the inputs of {self}")
         values = list(inputs)
         with np.errstate(all="ignore"):
             for scalar_op, refs, out_dtype in self.program:
                 operands = [np.asarray(values[r]).astype(out_dtype, copy=False) for r in refs]
                 values.append(np.asarray(scalar_op.ufunc(*operands), dtype=out_dtype))
         output_storage[0][0] = np.asarray(values[-1], dtype=node.outputs[0].dtype)
-
-    def c_code(self, node, name, inputs, outputs, sub):
-        from opkit.core.tensor.elemwise_c import elemwise_c_code
-
-        return elemwise_c_code(node, name, inputs, outputs, sub, self.program)
 
     def expand(self, inputs):
         """Rebuild the unfused graph of Elemwise nodes on `inputs`; return its output."""

@@ -1,10 +1,30 @@
-"""The scalar functions behind the elementwise ops: numpy ufunc and C expression."""
+"""The scalar functions behind the elementwise ops: numpy ufunc and C expressions.
+
+C code exists only where it computes exactly what numpy computes (up to the
+last bit of libm's transcendental functions for float32/float64):
+
+- float16 (numpy rounds to half after every operation) and complex (numpy's own
+  algorithms) have no C here: those nodes run ``perform``, i.e. numpy itself.
+- Integer add/sub/mul/neg/sqr/pow wrap modulo 2**bits like numpy: they are
+  computed in ``npy_uint64`` (signed overflow is undefined behaviour in C) and
+  truncated to the result type.
+- bool add is logical or, mul logical and, maximum logical or, as in numpy.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 import numpy as np
+
+C_DTYPES = frozenset(["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                      "float32", "float64"])
+"""The dtypes whose elementwise C code matches numpy; others run through perform."""
+
+
+def has_c_dtype(dtype):
+    """Return True if elementwise C code handles `dtype` exactly as numpy does."""
+    return str(np.dtype(dtype)) in C_DTYPES
 
 
 @dataclass(frozen=True)
@@ -13,7 +33,9 @@ class ScalarOp:
 
     `c_expr` is a C++ expression over `{0}`, `{1}`, ... whose operands have
     already been converted to the output's C type (numpy casts inputs to the
-    loop dtype the same way).
+    loop dtype the same way). `int_c_expr` and `bool_c_expr` replace it for
+    integer and bool outputs; `c_kinds` lists the numpy dtype kinds ('f', 'i',
+    'u', 'b') of the outputs the C code is valid for: the others run perform.
     """
 
     name: str
@@ -21,34 +43,60 @@ class ScalarOp:
     ufunc: np.ufunc = field(compare=False)
     c_expr: str = field(compare=False)
     int_c_expr: str | None = field(default=None, compare=False)
+    bool_c_expr: str | None = field(default=None, compare=False)
+    c_kinds: str = field(default="fiub", compare=False)
 
     def output_dtype(self, operands):
-        """Return numpy's result dtype for `operands` (dtype names or weak Python scalars)."""
+        """Return numpy's result dtype for `operands` (dtype names or weak Python scalars).
+
+        Raises TypeError (with numpy's reason) where numpy refuses the dtypes.
+        """
         samples = [np.empty(0, dtype=o) if isinstance(o, str) else o for o in operands]
-        with np.errstate(all="ignore"):
-            return str(self.ufunc(*samples).dtype) if self.nin else None
+        try:
+            with np.errstate(all="ignore"):
+                return str(self.ufunc(*samples).dtype) if self.nin else None
+        except TypeError as exc:
+            described = ", ".join(o if isinstance(o, str) else f"Python {type(o).__name__} {o!r}"
+                                  for o in operands)
+            raise TypeError(f"{self.name} is not defined for inputs of dtype {described}, as in numpy: {exc}") from None
+
+    def has_c(self, out_dtype):
+        """Return True if this function has C code computing numpy's result in `out_dtype`."""
+        return has_c_dtype(out_dtype) and np.dtype(out_dtype).kind in self.c_kinds
 
     def c_expression(self, args, out_dtype):
+        """Return the C expression for operands `args` (C expressions of type `out_dtype`)."""
+        from opkit.core.type import MethodNotDefined
+
+        if not self.has_c(out_dtype):
+            raise MethodNotDefined("c_code", f"{self.name} has no C code for dtype {out_dtype}")
+        kind = np.dtype(out_dtype).kind
         expr = self.c_expr
-        if self.int_c_expr is not None and np.dtype(out_dtype).kind in "iub":
+        if kind == "b" and self.bool_c_expr is not None:
+            expr = self.bool_c_expr
+        elif kind in "iu" and self.int_c_expr is not None:
             expr = self.int_c_expr
-        return "(" + expr.format(*args) + ")"
+        return "(" + expr.format(*[f"({a})" for a in args]) + ")"
 
     def __str__(self):
         return self.name
 
 
-add = ScalarOp("add", 2, np.add, "{0} + {1}")
-sub = ScalarOp("sub", 2, np.subtract, "{0} - {1}")
-mul = ScalarOp("mul", 2, np.multiply, "{0} * {1}")
-true_div = ScalarOp("true_div", 2, np.true_divide, "{0} / {1}")
-neg = ScalarOp("neg", 1, np.negative, "-{0}")
-exp = ScalarOp("exp", 1, np.exp, "std::exp({0})")
-log = ScalarOp("log", 1, np.log, "std::log({0})")
-sqr = ScalarOp("sqr", 1, np.square, "{0} * {0}")
-sqrt = ScalarOp("sqrt", 1, np.sqrt, "std::sqrt({0})")
+_U = "(npy_uint64)"
+
+add = ScalarOp("add", 2, np.add, "{0} + {1}", int_c_expr=f"{_U}{{0}} + {_U}{{1}}", bool_c_expr="{0} || {1}")
+sub = ScalarOp("sub", 2, np.subtract, "{0} - {1}", int_c_expr=f"{_U}{{0}} - {_U}{{1}}", c_kinds="fiu")
+mul = ScalarOp("mul", 2, np.multiply, "{0} * {1}", int_c_expr=f"{_U}{{0}} * {_U}{{1}}", bool_c_expr="{0} && {1}")
+true_div = ScalarOp("true_div", 2, np.true_divide, "{0} / {1}", c_kinds="f")
+neg = ScalarOp("neg", 1, np.negative, "-{0}", int_c_expr=f"{_U}0 - {_U}{{0}}", c_kinds="fiu")
+exp = ScalarOp("exp", 1, np.exp, "std::exp({0})", c_kinds="f")
+log = ScalarOp("log", 1, np.log, "std::log({0})", c_kinds="f")
+sqr = ScalarOp("sqr", 1, np.square, "{0} * {0}", int_c_expr=f"{_U}{{0}} * {_U}{{0}}", c_kinds="fiu")
+sqrt = ScalarOp("sqrt", 1, np.sqrt, "std::sqrt({0})", c_kinds="f")
 maximum = ScalarOp("maximum", 2, np.maximum, "(({0} >= {1} || {0} != {0}) ? {0} : {1})",
-                   int_c_expr="(({0} >= {1}) ? {0} : {1})")
-pow = ScalarOp("pow", 2, np.power, "std::pow({0}, {1})", int_c_expr="opkit_ipow({0}, {1})")
+                   int_c_expr="(({0} >= {1}) ? {0} : {1})", bool_c_expr="{0} || {1}")
+# opkit_ipow sets opkit_bad_pow on a negative exponent: the node then raises numpy's ValueError.
+pow = ScalarOp("pow", 2, np.power, "std::pow({0}, {1})", int_c_expr="opkit_ipow({0}, {1}, opkit_bad_pow)",
+               c_kinds="fiu")
 
 ALL = {op.name: op for op in (add, sub, mul, true_div, neg, exp, log, sqr, sqrt, maximum, pow)}
