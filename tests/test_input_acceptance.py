@@ -70,6 +70,18 @@ INT_CASES = dict(FLOAT_CASES, longlong=_longlong)
 TRUSTABLE = {"read-only", "longlong"}
 
 VALUES = [0.5, -1.25, 3.0, 7.5, -2.0]
+
+
+def checked_and_trusted(cases=(None,), trustable=lambda case: False):
+    """Return (case, mode, trust) params: trusted calls only where they get a conversion (C) or need none.
+
+    A trusted call into Python perform gets the array as given, so that pair is not a case.
+    """
+    return [pytest.param(*([case] if case is not None else []), mode, trust,
+                         id="-".join([*([case] if case is not None else []), mode,
+                                      "trusted" if trust else "checked"]))
+            for case in cases for mode in MODES for trust in (False, True)
+            if not trust or mode in C_MODES or trustable(case)]
 INT_VALUES = [3, -1, 4, 1 << 40, -(1 << 35)]
 
 
@@ -79,12 +91,8 @@ def _compile(inputs, output, mode, trust):
     return f
 
 
-@pytest.mark.parametrize("trust", [False, True], ids=["checked", "trusted"])
-@pytest.mark.parametrize("mode", list(MODES))
-@pytest.mark.parametrize("case", list(FLOAT_CASES))
+@pytest.mark.parametrize("case, mode, trust", checked_and_trusted(FLOAT_CASES, TRUSTABLE.__contains__))
 def test_float64_vectors_are_converted_and_equal_numpy(case, mode, trust):
-    if trust and case not in TRUSTABLE and mode not in C_MODES:
-        pytest.skip("trusted Python perform gets the array as given")
     x, y = ot.dvector("x"), ot.dvector("y")
     f = _compile([x, y], ot.exp(x) * y + 1.0, mode, trust)
     a, b = FLOAT_CASES[case]("float64", VALUES), np.linspace(-1.0, 1.0, 5)
@@ -96,12 +104,8 @@ def test_float64_vectors_are_converted_and_equal_numpy(case, mode, trust):
     np.testing.assert_array_equal(np.asarray(a, dtype="float64"), VALUES)  # the input is untouched
 
 
-@pytest.mark.parametrize("trust", [False, True], ids=["checked", "trusted"])
-@pytest.mark.parametrize("mode", list(MODES))
-@pytest.mark.parametrize("case", list(INT_CASES))
+@pytest.mark.parametrize("case, mode, trust", checked_and_trusted(INT_CASES, TRUSTABLE.__contains__))
 def test_int64_vectors_are_converted_and_equal_numpy(case, mode, trust):
-    if trust and case not in TRUSTABLE and mode not in C_MODES:
-        pytest.skip("trusted Python perform gets the array as given")
     x = ot.lvector("x")
     f = _compile([x], x * 3 + x, mode, trust)
     a = INT_CASES[case]("int64", INT_VALUES)
@@ -111,11 +115,8 @@ def test_int64_vectors_are_converted_and_equal_numpy(case, mode, trust):
     assert result.dtype == np.int64
 
 
-@pytest.mark.parametrize("trust", [False, True], ids=["checked", "trusted"])
-@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("mode, trust", checked_and_trusted())
 def test_byteswapped_transposed_matrix(mode, trust):
-    if trust and mode not in C_MODES:
-        pytest.skip("trusted Python perform gets the array as given")
     x = ot.dmatrix("x")
     f = _compile([x], (x * 2.0).sum(axis=0), mode, trust)
     a = _byteswapped("float64", np.arange(12.0).reshape(3, 4)).T
@@ -164,8 +165,7 @@ def test_the_c_fast_path_takes_equivalent_typenums(mode):
     """The call goes through C (no Python filter) for np.longlong into an int64 input."""
     x = ot.lvector("x")
     f = opkit.function([x], x + 1, mode=MODES[mode])
-    if not hasattr(f, "_runner") or type(f).__name__ != "Function":
-        pytest.skip("no C call path")
+    assert type(f).__name__ == "Function"  # the C call path
     calls = []
     slow = type(f)._slow_call
 
@@ -238,8 +238,7 @@ class Tagged(np.ndarray):
     """An ndarray subclass that only adds an attribute."""
 
 
-@pytest.mark.parametrize("trust", [False, True], ids=["checked", "trusted"])
-@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("mode, trust", checked_and_trusted())
 @pytest.mark.parametrize("value, what", [
     (np.ma.array([1.0, 2.0, 3.0], mask=[False, True, False]), "mask"),
     (np.ma.array([1.0, 2.0, 3.0]), "mask"),  # no element masked: still refused, the type says it may be
@@ -247,8 +246,6 @@ class Tagged(np.ndarray):
     (np.arange(3.0).view(Tagged), "Tagged"),
 ], ids=["masked", "masked-none", "masked-invalid", "plain-subclass"])
 def test_subclasses_that_would_lose_meaning_raise(value, what, mode, trust):
-    if trust and mode not in C_MODES:
-        pytest.skip("trusted Python perform gets the array as given")
     x = ot.dvector("x")
     f = _compile([x], x * 2.0, mode, trust)
     with pytest.raises(TypeError, match=r"np\.asarray\(") as excinfo:
