@@ -346,3 +346,21 @@ def test_nodes_without_exact_c_report_no_c_code(dtype):
     assert not op_has_c(node)
     assert op_has_c((ot.tensor("float32", (None,)) + 1).owner)
     assert not op_has_c(ot.exp(ot.tensor("int8", (None,))).owner)  # int8 in, float16 out
+
+
+def test_fusion_keeps_c_work_out_of_a_perform_only_loop():
+    x, y = ot.tensor("float32", (None,)), ot.tensor("float32", (None,))
+    z, w = ot.tensor("float16", (None,)), ot.tensor("float16", (None,))
+    f = opkit.function([x, y, z, w], ot.exp(x * y) + (z * w - z))
+    nodes = f.maker.fgraph.toposort()
+    in_c = [n for n in nodes if op_has_c(n)]
+    in_python = [n for n in nodes if not op_has_c(n)]
+    assert [str(n.op) for n in in_c] == ["Fused{mul,exp}"]
+    assert [str(n.op) for n in in_python if "Fused" in str(n.op)] == ["Fused{mul,sub,add}"]
+    rng = np.random.default_rng(3)
+    xv, yv = rng.uniform(-2, 2, 50).astype(np.float32), rng.uniform(-2, 2, 50).astype(np.float32)
+    zv, wv = rng.uniform(-9, 9, 50).astype(np.float16), rng.uniform(-9, 9, 50).astype(np.float16)
+    result, expected = f(xv, yv, zv, wv), np.exp(xv * yv) + (zv * wv - zv)
+    assert result.dtype == expected.dtype == np.float32
+    # exp comes from libm in C and from numpy's own loop: ulps of the terms (~70), not of the sum
+    np.testing.assert_allclose(result, expected, rtol=0, atol=8 * np.finfo(np.float32).eps * 100)

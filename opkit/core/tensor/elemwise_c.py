@@ -170,12 +170,13 @@ def elemwise_c_code(node, name, inputs, outputs, sub, program):
     contiguous = " && ".join([f"opkit_full_contiguous({i}, {nd}, dims)" for k, i in enumerate(inputs)
                               if not scalar[k]] or ["1"])
     strides = "\n".join(f"    opkit_broadcast_strides({i}, {nd}, strides[{k}]);" for k, i in enumerate(inputs))
+    what = f"the inputs of {node.op}".replace("\\", "\\\\").replace('"', '\\"')  # a C string literal
     bases = ", ".join([f"(char*)PyArray_DATA({i})" for i in inputs] + [f"(char*)PyArray_DATA({out})"])
     return f"""
 {{
     PyArrayObject* ins[{nin}] = {{{', '.join(inputs)}}};
     npy_intp dims[{max(nd, 1)}];
-    if (opkit_broadcast({nd}, {nin}, ins, dims, "the inputs of {node.op}")) {sub['fail']}
+    if (opkit_broadcast({nd}, {nin}, ins, dims, "{what}")) {sub['fail']}
     if (opkit_prepare_output(&{out}, {nd}, dims, {c_typenum(out_var.dtype)})) {sub['fail']}
     {out_t}* pz = ({out_t}*)PyArray_DATA({out});
     int opkit_bad_pow = 0;  /* set by opkit_ipow on a negative integer exponent */

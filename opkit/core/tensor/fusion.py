@@ -75,7 +75,7 @@ def fuse_elementwise(fgraph):
     clients = fgraph.clients()
     outputs = set(map(id, fgraph.outputs))
     fused = set()
-    pairs = []
+    groups = []
     for root in reversed(fgraph.toposort()):
         if id(root) in fused or not _fusable(root):
             continue
@@ -83,10 +83,15 @@ def fuse_elementwise(fgraph):
         if len(members) < 2:
             continue
         fused.update(map(id, members))
+        groups.append((root, members))
+    # Build bottom-up: a tree fed by another fused tree reads that tree's new output
+    # (replace_all only rewires the nodes already in the graph, not these new ones).
+    mapping = {}
+    for root, members in reversed(groups):
         inputs, program = _program(root, members)
-        replacement = FusedElemwise(program, len(inputs))(*inputs)
-        pairs.append((root.outputs[0], replacement))
-    fgraph.replace_all(pairs, "fusion")
+        inputs = [mapping.get(v, v) for v in inputs]
+        mapping[root.outputs[0]] = FusedElemwise(program, len(inputs))(*inputs)
+    fgraph.replace_all(list(mapping.items()), "fusion")
 
 
 def _fusable(node):
@@ -94,13 +99,20 @@ def _fusable(node):
 
 
 def _grow(root, clients, outputs):
-    """Return the nodes feeding `root` only, reachable through Elemwise outputs used once."""
+    """Return the nodes feeding `root` only, reachable through Elemwise outputs used once.
+
+    Nodes with C code and nodes without (float16, complex: see scalar_ops) are
+    not fused together, so a fused loop never drags C-able work into perform.
+    """
     members, stack = {id(root): root}, [root]
+    root_has_c = root.op.has_c_code(root)
     while stack:
         node = stack.pop()
         for variable in node.inputs:
             owner = variable.owner
             if owner is None or id(owner) in members or not _fusable(owner) or id(variable) in outputs:
+                continue
+            if owner.op.has_c_code(owner) != root_has_c:
                 continue
             users = clients.get(variable, [])
             if len(users) != 1 or users[0][0] is not node:
