@@ -128,8 +128,8 @@ def test_trusted_call_with_wrong_input_raises_type_error_from_c():
 def test_broadcasting_mismatch_message_from_c():
     x, y = ot.dmatrix("x"), ot.dvector("y")
     f = opkit.function([x, y], x + y)
-    with pytest.raises(ValueError, match="add: input 1 has length 4 on axis 1, which cannot be broadcast with "
-                                         "length 3"):
+    with pytest.raises(ValueError, match=r"the inputs of add with shapes \(2, 3\), \(4,\) cannot be broadcast "
+                                         r"together: axis 1 has lengths \[3, 4\]"):
         f(np.ones((2, 3)), np.ones(4))
 
 

@@ -112,3 +112,13 @@ def test_two_destroyers_of_one_value_each_get_their_own_copy(mode):
     one, two = f(np.zeros(2))
     np.testing.assert_array_equal(one, np.full(2, 2.0))
     np.testing.assert_array_equal(two, np.full(2, 3.0))
+
+
+@pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE"])
+def test_a_constant_graph_numpy_rejects_raises_when_called_not_when_compiled(mode):
+    f = opkit.function([], ot.constant(np.arange(3)) ** ot.constant(-1), mode=mode)
+    with pytest.raises(ValueError, match="Integers to negative integer powers are not allowed"):
+        f()
+    g = opkit.function([], ot.constant(np.ones(3)) + ot.constant(np.ones(4)), mode=mode)
+    with pytest.raises(ValueError, match=r"shapes \(3,\), \(4,\) cannot be broadcast"):
+        g()

@@ -41,12 +41,17 @@ def merge(fgraph):
 
 
 def constant_folding(fgraph):
-    """Compute nodes whose inputs are all constants (unless the op declines)."""
+    """Compute nodes whose inputs are all constants (unless the op declines).
+
+    A node whose perform raises stays in the graph: the function then raises
+    when it is called, with the note naming the node, as it would unfolded.
+    """
+    failed = set()
     changed = True
     while changed:
         changed = False
         for node in fgraph.toposort():
-            if not node.inputs or not all(isinstance(v, Constant) for v in node.inputs):
+            if id(node) in failed or not node.inputs or not all(isinstance(v, Constant) for v in node.inputs):
                 continue
             if not node.op.do_constant_folding(node) or not _has_python_impl(node.op):
                 continue
@@ -54,7 +59,11 @@ def constant_folding(fgraph):
             # An op that overwrites an input gets a copy: the constant's data is the user's graph's too.
             destroyed = {i for positions in (getattr(node.op, "destroy_map", None) or {}).values() for i in positions}
             values = [copy.deepcopy(v.data) if i in destroyed else v.data for i, v in enumerate(node.inputs)]
-            node.op.perform(node, values, storage)
+            try:
+                node.op.perform(node, values, storage)
+            except Exception:  # noqa: BLE001  (raised again, with its node named, when the function runs)
+                failed.add(id(node))
+                continue
             new = [out.type.make_constant(cell[0]) for out, cell in zip(node.outputs, storage)]
             fgraph.replace_all(zip(node.outputs, new), "constant_folding")
             changed = True
