@@ -41,7 +41,7 @@ def call(obj, method_name, *args, default=None, **optional):
     method = getattr(obj, method_name, None)
     if method is None:
         return default
-    kwargs = {k: v for k, v in optional.items() if accepts(method, k)}
+    kwargs = {k: v for k, v in optional.items() if accepts(method, k)} if optional else {}
     try:
         return method(*args, **kwargs)
     except MethodNotDefined:

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 
+@functools.lru_cache(maxsize=None)
 def c_dtype(dtype):
     """Return the numpy C type name for a dtype (float64 -> npy_float64)."""
     return "npy_bool" if str(dtype) == "bool" else f"npy_{np.dtype(dtype).name}"
 
 
+@functools.lru_cache(maxsize=None)
 def c_typenum(dtype):
     """Return the numpy type-number constant for a dtype (float64 -> NPY_FLOAT64)."""
     return "NPY_BOOL" if str(dtype) == "bool" else f"NPY_{np.dtype(dtype).name.upper()}"

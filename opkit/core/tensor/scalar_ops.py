@@ -13,6 +13,8 @@ last bit of libm's transcendental functions for float32/float64):
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,6 +24,7 @@ C_DTYPES = frozenset(["bool", "int8", "int16", "int32", "int64", "uint8", "uint1
 """The dtypes whose elementwise C code matches numpy; others run through perform."""
 
 
+@functools.lru_cache(maxsize=None)
 def has_c_dtype(dtype):
     """Return True if elementwise C code handles `dtype` exactly as numpy does."""
     return str(np.dtype(dtype)) in C_DTYPES
