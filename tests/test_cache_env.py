@@ -25,6 +25,7 @@ import pytest
 
 from opkit.config import config
 from opkit.cop import cache as cache_module
+from opkit.cop import cache_layout, cache_upkeep
 from opkit.cop.build import build_extension
 from opkit.cop.cache import CacheWarning, ModuleCache, cache_key, module_name_for
 
@@ -345,7 +346,7 @@ def _fake_entries(root, count):
 def _count_miss_work(monkeypatch, cache, tiny_source):
     """Build one new key in `cache`; return (directories listed, meta.json files read)."""
     listed, metas = [], []
-    real_scandir, real_listdir, real_read_meta = os.scandir, os.listdir, cache_module._read_meta
+    real_scandir, real_listdir, real_read_meta = os.scandir, os.listdir, cache_layout.read_meta
 
     def scandir(path="."):
         listed.append(os.fspath(path))
@@ -364,7 +365,8 @@ def _count_miss_work(monkeypatch, cache, tiny_source):
     with monkeypatch.context() as patch:
         patch.setattr(os, "scandir", scandir)
         patch.setattr(os, "listdir", listdir)
-        patch.setattr(cache_module, "_read_meta", read_meta)
+        for module in (cache_module, cache_upkeep):  # every module that reads a meta.json
+            patch.setattr(module, "read_meta", read_meta)
         module = cache.get_or_build(key, lambda d: build_extension(tiny_source(name), name, d), module_name=name)
     assert module.add(1, 2) == 3
     root = str(cache.root)

@@ -21,8 +21,9 @@ import os
 import subprocess
 import warnings
 
-from opkit.cop.cache import PCH_DIGEST_LENGTH, PCH_DIR, _private_problem, default_cache, make_private_dirs, \
-    write_private
+from opkit.cop.cache import default_cache
+from opkit.cop.cache_layout import PCH_DIGEST_LENGTH, PCH_DIR
+from opkit.cop.private_fs import make_private_dirs, private_problem, write_private
 
 PCH_HEADER = """// opkit precompiled header: what every generated module includes first.
 #define PY_SSIZE_T_CLEAN
@@ -71,7 +72,7 @@ def _private_chain(root, directory) -> str | None:
     path = root
     for part in (None, *directory.relative_to(root).parts):
         path = path if part is None else path / part
-        problem = _private_problem(os.lstat(path))
+        problem = private_problem(os.lstat(path))
         if problem is not None:
             return f"{path}: {problem}"
     return None

@@ -1,0 +1,338 @@
+"""Keeping the compile cache in bounds: the running size total, LRU eviction, info, prune and clear.
+
+Size accounting: each publish adds the new entry's size to `size-total` under an
+flock on that file (a few bytes read and written, whatever the number of
+entries); only when the total passes `config.cache_max_bytes` does a build scan
+the entries and evict the least recently used down to LOW_WATER of the cap, so
+one scan frees at least a tenth of the cap and scans stay rare. Every scan
+(eviction, prune) rewrites the total from what it found, which corrects any
+drift (entries removed by hand, a process killed between publish and
+accounting). A cache without the file (made by an older opkit) is scanned once.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pathlib
+import time
+
+from opkit.config import config
+from opkit.cop.cache_layout import (INDEX_DIR, PCH_DIGEST_LENGTH, PCH_DIR, STALE_AFTER, TOTAL, CacheEntry, Found,
+                                    entry_stats, read_meta)
+from opkit.cop.lock import KeyLock
+from opkit.cop.private_fs import is_hex_name, is_key, remove_tree, tree_bytes
+
+
+class CacheUpkeep:
+    """What ModuleCache does to stay in bounds and be inspected (mixed into it)."""
+
+    # --- size accounting -----------------------------------------------------------------
+
+    def _account(self, delta: int) -> int | None:
+        """Add `delta` bytes to the running total and return it (None where it cannot be kept)."""
+        try:
+            fd = os.open(self.root / TOTAL, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        except OSError:
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                total = int(os.pread(fd, 64, 0).split()[0]) + delta
+            except (ValueError, IndexError):
+                # No total yet (a new cache, or one from an older opkit): count once, now.
+                total = sum(found.size for found in self._scan())
+            total = max(total, 0)
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{total}\n".encode(), 0)
+            os.fchmod(fd, 0o600)
+            return total
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+
+    def _set_total(self, total: int):
+        try:
+            fd = os.open(self.root / TOTAL, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        except OSError:
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{max(total, 0)}\n".encode(), 0)
+            os.fchmod(fd, 0o600)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
+    # --- listing, eviction, prune, clear ---------------------------------------------------
+
+    def _shards(self):
+        """Yield the shard directories' paths (this lists the root: 256 shards at most, never the entries)."""
+        try:
+            with os.scandir(self.root) as items:
+                shards = [item.path for item in items
+                          if is_hex_name(item.name, 2) and item.is_dir(follow_symlinks=False)]
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        return shards
+
+    def _scan(self) -> list[Found]:
+        """Walk every entry: its key, path, bytes and last use (no meta.json is read)."""
+        found = []
+        for shard in self._shards():
+            try:
+                with os.scandir(shard) as items:
+                    names = [item.name for item in items
+                             if is_key(item.name) and item.name[:2] == os.path.basename(shard)
+                             and item.is_dir(follow_symlinks=False)]
+            except OSError:
+                continue
+            for name in names:
+                size, last_used = entry_stats(os.path.join(shard, name))
+                if size >= 0:
+                    found.append(Found(name, pathlib.Path(shard, name), size, last_used))
+        return found
+
+    def _describe(self, found: Found) -> CacheEntry:
+        try:
+            meta = read_meta(found.path)
+        except (OSError, ValueError):
+            meta = {}
+        return CacheEntry(found.key, found.path, meta.get("module_name"), found.size, meta.get("created"),
+                          found.last_used)
+
+    def _remove_entry(self, key: str) -> bool:
+        """Remove one entry unless someone holds its lock; return whether it was removed."""
+        entry = self.entry_dir(key)
+        try:
+            lock = self._lock(key)
+            if not lock.acquire(wait=False):
+                return False
+        except OSError:
+            return False
+        try:
+            if os.path.lexists(entry):
+                self._remove_tree(entry)
+        except OSError:
+            return False
+        finally:
+            lock.release(unlink=True)
+        return True
+
+    def _evict(self, max_bytes: int, keep=(), target: int | None = None) -> list[CacheEntry]:
+        """If the entries hold more than `max_bytes`, remove the least recently used down to `target`."""
+        found = sorted(self._scan(), key=lambda item: item.last_used)
+        total, removed = sum(item.size for item in found), []
+        target = max_bytes if target is None else target
+        if total > max_bytes:
+            for item in found:
+                if total <= target:
+                    break
+                if item.key in keep:
+                    continue
+                described = self._describe(item)
+                if self._remove_entry(item.key):
+                    total -= item.size
+                    removed.append(described)
+        self._set_total(total)
+        return removed
+
+    def entries(self) -> list[CacheEntry]:
+        """List every entry (this walks the cache; a lookup or a build never does)."""
+        return [self._describe(found) for found in self._scan()]
+
+    def info(self) -> dict:
+        """Return the root, the number of entries, and every byte under the root, by kind."""
+        kinds = {"modules": 0, "precompiled headers": 0, "index": 0, "builds and failed builds": 0,
+                 "trash": 0, "other": 0}
+        entries, unreadable = 0, 0
+        try:
+            with os.scandir(self.root) as items:
+                tops = list(items)
+        except (FileNotFoundError, NotADirectoryError):
+            tops = []
+        for top in tops:
+            if is_hex_name(top.name, 2) and top.is_dir(follow_symlinks=False):
+                try:
+                    with os.scandir(top.path) as items:
+                        inside = list(items)
+                except OSError:
+                    unreadable += 1
+                    continue
+                for item in inside:
+                    size, bad = tree_bytes(item.path)
+                    unreadable += bad
+                    if is_key(item.name) and item.is_dir(follow_symlinks=False):
+                        entries += 1
+                        kinds["modules"] += size
+                    else:
+                        kinds["other"] += size  # lock files, anything stray
+                continue
+            size, bad = tree_bytes(top.path)
+            unreadable += bad
+            if top.name == PCH_DIR:
+                kinds["precompiled headers"] += size
+            elif top.name == INDEX_DIR:
+                kinds["index"] += size
+            elif top.name.startswith(".build-"):
+                kinds["builds and failed builds"] += size
+            elif top.name.startswith(".trash-"):
+                kinds["trash"] += size
+            else:
+                kinds["other"] += size
+        return {"root": str(self.root), "entries": entries, "total_bytes": sum(kinds.values()),
+                "max_bytes": config.cache_max_bytes, "bytes_by_kind": kinds, "unreadable_dirs": unreadable}
+
+    def prune(self, max_bytes: int | None = None) -> list[CacheEntry]:
+        """Remove leftovers (failed builds, trash, broken PCH and index files) and evict LRU entries."""
+        if not self.root.is_dir():
+            return []
+        self._remove_leftovers(everything=False)
+        return self._evict(config.cache_max_bytes if max_bytes is None else max_bytes)
+
+    def clear(self) -> list[CacheEntry]:
+        """Remove everything not in use by a build in progress: the root is left empty."""
+        removed = self.prune(0)
+        if self.root.is_dir():
+            self._remove_leftovers(everything=True)
+        return removed
+
+    def _remove_leftovers(self, everything: bool):
+        """Remove what no entry needs; with `everything`, also PCH, index, lock files and the total."""
+        try:
+            with os.scandir(self.root) as items:
+                tops = list(items)
+        except OSError:
+            return
+        now = time.time()
+        for top in tops:
+            name = top.name
+            if name.startswith(".trash-"):
+                remove_tree(top.path)
+            elif name.startswith(".build-"):
+                key = name[len(".build-"):][:64]
+                if is_key(key):
+                    self._locked_remove(key, top.path)
+                elif everything or _age(top.path, now) > STALE_AFTER:
+                    remove_tree(top.path)
+            elif is_hex_name(name, 2) and top.is_dir(follow_symlinks=False):
+                self._tidy_shard(top.path, everything)
+            elif name == PCH_DIR:
+                _tidy_pch(top.path, everything, now)
+            elif name == INDEX_DIR:
+                self._tidy_index(top.path, everything, now)
+            elif everything:
+                remove_tree(top.path)
+
+    def _locked_remove(self, key: str, path: str):
+        """Remove `path` (a build directory of `key`) unless a build of `key` is running."""
+        try:
+            lock = self._lock(key)
+            if not lock.acquire(wait=False):
+                return
+        except OSError:
+            return
+        try:
+            remove_tree(path)
+        finally:
+            lock.release(unlink=not os.path.lexists(self.entry_dir(key)))
+
+    def _tidy_shard(self, shard: str, everything: bool):
+        """Remove a shard's stray files and the lock files of keys without an entry; an empty shard too."""
+        try:
+            with os.scandir(shard) as items:
+                inside = [(item.name, item.is_dir(follow_symlinks=False)) for item in items]
+        except OSError:
+            remove_tree(shard)
+            return
+        names = {name for name, is_dir in inside if is_dir}
+        for name, is_dir in inside:
+            path = os.path.join(shard, name)
+            if is_key(name) and is_dir:
+                continue
+            if name.endswith(".lock") and is_key(name[:-5]):
+                if name[:-5] not in names:
+                    lock = KeyLock(pathlib.Path(path))
+                    if lock.acquire(wait=False):
+                        lock.release(unlink=True)
+            elif is_key(name):  # a file where an entry directory belongs
+                self._locked_remove(name, path)
+            else:
+                remove_tree(path)
+        try:
+            os.rmdir(shard)  # fails, harmlessly, unless the shard is empty
+        except OSError:
+            pass
+
+    def _tidy_index(self, index: str, everything: bool, now: float):
+        """Remove index files (older opkit versions) whose name or content is not a key to an entry."""
+        if everything:
+            remove_tree(index)
+            return
+        try:
+            with os.scandir(index) as items:
+                inside = [(item.name, item.path, item.is_file(follow_symlinks=False)) for item in items]
+        except OSError:
+            remove_tree(index)
+            return
+        for name, path, is_file in inside:
+            if not is_file or not is_key(name):
+                if not is_file or _age(path, now) > STALE_AFTER:  # a recent one may be a write in progress
+                    remove_tree(path)
+                continue
+            try:
+                with open(path, "rb") as handle:
+                    target = handle.read(80).decode("ascii").strip()
+            except (OSError, UnicodeDecodeError):
+                target = ""
+            if not is_key(target) or not self.entry_dir(target).is_dir():
+                remove_tree(path)
+
+
+def _age(path, now: float) -> float:
+    try:
+        return now - os.lstat(path).st_mtime
+    except OSError:
+        return 0.0
+
+
+def _tidy_pch(pch: str, everything: bool, now: float):
+    """Remove precompiled headers left half-built (or all of them, with `everything`), each under its lock."""
+    try:
+        with os.scandir(pch) as items:
+            inside = [(item.name, item.path, item.is_dir(follow_symlinks=False)) for item in items]
+    except OSError:
+        remove_tree(pch)
+        return
+    for name, path, is_dir in inside:
+        if not (is_dir and is_hex_name(name, PCH_DIGEST_LENGTH)):
+            remove_tree(path)
+            continue
+        try:
+            fd = os.open(os.path.join(path, "lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        except OSError:
+            remove_tree(path)  # a directory we cannot even create a lock in: no build uses it
+            continue
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                continue  # a build of this header is running
+            complete = (os.path.isfile(os.path.join(path, "opkit_pch.hpp"))
+                        and os.path.isfile(os.path.join(path, "opkit_pch.hpp.gch")))
+            if everything or not complete:
+                remove_tree(path)
+                continue
+            for leftover in os.listdir(path):
+                if leftover not in ("lock", "opkit_pch.hpp", "opkit_pch.hpp.gch"):
+                    remove_tree(os.path.join(path, leftover))
+        finally:
+            os.close(fd)
+    if everything:
+        try:
+            os.rmdir(pch)
+        except OSError:
+            pass

@@ -1,0 +1,160 @@
+"""Files and directories private to their owner, whatever the umask, and their removal.
+
+Everything opkit creates under its cache goes through here: directories 0700,
+files 0600, and a check that refuses what another user could write to.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import re
+import shutil
+import stat
+
+
+_HEX = re.compile(r"[0-9a-f]+")
+
+
+def is_hex_name(name: str, length: int) -> bool:
+    """Return whether `name` is exactly `length` lowercase hex digits (a key, shard or digest)."""
+    return len(name) == length and _HEX.fullmatch(name) is not None
+
+
+def is_key(name: str) -> bool:
+    """Return whether `name` is a cache key (64 hex digits)."""
+    return is_hex_name(name, 64)
+
+
+def make_private_dirs(path) -> None:
+    """Create `path` and its missing parents, each 0700 whatever the umask; existing ones stay as they are."""
+    path = pathlib.Path(path)
+    missing = []
+    while not path.is_dir():
+        missing.append(path)
+        if path.parent == path:
+            break
+        path = path.parent
+    for directory in reversed(missing):
+        try:
+            os.mkdir(directory, 0o700)
+        except FileExistsError:
+            if not directory.is_dir():
+                raise NotADirectoryError(f"{directory} exists and is not a directory") from None
+            continue  # made by another thread or process meanwhile
+        os.chmod(directory, 0o700)  # the umask may have taken bits away (or, with mkdir's mode, added none)
+
+
+def write_private(path, data: bytes) -> None:
+    """Write `data` to a new or truncated file readable and writable by its owner only."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def make_tree_private(path) -> None:
+    """chmod what the compiler and linker left under `path`: directories 0700, files 0600."""
+    os.chmod(path, 0o700)
+    for directory, dirnames, filenames in os.walk(path):
+        for name in dirnames:
+            if not os.path.islink(os.path.join(directory, name)):
+                os.chmod(os.path.join(directory, name), 0o700)
+        for name in filenames:
+            if not os.path.islink(os.path.join(directory, name)):
+                os.chmod(os.path.join(directory, name), 0o600)
+
+
+def _open_up(path) -> None:
+    """Give this user rwx on every directory under `path` it owns, so the tree can be removed."""
+    try:
+        st = os.lstat(path)
+        if not stat.S_ISDIR(st.st_mode):
+            return
+        if st.st_mode & 0o700 != 0o700:
+            os.chmod(path, 0o700)
+        with os.scandir(path) as items:
+            subdirs = [item.path for item in items if item.is_dir(follow_symlinks=False)]
+    except OSError:
+        return
+    for subdir in subdirs:
+        _open_up(subdir)
+
+
+def remove_tree(path) -> bool:
+    """Remove a file or a directory tree, even one with mode-000 parts; return whether it is gone."""
+    path = os.fspath(path)
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    if not stat.S_ISDIR(st.st_mode):
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+        except OSError:
+            return False
+        return True
+    shutil.rmtree(path, ignore_errors=True)
+    if os.path.lexists(path):
+        _open_up(path)
+        shutil.rmtree(path, ignore_errors=True)
+    return not os.path.lexists(path)
+
+
+def tree_bytes(path) -> tuple[int, int]:
+    """Return (bytes of every non-directory under `path`, number of directories that could not be read)."""
+    total, unreadable = 0, 0
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return 0, 0
+    if not stat.S_ISDIR(st.st_mode):
+        return st.st_size, 0
+    pending = [os.fspath(path)]
+    while pending:
+        directory = pending.pop()
+        try:
+            with os.scandir(directory) as items:
+                for item in items:
+                    try:
+                        if item.is_dir(follow_symlinks=False):
+                            pending.append(item.path)
+                        else:
+                            total += item.stat(follow_symlinks=False).st_size
+                    except OSError:
+                        continue
+        except OSError:
+            unreadable += 1
+    return total, unreadable
+
+
+class UnsafeCacheDirError(PermissionError):
+    """The cache directory is not private to this user, so nothing is loaded from it."""
+
+    def __init__(self, message, path):
+        super().__init__(message)
+        self.path = str(path)
+
+
+def private_problem(st) -> str | None:
+    if st.st_uid != os.getuid():
+        return f"it is owned by uid {st.st_uid}, not by you (uid {os.getuid()})"
+    if st.st_mode & 0o022:
+        return f"it is writable by other users (mode {st.st_mode & 0o777:o})"
+    return None
+
+
+def check_private(path: pathlib.Path):
+    """Raise UnsafeCacheDirError unless `path` is owned by this user and writable by no one else."""
+    problem = private_problem(os.stat(path))
+    if problem is None:
+        return
+    raise UnsafeCacheDirError(f"refusing to load compiled modules from {path}: {problem}\n"
+                              f"fix: chmod 700 {path} (owned by you), or choose another compiledir"
+                              " (OPKIT_COMPILEDIR=... or opkit.config.compiledir)", path)
