@@ -101,6 +101,23 @@ class PluginVenv:
         return self.run("-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
                         "--disable-pip-version-check", *map(str, paths))
 
+    @classmethod
+    def create(cls, base):
+        """Make a venv under `base` without pip that sees this interpreter's site-packages (.pth)."""
+        import subprocess
+        import sys
+        import sysconfig
+
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(base / "venv")], check=True)
+        venv = cls(base / "venv")
+        purelib = venv.run("-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").stdout.strip()
+        host = dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]])
+        with open(f"{purelib}/_opkit_host_site.pth", "w", encoding="utf-8") as handle:
+            handle.writelines(f"import site; site.addsitedir({path!r})\n" for path in host)
+        if venv.run("-c", "import setuptools, wheel", check=False).returncode != 0:
+            venv.run("-m", "pip", "install", "-q", "--disable-pip-version-check", "wheel")  # bdist_wheel, old setuptools
+        return venv
+
 
 @pytest.fixture(scope="session")
 def plugin_venv(tmp_path_factory):
@@ -112,19 +129,9 @@ def plugin_venv(tmp_path_factory):
     `pip install` (from a copy, so no build files land in the repository).
     """
     import shutil
-    import subprocess
-    import sys
-    import sysconfig
 
     base = tmp_path_factory.mktemp("plugin-venv")
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(base / "venv")], check=True)
-    venv = PluginVenv(base / "venv")
-    purelib = venv.run("-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").stdout.strip()
-    host = dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]])
-    with open(f"{purelib}/_opkit_host_site.pth", "w", encoding="utf-8") as handle:
-        handle.writelines(f"import site; site.addsitedir({path!r})\n" for path in host)
-    if venv.run("-c", "import setuptools, wheel", check=False).returncode != 0:
-        venv.run("-m", "pip", "install", "-q", "--disable-pip-version-check", "wheel")  # bdist_wheel, old setuptools
+    venv = PluginVenv.create(base)
     ignore = shutil.ignore_patterns("__pycache__", "build", "*.egg-info", ".pytest_cache")
     copies = [shutil.copytree(ROOT / project, base / "src" / project, ignore=ignore)
               for project in INSTALLED_IN_PLUGIN_VENV]

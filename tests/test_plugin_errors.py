@@ -15,9 +15,7 @@ real path for the pytest.warns checks.
 import importlib
 import json
 import shutil
-import subprocess
 import sys
-import sysconfig
 import textwrap
 import warnings
 
@@ -127,18 +125,11 @@ def _write_project(root, distribution, package, modules):
 def error_venv(tmp_path_factory):
     """A venv (made like conftest's plugin_venv) with the two faulty plugin packages pip-installed."""
     base = tmp_path_factory.mktemp("plugin-errors-venv")
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(base / "venv")], check=True)
-    venv = PluginVenv(base / "venv")
-    purelib = venv.run("-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").stdout.strip()
-    host = dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]])
-    with open(f"{purelib}/_opkit_host_site.pth", "w", encoding="utf-8") as handle:
-        handle.writelines(f"import site; site.addsitedir({path!r})\n" for path in host)
-    if venv.run("-c", "import setuptools, wheel", check=False).returncode != 0:
-        venv.run("-m", "pip", "install", "-q", "--disable-pip-version-check", "wheel")
+    venv = PluginVenv.create(base)
     venv.pip_install(_write_project(base / "src", "opkit-test-raises", "opkit_test_raises", RAISES_MODULES),
                      _write_project(base / "src", "opkit-test-unmarked", "opkit_test_unmarked",
                                     {"plugin": UNMARKED_MODULE}))
-    venv.site = purelib
+    venv.site = venv.run("-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").stdout.strip()
     yield venv
     shutil.rmtree(base, ignore_errors=True)
 

@@ -208,7 +208,7 @@ class ModuleCache(CacheUpkeep):
 
     def _bypass(self, key, build, module_name, extra_meta, about, reason):
         """Build `key` in this process's private scratch cache; warn once per problem."""
-        scratch = _scratch_cache()
+        scratch = process_cache()
         if str(about) not in _warned:
             _warned.add(str(about))
             warnings.warn(f"{reason}; modules it cannot serve are built in {scratch.root} for this process"
@@ -264,17 +264,21 @@ class ModuleCache(CacheUpkeep):
 
 _default: ModuleCache | None = None
 _warned: set[str] = set()  # what this process has warned about: one warning per unusable cache or entry
-_scratch: ModuleCache | None = None
+_process: ModuleCache | None = None
 
 
-def _scratch_cache() -> ModuleCache:
-    """Return this process's private cache for modules the configured cache cannot hold."""
-    global _scratch
-    if _scratch is None:
+def process_cache() -> ModuleCache:
+    """Return this process's private cache, removed at exit.
+
+    It holds modules never to be reused by another process (code with no cache
+    version) and those the configured cache cannot hold (read-only, broken).
+    """
+    global _process
+    if _process is None:
         root = tempfile.mkdtemp(prefix="opkit-scratch-")
         atexit.register(shutil.rmtree, root, True)
-        _scratch = ModuleCache(root)
-    return _scratch
+        _process = ModuleCache(root)
+    return _process
 
 
 def default_cache() -> ModuleCache:

@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-import atexit
 import os
 import re
-import shutil
-import tempfile
 
 from opkit.cop.build import build_extension, build_flags
-from opkit.cop.cache import ModuleCache, cache_key, default_cache, module_name_for
+from opkit.cop.cache import cache_key, default_cache, module_name_for, process_cache
 from opkit.cop.codegen import collect_module, failure_notes, render_parts, template_text
 from opkit.cop.compiler import toolchain_fingerprint
 from opkit.cop.sanitize import require_runtime
 from opkit.errors import CompileError
 
 _INCLUDE = re.compile(r'^\s*#\s*include\s*(?:"([^"]+)"|<([^>]+)>)', re.M)
-_process_cache = None
 
 
 def local_headers(source, include_dirs):
@@ -75,16 +71,6 @@ def region_key(parts, toolchain=None):
                         parts.library_dirs, parts.libraries, parts.compile_args, toolchain)
 
 
-def _unversioned_cache():
-    """Return a private per-process cache for modules whose code declares no cache version."""
-    global _process_cache
-    if _process_cache is None:
-        root = tempfile.mkdtemp(prefix="opkit-unversioned-")
-        atexit.register(shutil.rmtree, root, True)
-        _process_cache = ModuleCache(root)
-    return _process_cache
-
-
 def compile_region(region, description=""):
     """Return the loaded extension module computing `region`.
 
@@ -110,7 +96,7 @@ def compile_generated(generated, description=""):
 
 
 def _cache_for(versioned):
-    return default_cache() if versioned else _unversioned_cache()
+    return default_cache() if versioned else process_cache()
 
 
 def _build(generated, key, description):
