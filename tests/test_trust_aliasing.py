@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from trust_ops import LINKER_MODES, AddOneInplace, Transpose
+from trust_ops import LINKER_MODES, AddOneInplace, EitherView, Transpose
 
 import opkit
 import opkit.tensor as ot
@@ -122,3 +122,16 @@ def test_a_constant_graph_numpy_rejects_raises_when_called_not_when_compiled(mod
     g = opkit.function([], ot.constant(np.ones(3)) + ot.constant(np.ones(4)), mode=mode)
     with pytest.raises(ValueError, match=r"shapes \(3,\), \(4,\) cannot be broadcast"):
         g()
+
+
+@MODES
+def test_an_output_that_may_view_any_of_several_inputs_is_a_copy(mode):
+    x, y = ot.dvector("x"), ot.dvector("y")
+    f = opkit.function([x, y], [EitherView()(ot.exp(x), y), EitherView()(ot.exp(x), ot.exp(y))], mode=mode)
+    a, b = np.zeros(2), np.ones(2)
+    first, second = f(a, b)
+    assert not np.shares_memory(first, b)
+    np.testing.assert_array_equal(first, b)
+    np.testing.assert_array_equal(second, np.exp(b))
+    f(a, b + 1)
+    np.testing.assert_array_equal(second, np.exp(b))

@@ -11,20 +11,31 @@ from __future__ import annotations
 from opkit.core.graph import Constant
 
 
-def view_root(variable):
-    """Return the variable whose memory `variable` may share, following views and in-place updates."""
+def view_roots(variable):
+    """Return the variables whose memory `variable` may share, following views and in-place updates.
+
+    An op may declare that an output views several inputs ({0: [0, 1]}): each is followed.
+    """
     from opkit.core.builtin_ops import ViewOp
 
-    while variable.owner is not None:
-        op = variable.owner.op
-        sources = (getattr(op, "view_map", None) or {}).get(variable.index) \
-            or (getattr(op, "destroy_map", None) or {}).get(variable.index)
-        if not sources and isinstance(op, ViewOp):
-            sources = [0]
-        if not sources:
-            break
-        variable = variable.owner.inputs[sources[0]]
-    return variable
+    roots, pending, seen = [], [variable], set()
+    while pending:
+        variable = pending.pop()
+        if id(variable) in seen:
+            continue
+        seen.add(id(variable))
+        sources = []
+        if variable.owner is not None:
+            op = variable.owner.op
+            sources = list((getattr(op, "view_map", None) or {}).get(variable.index, ())) \
+                + list((getattr(op, "destroy_map", None) or {}).get(variable.index, ()))
+            if not sources and isinstance(op, ViewOp):
+                sources = [0]
+        if sources:
+            pending.extend(variable.owner.inputs[i] for i in sources)
+        else:
+            roots.append(variable)
+    return roots
 
 
 def protect_destroyed_inputs(fgraph):
@@ -43,16 +54,16 @@ def protect_destroyed_inputs(fgraph):
     readers = {}  # id(root) -> number of (node, position) reads of anything sharing that memory
     for node in order:
         for variable in node.inputs:
-            root = view_root(variable)
-            readers[id(root)] = readers.get(id(root), 0) + 1
-    output_roots = {id(view_root(v)) for v in fgraph.outputs}
+            for root in view_roots(variable):
+                readers[id(root)] = readers.get(id(root), 0) + 1
+    output_roots = {id(root) for v in fgraph.outputs for root in view_roots(v)}
     changed = False
     for node in order:
         for destroyed in sorted({i for positions in node.op.destroy_map.values() for i in positions}):
             variable = node.inputs[destroyed]
-            root = view_root(variable)
-            if id(root) in inputs or isinstance(root, Constant) or id(root) in output_roots \
-                    or readers.get(id(root), 1) > 1:  # a copy made above has one reader
+            if any(id(root) in inputs or isinstance(root, Constant) or id(root) in output_roots
+                   or readers.get(id(root), 1) > 1  # a copy made above has one reader
+                   for root in view_roots(variable)):
                 node.inputs[destroyed] = deep_copy_op(variable)
                 changed = True
     if changed:
@@ -64,13 +75,13 @@ def protect_outputs(fgraph):
     from opkit.core.builtin_ops import deep_copy_op
 
     inputs = set(map(id, fgraph.inputs))
-    roots, outputs = set(), []
+    taken, outputs = set(), []
     for variable in fgraph.outputs:
-        root = view_root(variable)
-        if id(root) in inputs or isinstance(root, Constant) or id(root) in roots:
+        roots = view_roots(variable)
+        if any(id(root) in inputs or isinstance(root, Constant) or id(root) in taken for root in roots):
             variable = deep_copy_op(variable)
-            root = variable
-        roots.add(id(root))
+            roots = [variable]
+        taken.update(map(id, roots))
         outputs.append(variable)
     if outputs != fgraph.outputs:
         fgraph.outputs = outputs
