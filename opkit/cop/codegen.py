@@ -99,9 +99,13 @@ def collect_module(region) -> ModuleParts:
     for position, variable in enumerate(ordered_variables(region)):
         names[variable] = f"V{position}"
     variables = _variable_blocks(region, names, labels)
-    nodes, collected = [], _Collector()
+    nodes, params, collected = [], [], _Collector()
     for index, node in enumerate(region.nodes):
-        nodes.append(_node_block(node, index, names, labels, collected))
+        params_name = None
+        if getattr(node.op, "params_type", None) is not None:
+            params_name = f"node_{index}_params"
+            params.append(_params_block(node.op.params_type, params_name, collected))
+        nodes.append(_node_block(node, index, names, labels, collected, params_name))
     for variable in names:
         collected.add_type(variable.type)
     # No user names, constant values or descriptions: those must not change what the module is.
@@ -114,7 +118,7 @@ def collect_module(region) -> ModuleParts:
         init_code=_unique(collected.init_code) + collected.init_code_apply,
         n_constants=len(region.constants), storage_count=sum(v["keep"] is not None for v in variables),
         variables=variables, nodes=nodes, outputs=[names[v] for v in region.outputs],
-        n_inputs=len(region.inputs),
+        n_inputs=len(region.inputs), params=params,
     )
     no_args = set(collected.no_compile_args)
     return ModuleParts(context, _unique(collected.header_dirs), _unique(collected.lib_dirs),
@@ -222,15 +226,32 @@ def _variable_blocks(region, names, labels):
     return blocks
 
 
-def _node_block(node, index, names, labels, collected):
+def region_params(region):
+    """Return the params of each node of `region` that has a params_type, in node order (passed to make)."""
+    return [node.op.node_params(node) for node in region.nodes if getattr(node.op, "params_type", None) is not None]
+
+
+def _params_block(params_type, name, collected):
+    """Return the C of one node's params: a struct member, extracted once per function in init()."""
+    collected.add_type(params_type)
+    sub = {"fail": "{ return -1; }"}
+    return dict(name=name, declare=call(params_type, "c_declare", name, sub, check_input=True, default=""),
+                init=call(params_type, "c_init", name, sub, default=""),
+                extract=call(params_type, "c_extract", name, sub, check_input=True, default=""),
+                cleanup=call(params_type, "c_cleanup", name, sub, default=""))
+
+
+def _node_block(node, index, names, labels, collected, params_name=None):
     op, name = node.op, f"node_{index}"
     label = next(labels)
     sub = {"fail": _fail(label), "id": label}
+    if params_name is not None:
+        sub["params"] = params_name
     inputs = [names[v] for v in node.inputs]
     outputs = [names[v] for v in node.outputs]
     code = call(op, "c_code", node, name, inputs, outputs, sub)
     cleanup = call(op, "c_code_cleanup", node, name, inputs, outputs, sub, default="")
-    collected.add_op(op, node, name)
+    collected.add_op(op, node, name, params_name)
     # Comments name no constant values, user names or addresses: those must not change the cache key.
     comment = f"{type(op).__name__}({', '.join(inputs)}) -> {', '.join(outputs)}".replace("\n", " ")
     return dict(name=name, label=label, comment=comment[:160],
@@ -260,12 +281,15 @@ class _Collector:
         if not call(ctype, "c_code_cache_version", default=()):
             self.versioned = False
 
-    def add_op(self, op, node, name):
+    def add_op(self, op, node, name, params_name=None):
         self._flags(op)
         self.support_code_apply.extend(as_list(call(op, "c_support_code_apply", node, name)))
         self.init_code_apply.extend(as_list(call(op, "c_init_code_apply", node, name)))
-        self.struct_support.extend(as_list(call(op, "c_support_code_struct", node, name)))
         struct_sub = {"fail": "{ return -1; }"}
+        if params_name is not None:
+            struct_sub["params"] = params_name
+        # `sub` only for methods that take it: the tutorials' c_support_code_struct(node, name) does not.
+        self.struct_support.extend(as_list(call(op, "c_support_code_struct", node, name, sub=dict(struct_sub))))
         init = as_list(call(op, "c_init_code_struct", node, name, struct_sub))
         cleanup = as_list(call(op, "c_cleanup_code_struct", node, name))
         self.struct_init.append("\n".join(init))

@@ -7,7 +7,7 @@ import re
 
 from opkit.cop.build import build_extension, build_flags
 from opkit.cop.cache import cache_key, default_cache, module_name_for, process_cache
-from opkit.cop.codegen import collect_module, failure_notes, render_parts, template_text
+from opkit.cop.codegen import collect_module, failure_notes, region_params, render_parts, template_text
 from opkit.cop.compiler import toolchain_fingerprint
 from opkit.cop.sanitize import require_runtime
 from opkit.errors import CompileError
@@ -124,4 +124,5 @@ def _with_context(exc, region):
 def make_region_runner(region, description=""):
     """Return the C runner of `region`: call it with the region's inputs."""
     module = compile_region(region, description)
-    return module.make(failure_notes(region), *[constant.data for constant in region.constants])
+    return module.make(failure_notes(region), *[constant.data for constant in region.constants],
+                       *region_params(region))

@@ -5,8 +5,10 @@ early with a SectionError naming the file and line. Each `c_<tag>` method
 returns its sections wrapped in their macros (SPEC section 5), every section
 after a `#line` directive that points the compiler at the user's file.
 
-PARAMS and CONTEXT are never defined: opkit's C backend passes no params or
-context objects to ops yet.
+PARAMS is defined, for an op with a `params_type`, in `init_code_struct`,
+`support_code_struct`, `code` and `code_cleanup` (a pointer to the node's
+params struct: `PARAMS->alpha`), and is the last argument of a `func_name`
+function. CONTEXT is never defined: opkit passes no context objects to ops.
 """
 
 from __future__ import annotations
@@ -77,6 +79,15 @@ def _wrap(section, define, undef):
     return wrap_section(section, define, undef) + RESTORE_LINE_PRAGMA + "\n"
 
 
+def _params_type_info(params_type):
+    """Return the PARAMS_TYPE struct name and field dtypes of a ParamsType (nothing for other types)."""
+    struct_name = getattr(params_type, "struct_name", None)
+    if struct_name is None:
+        return {}
+    dtypes = {field: getattr(t, "dtype", None) for field, t in zip(params_type.fields, params_type.types)}
+    return {"params_struct": struct_name(), "param_dtypes": dtypes}
+
+
 class COp(Op):
     """An Op whose C code is read from `.c` files split into `#section <tag>` sections.
 
@@ -129,8 +140,9 @@ class COp(Op):
             input_dtypes=[_dtype(v) for v in node.inputs],
             output_dtypes=[_dtype(v) for v in node.outputs],
             input_names=inputs, output_names=outputs,
-            fail=None if sub is None else sub["fail"],
-            check_input=self.check_input)
+            fail=None if sub is None else sub.get("fail"),
+            params=None if sub is None else sub.get("params"),
+            check_input=self.check_input, **_params_type_info(self.params_type))
 
     # ---- the C methods opkit's code generator calls ----
 
@@ -146,8 +158,9 @@ class COp(Op):
     def c_init_code_apply(self, node, name):
         return self._sections("init_code_apply", node, name)
 
-    def c_support_code_struct(self, node, name):
-        return self._sections("support_code_struct", node, name)
+    def c_support_code_struct(self, node, name, sub=None):
+        sub = {"params": sub["params"]} if sub and "params" in sub else None
+        return self._sections("support_code_struct", node, name, sub)
 
     def c_init_code_struct(self, node, name, sub):
         return self._sections("init_code_struct", node, name, sub)
@@ -170,7 +183,8 @@ class COp(Op):
     def _func_call(self, node, name, inputs, outputs, sub):
         """Return the call of func_name, inside the macros so it may use APPLY_SPECIFIC."""
         define, undef = self._macros("code", node, name, sub, inputs, outputs)
-        arguments = ", ".join([*inputs, *(f"&{output}" for output in outputs)])
+        params = [sub["params"]] if "params" in sub else []
+        arguments = ", ".join([*inputs, *(f"&{output}" for output in outputs), *params])
         message = c_string_literal(f"{type(self).__name__}: {self.func_name} returned non-zero "
                                    "without setting a Python exception")
         return (f"{define}"

@@ -121,6 +121,14 @@ def params_macro(name: str) -> tuple[str, str]:
     return _define_all([("PARAMS", name)])
 
 
+def params_type_macros(struct_name, field_dtypes) -> tuple[str, str]:
+    """Define PARAMS_TYPE (the params struct) and DTYPE_PARAM_<field> for fields with a dtype (PyTensor's)."""
+    pairs = [("PARAMS_TYPE", struct_name)] if struct_name else []
+    pairs += [(f"DTYPE_PARAM_{field}", dtype_info(dtype)[0]) for field, dtype in field_dtypes.items()
+              if dtype is not None]
+    return _define_all(pairs)
+
+
 def context_macro(name: str) -> tuple[str, str]:
     """Define CONTEXT as the C name of the node's context variable."""
     return _define_all([("CONTEXT", name)])
@@ -135,7 +143,7 @@ def _required(value, what: str, tag: str):
 
 def section_macros(tag, *, name, input_dtypes, output_dtypes, input_names=None,
                    output_names=None, fail=None, check_input=True, params=None,
-                   context=None) -> tuple[str, str]:
+                   context=None, params_struct=None, param_dtypes=None) -> tuple[str, str]:
     """Return the (define, undef) text for a section with this tag (SPEC section 5's table).
 
     Values a tag does not use are ignored, so one set of arguments serves every tag;
@@ -152,6 +160,8 @@ def section_macros(tag, *, name, input_dtypes, output_dtypes, input_names=None,
     if "IO_NAMES" in families:
         parts.append(io_name_macros(_required(input_names, "input_names", tag),
                                     _required(output_names, "output_names", tag)))
+    if "PARAMS" in families and (params_struct or param_dtypes):
+        parts.append(params_type_macros(params_struct, param_dtypes or {}))
     if "PARAMS" in families and params is not None:
         parts.append(params_macro(params))
     if "CONTEXT" in families and context is not None:

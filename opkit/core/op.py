@@ -23,6 +23,15 @@ def _props_str(self):
     return f"{type(self).__name__}{{{body}}}"
 
 
+_c_thunk_maker = None
+
+
+def set_c_thunk_maker(maker):
+    """Install `maker(node, storage_map, compute_map)`: a C thunk for the node, or None (opkit.link sets it)."""
+    global _c_thunk_maker
+    _c_thunk_maker = maker
+
+
 class Op(CLinkerObject):
     """An operation: ``make_node`` makes the Apply node, ``perform`` computes it in Python.
 
@@ -33,6 +42,7 @@ class Op(CLinkerObject):
 
     default_output = None
     check_input = True
+    params_type = None
     destroy_map: dict = {}
     view_map: dict = {}
 
@@ -75,15 +85,49 @@ class Op(CLinkerObject):
         """Return True if this op has a Python implementation (perform or its own thunk)."""
         return _overrides(self, "perform") or _overrides(self, "make_thunk")
 
+    def get_params(self, node):
+        """Return the node's params: by default the op's attributes named like params_type's fields."""
+        if self.params_type is None:
+            raise MethodNotDefined("get_params", f"{type(self).__name__} has no params_type")
+        from_op = getattr(self.params_type, "get_params", None)
+        if from_op is None:
+            raise MethodNotDefined("get_params", f"{type(self).__name__}: params_type {self.params_type} is not a "
+                                   "ParamsType; define get_params(node) to return its value")
+        return from_op(self)
+
+    def node_params(self, node):
+        """Return get_params(node) filtered by params_type: the value perform and the C code receive."""
+        return self.params_type.filter(self.get_params(node))
+
+    def perform_function(self, node):
+        """Return f(inputs, output_storage) running perform, with the node's params if the op has any."""
+        perform = self.perform
+        if self.params_type is None:
+            return lambda inputs, outputs: perform(node, inputs, outputs)
+        params = self.node_params(node)
+        return lambda inputs, outputs: perform(node, inputs, outputs, params)
+
     def make_thunk(self, node, storage_map, compute_map, no_recycling, impl=None):
-        """Return a zero-argument callable computing `node` from `storage_map` cells."""
+        """Return a zero-argument callable computing `node` from `storage_map` cells.
+
+        As Theano's: the node's C code when it has some (compiled into its own
+        module) unless ``impl="py"``, else perform.
+        """
+        if impl != "py" and _c_thunk_maker is not None:
+            thunk = _c_thunk_maker(node, storage_map, compute_map)
+            if thunk is not None:
+                return thunk
+        return self.make_py_thunk(node, storage_map, compute_map, no_recycling)
+
+    def make_py_thunk(self, node, storage_map, compute_map, no_recycling):
+        """Return a thunk computing `node` through perform."""
         inputs = [storage_map[v] for v in node.inputs]
         outputs = [storage_map[v] for v in node.outputs]
         computed = [compute_map[v] for v in node.outputs] if compute_map is not None else []
-        perform = self.perform
+        perform = self.perform_function(node)
 
         def thunk():
-            perform(node, [cell[0] for cell in inputs], outputs)
+            perform([cell[0] for cell in inputs], outputs)
             for flag in computed:
                 flag[0] = True
 

@@ -60,7 +60,7 @@ def constant_folding(fgraph):
             destroyed = {i for positions in (getattr(node.op, "destroy_map", None) or {}).values() for i in positions}
             values = [copy.deepcopy(v.data) if i in destroyed else v.data for i, v in enumerate(node.inputs)]
             try:
-                node.op.perform(node, values, storage)
+                _perform(node, values, storage)
             except Exception:  # noqa: BLE001  (raised again, with its node named, when the function runs)
                 failed.add(id(node))
                 continue
@@ -68,6 +68,14 @@ def constant_folding(fgraph):
             fgraph.replace_all(zip(node.outputs, new), "constant_folding")
             changed = True
             break
+
+
+def _perform(node, values, storage):
+    perform_function = getattr(node.op, "perform_function", None)
+    if perform_function is None:
+        node.op.perform(node, values, storage)
+    else:
+        perform_function(node)(values, storage)
 
 
 def _has_python_impl(op):

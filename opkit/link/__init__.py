@@ -8,6 +8,7 @@ to opkit.cop (the C toolchain); neither of those imports it.
 """
 
 from opkit.core import graph as _graph
+from opkit.core import op as _op
 
 
 def _evaluate(variable, inputs_to_values):
@@ -22,3 +23,24 @@ def _evaluate(variable, inputs_to_values):
 
 
 _graph.set_evaluator(_evaluate)
+
+
+def _c_thunk(node, storage_map, compute_map):
+    """Return a thunk running `node` through its own compiled module, or None if it has no C code."""
+    from opkit.cop.cinterface import op_has_c
+    from opkit.link.c_linker import node_c_thunk
+
+    if not op_has_c(node):
+        return None
+    run = node_c_thunk(node, storage_map)
+    computed = [compute_map[v] for v in node.outputs] if compute_map is not None else []
+
+    def thunk():
+        run()
+        for flag in computed:
+            flag[0] = True
+
+    return thunk
+
+
+_op.set_c_thunk_maker(_c_thunk)

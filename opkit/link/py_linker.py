@@ -7,9 +7,19 @@ from opkit.link.runner import sequential_runner
 
 def python_thunk(node, storage, compute_map):
     """Return the node's Python thunk (its own make_thunk, else perform)."""
-    if not node.op.has_perform():
+    op = node.op
+    if not op.has_perform():
         return None
-    return node.op.make_thunk(node, storage, compute_map, [])
+    make_py_thunk = getattr(op, "make_py_thunk", None)
+    if make_py_thunk is not None and _default_make_thunk(op):
+        return make_py_thunk(node, storage, compute_map, [])
+    return op.make_thunk(node, storage, compute_map, [])
+
+
+def _default_make_thunk(op):
+    from opkit.core.op import Op
+
+    return "make_thunk" not in getattr(op, "__dict__", {}) and type(op).make_thunk is Op.make_thunk
 
 
 class PyLinker:

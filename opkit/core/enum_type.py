@@ -1,0 +1,184 @@
+"""Enum types: integer parameters whose names are constants in the generated C code."""
+
+from __future__ import annotations
+
+import numbers
+import re
+
+from opkit.core.type import CType
+
+_C_NAME = re.compile(r"[A-Za-z_]\w*\Z", re.ASCII)
+
+
+class EnumType(CType):
+    """Named integer constants: ``EnumType(ADD=0, MUL=1)``; in C, ``#define ADD 0`` and an ``int``.
+
+    ``enum.ADD`` is 0 in Python; a value of the type is one of the constants'
+    values, and ``filter`` also accepts a constant's name or alias
+    (``"MUL"`` -> 1). ``ctype`` is the C type of a variable (``int``).
+    """
+
+    def __init__(self, ctype="int", **constants):
+        self._setup(constants, {}, ctype)
+
+    def _setup(self, constants, aliases, ctype):
+        if not constants:
+            raise TypeError(f"{type(self).__name__} needs at least one constant")
+        for name, value in constants.items():
+            if not _C_NAME.match(name):
+                raise TypeError(f"{type(self).__name__}: constant name {name!r} must be a C identifier")
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                raise TypeError(f"{type(self).__name__}: constant {name} must be an integer, got {value!r}")
+        for alias in aliases:
+            if alias in constants:
+                raise TypeError(f"{type(self).__name__}: alias {alias!r} is also a constant name")
+        if not isinstance(ctype, str) or not ctype.strip():
+            raise TypeError(f"{type(self).__name__}: ctype must name a C integer type, got {ctype!r}")
+        self.constants = {name: int(value) for name, value in constants.items()}
+        self.aliases = dict(aliases)  # alias -> constant name
+        self.ctype = ctype
+
+    def __getattr__(self, name):
+        constants = self.__dict__.get("constants", {})
+        if name in constants:
+            return constants[name]
+        raise AttributeError(f"{self} has no constant {name!r}")
+
+    def values(self):
+        return sorted(set(self.constants.values()))
+
+    def fromalias(self, alias):
+        """Return the value of the constant named or aliased `alias`."""
+        name = self.aliases.get(alias, alias)
+        if name not in self.constants:
+            raise TypeError(f"{alias!r} is neither a constant nor an alias of {self}")
+        return self.constants[name]
+
+    def filter(self, value, strict=False, allow_downcast=None):
+        """Return the integer value of a constant given by value, name or alias; TypeError otherwise."""
+        if isinstance(value, str) and not strict:
+            return self.fromalias(value)
+        if isinstance(value, numbers.Integral) and not isinstance(value, bool) and int(value) in self.constants.values():
+            if strict and type(value) is not int:
+                raise TypeError(f"expected a Python int for {self}, got {type(value).__name__}")
+            return int(value)
+        raise TypeError(f"{value!r} is not a value of {self}; expected one of {self.constants} "
+                        f"or a constant's name")
+
+    def values_eq(self, a, b):
+        return a == b
+
+    def __eq__(self, other):
+        return (type(self) is type(other) and self.constants == other.constants
+                and self.aliases == other.aliases and self.ctype == other.ctype)
+
+    def __hash__(self):
+        return hash((type(self), tuple(sorted(self.constants.items())), self.ctype))
+
+    def __str__(self):
+        return f"{type(self).__name__}({', '.join(self.constants)})"
+
+    __repr__ = __str__
+
+    # ---- C interface ----
+
+    def c_support_code(self):
+        """Define each constant as a macro; the same name defined with another value is a compile error."""
+        lines = []
+        for name, value in self.constants.items():
+            lines += [f"#ifdef {name}", f"#if {name} != {value}",
+                      f'#error "enum constant {name} is defined with another value elsewhere"',
+                      "#endif", "#else", f"#define {name} {value}", "#endif"]
+        return "\n".join(lines) + "\n"
+
+    def c_declare(self, name, sub, check_input=True):
+        return f"{self.ctype} {name};"
+
+    def c_init(self, name, sub):
+        return f"{name} = 0;"
+
+    def _c_value(self, name, sub):
+        """C code turning the Python int in py_<name> into the variable (may fail)."""
+        return f"{name} = ({self.ctype})value_{name};"
+
+    def c_extract(self, name, sub, check_input=True):
+        return f"""{{
+    long value_{name} = PyLong_AsLong(py_{name});
+    if (value_{name} == -1 && PyErr_Occurred()) {{
+        {sub['fail']}
+    }}
+{self._c_value(name, sub)}
+}}"""
+
+    def c_sync(self, name, sub):
+        return f"""Py_XDECREF(py_{name});
+py_{name} = PyLong_FromLong((long){name});
+if (!py_{name}) {{
+    Py_INCREF(Py_None);
+    py_{name} = Py_None;
+    {sub['fail']}
+}}"""
+
+    def c_cleanup(self, name, sub):
+        return ""
+
+    def c_code_cache_version(self):
+        return (1,)
+
+
+class EnumList(EnumType):
+    """Constants numbered in order: ``EnumList("ADD", "MUL")`` is ADD=0, MUL=1.
+
+    A name may be a pair ``("MODE_ADD", "add")``: the constant and an alias
+    that ``filter`` (and so an op's prop) also accepts.
+    """
+
+    def __init__(self, *names, ctype="int"):
+        constants, aliases = {}, {}
+        for index, entry in enumerate(names):
+            if isinstance(entry, tuple) and len(entry) == 2:
+                entry, alias = entry
+                aliases[alias] = entry
+            if not isinstance(entry, str):
+                raise TypeError(f"EnumList: expected constant names or (name, alias) pairs, got {entry!r}")
+            if entry in constants:
+                raise TypeError(f"EnumList: constant {entry!r} given twice")
+            constants[entry] = index
+        self._setup(constants, aliases, ctype)
+
+
+class CEnumType(EnumList):
+    """Constants defined by C code (a header): ``CEnumType("FFTW_FORWARD", "FFTW_BACKWARD")``.
+
+    In Python a value is the constant's position (0, 1, ...); in C the
+    variable holds the C constant itself. opkit defines no macro: the op's
+    headers or support code must.
+    """
+
+    def c_support_code(self):
+        return ""
+
+    def _c_value(self, name, sub):
+        cases = "\n".join(f"    case {value}: {name} = ({self.ctype})({constant}); break;"
+                          for constant, value in self.constants.items())
+        return f"""switch (value_{name}) {{
+{cases}
+    default:
+        PyErr_Format(PyExc_ValueError, "%ld is not a value of {self}", value_{name});
+        {sub['fail']}
+}}"""
+
+    def c_sync(self, name, sub):
+        cases = " else ".join(f"if ({name} == ({self.ctype})({constant})) index_{name} = {value};"
+                              for constant, value in self.constants.items())
+        return f"""{{
+    long index_{name} = -1;
+    {cases}
+    Py_XDECREF(py_{name});
+    py_{name} = PyLong_FromLong(index_{name});
+    if (!py_{name}) {{
+        Py_INCREF(Py_None);
+        py_{name} = Py_None;
+        {sub['fail']}
+    }}
+}}"""

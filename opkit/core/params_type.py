@@ -1,0 +1,282 @@
+"""ParamsType: an op's parameters as one C struct, extracted once per compiled function.
+
+Parameters are run-time data: the C text of a ParamsType names its fields and
+their types, never their values, so ops that differ only in parameter values
+share one compiled module.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import keyword
+import re
+
+from opkit.core.type import CType, MethodNotDefined
+
+_FIELD = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z", re.ASCII)
+_C_NAMES = frozenset({"auto", "char", "class", "const", "default", "delete", "double", "float", "int", "long",
+                      "new", "operator", "private", "public", "short", "signed", "struct", "template", "this",
+                      "typedef", "union", "unsigned", "void", "volatile"})
+
+
+def _hashable(value):
+    """Return a hashable stand-in for a field value (arrays hash by dtype, shape and bytes)."""
+    try:
+        hash(value)
+        return value
+    except TypeError:
+        tobytes = getattr(value, "tobytes", None)
+        if tobytes is not None:
+            return (str(getattr(value, "dtype", "")), getattr(value, "shape", None), tobytes())
+        return id(value)
+
+
+class Params:
+    """The value of a ParamsType: its fields as attributes, compared and hashed by value."""
+
+    def __init__(self, params_type, **values):
+        missing = [f for f in params_type.fields if f not in values]
+        extra = [f for f in values if f not in params_type.fields]
+        if missing or extra:
+            raise TypeError(f"Params of {params_type}: missing fields {missing}, unknown fields {extra}")
+        object.__setattr__(self, "params_type", params_type)
+        for name in params_type.fields:
+            object.__setattr__(self, name, values[name])
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Params are immutable: make a new one")
+
+    def __getitem__(self, name):
+        return getattr(self, name)
+
+    def values(self):
+        return tuple(getattr(self, f) for f in self.params_type.fields)
+
+    def __eq__(self, other):
+        if not isinstance(other, Params) or other.params_type != self.params_type:
+            return NotImplemented
+        return all(t.values_eq(a, b) for t, a, b in zip(self.params_type.types, self.values(), other.values()))
+
+    def __hash__(self):
+        return hash((self.params_type, tuple(_hashable(v) for v in self.values())))
+
+    def __repr__(self):
+        body = ", ".join(f"{f}={getattr(self, f)!r}" for f in self.params_type.fields)
+        return f"Params({body})"
+
+
+class ParamsType(CType):
+    """A C struct of named fields (scalar, tensor, enum types or Generic): ``ParamsType(alpha=float64)``.
+
+    In C, a variable of this type is a pointer to the struct, so an op's code
+    reads ``PARAMS->alpha`` (``sub["params"]`` in ``c_code``).
+    """
+
+    def __init__(self, **fields):
+        if not fields:
+            raise TypeError("ParamsType needs at least one field, e.g. ParamsType(alpha=opkit.scalar.float64)")
+        for name, field_type in fields.items():
+            if not _FIELD.match(name) or keyword.iskeyword(name) or name in _C_NAMES:
+                raise TypeError(f"ParamsType field name {name!r} must be a C identifier starting with a letter")
+            if not isinstance(field_type, CType):
+                raise TypeError(f"ParamsType field {name!r}: expected an opkit type with a C interface "
+                                f"(a scalar, tensor or enum type, or Generic), got {field_type!r}")
+        self.fields = tuple(sorted(fields))  # sorted, as PyTensor does: the struct is the same whatever the order
+        self.types = tuple(fields[name] for name in self.fields)
+
+    def __eq__(self, other):
+        return type(self) is type(other) and self.fields == other.fields and self.types == other.types
+
+    def __hash__(self):
+        return hash((type(self), self.fields, self.types))
+
+    def __str__(self):
+        return "ParamsType<" + ", ".join(f"{f}:{t}" for f, t in zip(self.fields, self.types)) + ">"
+
+    __repr__ = __str__
+
+    def __getattr__(self, name):
+        """Give the enum constants of enum fields as attributes (``params_type.MUL``)."""
+        if name.startswith("__") or name in ("fields", "types"):
+            raise AttributeError(name)
+        for field_type in self.__dict__.get("types", ()):
+            constants = getattr(field_type, "constants", None)
+            if isinstance(constants, dict) and name in constants:
+                return constants[name]
+        raise AttributeError(f"{self} has no field type defining a constant {name!r}")
+
+    def field_type(self, name):
+        return self.types[self.fields.index(name)]
+
+    def get_params(self, *objects, **values):
+        """Return Params taking each field from `values`, else from the first object with that attribute."""
+        found = dict(values)
+        for name in self.fields:
+            for obj in objects:
+                if name not in found and hasattr(obj, name):
+                    found[name] = getattr(obj, name)
+        missing = [name for name in self.fields if name not in found]
+        if missing:
+            owners = ", ".join(type(o).__name__ for o in objects) or "the arguments"
+            raise MethodNotDefined("get_params", f"{owners} has no attribute for the params field(s) {missing}; "
+                                   "give the op attributes of those names or define get_params(node)")
+        return self.filter(Params(self, **{name: found[name] for name in self.fields}))
+
+    def filter(self, value, strict=False, allow_downcast=None):
+        """Return `value` (Params, a dict or an object with the fields as attributes) as Params of this type."""
+        if isinstance(value, Params) and value.params_type == self and strict:
+            return value
+        if strict:
+            raise TypeError(f"expected Params of {self}, got {value!r}")
+        get = value.get if isinstance(value, dict) else (lambda name, default: getattr(value, name, default))
+        values = {}
+        for name, field_type in zip(self.fields, self.types):
+            item = get(name, _MISSING)
+            if item is _MISSING:
+                raise TypeError(f"{value!r} has no field {name!r} for {self}")
+            try:
+                values[name] = field_type.filter(item, strict=False, allow_downcast=allow_downcast)
+            except (TypeError, ValueError) as exc:
+                raise TypeError(f"params field {name!r}: {exc}") from None
+        return Params(self, **values)
+
+    def values_eq(self, a, b):
+        return a == b
+
+    # ---- the C interface: a pointer to a generated struct ----
+
+    def struct_name(self):
+        digest = hashlib.sha256(self._struct_body("STRUCT").encode()).hexdigest()[:16]
+        return f"opkit_params_{digest}"
+
+    def _struct_body(self, struct):
+        declare = "\n".join(f"    {_call(t, 'c_declare', f, {'fail': '{ return -1; }'})}"
+                            for f, t in zip(self.fields, self.types))
+        init = "\n".join(f"        {_call(t, 'c_init', f, {})}" for f, t in zip(self.fields, self.types))
+        cleanup = "\n".join(f"        {{\n{_call(t, 'c_cleanup', f, {})}\n        }}"
+                            for f, t in zip(self.fields, self.types))
+        extract = "\n".join(self._extract_field(f, t) for f, t in zip(self.fields, self.types))
+        return f"""struct {struct} {{
+{declare}
+    {struct}() {{
+{init}
+    }}
+    ~{struct}() {{
+{cleanup}
+    }}
+    // Read every field from `obj` (Params: the fields are attributes); 0, or -1 with an exception set.
+    int extract(PyObject* obj) {{
+{extract}
+        return 0;
+    }}
+}};"""
+
+    @staticmethod
+    def _extract_field(name, field_type):
+        fail = f"{{ Py_DECREF(py_{name}); return -1; }}"
+        return (f"        {{\n        PyObject* py_{name} = PyObject_GetAttrString(obj, \"{name}\");\n"
+                f"        if (!py_{name}) return -1;\n"
+                f"{_call(field_type, 'c_extract', name, {'fail': fail}, check_input=True)}\n"
+                f"        Py_DECREF(py_{name});\n        }}")
+
+    def c_support_code(self):
+        codes = []
+        for field_type in self.types:
+            for code in _as_list(getattr(field_type, "c_support_code", lambda: "")()):
+                if code not in codes:
+                    codes.append(code)
+        struct = self.struct_name()
+        guard = struct.upper()
+        codes.append(f"#ifndef {guard}\n#define {guard}\n{self._struct_body(struct)}\n#endif\n")
+        return codes
+
+    def c_declare(self, name, sub, check_input=True):
+        return f"{self.struct_name()}* {name};"
+
+    def c_init(self, name, sub):
+        return f"{name} = NULL;"
+
+    def c_extract(self, name, sub, check_input=True):
+        struct = self.struct_name()
+        return f"""
+{name} = new (std::nothrow) {struct}();
+if (!{name}) {{
+    PyErr_NoMemory();
+    {sub['fail']}
+}}
+if ({name}->extract(py_{name}) != 0) {{
+    delete {name};
+    {name} = NULL;
+    {sub['fail']}
+}}"""
+
+    def c_sync(self, name, sub):
+        return (f'PyErr_SetString(PyExc_TypeError, "a ParamsType value cannot be computed by C code");\n'
+                f"{sub['fail']}")
+
+    def c_cleanup(self, name, sub):
+        return f"delete {name};\n{name} = NULL;"
+
+    def _gather(self, method):
+        found = []
+        for field_type in self.types:
+            for item in _as_list(_call_optional(field_type, method)):
+                if item not in found:
+                    found.append(item)
+        return found
+
+    def c_headers(self, c_compiler=None):
+        return self._gather("c_headers")
+
+    def c_header_dirs(self, c_compiler=None):
+        return self._gather("c_header_dirs")
+
+    def c_libraries(self, c_compiler=None):
+        return self._gather("c_libraries")
+
+    def c_lib_dirs(self, c_compiler=None):
+        return self._gather("c_lib_dirs")
+
+    def c_compile_args(self, c_compiler=None):
+        return self._gather("c_compile_args")
+
+    def c_init_code(self):
+        return self._gather("c_init_code")
+
+    def c_code_cache_version(self):
+        versions = [_call_optional(t, "c_code_cache_version") for t in self.types]
+        if not all(versions):
+            return ()
+        return (1, *[tuple(v) for v in versions])
+
+
+_MISSING = object()
+
+
+def _as_list(value):
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value] if value.strip() else []
+    return list(value)
+
+
+def _call(obj, method, name, sub, **optional):
+    """Call a field type's C method (tutorial types may omit check_input)."""
+    function = getattr(obj, method)
+    try:
+        return function(name, sub, **optional)
+    except TypeError:
+        if not optional:
+            raise
+        return function(name, sub)
+
+
+def _call_optional(obj, method):
+    function = getattr(obj, method, None)
+    if function is None:
+        return None
+    try:
+        return function()
+    except MethodNotDefined:
+        return None

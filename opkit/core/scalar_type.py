@@ -1,0 +1,191 @@
+"""ScalarType: one number of a numpy dtype, held in C as a variable of that numpy C type."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from opkit.core.graph import Constant, Variable
+from opkit.core.type import CType
+
+DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+          "float16", "float32", "float64", "complex64", "complex128")
+
+# Shared by every scalar variable of a module (identical support code appears once).
+EXTRACT_SUPPORT = r"""
+#ifndef OPKIT_SCALAR_EXTRACT
+#define OPKIT_SCALAR_EXTRACT
+// Read a Python number, numpy scalar or 0-d array into `out`, a C value of `typenum`. With
+// `check_input`, a value an integer or bool type cannot hold exactly (1.5, 300 for int8) is a
+// TypeError rather than a silently different number.
+static int opkit_scalar_extract(PyObject* obj, int typenum, void* out, int check_input, const char* dtype)
+{
+    PyArray_Descr* descr = PyArray_DescrFromType(typenum);
+    if (!descr) return -1;
+    if (Py_TYPE(obj) == descr->typeobj) {
+        PyArray_ScalarAsCtype(obj, out);
+        Py_DECREF(descr);
+        return 0;
+    }
+    int number = PyFloat_Check(obj) || PyLong_Check(obj) || PyComplex_Check(obj) || PyArray_IsScalar(obj, Generic)
+                 || (PyArray_Check(obj) && PyArray_NDIM((PyArrayObject*)obj) == 0);
+    if (!number) {
+        Py_DECREF(descr);
+        PyErr_Format(PyExc_TypeError, "expected a number or numpy scalar for a %s scalar, got %s",
+                     dtype, Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    PyArrayObject* arr = (PyArrayObject*)PyArray_FromAny(obj, descr, 0, 0,
+                                                         NPY_ARRAY_CARRAY | NPY_ARRAY_FORCECAST, NULL);
+    if (!arr) return -1;
+    memcpy(out, PyArray_DATA(arr), PyArray_ITEMSIZE(arr));
+    int exact = 1;
+    if (check_input && (PyTypeNum_ISINTEGER(typenum) || PyTypeNum_ISBOOL(typenum))) {
+        PyObject* back = PyArray_Scalar(PyArray_DATA(arr), PyArray_DESCR(arr), (PyObject*)arr);
+        PyObject* same = back ? PyObject_RichCompare(back, obj, Py_EQ) : NULL;
+        exact = same ? PyObject_IsTrue(same) : -1;
+        Py_XDECREF(same);
+        Py_XDECREF(back);
+    }
+    Py_DECREF(arr);
+    if (exact < 0) return -1;
+    if (!exact) {
+        PyErr_Format(PyExc_TypeError, "%R does not fit a %s scalar exactly", obj, dtype);
+        return -1;
+    }
+    return 0;
+}
+#endif
+"""
+
+
+def _c_type(dtype):
+    return f"npy_{dtype}"
+
+
+def _typenum(dtype):
+    return f"NPY_{dtype.upper()}"
+
+
+class ScalarType(CType):
+    """A scalar of numpy dtype `dtype`; in C a variable of the numpy type (``npy_float64``).
+
+    Values are numpy scalars of exactly that dtype: Python numbers and other
+    numpy scalars are converted, an integer type refusing what it cannot hold
+    exactly (unless ``allow_downcast``).
+    """
+
+    def __init__(self, dtype):
+        dtype = np.dtype(dtype).name
+        if dtype not in DTYPES:
+            raise TypeError(f"ScalarType: unsupported dtype {dtype!r}; expected one of {', '.join(DTYPES)}")
+        self.dtype = dtype
+
+    @property
+    def numpy_type(self):
+        return np.dtype(self.dtype).type
+
+    def filter(self, value, strict=False, allow_downcast=None):
+        """Return `value` as a numpy scalar of this dtype, or raise TypeError saying why not."""
+        kind = self.numpy_type
+        if type(value) is kind:
+            return value
+        if strict:
+            raise TypeError(f"expected a numpy.{self.dtype} scalar, got {type(value).__name__} {value!r}")
+        if isinstance(value, np.ndarray) and value.ndim == 0:
+            value = value[()]
+        if not isinstance(value, (numbers.Number, np.generic)) or isinstance(value, (np.datetime64, np.timedelta64)):
+            raise TypeError(f"expected a number for a {self.dtype} scalar, got {type(value).__name__} {value!r}")
+        try:
+            with np.errstate(all="ignore"):
+                converted = kind(value)
+        except (OverflowError, ValueError, TypeError) as exc:
+            raise TypeError(f"{value!r} does not fit a {self.dtype} scalar: {exc}") from None
+        if not allow_downcast and np.dtype(self.dtype).kind in "biu" and converted != value:
+            raise TypeError(f"{value!r} does not fit a {self.dtype} scalar exactly "
+                            "(pass allow_downcast=True to convert it anyway)")
+        if not allow_downcast and np.dtype(self.dtype).kind == "f" and np.iscomplexobj(value) and value.imag:
+            raise TypeError(f"{value!r} has an imaginary part a {self.dtype} scalar cannot hold")
+        return converted
+
+    def values_eq(self, a, b):
+        return bool(a == b) or bool(np.isnan(a) and np.isnan(b)) if self.dtype[0] in "fc" else bool(a == b)
+
+    def values_eq_approx(self, a, b):
+        return bool(np.allclose(a, b, equal_nan=True))
+
+    def make_constant(self, value, name=None):
+        return Constant(self, value, name=name)
+
+    def __eq__(self, other):
+        return type(self) is type(other) and self.dtype == other.dtype
+
+    def __hash__(self):
+        return hash((type(self), self.dtype))
+
+    def __str__(self):
+        return f"Scalar({self.dtype})"
+
+    __repr__ = __str__
+
+    # ---- the C interface: a variable of the numpy C type ----
+
+    def c_element_type(self):
+        return _c_type(self.dtype)
+
+    def c_declare(self, name, sub, check_input=True):
+        return f"{_c_type(self.dtype)} {name};"
+
+    def c_init(self, name, sub):
+        return f"{name} = {_c_type(self.dtype)}();"
+
+    def c_extract(self, name, sub, check_input=True):
+        return (f'if (opkit_scalar_extract(py_{name}, {_typenum(self.dtype)}, &{name}, '
+                f'{int(bool(check_input))}, "{self.dtype}") != 0) {{\n    {sub["fail"]}\n}}')
+
+    def c_sync(self, name, sub):
+        return f"""
+Py_XDECREF(py_{name});
+{{
+    PyArray_Descr* descr_{name} = PyArray_DescrFromType({_typenum(self.dtype)});
+    py_{name} = descr_{name} ? PyArray_Scalar(&{name}, descr_{name}, NULL) : NULL;
+    Py_XDECREF(descr_{name});
+}}
+if (!py_{name}) {{
+    Py_INCREF(Py_None);
+    py_{name} = Py_None;
+    {sub["fail"]}
+}}"""
+
+    def c_cleanup(self, name, sub):
+        return ""
+
+    def c_headers(self, c_compiler=None):
+        return ["<cstring>"]
+
+    def c_support_code(self):
+        return EXTRACT_SUPPORT
+
+    def c_code_cache_version(self):
+        return (1,)
+
+
+def as_scalar(value, name=None):
+    """Return `value` as a scalar-typed Variable: a scalar variable as is, a number as a constant."""
+    if isinstance(value, Variable):
+        if isinstance(value.type, ScalarType):
+            return value
+        raise TypeError(f"as_scalar: {value} has type {value.type}, not a ScalarType")
+    if isinstance(value, np.ndarray) and value.ndim != 0:
+        raise TypeError(f"as_scalar: expected a number, got an array of shape {value.shape}")
+    if isinstance(value, bool):
+        dtype = "bool"
+    elif isinstance(value, (numbers.Number, np.generic, np.ndarray)):
+        dtype = np.asarray(value).dtype.name
+    else:
+        raise TypeError(f"as_scalar: expected a number or a scalar variable, got {type(value).__name__}")
+    return ScalarType(dtype).make_constant(value, name=name)
+
+
+SCALAR_TYPES = {dtype: ScalarType(dtype) for dtype in DTYPES}
