@@ -65,6 +65,8 @@ _FLAGS = {
                              "seconds to wait for another process compiling the same module"),
     "cache_max_bytes": (2 * 1024**3, _number("cache_max_bytes", int),
                         "size cap of the compile cache; least recently used entries are evicted"),
+    "openmp": (lambda: (os.cpu_count() or 1) > 1, _boolean("openmp"),
+               "compile OpenMPOp ops with -fopenmp (when the compiler supports it)"),
     "python_fallback": (False, _boolean("python_fallback"),
                         "run perform() when no C++ compiler is found, instead of raising"),
 }

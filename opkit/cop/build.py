@@ -30,6 +30,11 @@ from opkit.errors import CompileError
 BASE_COMPILE_ARGS = ("-std=c++17", "-O2", "-fPIC", "-pipe", "-DNDEBUG", "-fvisibility=hidden",
                      "-fvisibility-inlines-hidden", "-DNPY_NO_DEPRECATED_API=NPY_1_7_API_VERSION")
 MAX_ERRORS = 5
+# Compile flags that the link needs too (-fopenmp links the OpenMP runtime).
+LINK_TOO = ("-fopenmp",)
+
+_MISSING_LIBRARY = re.compile(r"cannot find -l(\S+?)(?::|\s|$)", re.M)
+_MISSING_HEADER = re.compile(r"fatal error: ([^\s:]+): No such file or directory", re.M)
 
 _DIAGNOSTIC = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?:\d+:)?\s*(?:fatal )?error\b.*$", re.M)
 _LINK_ERROR = re.compile(r"^.*(?:\berror\b|undefined reference|ld returned).*$", re.M | re.I)
@@ -95,9 +100,11 @@ def build_extension(source: str, module_name: str, work_dir, *, include_dirs=(),
     compile_args = (*compile_args, *pch_args(compiler, compile_args, python_include_dirs()))
     compile_command = [*compiler.command, *[f"-I{d}" for d in headers], "-c", str(source_path),
                        "-o", str(obj), *compile_args, *extra_compile_args]
+    # An rpath for every library directory: a library found there at link time is found at load time too.
     link_command = [*compiler.command, *shared_link_flags(), str(obj),
-                    *[f"-L{d}" for d in library_dirs], *[f"-l{name}" for name in libraries],
-                    "-o", str(target), *link_args, *extra_link_args]
+                    *[f"-L{d}" for d in library_dirs], *[f"-Wl,-rpath,{d}" for d in library_dirs],
+                    *[f"-l{name}" for name in libraries], "-o", str(target), *link_args, *extra_link_args,
+                    *[a for a in extra_compile_args if a in LINK_TOO]]
     try:
         _run(compile_command)
         _run(link_command)
@@ -132,6 +139,19 @@ def first_errors(output: str, source_path, limit: int = MAX_ERRORS) -> list[str]
     return (user + own)[:limit]
 
 
+def _missing_hints(output: str) -> list[str]:
+    """Return a hint for each library or header the compiler could not find (other than Python.h)."""
+    hints = []
+    for name in dict.fromkeys(_MISSING_LIBRARY.findall(output)):
+        hints.append(f"hint: library {name!r} not found (-l{name}): install it, or return the directory holding "
+                     f"lib{name}.so from the op's c_lib_dirs() (opkit adds an rpath to it)")
+    for header in dict.fromkeys(_MISSING_HEADER.findall(output)):
+        if header != "Python.h":
+            hints.append(f"hint: header {header!r} not found: install the package that provides it, or return its "
+                         "directory from the op's c_header_dirs()")
+    return hints
+
+
 def _compile_error(failed: _CommandFailed, module_name: str, source_path: pathlib.Path) -> CompileError:
     """Turn a failed command into a CompileError: a header, the first errors, and where to look."""
     log_path = source_path.with_suffix(".log")
@@ -143,6 +163,7 @@ def _compile_error(failed: _CommandFailed, module_name: str, source_path: pathli
     if "Python.h" in failed.output and "No such file" in failed.output:
         lines.append("hint: install the Python development headers (Debian/Ubuntu: apt-get install python3-dev);"
                      " `opkit doctor` checks the toolchain")
+    lines += _missing_hints(failed.output)
     lines += [f"full source kept at {source_path}", f"full compiler output in {log_path}"]
     error = CompileError("\n".join(lines), command=failed.command, returncode=failed.returncode,
                          source_path=source_path, errors=errors)
