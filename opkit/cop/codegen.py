@@ -194,10 +194,25 @@ def failure_notes(region):
     return tuple(notes)
 
 
+def _checked_inputs(region):
+    """Return the ids of the inputs C checks: those read by a node whose op keeps check_input (Theano's rule).
+
+    An input that only ops with ``check_input = False`` read is extracted without its type's checks.
+    """
+    checked, read = set(), set()
+    for node in region.nodes:
+        for variable in node.inputs:
+            read.add(id(variable))
+            if getattr(node.op, "check_input", True):
+                checked.add(id(variable))
+    return checked | {id(v) for v in region.inputs if id(v) not in read}
+
+
 def _variable_blocks(region, names, labels):
     outputs = set(map(id, region.outputs))
     inputs = {id(v): k for k, v in enumerate(region.inputs)}
     constants = {id(v): k for k, v in enumerate(region.constants)}
+    checked = _checked_inputs(region)
     blocks, keep = [], 0
     for variable, name in names.items():
         label = next(labels)
@@ -208,7 +223,7 @@ def _variable_blocks(region, names, labels):
                      cleanup=call(ctype, "c_cleanup", name, sub, default=""))
         if id(variable) in inputs:
             block.update(source=f"args[{inputs[id(variable)]}]", comment=f"input {inputs[id(variable)]}: {ctype}",
-                         fetch=call(ctype, "c_extract", name, sub, check_input=True, default=""))
+                         fetch=call(ctype, "c_extract", name, sub, check_input=id(variable) in checked, default=""))
         elif id(variable) in constants:
             block.update(source=f"constants[{constants[id(variable)]}]", comment=f"constant: {ctype}",
                          fetch=call(ctype, "c_extract", name, sub, check_input=False, default=""))
