@@ -49,3 +49,23 @@ def test_a_new_package_installs_and_passes_its_own_tests(plugin_venv, tmp_path):
     assert "7 passed" in result.stdout and "skipped" not in result.stdout
     listed = plugin_venv.run("-m", "opkit.cli", "list", cwd=tmp_path).stdout
     assert any(line.split()[:3] == ["scaled_ops", "scaled-ops", "0.1.0"] for line in listed.splitlines())
+
+
+def test_new_with_params_scaffolds_an_op_whose_c_reads_params(tmp_path, capsys):
+    """`opkit new NAME --params`: the op's C reads PARAMS->scale; its own tests pass (registration aside:
+    that needs the pip install the test above does)."""
+    import os
+    import subprocess
+    import sys
+
+    assert main(["new", "par_ops", "--params", "--directory", str(tmp_path)]) == 0
+    project = tmp_path / "par_ops"
+    assert "PARAMS->scale" in (project / "par_ops" / "par_ops.c").read_text()
+    assert "params_type = opkit.ParamsType(scale=opkit.scalar.float64)" in (project / "par_ops" / "op.py").read_text()
+    capsys.readouterr()
+    assert main(["check", str(project / "par_ops" / "par_ops.c")]) == 0
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(project), os.environ.get("PYTHONPATH", "")]))
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "not registered",
+                             str(project / "tests")], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "8 passed" in result.stdout and "skipped" not in result.stdout

@@ -26,6 +26,8 @@ def add_commands(commands):
     new = commands.add_parser("new", help="scaffold an op package: pyproject, op, .c file, tests")
     new.add_argument("name", metavar="NAME", help="project name, e.g. my_ops (the package is its snake_case)")
     new.add_argument("--directory", default=".", help="create NAME/ in this directory (default: here)")
+    new.add_argument("--params", action="store_true",
+                     help="give the op a parameter (scale) read by the C code as PARAMS->scale")
     new.set_defaults(run=run_new)
 
 
@@ -50,7 +52,7 @@ def scaffold_names(name: str) -> dict:
     return {"directory": name, "dist": dist, "package": package, "class_name": class_name, "op_name": package}
 
 
-def render_scaffold(names: dict, target) -> list[str]:
+def render_scaffold(names: dict, target, params=False) -> list[str]:
     """Write the project for `names` into directory `target`; return the files.
 
     A file whose content is already right is left alone, so re-rendering keeps its mtime.
@@ -60,12 +62,13 @@ def render_scaffold(names: dict, target) -> list[str]:
     from opkit import __version__
 
     env = jinja2.Environment(loader=jinja2.PackageLoader("opkit", "templates/new"), autoescape=False,
-                             undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+                             undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True,
+                             lstrip_blocks=True)
     written = []
     for template, relative in TEMPLATES.items():
         path = os.path.join(target, relative.format(**names))
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        text = env.get_template(template).render(opkit_version=__version__, **names)
+        text = env.get_template(template).render(opkit_version=__version__, params=params, **names)
         _write_if_changed(path, text)
         written.append(path)
     return written
@@ -91,7 +94,7 @@ def run_new(args):
     target = os.path.normpath(os.path.join(args.directory, args.name))
     if os.path.exists(target):
         raise CommandFailed(f"{target} already exists; choose another NAME or remove it")
-    for path in render_scaffold(names, target):
+    for path in render_scaffold(names, target, params=args.params):
         print(f"created {path}")
     if not (os.path.isabs(target) or target.startswith(".")):
         target = f"./{target}"  # pip needs the ./ to read it as a directory
