@@ -104,8 +104,11 @@ def collect_module(region) -> ModuleParts:
         params_name = None
         if getattr(node.op, "params_type", None) is not None:
             params_name = f"node_{index}_params"
-            params.append(_params_block(node.op.params_type, params_name, collected))
+            params.append(_params_block(node.op.params_type, params_name))
         nodes.append(_node_block(node, index, names, labels, collected, params_name))
+        if params_name is not None:
+            # After the op: its support code may define what the struct's fields use (CEnumType's constants).
+            collected.add_type(node.op.params_type)
     for variable in names:
         collected.add_type(variable.type)
     # No user names, constant values or descriptions: those must not change what the module is.
@@ -246,9 +249,8 @@ def region_params(region):
     return [node.op.node_params(node) for node in region.nodes if getattr(node.op, "params_type", None) is not None]
 
 
-def _params_block(params_type, name, collected):
+def _params_block(params_type, name):
     """Return the C of one node's params: a struct member, extracted once per function in init()."""
-    collected.add_type(params_type)
     sub = {"fail": "{ return -1; }"}
     return dict(name=name, declare=call(params_type, "c_declare", name, sub, check_input=True, default=""),
                 init=call(params_type, "c_init", name, sub, default=""),
