@@ -31,7 +31,8 @@ def test_building_a_python_mode_function_needs_no_build_toolchain():
 
 
 def test_public_names_resolve_lazily():
-    code = "import opkit\nopkit.Op, opkit.Apply, opkit.Type, opkit.Variable, opkit.Constant"
+    code = ("import opkit\nopkit.Op, opkit.Apply, opkit.Type, opkit.Variable, opkit.Constant\n"
+            "opkit.ParamsType, opkit.Params, opkit.EnumType, opkit.EnumList, opkit.CEnumType, opkit.CDataType")
     modules = imported_after(code)
     assert [name for name in HEAVY if name in modules] == []
 
