@@ -97,6 +97,10 @@ class ScalarType(CType):
             value = value[()]
         if not isinstance(value, (numbers.Number, np.generic)) or isinstance(value, (np.datetime64, np.timedelta64)):
             raise TypeError(f"expected a number for a {self.dtype} scalar, got {type(value).__name__} {value!r}")
+        if np.dtype(self.dtype).kind != "c" and np.iscomplexobj(value):
+            if value.imag and not allow_downcast:
+                raise TypeError(f"{value!r} has an imaginary part a {self.dtype} scalar cannot hold")
+            value = value.real
         try:
             with np.errstate(all="ignore"):
                 converted = kind(value)
@@ -105,8 +109,6 @@ class ScalarType(CType):
         if not allow_downcast and np.dtype(self.dtype).kind in "biu" and converted != value:
             raise TypeError(f"{value!r} does not fit a {self.dtype} scalar exactly "
                             "(pass allow_downcast=True to convert it anyway)")
-        if not allow_downcast and np.dtype(self.dtype).kind == "f" and np.iscomplexobj(value) and value.imag:
-            raise TypeError(f"{value!r} has an imaginary part a {self.dtype} scalar cannot hold")
         return converted
 
     def values_eq(self, a, b):
