@@ -110,3 +110,11 @@ def test_a_cdata_input_that_is_not_a_capsule_is_refused():
     f.trust_input = True
     with pytest.raises(ValueError, match="PyCapsule_GetPointer called with invalid PyCapsule object"):
         f(3)
+
+
+def test_params_with_unhashable_generic_values_hash_by_value():
+    pt = ParamsType(tag=opkit.Generic(), alpha=os_.float64)
+    a, b = pt.filter({"tag": [1, 2], "alpha": 1}), pt.filter({"tag": [1, 2], "alpha": 1.0})
+    assert a == b and hash(a) == hash(b)
+    c, d = pt.filter({"tag": np.arange(3), "alpha": 1}), pt.filter({"tag": np.arange(3), "alpha": 1})
+    assert c == d and hash(c) == hash(d) and c != pt.filter({"tag": np.arange(4), "alpha": 1})

@@ -28,7 +28,15 @@ def _hashable(value):
         tobytes = getattr(value, "tobytes", None)
         if tobytes is not None:
             return (str(getattr(value, "dtype", "")), getattr(value, "shape", None), tobytes())
-        return id(value)
+        return ("repr", type(value).__name__, repr(value))  # equal lists, dicts ... hash alike
+
+
+def _equal(field_type, a, b):
+    """Return True if two field values are equal (an array in a Generic field compares element-wise)."""
+    try:
+        return bool(field_type.values_eq(a, b))
+    except ValueError:  # the truth value of an array
+        return type(a) is type(b) and _hashable(a) == _hashable(b)
 
 
 class Params:
@@ -55,7 +63,7 @@ class Params:
     def __eq__(self, other):
         if not isinstance(other, Params) or other.params_type != self.params_type:
             return NotImplemented
-        return all(t.values_eq(a, b) for t, a, b in zip(self.params_type.types, self.values(), other.values()))
+        return all(_equal(t, a, b) for t, a, b in zip(self.params_type.types, self.values(), other.values()))
 
     def __hash__(self):
         return hash((self.params_type, tuple(_hashable(v) for v in self.values())))
