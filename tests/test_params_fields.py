@@ -20,7 +20,7 @@ def _expected(alpha, mode, x):
 
 
 class StructSections(COp):
-    """PARAMS in support_code_struct, init_code_struct, code and code_cleanup."""
+    """PARAMS in support_code_struct, init_code_struct, cleanup_code_struct, code and code_cleanup."""
 
     __props__ = ("alpha", "mode")
     params_type = ALPHA_MODE
@@ -34,7 +34,7 @@ class StructSections(COp):
 
 
 class StructMethods(Op):
-    """sub["params"] in c_support_code_struct, c_init_code_struct, c_code and c_code_cleanup."""
+    """sub["params"] in c_support_code_struct, c_init_code_struct, c_cleanup_code_struct, c_code, c_code_cleanup."""
 
     __props__ = ("alpha", "mode")
     params_type = ALPHA_MODE
@@ -56,6 +56,9 @@ class StructMethods(Op):
 
     def c_code_cleanup(self, node, name, inputs, outputs, sub):
         return f"(void){sub['params']}->alpha;"
+
+    def c_cleanup_code_struct(self, node, name, sub):
+        return f"offset_{name} = {sub['params']}->alpha;"
 
     def c_code_cache_version(self):
         return (1,)

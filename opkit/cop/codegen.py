@@ -308,7 +308,7 @@ class _Collector:
         # `sub` only for methods that take it: the tutorials' c_support_code_struct(node, name) does not.
         self.struct_support.extend(as_list(call(op, "c_support_code_struct", node, name, sub=dict(struct_sub))))
         init = as_list(call(op, "c_init_code_struct", node, name, struct_sub))
-        cleanup = as_list(call(op, "c_cleanup_code_struct", node, name))
+        cleanup = as_list(call(op, "c_cleanup_code_struct", node, name, sub=dict(struct_sub)))
         self.struct_init.append("\n".join(init))
         self.struct_cleanup.append("\n".join(cleanup))
         version = call(op, "c_code_cache_version_apply", node, default=None)

@@ -6,7 +6,7 @@ returns its sections wrapped in their macros (SPEC section 5), every section
 after a `#line` directive that points the compiler at the user's file.
 
 PARAMS is defined, for an op with a `params_type`, in `init_code_struct`,
-`support_code_struct`, `code` and `code_cleanup` (a pointer to the node's
+`support_code_struct`, `cleanup_code_struct`, `code` and `code_cleanup` (a pointer to the node's
 params struct: `PARAMS->alpha`), and is the last argument of a `func_name`
 function. CONTEXT is never defined: opkit passes no context objects to ops.
 """
@@ -165,8 +165,9 @@ class COp(Op):
     def c_init_code_struct(self, node, name, sub):
         return self._sections("init_code_struct", node, name, sub)
 
-    def c_cleanup_code_struct(self, node, name):
-        return self._sections("cleanup_code_struct", node, name)
+    def c_cleanup_code_struct(self, node, name, sub=None):
+        sub = {"params": sub["params"]} if sub and "params" in sub else None
+        return self._sections("cleanup_code_struct", node, name, sub)
 
     def has_c_code(self, node):
         """Return True if the files give this op C code: a `code` section or func_name."""

@@ -10,3 +10,6 @@ OUTPUT_0 = INPUT_0 * PARAMS->alpha + APPLY_SPECIFIC(offset) + APPLY_SPECIFIC(twi
 
 #section code_cleanup
 if (PARAMS->alpha != PARAMS->alpha) { /* PARAMS is defined here too */ }
+
+#section cleanup_code_struct
+APPLY_SPECIFIC(offset) = PARAMS->alpha;  /* PARAMS is still valid while the struct is torn down */
