@@ -118,3 +118,18 @@ def test_params_with_unhashable_generic_values_hash_by_value():
     assert a == b and hash(a) == hash(b)
     c, d = pt.filter({"tag": np.arange(3), "alpha": 1}), pt.filter({"tag": np.arange(3), "alpha": 1})
     assert c == d and hash(c) == hash(d) and c != pt.filter({"tag": np.arange(4), "alpha": 1})
+
+
+def test_params_and_types_pickle_and_copy():
+    import copy
+    import pickle
+
+    import opkit.tensor as ot
+    from opkit import CEnumType
+
+    pt = ParamsType(alpha=os_.float64, mode=EnumList("ADD", "MUL"), w=ot.dvector, g=opkit.Generic())
+    params = pt.filter(dict(alpha=1, mode="MUL", w=[1.0], g=[1]))
+    for obj in (pt, params, os_.int8, CDataType("void*", "free"), CEnumType("A", "B"), EnumType(X=3)):
+        for clone in (pickle.loads(pickle.dumps(obj)), copy.deepcopy(obj), copy.copy(obj)):
+            assert clone == obj and hash(clone) == hash(obj)
+    assert pickle.loads(pickle.dumps(pt)).struct_name() == pt.struct_name()

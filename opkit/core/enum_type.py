@@ -39,7 +39,9 @@ class EnumType(CType):
         self.ctype = ctype
 
     def __getattr__(self, name):
-        constants = self.__dict__.get("constants", {})
+        constants = self.__dict__.get("constants")
+        if constants is None or name.startswith("__"):
+            raise AttributeError(name)  # not set up yet (copy, unpickling): no str(self) here
         if name in constants:
             return constants[name]
         raise AttributeError(f"{self} has no constant {name!r}")

@@ -105,8 +105,8 @@ class ParamsType(CType):
 
     def __getattr__(self, name):
         """Give the enum constants of enum fields as attributes (``params_type.MUL``)."""
-        if name.startswith("__") or name in ("fields", "types"):
-            raise AttributeError(name)
+        if name.startswith("__") or "types" not in self.__dict__:
+            raise AttributeError(name)  # not set up yet (copy, unpickling): no str(self) here
         for field_type in self.__dict__.get("types", ()):
             constants = getattr(field_type, "constants", None)
             if isinstance(constants, dict) and name in constants:
