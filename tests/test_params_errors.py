@@ -133,3 +133,24 @@ def test_params_and_types_pickle_and_copy():
         for clone in (pickle.loads(pickle.dumps(obj)), copy.deepcopy(obj), copy.copy(obj)):
             assert clone == obj and hash(clone) == hash(obj)
     assert pickle.loads(pickle.dumps(pt)).struct_name() == pt.struct_name()
+
+
+def test_params_in_an_op_without_params_type_says_what_to_add(tmp_path):
+    from opkit import COp, CompileError
+
+    c_file = tmp_path / "no_params.c"
+    c_file.write_text("#section code\nOUTPUT_0 = INPUT_0 * PARAMS->alpha;\n")
+
+    class NoParamsType(COp):
+        __props__ = ()
+
+        def __init__(self):
+            super().__init__(str(c_file))
+
+        def make_node(self, x):
+            return Apply(self, [os_.as_scalar(x)], [os_.float64()])
+
+    x = os_.float64("x")
+    with pytest.raises(CompileError, match=r"(?s)no_params.c:2:.*.PARAMS. was not declared.*"
+                                           r"hint: PARAMS and PARAMS_TYPE are defined only for an op with a params_type"):
+        opkit.function([x], NoParamsType()(x), mode=opkit.Mode(linker="c", optimizer=None))

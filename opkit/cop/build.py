@@ -140,11 +140,15 @@ def first_errors(output: str, source_path, limit: int = MAX_ERRORS) -> list[str]
 
 
 def _missing_hints(output: str) -> list[str]:
-    """Return a hint for each library or header the compiler could not find (other than Python.h)."""
+    """Return a hint for each library or header the compiler could not find (other than Python.h), and for PARAMS."""
     hints = []
     for name in dict.fromkeys(_MISSING_LIBRARY.findall(output)):
         hints.append(f"hint: library {name!r} not found (-l{name}): install it, or return the directory holding "
                      f"lib{name}.so from the op's c_lib_dirs() (opkit adds an rpath to it)")
+    if re.search(r"['‘`]PARAMS(?:_TYPE)?['’] (?:was not declared|undeclared)", output):
+        hints.append("hint: PARAMS and PARAMS_TYPE are defined only for an op with a params_type "
+                     "(e.g. params_type = opkit.ParamsType(alpha=opkit.scalar.float64)), in its "
+                     "*_struct, code and code_cleanup sections")
     for header in dict.fromkeys(_MISSING_HEADER.findall(output)):
         if header != "Python.h":
             hints.append(f"hint: header {header!r} not found: install the package that provides it, or return its "
