@@ -75,6 +75,7 @@ class Config:
 
     def __init__(self, environ=None):
         environ = os.environ if environ is None else environ
+        object.__setattr__(self, "_error", None)
         values = {}
         for name, (default, _, _) in _FLAGS.items():
             values[name] = default() if callable(default) else default
@@ -85,6 +86,9 @@ class Config:
             self.compiledir = environ["OPKIT_COMPILEDIR"]
 
     def __getattr__(self, name):
+        error = object.__getattribute__(self, "_error")
+        if error is not None:
+            raise ValueError(error)
         values = object.__getattribute__(self, "_values")
         if name in values:
             return values[name]
@@ -141,4 +145,22 @@ def flag_help():
     return [(n, d() if callable(d) else d, h) for n, (d, _, h) in _FLAGS.items()]
 
 
-config = Config()
+def _load_config() -> Config:
+    """Return the config from the environment; a malformed OPKIT_FLAGS is kept, and raised on first use.
+
+    `import opkit` never fails on it, so every `opkit` command can report it as one line.
+    """
+    try:
+        return Config()
+    except ValueError as exc:
+        broken = Config(environ={})
+        object.__setattr__(broken, "_error", str(exc))
+        return broken
+
+
+def config_error() -> str | None:
+    """Return why OPKIT_FLAGS could not be read, or None."""
+    return object.__getattribute__(config, "_error")
+
+
+config = _load_config()

@@ -9,6 +9,7 @@ from opkit.core.fgraph import FunctionGraph
 from opkit.core.graph import Constant, Variable, graph_inputs
 from opkit.link.mode import get_mode
 from opkit.core.rewrites import rewrite
+from opkit.errors import CompileError
 
 
 def function(inputs, outputs, mode=None, name=None, on_unused_input="raise"):
@@ -21,7 +22,12 @@ def function(inputs, outputs, mode=None, name=None, on_unused_input="raise"):
             raise TypeError(f"output {position} of {_function_label(name)} is {output!r}, not an opkit Variable")
     _check_reachable(inputs, outputs, on_unused_input, name)
     maker = FunctionMaker(inputs, outputs, get_mode(mode), name)
-    return maker.create(single)
+    try:
+        return maker.create(single)
+    except CompileError as exc:
+        # The message is the whole story (file:line: error, the node, the kept source): drop
+        # opkit's own frames, so the traceback goes from the user's call straight to it.
+        raise exc.with_traceback(None) from None
 
 
 def _check_inputs(inputs):
