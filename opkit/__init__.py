@@ -28,6 +28,7 @@ _LAZY = {
     "COp": "opkit.cop.cop",
     "ops": "opkit.plugins.registry",
     "hookimpl": "opkit.hookspecs",
+    "debugprint": "opkit.printing",
     "register_deep_copy_op_c_code": "opkit.core.builtin_ops",
     "register_view_op_c_code": "opkit.core.builtin_ops",
     "register_shape_c_code": "opkit.core.builtin_ops",
@@ -35,7 +36,7 @@ _LAZY = {
 }
 
 # Subpackages reachable as attributes after a bare `import opkit` (`opkit.tensor.matrix()`).
-_SUBMODULES = ("tensor", "scalar", "gradient", "testing")
+_SUBMODULES = ("tensor", "scalar", "gradient", "testing", "printing")
 
 __all__ = sorted([*_LAZY, "config", "CompileError", "PluginError", "SectionError"])
 
