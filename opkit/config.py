@@ -67,6 +67,8 @@ _FLAGS = {
                         "size cap of the compile cache; least recently used entries are evicted"),
     "python_fallback": (False, _boolean("python_fallback"),
                         "run perform() when no C++ compiler is found, instead of raising"),
+    "profile": (False, _boolean("profile"), "time every node of compiled functions (f.profile.summary())"),
+    "verbose": (False, _boolean("verbose"), "log compiles (and waits for another process's) to stderr"),
 }
 
 

@@ -9,11 +9,16 @@ from opkit.core.fgraph import FunctionGraph
 from opkit.core.graph import Constant, Variable, graph_inputs
 from opkit.link.mode import get_mode
 from opkit.core.rewrites import rewrite
+from opkit.config import config
 from opkit.errors import CompileError
+from opkit.link.profiling import ProfileStats, collecting
 
 
-def function(inputs, outputs, mode=None, name=None, on_unused_input="raise"):
-    """Compile a function computing `outputs` from `inputs` and return it."""
+def function(inputs, outputs, mode=None, name=None, on_unused_input="raise", profile=None):
+    """Compile a function computing `outputs` from `inputs` and return it.
+
+    With `profile=True` (default: config.profile) the function times every node; see `f.profile`.
+    """
     inputs = _check_inputs(inputs)
     single = not isinstance(outputs, (list, tuple))
     outputs = [outputs] if single else list(outputs)
@@ -23,7 +28,7 @@ def function(inputs, outputs, mode=None, name=None, on_unused_input="raise"):
     _check_reachable(inputs, outputs, on_unused_input, name)
     maker = FunctionMaker(inputs, outputs, get_mode(mode), name)
     try:
-        return maker.create(single)
+        return maker.create(single, config.profile if profile is None else bool(profile))
     except CompileError as exc:
         # The message is the whole story (file:line: error, the node, the kept source): drop
         # opkit's own frames, so the traceback goes from the user's call straight to it.
@@ -86,9 +91,13 @@ class FunctionMaker:
         protect_outputs(self.fgraph)
         self.linker = mode.make_linker()
 
-    def create(self, single):
-        runner = self.linker.make_runner(self.fgraph)
-        return function_class()(self, runner, single)
+    def create(self, single, profile=False):
+        stats = ProfileStats(self.name) if profile else None
+        with config.change_flags(profile=profile), collecting(stats):
+            runner = self.linker.make_runner(self.fgraph)
+        made = function_class()(self, runner, single)
+        made.profile = stats  # None unless profiled
+        return made
 
 
 class FunctionAPI:
