@@ -75,6 +75,19 @@ _FLAGS = {
 class Config:
     """opkit's flags as attributes; unknown names are rejected with the valid ones listed."""
 
+    # The flags, for type checkers (values live in _values; see _FLAGS for what each means).
+    floatX: str
+    mode: str
+    compiledir: str
+    cxx: str
+    cflags: str
+    sanitize: str
+    compile_lock_timeout: float
+    cache_max_bytes: int
+    python_fallback: bool
+    profile: bool
+    verbose: bool
+
     def __init__(self, environ=None):
         environ = os.environ if environ is None else environ
         object.__setattr__(self, "_error", None)

@@ -11,6 +11,7 @@ import shutil
 import string
 import subprocess
 import sys
+from typing import Any
 
 
 def _roots(obj) -> list:
@@ -70,7 +71,7 @@ def _memory_note(node, index) -> str:
     return f" ({'; '.join(notes)})" if notes else ""
 
 
-def debugprint(obj, file=None, print_type=False, depth=-1):
+def debugprint(obj: Any, file: Any = None, print_type: bool = False, depth: int = -1) -> Any:
     """Print an indented tree of `obj`'s graph; return the text if file="str", else print to `file` (stdout)."""
     ids, seen, lines = _ids(), {}, []
 
@@ -105,7 +106,7 @@ def _dot_quote(text: str) -> str:
     return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def to_dot(obj, print_type=True) -> str:
+def to_dot(obj: Any, print_type: bool = True) -> str:
     """Return the graph of `obj` as Graphviz DOT text: variables as boxes, Apply nodes as ellipses."""
     names, edges, lines = {}, [], ["digraph opkit {", "  rankdir=TB;"]
 
@@ -135,7 +136,7 @@ def to_dot(obj, print_type=True) -> str:
     return "\n".join(lines + edges + ["}"]) + "\n"
 
 
-def pydotprint(obj, outfile, format="svg", dot=None) -> str:
+def pydotprint(obj: Any, outfile: str | os.PathLike[str], format: str = "svg", dot: str | None = None) -> str:
     """Render `obj`'s graph to `outfile` with Graphviz's `dot` in `format` (svg, png, pdf...); return the path."""
     command = dot or shutil.which("dot")
     if command is None:

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
+from typing import Any
 
 from opkit.core.aliasing import protect_destroyed_inputs, protect_outputs
 from opkit.core.fgraph import FunctionGraph
 from opkit.core.graph import Constant, Variable, graph_inputs
-from opkit.link.mode import get_mode
+from opkit.link.mode import Mode, get_mode
 from opkit.core.rewrites import rewrite
 from opkit.config import config
 from opkit.errors import CompileError
 from opkit.link.profiling import ProfileStats, collecting
 
 
-def function(inputs, outputs, mode=None, name=None, on_unused_input="raise", profile=None):
+def function(inputs: Sequence[Variable], outputs: Variable | Sequence[Variable], mode: str | Mode | None = None,
+             name: str | None = None, on_unused_input: str = "raise", profile: bool | None = None) -> FunctionAPI:
     """Compile a function computing `outputs` from `inputs` and return it.
 
     With `profile=True` (default: config.profile) the function times every node; see `f.profile`.
@@ -107,6 +110,15 @@ class FunctionAPI:
     ``templates/fastcall.cpp`` so that a call reaches the compiled graph with no
     Python frame; ``_slow_call`` runs only for conversions, keywords and errors.
     """
+
+    maker: FunctionMaker
+    name: str | None
+    profile: ProfileStats | None  # per-node times with function(..., profile=True), else None
+    trust_input: bool
+
+    TYPE_CHECKING = False
+    if TYPE_CHECKING:  # the C base class (templates/fastcall.cpp) implements the call
+        def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 
     def __init__(self, maker, runner, single):
         self.maker = maker
