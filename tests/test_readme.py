@@ -69,3 +69,16 @@ def test_write_your_own_op_runs_literally(tmp_path):
     # every path the README names in the scaffold exists
     for path in set(re.findall(r"`(scaled_ops/[\w/.]+)`", README)):
         assert (work / path).exists(), path
+
+
+def test_the_debugprint_shown_under_looking_inside_is_what_it_prints():
+    import opkit
+    import opkit.tensor as ot
+
+    start = README.index("\n## Looking inside\n")
+    blocks = re.findall(r"^```(\w*)\n(.*?)^```$", README[start:], re.S | re.M)
+    shown = next(body for language, body in blocks if language == "")
+    x, y = ot.dvector("x"), ot.dvector("y")
+    z = ((x * y + x) * 2 - y).sum()
+    f = opkit.function([x, y], [z, ot.exp(x)])
+    assert opkit.debugprint(f, file="str") == shown
