@@ -6,6 +6,7 @@ import sys
 import textwrap
 
 import pytest
+from test_cache_env import GRAPH_CHILD, _drop_root_powers, run_child
 
 BAD_C = """\
 #section support_code_apply
@@ -75,3 +76,44 @@ def test_output_to_a_closed_pipe_is_cut_short_quietly(argv):
 def test_python_dash_m_opkit_runs_the_command():
     result = subprocess.run([sys.executable, "-m", "opkit", "--version"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and result.stdout.startswith("opkit 0.")
+
+
+# An unwritable cache location, checked in a child on which mode bits are enforced (see test_cache_env.py).
+@pytest.mark.parametrize("case", ["read-only HOME", "0500 cache dir", "dir owned by another user"])
+def test_an_unwritable_cache_location_is_one_warning_with_the_right_fix(tmp_path, case):
+    home = tmp_path / "home"
+    home.mkdir()
+    root = home / ".cache" / "opkit"
+    env = {"HOME": str(home), "XDG_CACHE_HOME": "", "OPKIT_COMPILEDIR": ""}
+    if case == "read-only HOME":
+        home.chmod(0o500)
+        expected = f"{home} is not writable, so "
+        fix = f"`chmod u+rwx {home}`"
+    elif case == "0500 cache dir":
+        env["OPKIT_COMPILEDIR"] = str(root)
+        root.mkdir(parents=True, mode=0o700)
+        root.chmod(0o500)
+        expected = fix = f"`chmod -R u+rwX {root}`"
+    else:  # never loads another user's modules: an error, whose fix is chown
+        env["OPKIT_COMPILEDIR"] = str(root)
+        root.mkdir(parents=True, mode=0o755)
+        os.chown(root, 54321, 54321)
+        code = "import opkit, opkit.tensor as ot\nx = ot.lvector('x')\nopkit.function([x], x * 7 + 1)"
+        result = subprocess.run([sys.executable, "-c", code], env={**os.environ, **env}, capture_output=True,
+                                text=True, timeout=300, preexec_fn=_drop_root_powers)
+        os.chown(root, os.getuid(), os.getgid())
+        assert result.returncode == 1
+        assert result.stderr.strip().splitlines()[-2:] == [
+            f"opkit.cop.private_fs.UnsafeCacheDirError: refusing to load compiled modules from {root}: it is owned "
+            f"by uid 54321, not by you (uid 0)",
+            f"fix: sudo chown -R root {root} && chmod 700 {root}, or choose another compiledir "
+            f"(OPKIT_COMPILEDIR=... or opkit.config.compiledir)"]
+        return
+    try:
+        out = run_child(GRAPH_CHILD, "plain", "x * 7 + 1", "x * 5 - 2", env=env, unprivileged=True)
+    finally:
+        home.chmod(0o700)
+    assert out["results"] == [[1, 8, 15, 22], [-2, 3, 8, 13]]
+    [warning] = out["warnings"]
+    assert expected in warning and fix in warning, warning
+    assert "or set OPKIT_COMPILEDIR to a directory you can write" in warning
