@@ -1,4 +1,4 @@
-"""Errors a user reads: a compile error's traceback, a malformed OPKIT_FLAGS in every `opkit` command."""
+"""Errors a user reads: a compile error's traceback, malformed OPKIT_FLAGS, a closed pipe, an unwritable cache."""
 
 import os
 import subprocess
