@@ -8,9 +8,10 @@ Python (between C regions, or under a Python linker) are timed around their thun
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 
-_collecting = []  # the ProfileStats of the function being linked, if it is profiled
+_local = threading.local()  # .stack: the ProfileStats of the functions this thread is linking
 
 
 class ProfileStats:
@@ -67,13 +68,15 @@ class ProfileStats:
 @contextlib.contextmanager
 def collecting(stats):
     """Make `stats` the profile that linkers register C regions and Python nodes with (None: no profile)."""
-    _collecting.append(stats)
+    stack = _local.__dict__.setdefault("stack", [])
+    stack.append(stats)
     try:
         yield stats
     finally:
-        _collecting.pop()
+        stack.pop()
 
 
 def active():
     """Return the ProfileStats being collected, or None."""
-    return _collecting[-1] if _collecting else None
+    stack = getattr(_local, "stack", None)
+    return stack[-1] if stack else None
