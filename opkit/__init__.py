@@ -4,10 +4,30 @@ Every public name is resolved on first use (PEP 562), so `import opkit`
 imports neither numpy, nor a compiler toolchain, nor any plugin.
 """
 
-from opkit.config import config  # eager: the submodule opkit.config would shadow a lazy name
-from opkit.errors import CompileError, PluginError, SectionError
+from opkit.config import config as config  # eager: the submodule opkit.config would shadow a lazy name
+from opkit.errors import CompileError as CompileError, PluginError as PluginError, SectionError as SectionError
 
 __version__ = "0.1.0"
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the lazy names below, as type checkers and editors should see them (PEP 561: py.typed)
+    from opkit import gradient as gradient, printing as printing, scalar as scalar, tensor as tensor
+    from opkit import testing as testing
+    from opkit.cop.cop import COp as COp
+    from opkit.core.builtin_ops import register_deep_copy_op_c_code as register_deep_copy_op_c_code
+    from opkit.core.builtin_ops import register_shape_c_code as register_shape_c_code
+    from opkit.core.builtin_ops import register_shape_i_c_code as register_shape_i_c_code
+    from opkit.core.builtin_ops import register_view_op_c_code as register_view_op_c_code
+    from opkit.core.gradient import Lop as Lop, Rop as Rop, grad as grad
+    from opkit.core.graph import Apply as Apply, Constant as Constant, Variable as Variable
+    from opkit.core.op import Op as Op, as_op as as_op
+    from opkit.core.type import CType as CType, Generic as Generic, Type as Type
+    from opkit.hookspecs import hookimpl as hookimpl
+    from opkit.link.debugmode import DebugMode as DebugMode, DebugModeError as DebugModeError
+    from opkit.link.function import function as function
+    from opkit.link.mode import Mode as Mode
+    from opkit.plugins.registry import ops as ops
+    from opkit.printing import debugprint as debugprint
 
 _LAZY = {
     "Op": "opkit.core.op",
@@ -35,6 +55,7 @@ _LAZY = {
     "CDataType": "opkit.core.cdata_type",
     "ops": "opkit.plugins.registry",
     "hookimpl": "opkit.hookspecs",
+    "debugprint": "opkit.printing",
     "register_deep_copy_op_c_code": "opkit.core.builtin_ops",
     "register_view_op_c_code": "opkit.core.builtin_ops",
     "register_shape_c_code": "opkit.core.builtin_ops",
@@ -42,7 +63,7 @@ _LAZY = {
 }
 
 # Subpackages reachable as attributes after a bare `import opkit` (`opkit.tensor.matrix()`).
-_SUBMODULES = ("tensor", "scalar", "gradient", "testing")
+_SUBMODULES = ("tensor", "scalar", "gradient", "testing", "printing")
 
 __all__ = sorted([*_LAZY, "config", "CompileError", "PluginError", "SectionError"])
 

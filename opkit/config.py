@@ -69,14 +69,30 @@ _FLAGS = {
                "compile OpenMPOp ops with -fopenmp (when the compiler supports it)"),
     "python_fallback": (False, _boolean("python_fallback"),
                         "run perform() when no C++ compiler is found, instead of raising"),
+    "profile": (False, _boolean("profile"), "time every node of compiled functions (f.profile.summary())"),
+    "verbose": (False, _boolean("verbose"), "log compiles (and waits for another process's) to stderr"),
 }
 
 
 class Config:
     """opkit's flags as attributes; unknown names are rejected with the valid ones listed."""
 
+    # The flags, for type checkers (values live in _values; see _FLAGS for what each means).
+    floatX: str
+    mode: str
+    compiledir: str
+    cxx: str
+    cflags: str
+    sanitize: str
+    compile_lock_timeout: float
+    cache_max_bytes: int
+    python_fallback: bool
+    profile: bool
+    verbose: bool
+
     def __init__(self, environ=None):
         environ = os.environ if environ is None else environ
+        object.__setattr__(self, "_error", None)
         values = {}
         for name, (default, _, _) in _FLAGS.items():
             values[name] = default() if callable(default) else default
@@ -87,6 +103,9 @@ class Config:
             self.compiledir = environ["OPKIT_COMPILEDIR"]
 
     def __getattr__(self, name):
+        error = object.__getattribute__(self, "_error")
+        if error is not None:
+            raise ValueError(error)
         values = object.__getattribute__(self, "_values")
         if name in values:
             return values[name]
@@ -143,4 +162,22 @@ def flag_help():
     return [(n, d() if callable(d) else d, h) for n, (d, _, h) in _FLAGS.items()]
 
 
-config = Config()
+def _load_config() -> Config:
+    """Return the config from the environment; a malformed OPKIT_FLAGS is kept, and raised on first use.
+
+    `import opkit` never fails on it, so every `opkit` command can report it as one line.
+    """
+    try:
+        return Config()
+    except ValueError as exc:
+        broken = Config(environ={})
+        object.__setattr__(broken, "_error", str(exc))
+        return broken
+
+
+def config_error() -> str | None:
+    """Return why OPKIT_FLAGS could not be read, or None."""
+    return object.__getattribute__(config, "_error")
+
+
+config = _load_config()

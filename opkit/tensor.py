@@ -13,6 +13,29 @@ from opkit.core.tensor.variable import TensorConstant, TensorVariable, as_tensor
 
 globals().update(named_types())
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # what globals().update() above defines, for type checkers and editors
+    dscalar: TensorType
+    dvector: TensorType
+    dmatrix: TensorType
+    dtensor3: TensorType
+    dtensor4: TensorType
+    fscalar: TensorType
+    fvector: TensorType
+    fmatrix: TensorType
+    ftensor3: TensorType
+    ftensor4: TensorType
+    iscalar: TensorType
+    ivector: TensorType
+    imatrix: TensorType
+    itensor3: TensorType
+    itensor4: TensorType
+    lscalar: TensorType
+    lvector: TensorType
+    lmatrix: TensorType
+    ltensor3: TensorType
+    ltensor4: TensorType
+
 __all__ = [
     "TensorType", "TensorVariable", "TensorConstant", "Elemwise", "Sum", "Dot",
     "as_tensor_variable", "constant", "upcast", "tensor",

@@ -63,6 +63,13 @@ def tiny_source():
 
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+
+
+def installed_opkit_distribution() -> str:
+    """Return the name under which opkit is installed here: `opkit-sdk` (an older editable install: `opkit`)."""
+    from importlib.metadata import entry_points
+
+    return next(ep.dist.name for ep in entry_points(group="opkit") if ep.value == "opkit.plugins.builtin")
 INSTALLED_IN_PLUGIN_VENV = (
     "examples/vector_times_vector",
     "plugins/opkit-tutorial-ops",

@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from conftest import ROOT, installed_opkit_distribution
 from opkit.cli import main
 
 
@@ -38,13 +39,14 @@ def test_list_shows_opkits_own_ops(capsys):
     status, out, _ = run(capsys, "list")
     assert status == 0
     assert out.splitlines()[0].split() == ["OP", "DISTRIBUTION", "VERSION", "C", "FILES"]
-    assert any(line.split()[:3] == ["add", "opkit", "0.1.0"] for line in out.splitlines())
+    dist = installed_opkit_distribution()
+    assert any(line.split()[:3] == ["add", dist, "0.1.0"] for line in out.splitlines())
     status, out, _ = run(capsys, "list", "--json")
     data = json.loads(out)
     add = next(row for row in data["ops"] if row["name"] == "add")
-    assert add == {"name": "add", "plugin": "opkit", "distribution": "opkit", "version": "0.1.0",
+    assert add == {"name": "add", "plugin": "opkit", "distribution": dist, "version": "0.1.0",
                    "op_class": "opkit.core.tensor.elemwise.Elemwise", "c_files": [], "conflict": False}
-    assert {"name": "opkit", "distribution": "opkit", "version": "0.1.0", "module": "opkit.plugins.builtin",
+    assert {"name": "opkit", "distribution": dist, "version": "0.1.0", "module": "opkit.plugins.builtin",
             "status": "loaded", "error": ""} in data["plugins"]
     assert "dvector" in {row["name"] for row in data["types"]}
 
@@ -119,7 +121,8 @@ def test_doctor_reports_each_problem_with_its_fix(capsys, tmp_path):
 
     status, out, _ = run(capsys, "doctor")
     assert status == 0, out
-    assert out.splitlines()[0].startswith("ok    C++ compiler")
+    assert out.splitlines()[0].startswith("ok    platform")
+    assert out.splitlines()[1].startswith("ok    C++ compiler")
     shared = tmp_path / "shared"
     shared.mkdir()
     shared.chmod(0o777)
@@ -131,9 +134,57 @@ def test_doctor_reports_each_problem_with_its_fix(capsys, tmp_path):
     assert line.endswith(f"{shared} is writable by other users (mode 777); fix: chmod 700 {shared}")
 
 
-def test_demo_uses_the_builtin_copy_when_the_example_is_not_installed(capsys, opkit_compiledir):
-    status, out, _ = run(capsys, "demo", "--size", "1000", "--repeat", "2")
-    assert status == 0, out
+def test_demo_uses_the_builtin_copy_when_the_example_is_not_installed(opkit_compiledir):
+    # The example may be installed (the Quickstart's first command installs it): disable it.
+    result = subprocess.run([sys.executable, "-m", "opkit", "demo", "--size", "1000", "--repeat", "2"],
+                            capture_output=True, text=True, timeout=600,
+                            env={**os.environ, "OPKIT_DISABLE_PLUGINS": "vector-times-vector",
+                                 "OPKIT_COMPILEDIR": str(opkit_compiledir)})
+    out = result.stdout
+    assert result.returncode == 0, out + result.stderr
     assert "VectorTimesVector: built-in copy" in out
+    assert "strides" in out and "fused (x * y + x) * 2 - y, one C loop:" in out
     assert "(compiled)" in out and "matches numpy" in out and "ratio:" in out
     assert "cache hit; the whole process took" in out
+
+
+@pytest.mark.parametrize("value, message", [("0", "--size must be at least 1, not 0"),
+                                            ("-5", "--size must be at least 1, not -5"),
+                                            ("ten", "--size must be a whole number, not 'ten'")])
+def test_demo_size_is_validated(capsys, value, message):
+    status, _, err = run(capsys, "demo", "--size", value)
+    assert status == 2
+    assert err.strip().endswith(f"argument --size: {message}")
+
+
+def test_doctor_says_plainly_which_systems_are_supported():
+    from opkit.cli.doctor import platform_check
+
+    assert platform_check("Linux") == ("platform", True, "Linux: supported")
+    assert platform_check("Darwin") == ("platform", True, "Darwin: supported")
+    assert platform_check("Windows") == ("platform", False, "Windows is not supported: Linux and macOS are "
+                                                            "supported (on Windows, use WSL)")
+
+
+def test_json_output_of_info_doctor_cache_info_and_check(capsys, tmp_path):
+    status, out, _ = run(capsys, "info", "add", "--json")
+    assert status == 0 and json.loads(out)["name"] == "add"
+    status, out, _ = run(capsys, "doctor", "--json")
+    doctor = json.loads(out)
+    assert [check["name"] for check in doctor["checks"]][:2] == ["platform", "C++ compiler"]
+    assert status == (1 if doctor["problems"] else 0)
+    status, out, _ = run(capsys, "cache", "info", "--json")
+    assert status == 0 and set(json.loads(out)) >= {"root", "entries", "total_bytes"}
+    bad = tmp_path / "bad.c"
+    bad.write_text("#section cod\nint x;\n")
+    status, out, _ = run(capsys, "check", str(bad), "--json")
+    report = json.loads(out)
+    assert status == 1 and report["errors"] >= 1
+    assert report["diagnostics"][0]["path"] == str(bad) and report["diagnostics"][0]["line"] == 1
+
+
+def test_build_on_a_cache_hit_says_it_was_already_built(capsys, opkit_compiledir):
+    status, out, _ = run(capsys, "build", "add", "--dtypes", "float64,int16")
+    assert status == 0 and out.startswith("built add (")
+    status, out, _ = run(capsys, "build", "add", "--dtypes", "float64,int16")
+    assert status == 0 and out.splitlines()[0].endswith("was already built: nothing to do")

@@ -7,6 +7,7 @@ import types as pytypes
 import warnings
 
 import pytest
+from conftest import installed_opkit_distribution
 
 import opkit
 from opkit import PluginError, hookimpl
@@ -249,7 +250,7 @@ def test_hook_register_c_code_reaches_the_builtin_ops(installed):
 def test_opkit_registers_its_own_ops_through_its_entry_point():
     manager.reset_plugins()
     info = opkit.ops.info("add")
-    assert (info["plugin"], info["distribution"]) == ("opkit", "opkit")
+    assert (info["plugin"], info["distribution"]) == ("opkit", installed_opkit_distribution())
     assert [r.value for r in load_plugins().plugins if r.name == "opkit"] == ["opkit.plugins.builtin"]
     assert {"add", "sub", "mul", "true_div", "sum", "dot", "shape"} <= set(opkit.ops)
     assert opkit.ops.sum.axis is None and "dvector" in opkit.plugins.registry.types

@@ -11,6 +11,9 @@ def test_names_follow_from_the_project_name():
                                         "op_name": "my_ops"}
     assert scaffold_names("Scale.Add2")["class_name"] == "ScaleAdd2"
     assert scaffold_names("scaled_ops")["dist"] == "scaled-ops"
+    for name in ("my_fancy_ops", "my-fancy-ops"):
+        assert scaffold_names(name)["class_name"] == "MyFancyOps"
+        assert scaffold_names(name)["package"] == "my_fancy_ops"
 
 
 @pytest.mark.parametrize("name, message", [
@@ -19,6 +22,10 @@ def test_names_follow_from_the_project_name():
     ("my ops", "cannot name an op package"),
     ("json", "would shadow the module 'json'"),
     ("opkit", "would shadow the module 'opkit'"),
+    ("tests", "would shadow the module 'tests'"),
+    ("add", "would shadow the built-in op opkit.ops.add"),
+    ("Sum", "would shadow the built-in op opkit.ops.sum"),
+    ("my$ops", "cannot name an op package: it must make a Python identifier"),
 ])
 def test_bad_names_are_refused_with_a_reason(name, message):
     with pytest.raises(CommandFailed, match=message):
@@ -32,10 +39,11 @@ def test_new_writes_every_file_and_refuses_to_overwrite(tmp_path, capsys):
     assert files == sorted(path.format(package="my_ops") for path in TEMPLATES.values())
     pyproject = (project / "pyproject.toml").read_text()
     assert '[project.entry-points.opkit]\nmy_ops = "my_ops.plugin"' in pyproject
-    assert "class MyOps(opkit.COp):" in (project / "my_ops" / "op.py").read_text()
+    assert "class MyOps(opkit.COp):" in (project / "src" / "my_ops" / "op.py").read_text()
+    assert 'dependencies = ["opkit-sdk>=' in pyproject and 'package-dir = {"" = "src"}' in pyproject
     assert "from opkit.testing import" in (project / "tests" / "test_my_ops.py").read_text()
     capsys.readouterr()
-    assert main(["check", str(project / "my_ops" / "my_ops.c")]) == 0
+    assert main(["check", str(project / "src" / "my_ops" / "my_ops.c")]) == 0
     assert main(["new", "my_ops", "--directory", str(tmp_path)]) == 1
     assert "already exists" in capsys.readouterr().err
 

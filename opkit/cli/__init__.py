@@ -51,6 +51,21 @@ def _reportable(exc: BaseException) -> bool:
 def main(argv=None) -> int:
     """Run `opkit` with `argv` (default: sys.argv[1:]) and return its exit status."""
     try:
+        status = _run_command(argv)
+        sys.stdout.flush()  # a closed pipe (`opkit list | head -1`) shows up here, not at exit
+        return status
+    except BrokenPipeError:
+        _silence_stdout()
+        return 1
+
+
+def _run_command(argv) -> int:
+    from opkit.config import config_error
+
+    if config_error():  # before --help too: every command would meet it
+        print(f"opkit: error: {config_error()}", file=sys.stderr)
+        return 1
+    try:
         args = build_parser().parse_args(argv)
         return args.run(args) or 0
     except UsageError as exc:
@@ -66,3 +81,14 @@ def main(argv=None) -> int:
             raise
         print(f"opkit: error: {exc}", file=sys.stderr)
         return 1
+
+
+def _silence_stdout():
+    """Point stdout at /dev/null after its reader went away, so exiting does not fail to flush it."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # not a real file (tests capture it)
+        pass

@@ -7,7 +7,9 @@ def add_commands(commands):
     """Add cache (with info, prune and clear) to the `opkit` subcommands."""
     cache = commands.add_parser("cache", help="show, prune or clear the compiled-module cache")
     actions = cache.add_subparsers(dest="action", metavar="ACTION", required=True)
-    actions.add_parser("info", help="where the cache is, how many modules, how big").set_defaults(run=run_info)
+    info = actions.add_parser("info", help="where the cache is, how many modules, how big")
+    info.add_argument("--json", action="store_true", help="print JSON")
+    info.set_defaults(run=run_info)
     prune = actions.add_parser("prune", help="remove leftovers (failed or killed builds, trash, stale files)"
                                                      " and evict least recently used modules")
     prune.add_argument("--max-bytes", type=int, default=None,
@@ -29,6 +31,11 @@ def run_info(args):
     from opkit.cop.cache import default_cache
 
     info = default_cache().info()
+    if args.json:
+        import json
+
+        print(json.dumps(info, indent=2, default=str))
+        return 0
     print(f"root:     {info['root']}")
     print(f"entries:  {info['entries']}")
     print(f"size:     {_size(info['total_bytes'])} (modules: at most {_size(info['max_bytes'])})")

@@ -8,7 +8,17 @@ import sys
 
 def add_commands(commands):
     """Add doctor to the `opkit` subcommands."""
-    commands.add_parser("doctor", help="check the compiler, headers, cache and plugins").set_defaults(run=run_doctor)
+    doctor = commands.add_parser("doctor", help="check the compiler, headers, cache and plugins")
+    doctor.add_argument("--json", action="store_true", help="print the checks as JSON")
+    doctor.set_defaults(run=run_doctor)
+
+
+def platform_check(system: str) -> tuple[str, bool, str]:
+    """Say plainly whether this operating system is supported."""
+    if system in ("Linux", "Darwin"):
+        return ("platform", True, f"{system}: supported")
+    return ("platform", False, f"{system or 'this system'} is not supported: Linux and macOS are supported "
+                               f"(on Windows, use WSL)")
 
 
 def cache_check(path: str) -> tuple[str, bool, str]:
@@ -56,11 +66,19 @@ def run_doctor(args):
     from opkit.config import config
     from opkit.cop.compiler import describe_toolchain
 
-    checks = [*describe_toolchain(), ("Python", True, f"{sys.version.split()[0]} at {sys.executable}"),
+    import platform
+
+    checks = [platform_check(platform.system()), *describe_toolchain(), ("Python", True, f"{sys.version.split()[0]} at {sys.executable}"),
               cache_check(config.compiledir), *plugin_checks()]
+    problems = sum(not ok for _, ok, _ in checks)
+    if args.json:
+        import json
+
+        print(json.dumps({"problems": problems, "checks": [{"name": name, "ok": ok, "detail": detail}
+                                                           for name, ok, detail in checks]}, indent=2))
+        return 1 if problems else 0
     width = max(len(name) for name, _, _ in checks)
     for name, ok, detail in checks:
         print(f"{'ok  ' if ok else 'FAIL'}  {name.ljust(width)}  {detail}")
-    problems = sum(not ok for _, ok, _ in checks)
     print(f"\n{problems} problem(s) found" if problems else "\neverything opkit needs is here")
     return 1 if problems else 0

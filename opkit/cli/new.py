@@ -12,10 +12,10 @@ TEMPLATES = {
     "pyproject.toml.j2": "pyproject.toml",
     "README.md.j2": "README.md",
     "gitignore.j2": ".gitignore",
-    "package/__init__.py.j2": "{package}/__init__.py",
-    "package/op.py.j2": "{package}/op.py",
-    "package/plugin.py.j2": "{package}/plugin.py",
-    "package/op.c.j2": "{package}/{package}.c",
+    "package/__init__.py.j2": "src/{package}/__init__.py",
+    "package/op.py.j2": "src/{package}/op.py",
+    "package/plugin.py.j2": "src/{package}/plugin.py",
+    "package/op.c.j2": "src/{package}/{package}.c",
     "tests/test_op.py.j2": "tests/test_{package}.py",
 }
 _PROJECT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*\Z")
@@ -34,22 +34,33 @@ def add_commands(commands):
 def scaffold_names(name: str) -> dict:
     """Return the names a project NAME implies: distribution, package, op class and op name.
 
-    The project directory keeps NAME as given.
+    The project directory keeps NAME as given; `my-fancy-ops` and `my_fancy_ops` both give the
+    package `my_fancy_ops` and the op class `MyFancyOps`.
     """
     from opkit.cli import CommandFailed
 
     package = re.sub(r"[-.]+", "_", name).lower()
     if not _PROJECT_NAME.match(name) or not package.isidentifier() or keyword.iskeyword(package):
-        raise CommandFailed(f"{name!r} cannot name an op package: start with a letter, then use letters, "
-                            f"digits, '_', '-' or '.' (e.g. my_ops)")
-    if package in sys.stdlib_module_names or package in ("opkit", "numpy", "pytest"):
-        raise CommandFailed(f"{name!r} would shadow the module {package!r}; choose another name (e.g. my_{package})")
-    class_name = "".join(part.capitalize() for part in package.split("_")) or "Op"
-    if not class_name[0].isalpha():
-        class_name = "Op" + class_name
+        raise CommandFailed(f"{name!r} cannot name an op package: it must make a Python identifier; start with "
+                            f"a letter, then use letters, digits, '_', '-' or '.' (e.g. my_ops)")
+    shadowed = _shadowed_by(package)
+    if shadowed:
+        raise CommandFailed(f"{name!r} would shadow {shadowed}; choose another name (e.g. my_{package})")
+    class_name = "".join(part.capitalize() for part in package.split("_") if part) or "Op"
     # The distribution name in normalized form (PEP 503), as installers record it anyway.
     dist = re.sub(r"[-_.]+", "-", name).lower()
     return {"directory": name, "dist": dist, "package": package, "class_name": class_name, "op_name": package}
+
+
+def _shadowed_by(package: str) -> str:
+    """Return what the package or op name `package` would hide, or '' if nothing."""
+    from opkit.plugins.builtin import BUILTIN_OP_NAMES
+
+    if package in sys.stdlib_module_names or package in ("opkit", "numpy", "pytest", "tests", "test"):
+        return f"the module {package!r}"
+    if package in BUILTIN_OP_NAMES:
+        return f"the built-in op opkit.ops.{package}"
+    return ""
 
 
 def render_scaffold(names: dict, target, params=False) -> list[str]:

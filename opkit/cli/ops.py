@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 
 
@@ -13,6 +14,7 @@ def add_commands(commands):
     listing.set_defaults(run=run_list)
     info = commands.add_parser("info", help="show where an op comes from")
     info.add_argument("op", metavar="OP", help="op name, or DIST:NAME")
+    info.add_argument("--json", action="store_true", help="print JSON")
     info.set_defaults(run=run_info)
     for name, run, text in (("show", run_show, "print the generated C of one node of OP"),
                             ("build", run_build, "compile one node of OP into the cache")):
@@ -79,6 +81,9 @@ def run_info(args):
     doc = (type(op).__doc__ or "").strip().splitlines()
     info["summary"] = doc[0] if doc else ""
     info["props"] = {name: repr(getattr(op, name)) for name in getattr(op, "__props__", ())}
+    if args.json:
+        print(json.dumps(info, indent=2, default=str))
+        return 0
     width = max(map(len, info))
     for key, value in info.items():
         shown = ", ".join(value) if isinstance(value, list) else value
@@ -179,13 +184,16 @@ def run_build(args):
     from opkit.cop.cache import default_cache
 
     region, generated = _region_and_source(args)
+    entry = default_cache().entry_dir(region_key(collect_module(region))) if generated.versioned else None
+    already = entry is not None and os.path.isdir(entry)
     started = time.perf_counter()
     module = compile_region(region, _ONE_NODE_DESCRIPTION)
     elapsed = time.perf_counter() - started
-    print(f"built {args.op} ({', '.join(str(v.type) for v in region.inputs)}) in {elapsed:.2f} s")
+    described = f"{args.op} ({', '.join(str(v.type) for v in region.inputs)})"
+    print(f"{described} was already built: nothing to do" if already else f"built {described} in {elapsed:.2f} s")
     print(f"module: {module.__file__}")
     if generated.versioned:
-        print(f"cache entry: {default_cache().entry_dir(region_key(collect_module(region)))}")
+        print(f"cache entry: {entry}")
     else:
         print("not cached across processes: the op or a type declares no c_code_cache_version")
     return 0

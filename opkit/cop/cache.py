@@ -26,7 +26,7 @@ from opkit.cop.cache_layout import (CACHE_FORMAT, LOW_WATER, META, SOURCE, STAMP
 from opkit.cop.cache_upkeep import CacheUpkeep
 from opkit.cop.load import load_module
 from opkit.cop.lock import CacheWarning, CompileLockTimeout, KeyLock  # noqa: F401  (re-exported)
-from opkit.cop.private_fs import (UnsafeCacheDirError, check_private, make_private_dirs, make_tree_private,
+from opkit.cop.private_fs import (UnsafeCacheDirError, check_private, make_private_dirs, make_tree_private, unwritable_fix,
                                   private_problem, remove_tree, write_private)
 
 
@@ -212,8 +212,7 @@ class ModuleCache(CacheUpkeep):
         if str(about) not in _warned:
             _warned.add(str(about))
             warnings.warn(f"{reason}; modules it cannot serve are built in {scratch.root} for this process"
-                          " only (fix: chmod -R u+rwX the cache, or `opkit cache clear`, or choose another"
-                          " compiledir)", CacheWarning, stacklevel=4)
+                          f" only (fix: {unwritable_fix(self.root)})", CacheWarning, stacklevel=4)
         return scratch.get_or_build(key, build, module_name=module_name, extra_meta=extra_meta)
 
     def _publish(self, tmp: pathlib.Path, key: str, build, module_name: str, extra_meta):

@@ -8,6 +8,7 @@ import json
 import pathlib
 from dataclasses import dataclass, field
 
+from opkit.config import config
 from opkit.cop.cinterface import as_list, call, include_line
 
 MODULE_NAME_PLACEHOLDER = "OPKIT_MODULE_NAME"
@@ -123,6 +124,8 @@ def collect_module(region) -> ModuleParts:
         variables=variables, nodes=nodes, outputs=[names[v] for v in region.outputs],
         n_inputs=len(region.inputs), params=params,
     )
+    if config.profile:  # another module (and key); without it the context, so the source, is unchanged
+        context["profile"] = True
     no_args = set(collected.no_compile_args)
     return ModuleParts(context, _unique(collected.header_dirs), _unique(collected.lib_dirs),
                        _unique(collected.libraries),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 
 from opkit.cop.build import build_extension, build_flags
 from opkit.cop.cache import cache_key, default_cache, module_name_for, process_cache
@@ -12,6 +13,8 @@ from opkit.cop.compiler import toolchain_fingerprint
 from opkit.cop.sanitize import require_runtime
 from opkit.errors import CompileError
 
+# A compile that takes longer than this (seconds) is logged at INFO on the `opkit` logger.
+COMPILE_LOG_AFTER = 1.0
 _INCLUDE = re.compile(r'^\s*#\s*include\s*(?:"([^"]+)"|<([^>]+)>)', re.M)
 
 
@@ -103,9 +106,16 @@ def _build(generated, key, description):
     name = module_name_for(key)
 
     def build(tmp_dir):
-        return build_extension(generated.with_name(name), name, tmp_dir, include_dirs=generated.include_dirs,
-                               library_dirs=generated.library_dirs, libraries=generated.libraries,
-                               extra_compile_args=generated.compile_args)
+        started = time.perf_counter()
+        built = build_extension(generated.with_name(name), name, tmp_dir, include_dirs=generated.include_dirs,
+                                library_dirs=generated.library_dirs, libraries=generated.libraries,
+                                extra_compile_args=generated.compile_args)
+        elapsed = time.perf_counter() - started
+        if elapsed > COMPILE_LOG_AFTER:
+            from opkit.logs import log_info
+
+            log_info("compiled %s (module %s) in %.2f s", description or "a module", name, elapsed)
+        return built
 
     return _cache_for(generated.versioned).get_or_build(key, build, module_name=name,
                                                         extra_meta={"description": description[:500]})

@@ -17,6 +17,7 @@ import hashlib
 import inspect
 import os
 import re
+from collections.abc import Sequence
 
 from opkit.core.op import Op
 from opkit.core.type import MethodNotDefined
@@ -98,7 +99,8 @@ class COp(Op):
     it, the files' `code` sections are the op's `c_code`.
     """
 
-    def __init__(self, func_files, func_name=None):
+    def __init__(self, func_files: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+                 func_name: str | None = None) -> None:
         if func_name is not None and not (isinstance(func_name, str) and _FUNC_NAME.match(func_name)):
             raise ValueError(f"func_name must name a C function, e.g. 'my_func' or "
                              f"'APPLY_SPECIFIC(my_func)', got {func_name!r}")

@@ -58,7 +58,13 @@ class KeyLock:
         if not timer.poll(lambda: self.thread_lock.acquire(blocking=False), wait):
             return False
         try:
+            waits_before, timer.holder = timer.waits, None  # from here on, waits are for another process
             if timer.poll(self._try_flock, wait):
+                if timer.waits > waits_before:
+                    from opkit.logs import log_info
+
+                    log_info("waited %.2f s for another process's compile (lock %s, %s)",
+                             time.monotonic() - timer.start, self.path, timer.holder)
                 return True
         except BaseException:
             self.thread_lock.release()
@@ -115,6 +121,7 @@ class _LockWait:
 
     def __init__(self, path: str):
         self.path, self.start, self.delay, self.warned = path, time.monotonic(), 0.002, False
+        self.waits, self.holder = 0, None
         self.timeout = config.compile_lock_timeout
 
     def poll(self, try_once, wait: bool) -> bool:
@@ -122,6 +129,9 @@ class _LockWait:
         while not try_once():
             if not wait:
                 return False
+            if self.holder is None:
+                self.holder = _lock_holder(self.path)
+            self.waits += 1
             self._check(time.monotonic() - self.start)
             time.sleep(self.delay)
             self.delay = min(self.delay * 2, 0.1)

@@ -155,6 +155,37 @@ def check_private(path: pathlib.Path):
     problem = private_problem(os.stat(path))
     if problem is None:
         return
+    if os.stat(path).st_uid != os.getuid():  # only its owner (or root) can make it private
+        fix = f"sudo chown -R {_user_name()} {path} && chmod 700 {path}"
+    else:
+        fix = f"chmod 700 {path}"
     raise UnsafeCacheDirError(f"refusing to load compiled modules from {path}: {problem}\n"
-                              f"fix: chmod 700 {path} (owned by you), or choose another compiledir"
+                              f"fix: {fix}, or choose another compiledir"
                               " (OPKIT_COMPILEDIR=... or opkit.config.compiledir)", path)
+
+
+def _user_name() -> str:
+    import pwd
+
+    try:
+        return pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:
+        return str(os.getuid())
+
+
+def unwritable_fix(root) -> str:
+    """Return what to do about a cache directory `root` this process cannot create or write."""
+    root = pathlib.Path(root)
+    elsewhere = "or set OPKIT_COMPILEDIR to a directory you can write (e.g. OPKIT_COMPILEDIR=/tmp/opkit-cache)"
+    existing = root
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    try:
+        owner = existing.stat().st_uid
+    except OSError:
+        return elsewhere.replace("or set", "set", 1)
+    if owner != os.getuid():
+        return f"{existing} belongs to uid {owner}, not you: `sudo chown -R {_user_name()} {existing}`, {elsewhere}"
+    if existing != root:
+        return f"{existing} is not writable, so {root} cannot be created: `chmod u+rwx {existing}`, {elsewhere}"
+    return f"`chmod -R u+rwX {root}`, or `opkit cache clear`, {elsewhere}"

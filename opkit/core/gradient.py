@@ -8,6 +8,8 @@ only raises when it reaches a variable the user asked about.
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping, Sequence
+from typing import overload
 import operator
 import warnings
 
@@ -31,6 +33,19 @@ from opkit.core.gradient_types import (
 
 
 
+@overload
+def grad(cost: Variable | None, wrt: Variable, consider_constant: Sequence[Variable] | None = None,
+         disconnected_inputs: str = "raise", return_disconnected: str = "zero",
+         known_grads: Mapping[Variable, Variable] | None = None, null_gradients: str = "raise") -> Variable: ...
+@overload
+def grad(cost: Variable | None, wrt: list[Variable], consider_constant: Sequence[Variable] | None = None,
+         disconnected_inputs: str = "raise", return_disconnected: str = "zero",
+         known_grads: Mapping[Variable, Variable] | None = None, null_gradients: str = "raise") -> list[Variable]: ...
+@overload
+def grad(cost: Variable | None, wrt: tuple[Variable, ...], consider_constant: Sequence[Variable] | None = None,
+         disconnected_inputs: str = "raise", return_disconnected: str = "zero",
+         known_grads: Mapping[Variable, Variable] | None = None,
+         null_gradients: str = "raise") -> tuple[Variable, ...]: ...
 def grad(cost, wrt, consider_constant=None, disconnected_inputs="raise", return_disconnected="zero",
          known_grads=None, null_gradients="raise"):
     """Return the gradient of the scalar `cost` with respect to `wrt` (a Variable, list or tuple).

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
+from typing import Any
 from itertools import count
 
 _ids = count()
@@ -94,7 +96,7 @@ class Constant(Variable):
 class Apply:
     """The application of an Op to input Variables, producing output Variables."""
 
-    def __init__(self, op, inputs, outputs):
+    def __init__(self, op: Any, inputs: Sequence[Variable], outputs: Sequence[Variable]) -> None:
         self.op = op
         self.inputs = list(inputs)
         self.outputs = list(outputs)

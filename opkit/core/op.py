@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from opkit.core.clinker import CLinkerObject
 from opkit.core.graph import Apply, Variable
 from opkit.core.type import MethodNotDefined
@@ -40,13 +42,14 @@ class Op(CLinkerObject):
     the instance (``mul.make_node = make_node``, without ``self``) are honoured.
     """
 
-    default_output = None
+    __props__: tuple[str, ...]
+    default_output: int | None = None
     check_input = True
     params_type = None
-    destroy_map: dict = {}
-    view_map: dict = {}
+    destroy_map: dict[int, list[int]] = {}
+    view_map: dict[int, list[int]] = {}
 
-    def __init_subclass__(cls, **kwargs):
+    def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "__props__" not in cls.__dict__:
             return
@@ -64,10 +67,10 @@ class Op(CLinkerObject):
     def _props_dict(self):
         return {name: getattr(self, name) for name in self.__props__}
 
-    def make_node(self, *inputs):
+    def make_node(self, *inputs: Any, **kwargs: Any) -> Apply:
         raise NotImplementedError(f"{self} does not define make_node")
 
-    def __call__(self, *inputs, **kwargs):
+    def __call__(self, *inputs: Any, **kwargs: Any) -> Any:
         """Apply the op symbolically and return its output(s)."""
         node = self.make_node(*inputs, **kwargs)
         if not isinstance(node, Apply):
@@ -78,7 +81,7 @@ class Op(CLinkerObject):
             return node.outputs[0]
         return list(node.outputs)
 
-    def perform(self, node, inputs, output_storage):
+    def perform(self, node: Apply, inputs: list[Any], output_storage: list[list[Any]]) -> None:
         raise MethodNotDefined("perform", type(self).__name__)
 
     def has_perform(self):

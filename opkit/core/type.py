@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 from opkit.core.clinker import CLinkerObject
 from opkit.core.graph import Constant, Variable
@@ -22,7 +23,7 @@ class Type:
     variable_type = Variable
     constant_type = Constant
 
-    def filter(self, value, strict=False, allow_downcast=None):
+    def filter(self, value: Any, strict: bool = False, allow_downcast: bool | None = None) -> Any:
         """Return `value` as a valid value of this type, or raise TypeError."""
         return value
 

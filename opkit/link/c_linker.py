@@ -10,6 +10,7 @@ from opkit.cop.compile import make_region_runner
 from opkit.cop.region import Region
 from opkit.errors import CompileError
 from opkit.link.partition import partition
+from opkit.link.profiling import active
 from opkit.link.py_linker import PyLinker, python_thunk
 from opkit.link.runner import sequential_runner
 
@@ -23,7 +24,16 @@ def node_c_runner(node):
             "Hint: define perform(node, inputs, output_storage) or c_code(node, name, inputs, outputs, sub), "
             "and check that every input and output type has a C interface.")
     region = Region.from_nodes([node], lambda variable: True)
-    return region_binder(region, make_region_runner(region, f"node {node}"))
+    return region_binder(region, _region_runner(region, f"node {node}"))
+
+
+def _region_runner(region, description):
+    """Compile `region`; a profiled function also keeps its runner to read its nodes' times."""
+    runner = make_region_runner(region, description)
+    stats = active()
+    if stats is not None:
+        stats.add_c_region(region.nodes, runner)
+    return runner
 
 
 def node_c_thunk(node, storage, compute_map=None):
@@ -72,6 +82,9 @@ def _compiler_or_fallback():
 def _python_binder(node):
     """Return `bind(storage) -> thunk` running a node through Python (or its own module without perform)."""
     if node.op.has_perform():
+        stats = active()
+        if stats is not None:
+            return lambda storage, compute_map: stats.timed(node, python_thunk(node, storage, compute_map))
         return lambda storage, compute_map: python_thunk(node, storage, compute_map)
     bind = node_c_runner(node)
     return lambda storage, compute_map: bind(storage)
@@ -90,11 +103,11 @@ class GraphCLinker:
             region = steps[0]
             region.inputs = list(fgraph.inputs)
             region.outputs = list(fgraph.outputs)
-            return make_region_runner(region, f"graph of {len(region.nodes)} node(s)")
+            return _region_runner(region, f"graph of {len(region.nodes)} node(s)")
         binders, labels = [], []
         for step in steps:
             if isinstance(step, Region):
-                bind = region_binder(step, make_region_runner(step, f"region of {len(step.nodes)} node(s)"))
+                bind = region_binder(step, _region_runner(step, f"region of {len(step.nodes)} node(s)"))
                 binders.append(lambda storage, compute_map, bind=bind: bind(storage))
                 labels.append(step.nodes[0] if len(step.nodes) == 1 else f"C region {step.nodes}")
             else:

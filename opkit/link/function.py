@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
+from typing import Any
 
 from opkit.core.aliasing import protect_destroyed_inputs, protect_outputs
 from opkit.core.fgraph import FunctionGraph
 from opkit.core.graph import Constant, Variable, graph_inputs
-from opkit.link.mode import get_mode
+from opkit.link.mode import Mode, get_mode
 from opkit.core.rewrites import rewrite
+from opkit.config import config
+from opkit.errors import CompileError
+from opkit.link.profiling import ProfileStats, collecting
 
 
-def function(inputs, outputs, mode=None, name=None, on_unused_input="raise"):
-    """Compile a function computing `outputs` from `inputs` and return it."""
+def function(inputs: Sequence[Variable], outputs: Variable | Sequence[Variable], mode: str | Mode | None = None,
+             name: str | None = None, on_unused_input: str = "raise", profile: bool | None = None) -> FunctionAPI:
+    """Compile a function computing `outputs` from `inputs` and return it.
+
+    With `profile=True` (default: config.profile) the function times every node; see `f.profile`.
+    """
     inputs = _check_inputs(inputs)
     single = not isinstance(outputs, (list, tuple))
     outputs = [outputs] if single else list(outputs)
@@ -21,7 +30,12 @@ def function(inputs, outputs, mode=None, name=None, on_unused_input="raise"):
             raise TypeError(f"output {position} of {_function_label(name)} is {output!r}, not an opkit Variable")
     _check_reachable(inputs, outputs, on_unused_input, name)
     maker = FunctionMaker(inputs, outputs, get_mode(mode), name)
-    return maker.create(single)
+    try:
+        return maker.create(single, config.profile if profile is None else bool(profile))
+    except CompileError as exc:
+        # The message is the whole story (file:line: error, the node, the kept source): drop
+        # opkit's own frames, so the traceback goes from the user's call straight to it.
+        raise exc.with_traceback(None) from None
 
 
 def _check_inputs(inputs):
@@ -80,9 +94,13 @@ class FunctionMaker:
         protect_outputs(self.fgraph)
         self.linker = mode.make_linker()
 
-    def create(self, single):
-        runner = self.linker.make_runner(self.fgraph)
-        return function_class()(self, runner, single)
+    def create(self, single, profile=False):
+        stats = ProfileStats(self.name) if profile else None
+        with config.change_flags(profile=profile), collecting(stats):
+            runner = self.linker.make_runner(self.fgraph)
+        made = function_class()(self, runner, single)
+        made.profile = stats  # None unless profiled
+        return made
 
 
 class FunctionAPI:
@@ -92,6 +110,15 @@ class FunctionAPI:
     ``templates/fastcall.cpp`` so that a call reaches the compiled graph with no
     Python frame; ``_slow_call`` runs only for conversions, keywords and errors.
     """
+
+    maker: FunctionMaker
+    name: str | None
+    profile: ProfileStats | None  # per-node times with function(..., profile=True), else None
+    trust_input: bool
+
+    TYPE_CHECKING = False
+    if TYPE_CHECKING:  # the C base class (templates/fastcall.cpp) implements the call
+        def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 
     def __init__(self, maker, runner, single):
         self.maker = maker

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from opkit.link.profiling import active
 from opkit.link.runner import sequential_runner
 
 
@@ -31,10 +32,14 @@ class PyLinker:
         order = fgraph.toposort()
         # Nodes without perform run their own compiled module, compiled once here.
         compiled = {node: self.fallback_runner(node) for node in order if not node.op.has_perform()}
+        stats = active()
 
         def build(storage, compute_map):
-            return [python_thunk(node, storage, compute_map) if node not in compiled
-                    else compiled[node](storage) for node in order]
+            thunks = [python_thunk(node, storage, compute_map) if node not in compiled
+                      else compiled[node](storage) for node in order]
+            if stats is not None:
+                thunks = [thunk if node in compiled else stats.timed(node, thunk) for node, thunk in zip(order, thunks)]
+            return thunks
 
         return sequential_runner(fgraph, build, order)
 

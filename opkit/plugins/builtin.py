@@ -1,12 +1,14 @@
 """opkit's own ops and types, registered through the same hooks as any op package.
 
-The distribution `opkit` declares this module as its entry point `opkit` in the
+The distribution `opkit-sdk` declares this module as its entry point `opkit` in the
 group `opkit`, so the plugin path runs on every use of `opkit.ops`.
 """
 
 from opkit.hookspecs import hookimpl
 
 _TENSOR_OPS = ("add", "sub", "mul", "true_div", "neg", "exp", "log", "sqr", "sqrt", "maximum", "pow")
+# every op name registered below (`opkit new` refuses a package that would shadow one)
+BUILTIN_OP_NAMES = (*_TENSOR_OPS, "sum", "dot", "shape", "deep_copy_op", "view_op")
 
 
 @hookimpl

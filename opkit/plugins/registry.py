@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import difflib
+from typing import Any
 
 from opkit.errors import PluginError
 from opkit.plugins.manager import DISABLE_VARIABLE, Registration, load_plugins, normalize
@@ -33,12 +34,12 @@ class PluginRegistry:
     def _registrations(self) -> dict[str, list[Registration]]:
         return getattr(load_plugins(), self._table)
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):  # private and dunder lookups (copy, pickle) never load plugins
             raise AttributeError(name)
         return self._resolve(name).obj
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: str) -> Any:
         if not isinstance(key, str):
             raise TypeError(f"opkit {self._table} are looked up by name (a str), got {key!r}")
         return self._resolve(key).obj

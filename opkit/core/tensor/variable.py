@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+from typing import Any
 
 import numpy as np
 
@@ -123,7 +124,7 @@ def constant(value, name=None, ndim=None, dtype=None):
     return result
 
 
-def as_tensor_variable(value, name=None, ndim=None):
+def as_tensor_variable(value: Any, name: str | None = None, ndim: int | None = None) -> TensorVariable:
     """Return `value` as a tensor Variable: variables pass through, data becomes a constant."""
     from opkit.core.tensor.type import TensorType
 
