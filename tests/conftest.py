@@ -66,10 +66,12 @@ ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
 
 
 def installed_opkit_distribution() -> str:
-    """Return the name under which opkit is installed here: `opkit-sdk` (an older editable install: `opkit`)."""
+    """Return the distribution that registers opkit's own ops here; it must be `opkit-sdk` (SPEC 11)."""
     from importlib.metadata import entry_points
 
-    return next(ep.dist.name for ep in entry_points(group="opkit") if ep.value == "opkit.plugins.builtin")
+    names = [ep.dist.name for ep in entry_points(group="opkit") if ep.value == "opkit.plugins.builtin"]
+    assert names == ["opkit-sdk"], f"opkit's own plugin is registered by {names}, expected ['opkit-sdk']"
+    return names[0]
 INSTALLED_IN_PLUGIN_VENV = (
     "examples/vector_times_vector",
     "plugins/opkit-tutorial-ops",

@@ -3,7 +3,7 @@
 import json
 import textwrap
 
-from conftest import ROOT
+from conftest import ROOT, installed_opkit_distribution
 
 USE_THE_INSTALLED_OP = textwrap.dedent("""
     import sys
@@ -47,7 +47,7 @@ def test_opkit_list_json(plugin_venv, tmp_path):
     tutorial = {name for dist, name in ops if dist == "opkit-tutorial-ops"}
     assert tutorial >= {"vector_times_scalar", "double_op", "double_add", "double_sub", "double_mul", "double_div"}
     assert ops["opkit-test-dupe-a", "duplicated"]["conflict"] and ops["opkit-test-dupe-b", "duplicated"]["conflict"]
-    assert not ops["opkit", "add"]["conflict"]
+    assert not ops[installed_opkit_distribution(), "add"]["conflict"]
     plugins = {row["distribution"]: row for row in data["plugins"]}
     assert plugins["opkit-test-broken"]["status"] == "broken"
     error = plugins["opkit-test-broken"]["error"]
@@ -94,7 +94,7 @@ def test_opkit_disable_plugins(plugin_venv, tmp_path):
     assert "Warning" not in result.stderr
     result = python_code(plugin_venv, "import opkit\nprint(sorted({opkit.ops.info(n)['distribution'] "
                                       "for n in opkit.ops}))", tmp_path, OPKIT_DISABLE_PLUGINS="all")
-    assert result.stdout.strip() == "['opkit']" and "Warning" not in result.stderr
+    assert result.stdout.strip() == str([installed_opkit_distribution()]) and "Warning" not in result.stderr
 
 
 def test_show_and_build_an_installed_cop_then_a_function_hits_the_cache(plugin_venv, tmp_path):

@@ -265,6 +265,6 @@ def test_marked_plugins_and_opkits_own_plugin_do_not_warn(installed, modules_on_
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        installed(FakeEntryPoint("opkit", importlib.import_module("opkit.plugins.builtin"), "opkit"))
+        installed(FakeEntryPoint("opkit", importlib.import_module("opkit.plugins.builtin"), "opkit-sdk"))
         assert "add" in opkit.ops
     assert manager.load_plugins().plugins[0].warnings == []

@@ -211,7 +211,7 @@ def test_unknown_names_suggest_close_matches(installed):
     ("opkit", ["from_a"]),  # b is not disabled: it fails to import, with a warning
 ])
 def test_opkit_disable_plugins(installed, monkeypatch, setting, expected):
-    installed(FakeEntryPoint("opkit", register_ops_of(from_core=Twice()), "opkit"),
+    installed(FakeEntryPoint("opkit", register_ops_of(from_core=Twice()), "opkit-sdk"),
               FakeEntryPoint("a", register_ops_of(from_a=Twice()), "dist-a"),
               FakeEntryPoint("b", ImportError("never imported when disabled"), "dist-b"))
     monkeypatch.setenv("OPKIT_DISABLE_PLUGINS", setting)

@@ -68,11 +68,11 @@ def test_new_with_params_scaffolds_an_op_whose_c_reads_params(tmp_path, capsys):
 
     assert main(["new", "par_ops", "--params", "--directory", str(tmp_path)]) == 0
     project = tmp_path / "par_ops"
-    assert "PARAMS->scale" in (project / "par_ops" / "par_ops.c").read_text()
-    assert "params_type = opkit.ParamsType(scale=opkit.scalar.float64)" in (project / "par_ops" / "op.py").read_text()
+    assert "PARAMS->scale" in (project / "src" / "par_ops" / "par_ops.c").read_text()
+    assert "params_type = opkit.ParamsType(scale=opkit.scalar.float64)" in (project / "src" / "par_ops" / "op.py").read_text()
     capsys.readouterr()
-    assert main(["check", str(project / "par_ops" / "par_ops.c")]) == 0
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(project), os.environ.get("PYTHONPATH", "")]))
+    assert main(["check", str(project / "src" / "par_ops" / "par_ops.c")]) == 0
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(project / "src"), os.environ.get("PYTHONPATH", "")]))
     result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "not registered",
                              str(project / "tests")], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -24,7 +24,7 @@ from opkit.plugins.validate import CCodeRegistry, PluginRecord, Register
 GROUP = "opkit"
 DISABLE_VARIABLE = "OPKIT_DISABLE_PLUGINS"
 _DISABLE_ALL = {"all", "1", "*"}
-CORE_DISTRIBUTION = "opkit"
+CORE_DISTRIBUTION = "opkit-sdk"  # the distribution of opkit itself (SPEC 11)
 
 
 class PluginLoadWarning(UserWarning):
