@@ -80,7 +80,7 @@ def test_python_dash_m_opkit_runs_the_command():
 
 # An unwritable cache location, checked in a child on which mode bits are enforced (see test_cache_env.py).
 @pytest.mark.parametrize("case", ["read-only HOME", "0500 cache dir", "dir owned by another user"])
-def test_an_unwritable_cache_location_is_one_warning_with_the_right_fix(tmp_path, case):
+def test_an_unwritable_cache_location_is_one_error_with_the_right_fix(tmp_path, case):
     home = tmp_path / "home"
     home.mkdir()
     root = home / ".cache" / "opkit"
@@ -113,7 +113,8 @@ def test_an_unwritable_cache_location_is_one_warning_with_the_right_fix(tmp_path
         out = run_child(GRAPH_CHILD, "plain", "x * 7 + 1", "x * 5 - 2", env=env, unprivileged=True)
     finally:
         home.chmod(0o700)
-    assert out["results"] == [[1, 8, 15, 22], [-2, 3, 8, 13]]
-    [warning] = out["warnings"]
-    assert expected in warning and fix in warning, warning
-    assert "or set OPKIT_COMPILEDIR to a directory you can write" in warning
+    assert out["warnings"] == []
+    for error in out["results"]:
+        assert error.startswith("CacheNotWritableError: the compile cache "), error
+        assert expected in error and fix in error, error
+        assert "or set OPKIT_COMPILEDIR to a directory you can write" in error

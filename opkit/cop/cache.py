@@ -26,7 +26,7 @@ from opkit.cop.cache_layout import (CACHE_FORMAT, LOW_WATER, META, SOURCE, STAMP
 from opkit.cop.cache_upkeep import CacheUpkeep
 from opkit.cop.load import load_module
 from opkit.cop.lock import CacheWarning, CompileLockTimeout, KeyLock  # noqa: F401  (re-exported)
-from opkit.cop.private_fs import (UnsafeCacheDirError, check_private, make_private_dirs, make_tree_private, unwritable_fix,
+from opkit.cop.private_fs import (CacheNotWritableError, UnsafeCacheDirError, check_private, make_private_dirs, make_tree_private, unwritable_fix,
                                   private_problem, remove_tree, write_private)
 
 
@@ -88,8 +88,7 @@ class ModuleCache(CacheUpkeep):
             try:
                 make_private_dirs(self.root)
             except OSError as exc:
-                module = self._bypass(key, build, module_name, extra_meta, self.root,
-                                      f"the compile cache {self.root} cannot be created ({exc})")
+                raise self._not_writable(f"the compile cache {self.root} cannot be created ({exc})") from None
             else:
                 check_private(self.root)
                 try:
@@ -165,8 +164,7 @@ class ModuleCache(CacheUpkeep):
                 return self._bypass(key, build, module_name, extra_meta, entry,
                                     f"the compiled module {entry} cannot be used ({damage}), and the compile"
                                     f" cache cannot be written to rebuild it ({exc})")
-            return self._bypass(key, build, module_name, extra_meta, self.root,
-                                f"the compile cache {self.root} cannot be written ({exc})")
+            raise self._not_writable(f"the compile cache {self.root} cannot be written ({exc})") from None
         try:
             damage = None
             try:
@@ -191,8 +189,7 @@ class ModuleCache(CacheUpkeep):
                     reason = (f"the compiled module {entry} cannot be used ({damage}) and cannot be removed"
                               f" ({exc})")
                     return self._bypass(key, build, module_name, extra_meta, entry, reason)
-                return self._bypass(key, build, module_name, extra_meta, self.root,
-                                    f"the compile cache {self.root} cannot be written ({exc})")
+                raise self._not_writable(f"the compile cache {self.root} cannot be written ({exc})") from None
             so, size = self._publish(tmp, key, build, module_name, extra_meta)
             try:
                 module = load_module(so, module_name)
@@ -206,8 +203,16 @@ class ModuleCache(CacheUpkeep):
             self._evict(config.cache_max_bytes, keep={key}, target=int(config.cache_max_bytes * LOW_WATER))
         return module
 
+    def _not_writable(self, reason):
+        """Return the error for a module that must be built where the cache cannot be written.
+
+        Hits from such a cache are still served; an unusable entry is bypassed (see _bypass).
+        """
+        return CacheNotWritableError(f"{reason}, so the module cannot be built\nfix: {unwritable_fix(self.root)}",
+                                     self.root)
+
     def _bypass(self, key, build, module_name, extra_meta, about, reason):
-        """Build `key` in this process's private scratch cache; warn once per problem."""
+        """Build `key` in this process's private scratch cache: an unusable entry the cache cannot replace."""
         scratch = process_cache()
         if str(about) not in _warned:
             _warned.add(str(about))

@@ -164,6 +164,14 @@ def check_private(path: pathlib.Path):
                               " (OPKIT_COMPILEDIR=... or opkit.config.compiledir)", path)
 
 
+class CacheNotWritableError(PermissionError):
+    """A module must be built, and the cache directory cannot be created or written: say how to fix it."""
+
+    def __init__(self, message, path):
+        super().__init__(message)
+        self.path = str(path)
+
+
 def _user_name() -> str:
     import pwd
 
