@@ -10,6 +10,7 @@ import sys
 import textwrap
 
 import numpy as np
+from trust_ops import copy_and_update_c
 
 import opkit
 import opkit.tensor as ot
@@ -105,13 +106,7 @@ def _scale_class(factor):
             return Apply(self, [x], [x.type()])
 
         def c_code(self, node, name, inputs, outputs, sub):
-            (x,), (z,) = inputs, outputs
-            return f"""
-            Py_XDECREF({z});
-            {z} = (PyArrayObject*)PyArray_NewCopy({x}, NPY_CORDER);
-            if (!{z}) {sub['fail']}
-            for (npy_intp i = 0; i < PyArray_SIZE({z}); ++i) ((double*)PyArray_DATA({z}))[i] *= {factor};
-            """
+            return copy_and_update_c(inputs[0], outputs[0], sub["fail"], f"v *= {factor}")
 
         def c_code_cache_version(self):
             return (1,)
@@ -135,14 +130,8 @@ class AddBakedConstant(Op):
         return Apply(self, [x, ot.as_tensor_variable(c)], [x.type()])
 
     def c_code(self, node, name, inputs, outputs, sub):
-        (x, _), (z,) = inputs, outputs
         value = float(node.inputs[1].data)
-        return f"""
-        Py_XDECREF({z});
-        {z} = (PyArrayObject*)PyArray_NewCopy({x}, NPY_CORDER);
-        if (!{z}) {sub['fail']}
-        for (npy_intp i = 0; i < PyArray_SIZE({z}); ++i) ((double*)PyArray_DATA({z}))[i] += {value!r};
-        """
+        return copy_and_update_c(inputs[0], outputs[0], sub["fail"], f"v += {value!r}")
 
     def c_code_cache_version(self):
         return (1,)

@@ -178,3 +178,16 @@ class EitherView(Op):
 
     def c_code_cache_version(self):
         return (1,)
+
+
+def copy_and_update_c(x, z, fail, update):
+    """Return C that sets float64 array `z` to a copy of `x`, then runs `update` on each element `v`."""
+    return f"""
+    Py_XDECREF({z});
+    {z} = (PyArrayObject*)PyArray_NewCopy({x}, NPY_CORDER);
+    if (!{z}) {fail}
+    for (npy_intp i = 0; i < PyArray_SIZE({z}); ++i) {{
+        double& v = ((double*)PyArray_DATA({z}))[i];
+        {update};
+    }}
+    """
