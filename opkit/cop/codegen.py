@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import json
 import pathlib
 from dataclasses import dataclass, field
 
@@ -72,8 +71,12 @@ class ModuleParts:
     versioned: bool
 
     def content(self) -> str:
-        """Return a canonical text of the context: equal for equal modules, different otherwise."""
-        return json.dumps(self.context, sort_keys=True, separators=(",", ":"))
+        """Return a canonical text of the context: equal for equal modules, different otherwise.
+
+        The context holds only strings, numbers, None, lists and dicts built in a
+        fixed order, so its repr is canonical (and cheaper than json).
+        """
+        return repr(self.context)
 
     def code_text(self) -> str:
         """Return every code string of the context, one after another (for finding included headers)."""
@@ -287,6 +290,7 @@ class _Collector:
         self.support_code, self.support_code_apply, self.init_code, self.init_code_apply = [], [], [], []
         self.struct_support, self.struct_init, self.struct_cleanup = [], [], []
         self.versioned = True
+        self._types_seen = set()
 
     def _flags(self, obj):
         for attribute, method in (("headers", "c_headers"), ("header_dirs", "c_header_dirs"),
@@ -297,6 +301,16 @@ class _Collector:
         self.init_code.extend(as_list(call(obj, "c_init_code")))
 
     def add_type(self, ctype):
+        # A type seen before gives the same code again; one with methods assigned on the instance counts
+        # by identity only (equal instances may carry other methods).
+        seen = ("id", id(ctype)) if any(callable(v) for v in getattr(ctype, "__dict__", {}).values()) \
+            else ("eq", ctype)
+        try:
+            if seen in self._types_seen:
+                return
+            self._types_seen.add(seen)
+        except TypeError:  # an unhashable type: ask it every time
+            pass
         self._flags(ctype)
         if not call(ctype, "c_code_cache_version", default=()):
             self.versioned = False
