@@ -5,6 +5,7 @@ import opkit.link  # noqa: F401  (lets Variable.eval run graphs)
 from opkit.core.gradient import Lop, Rop, grad
 from opkit.core.tensor.basic import (Dot, Sum, add, dot, exp, log, maximum, mul, neg, pow, sqr, sqrt, sub,
                                      sum, true_div, upcast)
+from opkit.core.tensor.reduction import Argmax, Argmin, Max, Mean, Min, Prod, argmax, argmin, max, mean, min, prod
 from opkit.core.tensor.constructors import matrix, scalar, tensor, tensor3, tensor4, vector
 from opkit.core.tensor.elemwise import Elemwise
 from opkit.core.tensor.shape_ops import shape
@@ -41,5 +42,6 @@ __all__ = [
     "as_tensor_variable", "constant", "upcast", "tensor",
     "scalar", "vector", "matrix", "tensor3", "tensor4",
     "add", "sub", "mul", "true_div", "neg", "exp", "log", "sqr", "sqrt", "maximum", "pow",
-    "sum", "dot", "shape", "grad", "Lop", "Rop", *named_types(),
+    "sum", "dot", "shape", "Prod", "Max", "Min", "Mean", "Argmax", "Argmin",
+    "prod", "max", "min", "mean", "argmax", "argmin", "grad", "Lop", "Rop", *named_types(),
 ]

@@ -160,15 +160,23 @@ def fusion(fgraph):
     fuse_elementwise(fgraph)
 
 
+def reduce_fusion(fgraph):
+    """Fuse reductions with their elementwise input (see opkit.core.tensor.reduce_fusion)."""
+    from opkit.core.tensor.reduce_fusion import fuse_reductions
+
+    fuse_reductions(fgraph)
+
+
 REWRITES = {
     "merge": merge,
     "shape": infer_shapes,
     "constant_folding": constant_folding,
     "fusion": fusion,
+    "reduce_fusion": reduce_fusion,
 }
 
 PIPELINES = {
-    "fast_run": ("merge", "shape", "merge", "constant_folding", "merge", "fusion"),
+    "fast_run": ("merge", "shape", "merge", "constant_folding", "merge", "fusion", "reduce_fusion"),
     "fast_compile": ("merge",),
     None: (),
 }

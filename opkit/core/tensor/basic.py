@@ -8,6 +8,8 @@ from opkit.core.graph import Apply
 from opkit.core.op import Op
 from opkit.core.tensor import scalar_ops
 from opkit.core.tensor.elemwise import Elemwise
+from opkit.core.tensor.reduction import (Argmax, Argmin, Max, Mean, Min, Prod, Reduce, Sum,  # noqa: F401
+                                         argmax, argmin, max, mean, min, prod, sum)
 from opkit.core.tensor.type import TensorType
 from opkit.core.tensor.variable import as_tensor_variable
 
@@ -27,67 +29,6 @@ pow = Elemwise(scalar_ops.pow)
 def upcast(*dtypes):
     """Return the dtype numpy promotes `dtypes` to, as a string."""
     return str(np.result_type(*[np.dtype(d) for d in dtypes]))
-
-
-def _sum_dtype(dtype):
-    return str(np.sum(np.zeros(1, dtype=dtype)).dtype)
-
-
-class Sum(Op):
-    """Sum over `axis` (None: all axes), numpy's accumulator dtype."""
-
-    __props__ = ("axis", "keepdims")
-
-    def __init__(self, axis=None, keepdims=False):
-        if axis is not None:
-            axis = tuple(sorted(int(a) for a in (axis if isinstance(axis, (tuple, list)) else [axis])))
-        self.axis = axis
-        self.keepdims = bool(keepdims)
-
-    def _axes(self, ndim):
-        if self.axis is None:
-            return tuple(range(ndim))
-        axes = tuple(sorted(a + ndim if a < 0 else a for a in self.axis))
-        for a in axes:
-            if not 0 <= a < ndim:
-                raise ValueError(f"sum axis {a} is out of range for a {ndim}-d tensor")
-        return axes
-
-    def make_node(self, x):
-        x = as_tensor_variable(x)
-        axes = self._axes(x.ndim)
-        if self.keepdims:
-            shape = tuple(1 if a in axes else s for a, s in enumerate(x.type.shape))
-        else:
-            shape = tuple(s for a, s in enumerate(x.type.shape) if a not in axes)
-        return Apply(self, [x], [TensorType(_sum_dtype(x.dtype), shape)()])
-
-    def perform(self, node, inputs, output_storage):
-        axes = self._axes(inputs[0].ndim)
-        result = np.sum(inputs[0], axis=axes, keepdims=self.keepdims, dtype=node.outputs[0].dtype)
-        output_storage[0][0] = np.asarray(result)
-
-    def infer_shape(self, node, input_shapes):
-        axes = self._axes(node.inputs[0].ndim)
-        shape = input_shapes[0]
-        if self.keepdims:
-            return [tuple(1 if a in axes else s for a, s in enumerate(shape))]
-        return [tuple(s for a, s in enumerate(shape) if a not in axes)]
-
-    def grad(self, inputs, output_grads):
-        from opkit.core.tensor import reduce_grad
-
-        return reduce_grad.sum_grad(self, inputs, output_grads)
-
-    def R_op(self, inputs, eval_points):
-        if eval_points[0] is None:
-            return [None]
-        return [self(eval_points[0])]
-
-
-def sum(x, axis=None, keepdims=False):
-    """Return the sum of `x` over `axis` (None: every axis)."""
-    return Sum(axis, keepdims)(x)
 
 
 class Dot(Op):

@@ -1,8 +1,15 @@
-"""Gradients of the reductions: Sum and Dot."""
+"""Gradients of the reductions: sum, prod, max, min, mean, and of Dot."""
 
 from __future__ import annotations
 
-from opkit.core.tensor.alloc import alloc_like, cast, expand_dims, float_zeros_like, is_float_dtype, transpose
+import numpy as np
+
+from opkit.core.graph import Apply
+from opkit.core.op import Op
+from opkit.core.tensor.type import TensorType
+from opkit.core.tensor.alloc import (alloc_like, cast, expand_dims, float_zeros_like, is_float_dtype, shape_dims,
+                                    transpose)
+from opkit.core.tensor.variable import constant
 
 
 def _like_input(term, x):
@@ -10,15 +17,93 @@ def _like_input(term, x):
     return cast(term, x.dtype) if is_float_dtype(x.dtype) else term
 
 
+def _keep(op, x, value):
+    """Return `value` (shaped like op's output) with the reduced axes back as length 1."""
+    axes = op._axes(x.ndim)
+    return expand_dims(value, axes) if axes and not op.keepdims else value
+
+
 def sum_grad(op, inputs, output_grads):
     """Return the gradient of Sum: the output gradient broadcast back over the summed axes."""
     (x,), (g,) = inputs, output_grads
     if not is_float_dtype(x.dtype):
         return [float_zeros_like(x)]
-    axes = op._axes(x.ndim)
-    if axes and not op.keepdims:
-        g = expand_dims(g, axes)
-    return [_like_input(alloc_like(g, x), x)]
+    return [_like_input(alloc_like(_keep(op, x, g), x), x)]
+
+
+def reduce_grad(op, inputs, output, output_grads):
+    """Return the gradient of a Reduce node of any kind (integer inputs: a zero gradient)."""
+    (x,), (g,) = inputs, output_grads
+    if not is_float_dtype(x.dtype):
+        return [float_zeros_like(x)]
+    if op.kind == "sum":
+        return sum_grad(op, inputs, output_grads)
+    if op.kind == "mean":
+        from opkit.core.tensor.basic import mul, true_div
+
+        dims = shape_dims(x)
+        count = constant(np.ones((), dtype=x.dtype))
+        for axis in op._axes(x.ndim):
+            count = mul(count, cast(dims[axis], x.dtype))
+        return [true_div(sum_grad(op, inputs, output_grads)[0], count)]
+    if op.kind == "prod":
+        return [ProdGrad(op._axes(x.ndim))(x, _keep(op, x, g))]
+    return [ExtremumGrad()(x, _keep(op, x, output), _keep(op, x, g))]
+
+
+class ExtremumGrad(Op):
+    """The gradient of max/min: the output gradient where `x` equals the extremum, else 0 (ties all get it).
+
+    Inputs: x, the extremum and its gradient, both with the reduced axes kept as length 1.
+    """
+
+    __props__ = ()
+
+    def make_node(self, x, extremum, g):
+        return Apply(self, [x, extremum, g], [TensorType(x.dtype, x.type.shape)()])
+
+    def perform(self, node, inputs, output_storage):
+        x, extremum, g = inputs
+        result = np.where(x == extremum, g, np.zeros((), dtype=x.dtype))
+        output_storage[0][0] = np.asarray(result, dtype=x.dtype)
+
+    def infer_shape(self, node, input_shapes):
+        return [input_shapes[0]]
+
+
+class ProdGrad(Op):
+    """The gradient of prod over `axes`: g times the product of the other terms (exact with zeros).
+
+    The product of the others is the exclusive prefix product times the
+    exclusive suffix product, so a zero term never divides anything.
+    """
+
+    __props__ = ("axes",)
+
+    def __init__(self, axes):
+        self.axes = tuple(axes)
+
+    def make_node(self, x, g):
+        return Apply(self, [x, g], [TensorType(x.dtype, x.type.shape)()])
+
+    def perform(self, node, inputs, output_storage):
+        x, g = inputs
+        kept = [a for a in range(x.ndim) if a not in self.axes]
+        order = kept + list(self.axes)
+        moved = np.transpose(x, order)
+        flat = moved.reshape(moved.shape[:len(kept)] + (-1,))
+        if flat.shape[-1] == 0:
+            output_storage[0][0] = np.zeros(x.shape, dtype=x.dtype)
+            return
+        ones = np.ones(flat.shape[:-1] + (1,), dtype=x.dtype)
+        with np.errstate(all="ignore"):
+            before = np.cumprod(np.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
+            after = np.cumprod(np.concatenate([ones, flat[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+            others = np.transpose((before * after).reshape(moved.shape), np.argsort(order))
+            output_storage[0][0] = np.asarray(others * g, dtype=x.dtype)
+
+    def infer_shape(self, node, input_shapes):
+        return [input_shapes[0]]
 
 
 def dot_grad(op, inputs, output_grads):

@@ -68,6 +68,24 @@ class _TensorOperators:
     def sum(self, axis=None, keepdims=False):
         return _ops().sum(self, axis=axis, keepdims=keepdims)
 
+    def prod(self, axis=None, keepdims=False):
+        return _ops().prod(self, axis=axis, keepdims=keepdims)
+
+    def max(self, axis=None, keepdims=False):
+        return _ops().max(self, axis=axis, keepdims=keepdims)
+
+    def min(self, axis=None, keepdims=False):
+        return _ops().min(self, axis=axis, keepdims=keepdims)
+
+    def mean(self, axis=None, keepdims=False):
+        return _ops().mean(self, axis=axis, keepdims=keepdims)
+
+    def argmax(self, axis=None, keepdims=False):
+        return _ops().argmax(self, axis=axis, keepdims=keepdims)
+
+    def argmin(self, axis=None, keepdims=False):
+        return _ops().argmin(self, axis=axis, keepdims=keepdims)
+
     def dot(self, other):
         return _ops().dot(self, other)
 

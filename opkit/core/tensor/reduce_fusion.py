@@ -1,0 +1,110 @@
+"""Reductions fused with their elementwise input: `sum(x * y)` is one loop with no temporary.
+
+FusedReduce computes an elementwise program (as FusedElemwise does) and
+reduces its values as they are produced; `fuse_reductions`, a FAST_RUN
+rewrite run after the elementwise fusion, merges an Elemwise or
+FusedElemwise node used only by a reduction into the reduction.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from opkit.core.graph import Apply
+from opkit.core.tensor.elemwise import Elemwise, broadcast_shape
+from opkit.core.tensor.fusion import FusedElemwise
+from opkit.core.tensor.reduction import Max, Mean, Min, Prod, Reduce, Sum, _numpy_reduce, reduced_shape, result_dtype
+from opkit.core.tensor.type import TensorType
+
+_REDUCTIONS = {"sum": Sum, "prod": Prod, "max": Max, "min": Min, "mean": Mean}
+
+
+class FusedReduce(Reduce):
+    """A reduction `kind` over `axis` of an elementwise `program` of `n_inputs` broadcast inputs."""
+
+    __props__ = ("kind", "axis", "keepdims", "program", "n_inputs")
+
+    def __init__(self, kind, axis, keepdims, program, n_inputs):
+        super().__init__(axis, keepdims, kind=kind)
+        self.program = tuple(program)
+        self.n_inputs = int(n_inputs)
+
+    def _elementwise(self):
+        return FusedElemwise(self.program, self.n_inputs)
+
+    def make_node(self, *inputs):
+        if len(inputs) != self.n_inputs:
+            raise TypeError(f"{self} takes {self.n_inputs} inputs, got {len(inputs)}")
+        shape = broadcast_shape([i.type.shape for i in inputs], f"the inputs of {self}")
+        out_shape = reduced_shape(shape, self._axes(len(shape)), self.keepdims)
+        return Apply(self, list(inputs), [TensorType(result_dtype(self.kind, self.program[-1][2]), out_shape)()])
+
+    def reduce_program(self, node):
+        return self.program, self.n_inputs
+
+    def perform(self, node, inputs, output_storage):
+        values = [None]
+        elementwise = self._elementwise()
+        elementwise.perform(elementwise.make_node(*node.inputs), inputs, [values])
+        result = _numpy_reduce(self.kind, values[0], self._axes(values[0].ndim), self.keepdims)
+        output_storage[0][0] = np.asarray(result, dtype=node.outputs[0].dtype)
+
+    def infer_shape(self, node, input_shapes):
+        elementwise = self._elementwise()
+        shape, = Elemwise.infer_shape(elementwise, elementwise.make_node(*node.inputs), input_shapes)
+        return [reduced_shape(shape, self._axes(len(shape)), self.keepdims)]
+
+    def expand(self, inputs):
+        """Rebuild the unfused graph (elementwise nodes, then the reduction) on `inputs`; return its output."""
+        return _REDUCTIONS[self.kind](self.axis, self.keepdims)(self._elementwise().expand(inputs))
+
+    def grad(self, inputs, output_grads):
+        from opkit.core.gradient import Lop
+
+        return Lop(self.expand(inputs), list(inputs), output_grads[0])
+
+    def L_op(self, inputs, outputs, output_grads):
+        return self.grad(inputs, output_grads)
+
+    def R_op(self, inputs, eval_points):
+        from opkit.core.gradient import Rop
+
+        pairs = [(i, e) for i, e in zip(inputs, eval_points) if e is not None]
+        if not pairs:
+            return [None]
+        return [Rop(self.expand(inputs), [i for i, _ in pairs], [e for _, e in pairs])]
+
+    def __str__(self):
+        steps = ",".join(step[0].name for step in self.program)
+        return f"Fused{self.kind.capitalize()}{{{steps}; axis={self.axis}, keepdims={self.keepdims}}}"
+
+
+def fuse_reductions(fgraph):
+    """Merge each Elemwise/FusedElemwise node used only by a reduction into that reduction.
+
+    Only where the fused node has C code: a fused loop never drags C-able work into perform.
+    """
+    clients = fgraph.clients()
+    outputs = set(map(id, fgraph.outputs))
+    pairs = []
+    for node in fgraph.toposort():
+        if type(node.op) not in _REDUCTIONS.values() and type(node.op) is not Reduce:
+            continue
+        value = node.inputs[0]
+        producer = value.owner
+        if producer is None or type(producer.op) not in (Elemwise, FusedElemwise) or id(value) in outputs:
+            continue
+        users = clients.get(value, [])
+        if len(users) != 1 or users[0][0] is not node:
+            continue
+        if type(producer.op) is FusedElemwise:
+            program = producer.op.program
+        else:
+            program = ((producer.op.scalar_op, tuple(range(len(producer.inputs))), value.dtype),)
+        fused_op = FusedReduce(node.op.kind, node.op.axis, node.op.keepdims, program,
+                               len(producer.inputs))
+        fused = fused_op.make_node(*producer.inputs)
+        if fused.outputs[0].type != node.outputs[0].type or not fused_op.has_c_code(fused):
+            continue
+        pairs.append((node.outputs[0], fused.outputs[0]))
+    fgraph.replace_all(pairs, "reduce_fusion")
