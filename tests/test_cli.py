@@ -54,7 +54,7 @@ def test_list_shows_opkits_own_ops(capsys):
 def test_info_and_unknown_ops(capsys):
     status, out, _ = run(capsys, "info", "sum")
     assert status == 0
-    assert "op_class      opkit.core.tensor.basic.Sum" in out and "distribution  opkit" in out
+    assert "op_class      opkit.core.tensor.reduction.Sum" in out and "distribution  opkit" in out
     status, _, err = run(capsys, "info", "summ")
     assert status == 1 and "did you mean 'sum'?" in err
 
@@ -66,7 +66,9 @@ def test_show_prints_the_generated_c_of_one_node(capsys):
     assert "npy_float64" in out and "npy_float32" in out
     status, out, _ = run(capsys, "show", "neg", "--dtypes", "dmatrix")  # a registered type by name
     assert status == 0 and "PyInit_opkit_neg" in out
-    status, _, err = run(capsys, "show", "sum", "--dtypes", "float64")
+    status, out, _ = run(capsys, "show", "sum", "--dtypes", "float64")
+    assert status == 0 and "opkit_reduce_pairwise" in out
+    status, _, err = run(capsys, "show", "argmax", "--dtypes", "float64")
     assert status == 1 and "it runs in Python (perform) only" in err
 
 

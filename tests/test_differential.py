@@ -32,12 +32,13 @@ from opkit.cop.cinterface import op_has_c
 DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float16", "float32", "float64", "complex64", "complex128")
 
+REDUCTIONS = ("sum", "prod", "max", "min", "mean")
 NP = SimpleNamespace(add=np.add, sub=np.subtract, mul=np.multiply, div=np.true_divide, neg=np.negative,
                      exp=np.exp, log=np.log, sqr=np.square, sqrt=np.sqrt, maximum=np.maximum, pow=np.power,
-                     sum=lambda x, axis=None: np.sum(x, axis=axis), dot=np.dot)
+                     dot=np.dot, **{k: getattr(np, k) for k in REDUCTIONS})
 OT = SimpleNamespace(add=ot.add, sub=ot.sub, mul=ot.mul, div=ot.true_div, neg=ot.neg, exp=ot.exp, log=ot.log,
                      sqr=ot.sqr, sqrt=ot.sqrt, maximum=ot.maximum, pow=ot.pow,
-                     sum=lambda x, axis=None: ot.sum(x, axis=axis), dot=ot.dot)
+                     dot=ot.dot, **{k: getattr(ot, k) for k in REDUCTIONS})
 
 
 def _abs(x):
@@ -50,7 +51,25 @@ def _wide(x):
     return x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)
 
 
-# name -> (number of inputs, expression over a namespace, exact?, magnitude of the terms or None)
+def _reduction(dtype, offset):
+    """The reduction a reduce structure applies when its first input has `dtype`: each meets several dtypes."""
+    return REDUCTIONS[(DTYPES.index(np.dtype(dtype).name) + offset) % len(REDUCTIONS)]
+
+
+def _reduce(m, x, value, offset, axis=None):
+    return getattr(m, _reduction(x.dtype, offset))(value, axis=axis)
+
+
+def _reduce_scale(dtypes, value, offset, axis=None):
+    """The magnitude a reduction's rounding errors scale with: of the sum, mean or product of |terms|."""
+    kind = _reduction(dtypes[0], offset)
+    if kind in ("max", "min"):
+        return np.max(_abs(value), axis=axis, initial=0.0)
+    return getattr(np, kind)(_abs(value), axis=axis)
+
+
+# name -> (number of inputs, expression over a namespace, exact?, magnitude of the terms (given the input
+# dtypes and the inputs as float64/complex128) or None)
 STRUCTURES = {
     "add": (2, lambda m, x, y: m.add(x, y), True, None),
     "mul_sub": (3, lambda m, x, y, z: m.sub(m.mul(x, y), z), True, None),
@@ -59,15 +78,16 @@ STRUCTURES = {
     "sqrt_sqr": (2, lambda m, x, y: m.sqrt(m.add(m.sqr(x), y)), True, None),
     "weak_constants": (3, lambda m, x, y, z: m.sub(m.add(m.maximum(x, y), m.mul(3, x)), m.div(z, 2)), True, None),
     "exp_log": (2, lambda m, x, y: m.add(m.exp(x), m.log(y)), False,
-                lambda x, y: _abs(np.exp(x)) + _abs(np.log(y))),
+                lambda d, x, y: _abs(np.exp(x)) + _abs(np.log(y))),
     "pow_sub": (2, lambda m, x, y: m.sub(m.pow(x, y), x), False,
-                lambda x, y: _abs(np.power(x, y)) + _abs(x)),
-    "sum": (3, lambda m, x, y, z: m.sum(m.add(m.mul(x, y), z)), False,
-            lambda x, y, z: np.sum(_abs(np.add(np.multiply(x, y), z)))),
-    "sum_last_axis": (2, lambda m, x, y: m.sum(m.mul(m.exp(x), y), axis=-1), False,
-                      lambda x, y: np.sum(_abs(np.multiply(np.exp(x), y)), axis=-1)),
+                lambda d, x, y: _abs(np.power(x, y)) + _abs(x)),
+    # sum, prod, max, min or mean (by the first input's dtype) of a fused elementwise expression
+    "reduce": (3, lambda m, x, y, z: _reduce(m, x, m.add(m.mul(x, y), z), 0), False,
+               lambda d, x, y, z: _reduce_scale(d, np.add(np.multiply(x, y), z), 0)),
+    "reduce_last_axis": (2, lambda m, x, y: _reduce(m, x, m.mul(m.exp(x), y), 2, axis=-1), False,
+                         lambda d, x, y: _reduce_scale(d, np.multiply(np.exp(x), y), 2, axis=-1)),
     "dot": (2, lambda m, x, y: m.dot(m.mul(x, 2), y), False,
-            lambda x, y: np.dot(_abs(np.multiply(x, 2)), _abs(y))),
+            lambda d, x, y: np.dot(_abs(np.multiply(x, 2)), _abs(y))),
 }
 
 # Ranks per structure (each input's ndim): elementwise ones mix ranks to broadcast.
@@ -91,7 +111,7 @@ def _combos():
         for j in range(len(DTYPES)):
             dtypes = tuple(DTYPES[(j + i * step) % len(DTYPES)] for i in range(nin))
             rank = ranks[(j + k) % len(ranks)]
-            if name == "sum_last_axis" and min(rank) == 0:
+            if name == "reduce_last_axis" and min(rank) == 0:
                 rank = (1,) * nin
             combos.append((name, dtypes, rank))
     return combos
@@ -271,7 +291,7 @@ def test_random_graphs_match_numpy_in_both_modes(case):
         magnitude = None
         if scale is not None:
             with np.errstate(all="ignore"):
-                magnitude = scale(*[_wide(a) for a in arrays])
+                magnitude = scale(dtypes, *[_wide(a) for a in arrays])
         check_close(outcome[1], expected[1], exact, magnitude, what=f"{what} {mode}")
         if mode == "FAST_RUN":
             if any(op_has_c(n) for n in f.maker.fgraph.toposort()):

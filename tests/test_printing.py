@@ -54,12 +54,11 @@ def test_debugprint_of_a_compiled_function_shows_the_rewritten_graph_and_fused_e
     x, y, z = _graph()
     f = opkit.function([x, y], z)
     assert f(np.ones(3), np.ones(3)) == 9.0
-    assert debugprint(f, file="str") == (
-        "Sum{axis=None, keepdims=False} [id A] 'z'\n"
-        " |Fused{mul,add,mul,sub}[sub(mul(add(mul(i0, i1), i0), i2), i1)] [id B]\n"
-        " | |x [id C]\n"
-        " | |y [id D]\n"
-        " | |2.0 [id E]\n")
+    assert debugprint(f, file="str") == (  # the sum and its elementwise input are one loop
+        "FusedSum{mul,add,mul,sub; axis=None, keepdims=False}[sub(mul(add(mul(i0, i1), i0), i2), i1)] [id A] 'z'\n"
+        " |x [id B]\n"
+        " |y [id C]\n"
+        " |2.0 [id D]\n")
 
 
 def test_debugprint_says_which_inputs_are_destroyed_or_viewed():
@@ -79,8 +78,9 @@ def test_to_dot_has_a_box_per_variable_and_an_ellipse_per_node():
     x, y, z = _graph()
     dot = to_dot(opkit.function([x, y], z))
     assert dot.startswith("digraph opkit {") and dot.rstrip().endswith("}")
-    assert dot.count("shape=ellipse") == 2 and dot.count("shape=box") == 5  # z, the fused output, x, y, 2.0
-    assert 'label="Fused{mul,add,mul,sub}[sub(mul(add(mul(i0, i1), i0), i2), i1)]"' in dot
+    assert dot.count("shape=ellipse") == 1 and dot.count("shape=box") == 4  # one fused node; z, x, y, 2.0
+    assert ('label="FusedSum{mul,add,mul,sub; axis=None, keepdims=False}[sub(mul(add(mul(i0, i1), i0), i2), i1)]"'
+            in dot)
 
 
 @pytest.mark.parametrize("fmt, magic", [("svg", b"<svg"), ("png", b"\x89PNG\r\n\x1a\n")])
@@ -91,7 +91,7 @@ def test_pydotprint_renders_a_real_picture_with_graphviz(tmp_path, fmt, magic):
     data = open(path, "rb").read()
     assert magic in data[:1000] and len(data) > 1000
     if fmt == "svg":
-        assert b"Fused{mul,add,mul,sub}" in data
+        assert b"FusedSum{mul,add,mul,sub" in data
 
 
 def test_pydotprint_without_graphviz_says_how_to_install_it(tmp_path, monkeypatch):

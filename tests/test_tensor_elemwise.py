@@ -174,7 +174,7 @@ def test_sum_matches_numpy(opkit_rng, dtype, axis, keepdims):
 
 
 def test_sum_rejects_an_axis_out_of_range():
-    with pytest.raises(ValueError, match="sum axis 2 is out of range for a 2-d tensor"):
+    with pytest.raises(ValueError, match="sum of a 2-d tensor: axis 2 is out of bounds for array of dimension 2"):
         ot.matrix().sum(axis=2)
 
 

@@ -8,18 +8,21 @@ from opkit.hookspecs import hookimpl
 
 _TENSOR_OPS = ("add", "sub", "mul", "true_div", "neg", "exp", "log", "sqr", "sqrt", "maximum", "pow")
 # every op name registered below (`opkit new` refuses a package that would shadow one)
-BUILTIN_OP_NAMES = (*_TENSOR_OPS, "sum", "dot", "shape", "deep_copy_op", "view_op")
+_REDUCTIONS = {"sum": "Sum", "prod": "Prod", "max": "Max", "min": "Min", "mean": "Mean", "argmax": "Argmax",
+               "argmin": "Argmin"}
+BUILTIN_OP_NAMES = (*_TENSOR_OPS, *_REDUCTIONS, "dot", "shape", "deep_copy_op", "view_op")
 
 
 @hookimpl
 def register_ops(register):
-    """Register the elementwise tensor ops, Sum, Dot and the built-in shape and copy ops."""
+    """Register the elementwise tensor ops, the reductions, Dot and the built-in shape and copy ops."""
     from opkit.core import builtin_ops
     from opkit.core.tensor import basic
 
     for name in _TENSOR_OPS:
         register(getattr(basic, name), name=name)
-    register(basic.Sum, name="sum")
+    for name, class_name in _REDUCTIONS.items():
+        register(getattr(basic, class_name), name=name)
     register(basic.Dot, name="dot")
     register(builtin_ops.Shape, name="shape")
     register(builtin_ops.DeepCopyOp, name="deep_copy_op")

@@ -106,5 +106,6 @@ def fuse_reductions(fgraph):
         fused = fused_op.make_node(*producer.inputs)
         if fused.outputs[0].type != node.outputs[0].type or not fused_op.has_c_code(fused):
             continue
+        fused.outputs[0].name = node.outputs[0].name
         pairs.append((node.outputs[0], fused.outputs[0]))
     fgraph.replace_all(pairs, "reduce_fusion")
