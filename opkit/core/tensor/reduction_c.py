@@ -14,6 +14,8 @@ max/min propagate NaN like numpy's.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from opkit.core.tensor.c_interface import c_dtype, c_typenum
@@ -89,6 +91,74 @@ static int opkit_reduce_threaded(npy_intp m, const Leaf& leaf, const Combine& co
     free(partial);
     return 0;
 }
+
+/* Where the strided path reads: NIN byte pointers and the index over the reduced axes. */
+template <int NIN> struct opkit_reduce_cursor {
+    char* ptr[NIN];
+    npy_intp idx[NPY_MAXDIMS];
+};
+
+/* The axes of a strided reduction: kept ones (numbering output elements) and reduced ones, with the
+   inputs' byte strides on each (0 where an input is broadcast). */
+template <int NIN> struct opkit_reduce_axes {
+    int nk, nr;
+    npy_intp kdims[NPY_MAXDIMS], rdims[NPY_MAXDIMS];
+    npy_intp kstrides[NIN][NPY_MAXDIMS], rstrides[NIN][NPY_MAXDIMS];
+    char* base[NIN];
+};
+
+/* Point `c` at reduced element `start` (row-major over the reduced axes) of output element `o`. */
+template <int NIN>
+static inline void opkit_reduce_locate(opkit_reduce_cursor<NIN>& c, const opkit_reduce_axes<NIN>& a, npy_intp o,
+                                       npy_intp start)
+{
+    for (int q = 0; q < NIN; ++q) c.ptr[q] = a.base[q];
+    for (int d = a.nk - 1; d >= 0; --d) {
+        const npy_intp at = o % a.kdims[d];
+        o /= a.kdims[d];
+        for (int q = 0; q < NIN; ++q) c.ptr[q] += at * a.kstrides[q][d];
+    }
+    for (int d = a.nr - 1; d >= 0; --d) {
+        c.idx[d] = start % a.rdims[d];
+        start /= a.rdims[d];
+        for (int q = 0; q < NIN; ++q) c.ptr[q] += c.idx[d] * a.rstrides[q][d];
+    }
+}
+
+/* Step `c` to the next reduced element. */
+template <int NIN>
+static inline void opkit_reduce_advance(opkit_reduce_cursor<NIN>& c, const opkit_reduce_axes<NIN>& a)
+{
+    int d = a.nr - 1;
+    if (d < 0) return;
+    for (int q = 0; q < NIN; ++q) c.ptr[q] += a.rstrides[q][d];
+    for (; d > 0 && ++c.idx[d] == a.rdims[d]; --d) {
+        c.idx[d] = 0;
+        for (int q = 0; q < NIN; ++q) c.ptr[q] += a.rstrides[q][d - 1] - a.rdims[d] * a.rstrides[q][d];
+    }
+}
+
+/* Split the broadcast strides of `ins` over the kept and the reduced axes (reduced[d] says which). */
+template <int NIN>
+static void opkit_reduce_split_axes(opkit_reduce_axes<NIN>& a, PyArrayObject** ins, int nd, const npy_intp* dims,
+                                    const int* reduced)
+{
+    npy_intp strides[NIN][NPY_MAXDIMS];
+    for (int q = 0; q < NIN; ++q) {
+        opkit_broadcast_strides(ins[q], nd, strides[q]);
+        a.base[q] = (char*)PyArray_DATA(ins[q]);
+    }
+    a.nk = a.nr = 0;
+    for (int d = 0; d < nd; ++d) {
+        if (reduced[d]) {
+            for (int q = 0; q < NIN; ++q) a.rstrides[q][a.nr] = strides[q][d];
+            a.rdims[a.nr++] = dims[d];
+        } else {
+            for (int q = 0; q < NIN; ++q) a.kstrides[q][a.nk] = strides[q][d];
+            a.kdims[a.nk++] = dims[d];
+        }
+    }
+}
 #endif
 """
 
@@ -147,154 +217,137 @@ def reduce_has_c(op, node):
             and _acc_kind(acc) in _COMBINE[op.kind] and all(s.has_c(d) for s, _, d in program))
 
 
-def _value_lines(op, node, load):
+@dataclass(frozen=True)
+class _Plan:
+    """What the C code of one reduce node is made of (names of C types, axes, expressions)."""
+
+    op: object
+    node: object
+    nd: int
+    axes: tuple
+    acc: str
+    scalar: tuple  # inputs that are scalars by type: read once, before the loop
+
+    @property
+    def n_inputs(self):
+        return len(self.node.inputs)
+
+    @property
+    def in_types(self):
+        return [c_dtype(v.dtype) for v in self.node.inputs]
+
+    @property
+    def acc_t(self):
+        return c_dtype(self.acc)
+
+    @property
+    def out_t(self):
+        return c_dtype(self.node.outputs[0].dtype)
+
+
+def _plan(op, node):
+    nd = max(v.ndim for v in node.inputs)
+    acc = accumulator_dtype(op.kind, _value_dtype(op, node), node.outputs[0].dtype)
+    scalar = tuple(all(s == 1 for s in v.type.shape) for v in node.inputs)
+    return _Plan(op, node, nd, op._axes(nd), acc, scalar)
+
+
+def _value_lines(plan, load):
     """C statements computing `e`, the value to reduce in the accumulator type; `load(k)` reads input k."""
-    program, n_inputs = op.reduce_program(node)
-    in_ts = [c_dtype(v.dtype) for v in node.inputs]
-    value = _value_dtype(op, node)
-    acc_t = c_dtype(accumulator_dtype(op.kind, value, node.outputs[0].dtype))
-    lines = [f"const {in_ts[k]} v{k} = {load(k)};" for k in range(n_inputs) if load(k) is not None]
+    program, n_inputs = plan.op.reduce_program(plan.node)
+    lines = [f"const {t} v{k} = {load(k)};" for k, t in enumerate(plan.in_types) if load(k) is not None]
     lines += program_statements(program, n_inputs)
     result = f"t{len(program) - 1}" if program else "v0"
-    if np.dtype(value).kind == "b" and acc_t != "npy_bool":
+    if np.dtype(_value_dtype(plan.op, plan.node)).kind == "b" and plan.acc != "bool":
         result = f"({result} != 0)"
-    return lines + [f"const {acc_t} e = ({acc_t}){result};"]
+    return lines + [f"const {plan.acc_t} e = ({plan.acc_t}){result};"]
 
 
-def _leaf(name, op, node, load, locate, advance):
-    """Return a C++ lambda `name(o, start, n)`: the numpy-style 8-accumulator reduction of a leaf."""
-    value = _value_dtype(op, node)
-    acc_t = c_dtype(accumulator_dtype(op.kind, value, node.outputs[0].dtype))
-    identity = _identity(op.kind, accumulator_dtype(op.kind, value, node.outputs[0].dtype))
-    body = "\n".join("            " + line for line in _value_lines(op, node, load))
+def _leaf(plan, name, load, locate, advance):
+    """Return a C++ lambda `name(o, start, n)`: numpy's 8-accumulator reduction of a leaf.
+
+    `load(k)` reads input k at element `at` of the leaf; `locate` and `advance`
+    move the strided path's cursor (empty for the contiguous path).
+    """
+    acc_t, identity = plan.acc_t, _identity(plan.op.kind, plan.acc)
+    body = "\n".join("                " + line for line in _value_lines(plan, load))
     return f"""
     auto {name} = [&](npy_intp o, npy_intp start, npy_intp n) -> {acc_t} {{
-{locate}
+        {locate}
         {acc_t} r[8] = {{{', '.join([identity] * 8)}}};
         const npy_intp n8 = n - n % 8;
         npy_intp i = 0;
         for (; i < n8; i += 8) {{
             for (int k = 0; k < 8; ++k) {{
+                const npy_intp at = i + k; (void)at;
 {body}
                 r[k] = combine(r[k], e);
-{advance}
+                {advance}
             }}
         }}
         {acc_t} res = combine(combine(combine(r[0], r[1]), combine(r[2], r[3])),
                               combine(combine(r[4], r[5]), combine(r[6], r[7])));
         for (; i < n; ++i) {{
-            const int k = 0; (void)k;
+            const npy_intp at = i; (void)at;
 {body}
             res = combine(res, e);
-{advance}
+            {advance}
         }}
         return res;
     }};"""
 
 
-def reduce_c_code(op, node, inputs, outputs, sub):
-    """Return the C code of a Reduce (or fused reduce) node."""
-    out, = outputs
-    program, n_inputs = op.reduce_program(node)
-    nd = max(v.ndim for v in node.inputs)
-    axes = op._axes(nd)
-    kept = [a for a in range(nd) if a not in axes]
-    out_var = node.outputs[0]
-    value = _value_dtype(op, node)
-    acc = accumulator_dtype(op.kind, value, out_var.dtype)
-    acc_t, out_t = c_dtype(acc), c_dtype(out_var.dtype)
-    in_ts = [c_dtype(v.dtype) for v in node.inputs]
-    scalar = [all(s == 1 for s in v.type.shape) for v in node.inputs]
-    what = f"the inputs of {op}".replace("\\", "\\\\").replace('"', '\\"')
-    odims = [f"dims[{a}]" if a in kept else "1" for a in range(nd) if a in kept or op.keepdims]
-    nr, nk = len(axes), len(kept)
+def _leaves(plan, inputs):
+    """Return C code defining leaf_flat (contiguous inputs, reduced axes trailing) and leaf_nd (any strides)."""
+    hoisted = "\n".join(f"    const {t} v{k} = p{k}[0];" for k, t in enumerate(plan.in_types) if plan.scalar[k])
+    pointers = "\n".join(f"    const {t}* p{k} = (const {t}*)PyArray_DATA({inputs[k]}); (void)p{k};"
+                         for k, t in enumerate(plan.in_types))
+    flat = _leaf(plan, "leaf_flat", lambda k: None if plan.scalar[k] else f"p{k}[j0 + at]",
+                 "const npy_intp j0 = o * m + start;", "")
+    strided = _leaf(plan, "leaf_nd", lambda k: f"*(const {plan.in_types[k]}*)cursor.ptr[{k}]",
+                    f"opkit_reduce_cursor<{plan.n_inputs}> cursor; opkit_reduce_locate(cursor, axes, o, start);",
+                    "opkit_reduce_advance(cursor, axes);")
+    return f"{pointers}\n{hoisted}\n{flat}\n{strided}"
 
-    # The contiguous path: every non-scalar input C-contiguous with the full shape, reduced axes trailing.
-    trailing = list(axes) == list(range(nk, nd))
-    flat_load = lambda k: None if scalar[k] else f"p{k}[j0 + i + k]"  # noqa: E731
-    hoisted = "\n".join(f"    const {in_ts[k]} v{k} = p{k}[0];" for k in range(n_inputs) if scalar[k])
-    flat_leaf = _leaf("leaf_flat", op, node, flat_load, "        const npy_intp j0 = o * m + start;", "")
-    contiguous = " && ".join([f"opkit_full_contiguous({inputs[k]}, {nd}, dims)" for k in range(n_inputs)
-                              if not scalar[k]] or ["1"])
 
-    # The general path: byte pointers advanced over the reduced axes (row-major), kept axes by o.
-    nd_load = lambda k: f"*(const {in_ts[k]}*)ptr[{k}]"  # noqa: E731
-    locate = f"""        char* ptr[{n_inputs}];
-        npy_intp idx[{max(nr, 1)}];
-        for (int q = 0; q < {n_inputs}; ++q) ptr[q] = base[q];
-        npy_intp rest = o;
-        for (int d = {nk - 1}; d >= 0; --d) {{
-            const npy_intp at = rest % kdims[d]; rest /= kdims[d];
-            for (int q = 0; q < {n_inputs}; ++q) ptr[q] += at * kstrides[q][d];
-        }}
-        rest = start;
-        for (int d = {nr - 1}; d >= 0; --d) {{
-            idx[d] = rest % rdims[d]; rest /= rdims[d];
-            for (int q = 0; q < {n_inputs}; ++q) ptr[q] += idx[d] * rstrides[q][d];
-        }}
-        (void)idx;"""
-    advance = "" if nr == 0 else f"""                for (int q = 0; q < {n_inputs}; ++q) ptr[q] += rstrides[q][{nr - 1}];
-                for (int d = {nr - 1}; d > 0 && ++idx[d] == rdims[d]; --d) {{
-                    idx[d] = 0;
-                    for (int q = 0; q < {n_inputs}; ++q) ptr[q] += rstrides[q][d - 1] - rdims[d] * rstrides[q][d];
-                }}"""
-    nd_leaf = _leaf("leaf_nd", op, node, nd_load, locate, advance)
-    split_strides = "\n".join(
-        f"        for (int d = 0; d < {nk}; ++d) kstrides[{k}][d] = strides[{k}][kept_axes[d]];\n"
-        f"        for (int d = 0; d < {nr}; ++d) rstrides[{k}][d] = strides[{k}][reduced_axes[d]];"
-        for k in range(n_inputs))
-    combine = _COMBINE[op.kind][_acc_kind(acc)]
-    finish = f"({out_t})((npy_float64)acc / (npy_float64)m)" if op.kind == "mean" else f"({out_t})acc"
-    empty_error = ""
-    if op.kind in ("max", "min"):
-        ufunc = "maximum" if op.kind == "max" else "minimum"
-        empty_error = f"""if (m == 0) {{
+def _flat_condition(plan, inputs):
+    """C condition for the contiguous path: reduced axes trailing, every non-scalar input C-contiguous and full."""
+    if list(plan.axes) != list(range(plan.nd - len(plan.axes), plan.nd)):
+        return "false"
+    return " && ".join([f"opkit_full_contiguous({inputs[k]}, {plan.nd}, dims)" for k in range(plan.n_inputs)
+                        if not plan.scalar[k]] or ["true"])
+
+
+def _finish(plan):
+    if plan.op.kind == "mean":  # numpy divides by the count as float64 (np.intp), then rounds to the result
+        return f"({plan.out_t})((npy_float64)acc / (npy_float64)m)"
+    return f"({plan.out_t})acc"
+
+
+def _empty_check(plan, sub):
+    if plan.op.kind not in ("max", "min"):
+        return ""
+    ufunc = "maximum" if plan.op.kind == "max" else "minimum"
+    return f"""if (m == 0) {{
         PyErr_SetString(PyExc_ValueError, "zero-size array to reduction operation {ufunc} which has no identity");
         {sub['fail']}
     }}"""
+
+
+def _loops(plan, sub):
+    """C code running the leaves: over chunks (threads within one output) or over outputs (a thread each)."""
+    acc_t, finish = plan.acc_t, _finish(plan)
     return f"""
-{{
-    PyArrayObject* ins[{n_inputs}] = {{{', '.join(inputs)}}};
-    npy_intp dims[{max(nd, 1)}];
-    if (opkit_broadcast({nd}, {n_inputs}, ins, dims, "{what}")) {sub['fail']}
-    const int kept_axes[{max(nk, 1)}] = {{{', '.join(map(str, kept)) or '0'}}};
-    const int reduced_axes[{max(nr, 1)}] = {{{', '.join(map(str, axes)) or '0'}}};
-    (void)kept_axes; (void)reduced_axes;
-    npy_intp kdims[{max(nk, 1)}], rdims[{max(nr, 1)}];
-    npy_intp n_out = 1, m = 1;
-    for (int d = 0; d < {nk}; ++d) {{ kdims[d] = dims[kept_axes[d]]; n_out *= kdims[d]; }}
-    for (int d = 0; d < {nr}; ++d) {{ rdims[d] = dims[reduced_axes[d]]; m *= rdims[d]; }}
-    {empty_error}
-    npy_intp odims[{max(len(odims), 1)}] = {{{', '.join(odims) or '0'}}};
-    if (opkit_prepare_output(&{out}, {len(odims)}, odims, {c_typenum(out_var.dtype)})) {sub['fail']}
-    {out_t}* pz = ({out_t}*)PyArray_DATA({out});
-    auto combine = []({acc_t} a, {acc_t} b) -> {acc_t} {{ return ({acc_t})({combine}); }};
-    int opkit_bad_pow = 0;  /* set by opkit_ipow on a negative integer exponent */
-    (void)opkit_bad_pow;
-{chr(10).join(f"    const {in_ts[k]}* p{k} = (const {in_ts[k]}*)PyArray_DATA({inputs[k]}); (void)p{k};"
-              for k in range(n_inputs))}
-{hoisted}
-{flat_leaf}
-    npy_intp strides[{n_inputs}][NPY_MAXDIMS];
-    npy_intp kstrides[{n_inputs}][{max(nk, 1)}], rstrides[{n_inputs}][{max(nr, 1)}];
-    char* base[{n_inputs}] = {{{', '.join(f"(char*)PyArray_DATA({i})" for i in inputs)}}};
-    (void)kstrides; (void)rstrides; (void)base;
-{nd_leaf}
-    const bool flat = {'true' if trailing else 'false'} && ({contiguous});
-    if (!flat) {{
-{chr(10).join(f"        opkit_broadcast_strides({inputs[k]}, {nd}, strides[{k}]);" for k in range(n_inputs))}
-{split_strides}
-    }}
     if (n_out > 0 && m == 0) {{
-        const {acc_t} acc = {_identity(op.kind, acc)};
+        const {acc_t} acc = {_identity(plan.op.kind, plan.acc)};
         for (npy_intp o = 0; o < n_out; ++o) pz[o] = {finish};
     }} else if (n_out == 1 || (n_out < 16 && m >= OPKIT_REDUCE_CHUNK)) {{
         for (npy_intp o = 0; o < n_out; ++o) {{
             auto one_flat = [&](npy_intp start, npy_intp n) {{ return leaf_flat(o, start, n); }};
             auto one_nd = [&](npy_intp start, npy_intp n) {{ return leaf_nd(o, start, n); }};
             {acc_t} acc;
-            if ((flat ? opkit_reduce_threaded(m, one_flat, combine, &acc)
-                      : opkit_reduce_threaded(m, one_nd, combine, &acc))) {sub['fail']}
+            if (flat ? opkit_reduce_threaded(m, one_flat, combine, &acc)
+                     : opkit_reduce_threaded(m, one_nd, combine, &acc)) {sub['fail']}
             pz[o] = {finish};
         }}
     }} else if (n_out > 0) {{
@@ -311,7 +364,38 @@ def reduce_c_code(op, node, inputs, outputs, sub):
                                      : opkit_reduce_chunks<{acc_t}>(0, chunks, m, one_nd, combine);
             pz[o] = {finish};
         }}
-    }}
+    }}"""
+
+
+def reduce_c_code(op, node, inputs, outputs, sub):
+    """Return the C code of a Reduce (or FusedReduce) node."""
+    plan = _plan(op, node)
+    out, = outputs
+    nd, nin = plan.nd, plan.n_inputs
+    reduced = [int(a in plan.axes) for a in range(nd)]
+    odims = [f"dims[{a}]" if not reduced[a] else "1" for a in range(nd) if op.keepdims or not reduced[a]]
+    what = f"the inputs of {op}".replace("\\", "\\\\").replace('"', '\\"')  # a C string literal
+    combine = _COMBINE[op.kind][_acc_kind(plan.acc)]
+    return f"""
+{{
+    PyArrayObject* ins[{nin}] = {{{', '.join(inputs)}}};
+    npy_intp dims[{max(nd, 1)}];
+    if (opkit_broadcast({nd}, {nin}, ins, dims, "{what}")) {sub['fail']}
+    const int reduced[{max(nd, 1)}] = {{{', '.join(map(str, reduced)) or '0'}}};
+    npy_intp n_out = 1, m = 1;
+    for (int d = 0; d < {nd}; ++d) (reduced[d] ? m : n_out) *= dims[d];
+    {_empty_check(plan, sub)}
+    npy_intp odims[{max(len(odims), 1)}] = {{{', '.join(odims) or '0'}}};
+    if (opkit_prepare_output(&{out}, {len(odims)}, odims, {c_typenum(node.outputs[0].dtype)})) {sub['fail']}
+    {plan.out_t}* pz = ({plan.out_t}*)PyArray_DATA({out});
+    auto combine = []({plan.acc_t} a, {plan.acc_t} b) -> {plan.acc_t} {{ return ({plan.acc_t})({combine}); }};
+    int opkit_bad_pow = 0;  /* set by opkit_ipow on a negative integer exponent */
+    (void)opkit_bad_pow;
+    const bool flat = {_flat_condition(plan, inputs)};
+    opkit_reduce_axes<{nin}> axes;
+    if (!flat) opkit_reduce_split_axes(axes, ins, {nd}, dims, reduced);
+{_leaves(plan, inputs)}
+{_loops(plan, sub)}
     if (opkit_bad_pow) {{
         PyErr_SetString(PyExc_ValueError, "Integers to negative integer powers are not allowed.");
         {sub['fail']}
