@@ -61,10 +61,13 @@ def grad(cost, wrt, consider_constant=None, disconnected_inputs="raise", add_nam
     `return_disconnected` ("zero", "none", "disconnected"). With `add_names`,
     the gradient of a named variable x of a named cost is named ``(dcost/dx)``.
     """
-    seeds = _seed_gradients(cost, dict(known_grads or {}))
-    cost_name = getattr(cost, "name", None) if add_names else None
+    known_grads = dict(known_grads or {})
+    seeds = _seed_gradients(cost, known_grads)
+    naming = None
+    if add_names and getattr(cost, "name", None) is not None:
+        naming = (cost.name, {id(v) for v in known_grads.values()})  # never rename the user's variables
     return _backpropagate(seeds, wrt, consider_constant, disconnected_inputs, return_disconnected, null_gradients,
-                          cost_name=cost_name)
+                          naming=naming)
 
 
 def Lop(f, wrt, eval_points, consider_constant=None, disconnected_inputs="raise"):
@@ -82,7 +85,7 @@ def Lop(f, wrt, eval_points, consider_constant=None, disconnected_inputs="raise"
 
 
 def _backpropagate(seeds, wrt, consider_constant, disconnected_inputs, return_disconnected, null_gradients,
-                   accumulate=False, cost_name=None):
+                   accumulate=False, naming=None):
     """Return the gradients reaching `wrt` from `seeds`, shaped like `wrt`, applying the user's policies."""
     _check_choice("disconnected_inputs", disconnected_inputs, ("raise", "warn", "ignore"))
     # Theano spelled these "None" and "Disconnected", PyTensor "none" and "disconnected": both are accepted.
@@ -91,7 +94,7 @@ def _backpropagate(seeds, wrt, consider_constant, disconnected_inputs, return_di
     _check_choice("return_disconnected", return_disconnected, ("zero", "None", "Disconnected"))
     _check_choice("null_gradients", null_gradients, ("raise", "return"))
     variables, kind = _as_list(wrt, "wrt")
-    backprop = _Backprop(seeds, variables, consider_constant or (), accumulate, cost_name)
+    backprop = _Backprop(seeds, variables, consider_constant or (), accumulate, naming)
     results = []
     for position, variable in enumerate(variables):
         result = backprop.total(variable)
@@ -134,10 +137,10 @@ def Rop(f, wrt, eval_points, disconnected_outputs="raise", return_disconnected="
 class _Backprop:
     """Gradient terms of every node on a differentiable path from `wrt` to the seeds."""
 
-    def __init__(self, seeds, wrt, consider_constant, accumulate=False, cost_name=None):
+    def __init__(self, seeds, wrt, consider_constant, accumulate=False, naming=None):
         self.seeds = dict(seeds)
         self.accumulate = accumulate
-        self.cost_name = cost_name
+        self.naming = naming  # (cost name, ids of the user's gradient variables), or None
         self.totals = {}
         self.uses = _true_uses(list(seeds), wrt, consider_constant)
         relevant = {node for nodes in self.uses.values() for node in nodes}
@@ -151,8 +154,8 @@ class _Backprop:
         """Return the gradient reaching `variable`: its seed, or the sum of its terms (and seed, accumulating)."""
         if variable not in self.totals:
             total = self._sum_terms(variable)
-            if self.cost_name is not None and variable.name is not None:
-                _name_gradient(total, f"(d{self.cost_name}/d{variable.name})", self.seeds)
+            if self.naming is not None and variable.name is not None and variable not in self.seeds:
+                _name_gradient(total, f"(d{self.naming[0]}/d{variable.name})", self.naming[1])
             self.totals[variable] = total
         return self.totals[variable]
 
@@ -171,14 +174,14 @@ class _Backprop:
         return functools.reduce(operator.add, terms)
 
 
-def _name_gradient(total, name, seeds):
-    """Name a gradient the graph made, PyTensor's way; never the user's own variables or one named already.
+def _name_gradient(total, name, protected):
+    """Name a gradient grad made, PyTensor's way; never the user's own variables or one named already.
 
     One variable can be the gradient of several (``x + y``): it keeps the first name.
     """
     if isinstance(total.type, (NullType, DisconnectedType)) or total.name is not None:
         return
-    if total.owner is None or any(total is seed for seed in seeds.values()):
+    if total.owner is None or id(total) in protected:
         return
     total.name = name
 
