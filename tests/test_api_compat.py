@@ -58,7 +58,7 @@ def test_itypes_otypes_op_needs_no_make_node(mode):
 
 
 def test_itypes_otypes_op_reports_wrong_inputs():
-    with pytest.raises(TypeError, match=r"input 0 of TimesTwo: expected TensorType\(float64, vector\), got x"):
+    with pytest.raises(TypeError, match=r"input 0 of TimesTwo: expected TensorType\(float64, vector\), got TensorType\(float32"):
         TimesTwo()(ot.fvector("x"))
     with pytest.raises(TypeError, match="TimesTwo takes 1 inputs, got 2"):
         TimesTwo()(ot.dvector(), ot.dvector())
@@ -153,7 +153,7 @@ def test_filter_variable_converts_a_less_specific_variable():
     fixed = ot.TensorType("float64", (3,))
     v = ot.dvector("v")
     assert fixed.filter_variable(v).type == fixed
-    with pytest.raises(TypeError, match="cannot use v of type"):
+    with pytest.raises(TypeError, match="cannot use a variable of type TensorType"):
         fixed.filter_variable(v, allow_convert=False)
 
 

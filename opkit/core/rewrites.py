@@ -180,11 +180,11 @@ def fusion(fgraph):
 
 
 REWRITES = {
-    "fill": fill_to_alloc,
     "merge": merge,
     "shape": infer_shapes,
     "constant_folding": constant_folding,
     "fusion": fusion,
+    "fill": fill_to_alloc,
 }
 
 PIPELINES = {

@@ -38,7 +38,7 @@ class Type:
             return other
         converted = self.convert_variable(other) if allow_convert else None
         if converted is None:
-            raise TypeError(f"cannot use {other} of type {other.type} where {self} is expected")
+            raise TypeError(f"cannot use a variable of type {other.type} where {self} is expected")
         return converted
 
     def in_same_class(self, other):
