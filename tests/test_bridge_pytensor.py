@@ -285,24 +285,59 @@ class AxpySection(AxpyBase):
         super().__init__(str(PARAMS_DATA / "axpy_params.c"))
 
 
+class StructParams(COp):
+    """PARAMS in support_code_struct, init_code_struct, code, code_cleanup and cleanup_code_struct."""
+
+    __props__ = ("alpha", "mode")
+    params_type = AxpyBase.params_type
+
+    def __init__(self, alpha, mode):
+        self.alpha, self.mode = alpha, mode
+        super().__init__(str(ROOT / "tests" / "data" / "bridge" / "struct_params.c"))
+
+    def make_node(self, x):
+        return Apply(self, [opkit.scalar.as_scalar(x)], [opkit.scalar.float64()])
+
+
 AXPY_CASES = [(AxpyFunc, 2.0, "ADD"), (AxpyFunc, 3.0, "MUL"), (AxpySection, 2.0, "ADD"), (AxpySection, 0.5, "MUL")]
 
 
 @pytest.fixture(scope="module", params=["c", "default"])
 def axpy_function(request, pytensor, pt, bridge):
-    """One PyTensor function computing every case of AXPY_CASES, per mode."""
-    x, y = pt.dvector("x"), pt.dvector("y")
+    """One PyTensor function computing every case of AXPY_CASES and of STRUCT_CASES, per mode."""
+    x, y, s = pt.dvector("x"), pt.dvector("y"), pytensor.scalar.float64("s")
     outputs = [bridge.as_pytensor_op(cls(alpha, mode))(x, y) for cls, alpha, mode in AXPY_CASES]
+    outputs += [bridge.as_pytensor_op(StructParams(alpha, mode))(s) for alpha, mode in STRUCT_CASES]
     mode = pytensor.compile.mode.Mode(linker="c") if request.param == "c" else None
-    return pytensor.function([x, y], outputs, mode=mode)
+    return pytensor.function([x, y, s], outputs, mode=mode)
+
+
+STRUCT_CASES = [(2.0, "ADD"), (3.0, "MUL")]
 
 
 def test_params_give_the_values_of_each_op(axpy_function):
-    x, y = np.array([1.0, 2.0, -3.0]), np.array([4.0, 0.5, 2.0])
-    for (_, alpha, mode), result in zip(AXPY_CASES, axpy_function(x, y)):
+    x, y, s = np.array([1.0, 2.0, -3.0]), np.array([4.0, 0.5, 2.0]), 1.5
+    results = axpy_function(x, y, s)
+    for (_, alpha, mode), result in zip(AXPY_CASES, results):
         np.testing.assert_allclose(result, alpha * x * y if mode == "MUL" else alpha * x + y)
+    for (alpha, mode), result in zip(STRUCT_CASES, results[len(AXPY_CASES):]):
+        assert result == s * alpha + (100 if mode == "MUL" else 10) + 2 * alpha
     with pytest.raises(ValueError, match="axpy: x and y must be vectors of one length"):
-        axpy_function(x, y[:2])
+        axpy_function(x, y[:2], s)
+
+
+def test_params_in_cleanup_code_struct_do_not_map(pytensor, bridge):
+    class StructParamsInCleanup(StructParams):
+        def __init__(self, alpha, mode):
+            self.alpha, self.mode = alpha, mode
+            COp.__init__(self, str(PARAMS_DATA / "struct_params.c"))  # its cleanup_code_struct reads PARAMS
+
+    s = pytensor.scalar.float64("s")
+    out = bridge.as_pytensor_op(StructParamsInCleanup(2.0, "ADD"))(s)
+    with pytest.raises(NotImplementedError, match=r"StructParamsInCleanup\{alpha=2.0, mode='ADD'\}: its "
+                                                  "cleanup_code_struct section reads PARAMS, which PyTensor frees "
+                                                  "before that code runs"):
+        pytensor.function([s], out, mode=pytensor.compile.mode.Mode(linker="c"))
 
 
 def test_params_types_map_both_ways(bridge):

@@ -12,6 +12,7 @@ Needs the ``opkit-sdk[pytensor]`` extra.
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import pytensor.tensor as pt
@@ -40,6 +41,8 @@ _BRIDGE_VERSION = 1
 # an op's C may rely on them, and PyTensor's module includes only Python and numpy.
 _DEFAULT_HEADERS = ["<new>", "<cstddef>", "<cmath>", "<cstring>"]
 _bridged: dict = {}
+_PARAMS_WORD = re.compile(r"\bPARAMS\b")
+_C_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.DOTALL)
 _HASH_PLACEHOLDER = "<<<<HASH_PLACEHOLDER>>>>"  # pytensor.link.c.basic puts the module hash here
 _STAND_IN = "opkitBridgeHashPlaceholder"
 
@@ -65,6 +68,9 @@ class PyTensorOp(PtCOp):
 
     def __init__(self, opkit_op):
         self.opkit_op = opkit_op
+        self.destroy_map = dict(getattr(opkit_op, "destroy_map", {}))
+        self.view_map = dict(getattr(opkit_op, "view_map", {}))
+        self._struct_params = {}
         opkit_params = getattr(opkit_op, "params_type", None)
         self.params_type = None if opkit_params is None else to_pytensor_type(
             opkit_params, f"the params_type of {opkit_op}")
@@ -157,19 +163,34 @@ class PyTensorOp(PtCOp):
     def c_init_code_apply(self, node, name):
         return self._node_code("c_init_code_apply", node, name)
 
-    def c_support_code_struct(self, node, name):
-        return self._node_code("c_support_code_struct", node, name)
-
+    # PyTensor gives the params' C name to c_init_code_struct only and asks for the node's struct
+    # support code right after: opkit's sections may read PARAMS there (in struct methods). Not in
+    # cleanup_code_struct: PyTensor frees the params before that code runs.
     def c_init_code_struct(self, node, name, sub):
+        if "params" in sub:
+            self._struct_params[name] = sub["params"]
         return self._node_code("c_init_code_struct", node, name, sub)
 
+    def c_support_code_struct(self, node, name):
+        return self._node_code("c_support_code_struct", node, name, sub=self._struct_sub(name))
+
     def c_cleanup_code_struct(self, node, name):
+        sections = getattr(self.opkit_op, "code_sections", {}).get("cleanup_code_struct", ())
+        if any(_PARAMS_WORD.search(_C_COMMENT.sub(" ", section.text)) for section in sections):
+            raise NotImplementedError(f"{self.opkit_op}: its cleanup_code_struct section reads PARAMS, which PyTensor "
+                                      "frees before that code runs; PyTensor runs the op's perform instead (under "
+                                      "Mode(linker='c'), move that code out of cleanup_code_struct)")
         return self._node_code("c_cleanup_code_struct", node, name)
 
-    def _node_code(self, method, node, name, *sub):
+    def _struct_sub(self, name):
+        params = self._struct_params.get(name)
+        return {} if params is None else {"params": params}
+
+    def _node_code(self, method, node, name, *args, **optional):
         """Return the text of one of the op's per-node C methods (its sections, macros expanded)."""
         opkit_node = self._c_node(node)
-        return _named(name, lambda n: "\n".join(as_list(call(self.opkit_op, method, opkit_node, n, *sub))))
+        return _named(name, lambda n: "\n".join(as_list(call(self.opkit_op, method, opkit_node, n, *args,
+                                                             **optional))))
 
     def _gather(self, method):
         return as_list(call(self.opkit_op, method, c_compiler=None))
