@@ -127,6 +127,16 @@ def test_output_types_come_from_the_opkit_make_node(pt, bridge, vtv_class):
         op(pt.dmatrix(), pt.dvector())
 
 
+def test_an_op_without_c_code_runs_its_perform_under_pytensors_c_vm(pytensor, pt, bridge):
+    @opkit.as_op(itypes=[ot.dvector], otypes=[ot.dvector], infer_shape=lambda node, shapes: shapes)
+    def cumulative(x):
+        return np.cumsum(x)
+
+    x = pt.dvector("x")
+    f = pytensor.function([x], bridge.as_pytensor_op(cumulative)(x), mode=pytensor.compile.mode.Mode(linker="cvm"))
+    np.testing.assert_array_equal(f(np.array([1.0, 2.0, 3.0])), [1.0, 3.0, 6.0])
+
+
 # ---- gradients: opkit's grad translated into PyTensor's graph ----
 
 

@@ -29,6 +29,7 @@ from opkit.bridge.eager import run_op
 from opkit.bridge.pytensor_graph import mirror_variable, to_pytensor_graph
 from opkit.bridge.pytensor_types import TypeNotMapped, to_pytensor_params, to_pytensor_type
 from opkit.core.gradient_types import disconnected_type
+from opkit.core.graph import Variable
 from opkit.core.op import Op
 from opkit.core.params_type import ParamsType
 from opkit.core.type import MethodNotDefined
@@ -70,6 +71,7 @@ class PyTensorOp(PtCOp):
         self.opkit_op = opkit_op
         self.destroy_map = dict(getattr(opkit_op, "destroy_map", {}))
         self.view_map = dict(getattr(opkit_op, "view_map", {}))
+        self.default_output = getattr(opkit_op, "default_output", None)
         self._struct_params = {}
         opkit_params = getattr(opkit_op, "params_type", None)
         self.params_type = None if opkit_params is None else to_pytensor_type(
@@ -342,10 +344,10 @@ def _overrides_l_op(op):
 
 
 def _dims(shape, givens, where):
-    """Translate one output shape: ints stay ints, opkit variables become PyTensor ones."""
-    symbolic = [d for d in shape if not isinstance(d, int)]
+    """Translate one output shape: numbers stay numbers, opkit variables become PyTensor ones."""
+    symbolic = [d for d in shape if isinstance(d, Variable)]
     translated = iter(to_pytensor_graph(symbolic, givens, where))
-    return [d if isinstance(d, int) else next(translated) for d in shape]
+    return [next(translated) if isinstance(d, Variable) else d for d in shape]
 
 
 _register_numba()
