@@ -75,13 +75,15 @@ MODES = ("default", "c", "FAST_COMPILE")
 
 @pytest.fixture(scope="module")
 def vtv_functions(pytensor, pt, bridge, vtv_class):
-    """One compiled z = x * y (float64) per PyTensor mode, and one float32 * int32 under the C linker."""
+    """One compiled z = x * y (float64) per PyTensor mode, and one of mixed dtypes under the C linker."""
     op = bridge.as_pytensor_op(vtv_class())
     x, y = pt.dvector("x"), pt.dvector("y")
     modes = {"default": None, "c": pytensor.compile.mode.Mode(linker="c"), "FAST_COMPILE": "FAST_COMPILE"}
     functions = {name: pytensor.function([x, y], op(x, y), mode=mode) for name, mode in modes.items()}
-    xf, yi = pt.fvector("xf"), pt.ivector("yi")
-    functions["c-upcast"] = pytensor.function([xf, yi], op(xf, yi), mode=modes["c"])
+    xf, yi, b8, u8, flags = (pt.vector(n, dtype=d) for n, d in
+                             (("xf", "float32"), ("yi", "int32"), ("b8", "int8"), ("u8", "uint8"), ("flags", "bool")))
+    functions["c-upcast"] = pytensor.function([xf, yi, b8, u8, flags], [op(xf, yi), op(b8, u8), op(flags, flags)],
+                                              mode=modes["c"])
     return functions
 
 
@@ -97,11 +99,13 @@ def test_vector_times_vector_gives_numpy_result(vtv_functions, mode):
 
 
 def test_vector_times_vector_upcasts_like_numpy_in_c(vtv_functions):
-    x = np.linspace(-2, 2, 5, dtype="float32")
-    y = np.arange(5, dtype="int32")
-    result = vtv_functions["c-upcast"](x, y)
-    assert result.dtype == np.result_type(x, y) == "float64"
-    np.testing.assert_array_equal(result, x * y)
+    values = (np.linspace(-2, 2, 5, dtype="float32"), np.arange(5, dtype="int32"),
+              np.array([-128, -3, 0, 5, 127], dtype="int8"), np.array([255, 7, 1, 0, 2], dtype="uint8"),
+              np.array([True, False, True, False, True]))
+    xf, yi, b8, u8, flags = values
+    for result, expected in zip(vtv_functions["c-upcast"](*values), (xf * yi, b8 * u8, flags * flags)):
+        assert result.dtype == expected.dtype
+        np.testing.assert_array_equal(result, expected)
 
 
 def test_c_linker_runs_opkit_c_code_in_pytensors_module(vtv_functions, bridge, monkeypatch):
@@ -348,6 +352,43 @@ def test_params_in_cleanup_code_struct_do_not_map(pytensor, bridge):
                                                   "cleanup_code_struct section reads PARAMS, which PyTensor frees "
                                                   "before that code runs"):
         pytensor.function([s], out, mode=pytensor.compile.mode.Mode(linker="c"))
+
+
+DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+          "float16", "float32", "float64", "complex64", "complex128")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_tensor_and_scalar_types_map_both_ways(bridge, dtype):
+    from opkit.bridge.pytensor_types import to_opkit_type, to_pytensor_type
+
+    for opkit_type in (ot.TensorType(dtype, shape=(None, 1, 4)), ot.TensorType(dtype, shape=()),
+                       opkit.scalar.ScalarType(dtype)):
+        pytensor_type = to_pytensor_type(opkit_type)
+        assert type(pytensor_type).__name__ == type(opkit_type).__name__  # TensorType, ScalarType
+        assert (pytensor_type.dtype, pytensor_type.shape) == (dtype, getattr(opkit_type, "shape", ()))
+        assert to_opkit_type(pytensor_type) == opkit_type
+
+
+def test_enum_and_generic_types_map_both_ways_and_pickle(bridge):
+    import pickle
+
+    from opkit.bridge.pytensor_types import to_opkit_type, to_pytensor_type
+
+    for opkit_type in (opkit.EnumType(A=1, B=5, ctype="long"), EnumList(("ADD", "add"), "MUL"),
+                       opkit.CEnumType("SEEK_SET", "SEEK_END"), opkit.Generic()):
+        pytensor_type = to_pytensor_type(opkit_type)
+        assert pickle.loads(pickle.dumps(pytensor_type)) == pytensor_type  # PyTensor's own enums do not unpickle
+        assert to_opkit_type(pytensor_type) == opkit_type
+    assert to_pytensor_type(EnumList(("ADD", "add"), "MUL")).fromalias("add") == 0
+
+
+def test_a_type_without_counterpart_is_named(bridge):
+    from opkit.bridge.pytensor_types import to_pytensor_type
+
+    with pytest.raises(NotImplementedError, match=r"params field 'handle': the type CDataType.*has no counterpart; "
+                                                  r"the bridge maps tensor and scalar types, Generic, enum types"):
+        to_pytensor_type(ParamsType(handle=opkit.CDataType("void*")), "the params_type of MyOp")
 
 
 def test_params_types_map_both_ways(bridge):
