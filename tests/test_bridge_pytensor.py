@@ -92,7 +92,9 @@ def test_vector_times_vector_gives_numpy_result(vtv_functions, mode):
     f = vtv_functions[mode]
     rng = np.random.default_rng(0)
     x, y = rng.normal(size=7), rng.normal(size=7)
-    np.testing.assert_array_equal(f(x, y), x * y)
+    first = f(x, y)
+    np.testing.assert_array_equal(f(x + 1, y), (x + 1) * y)
+    np.testing.assert_array_equal(first, x * y)  # a later call does not write into an earlier result
     wide = rng.normal(size=14)
     np.testing.assert_array_equal(f(wide[::2], wide[::-2]), wide[::2] * wide[::-2])  # strided, negative strides
     assert f(np.zeros(0), np.zeros(0)).shape == (0,)
@@ -313,15 +315,28 @@ class StructParams(COp):
         return Apply(self, [opkit.scalar.as_scalar(x)], [opkit.scalar.float64()])
 
 
+class InitSections(COp):
+    """init_code and init_code_apply sections: the output counts their runs, plus 1000 * len(x)."""
+
+    __props__ = ()
+
+    def __init__(self):
+        super().__init__(str(ROOT / "tests" / "data" / "bridge" / "init_sections.c"))
+
+    def make_node(self, x):
+        return Apply(self, [ot.as_tensor_variable(x)], [ot.TensorType("int64", shape=())()])
+
+
 AXPY_CASES = [(AxpyFunc, 2.0, "ADD"), (AxpyFunc, 3.0, "MUL"), (AxpySection, 2.0, "ADD"), (AxpySection, 0.5, "MUL")]
 
 
 @pytest.fixture(scope="module", params=["c", "default"])
 def axpy_function(request, pytensor, pt, bridge):
-    """One PyTensor function computing every case of AXPY_CASES and of STRUCT_CASES, per mode."""
+    """One PyTensor function computing every case of AXPY_CASES and of STRUCT_CASES, and InitSections, per mode."""
     x, y, s = pt.dvector("x"), pt.dvector("y"), pytensor.scalar.float64("s")
     outputs = [bridge.as_pytensor_op(cls(alpha, mode))(x, y) for cls, alpha, mode in AXPY_CASES]
     outputs += [bridge.as_pytensor_op(StructParams(alpha, mode))(s) for alpha, mode in STRUCT_CASES]
+    outputs.append(bridge.as_pytensor_op(InitSections())(x))
     mode = pytensor.compile.mode.Mode(linker="c") if request.param == "c" else None
     return pytensor.function([x, y, s], outputs, mode=mode)
 
@@ -336,6 +351,7 @@ def test_params_give_the_values_of_each_op(axpy_function):
         np.testing.assert_allclose(result, alpha * x * y if mode == "MUL" else alpha * x + y)
     for (alpha, mode), result in zip(STRUCT_CASES, results[len(AXPY_CASES):]):
         assert result == s * alpha + (100 if mode == "MUL" else 10) + 2 * alpha
+    assert results[-1] == 1 + 100 + 1000 * len(x)  # init_code ran once, init_code_apply once (one node)
     with pytest.raises(ValueError, match="axpy: x and y must be vectors of one length"):
         axpy_function(x, y[:2], s)
 
