@@ -178,6 +178,17 @@ def test_pytensor_grad_matches_finite_differences(pytensor, bridge, grad_ops, wh
     pytensor.gradient.verify_grad(op, point, n_tests=1, rng=rng, mode="FAST_COMPILE")
 
 
+def test_opkit_arithmetic_in_a_grad_becomes_pytensors_own_ops(pytensor, pt, bridge, grad_ops):
+    from pytensor.graph.traversal import ancestors
+
+    x, y = pt.dvector("x"), pt.dvector("y")
+    gy = pytensor.grad(bridge.as_pytensor_op(grad_ops[1])(x, y).sum(), y)
+    ops = [v.owner.op for v in ancestors([gy]) if v.owner is not None]
+    assert sum(isinstance(op, bridge.PyTensorOp) for op in ops) == 1  # the forward node only
+    names = {str(getattr(op, "scalar_op", op)) for op in ops}
+    assert {"mul", "exp", "log", "sqr", "sqrt", "true_div"} <= names, names
+
+
 @pytest.fixture(scope="module")
 def model_function(pytensor, pt, bridge, grad_ops):
     """sum((bridged(x, y) - data) ** 2) and its gradient, compiled in PyTensor's default mode."""
