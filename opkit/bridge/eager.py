@@ -1,7 +1,11 @@
 """Run one opkit op on values through its compiled module, compiled once per (op, input types).
 
 This is the bridge's private stand-in for eager execution: when opkit ops gain
-``Op.compute(*values)``, `run_op` is the one place to switch to it.
+``Op.compute(*values)``, `run_op` is the one place to switch to it. Note that
+``compute`` types its inputs from the values (tensors of their dtype and ndim)
+and returns one array for a one-output op, while the bridge knows the node's
+declared types (scalars, static shapes) and wants a list: keep this path for
+nodes whose inputs are not all tensors.
 """
 
 from __future__ import annotations
