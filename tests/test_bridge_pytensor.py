@@ -5,6 +5,7 @@ PyTensor compiles are slow, so each compiled function is made once per module
 compile directories are in a session temporary directory: no test touches ~/.pytensor.
 """
 
+import importlib
 import os
 import pathlib
 import subprocess
@@ -31,7 +32,7 @@ def pytensor(tmp_path_factory):
         flags = ",".join(f for f in [os.environ.get("PYTENSOR_FLAGS", ""), f"base_compiledir={base}"] if f)
         with pytest.MonkeyPatch.context() as patch:
             patch.setenv("PYTENSOR_FLAGS", flags)
-            import pytensor
+            importlib.import_module("pytensor")  # PyTensor reads its flags once, at import
     import pytensor
 
     basetemp = pathlib.Path(str(tmp_path_factory.getbasetemp()))
