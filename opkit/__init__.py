@@ -24,6 +24,8 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors should s
     from opkit.core.type import CType as CType, Generic as Generic, Type as Type
     from opkit.hookspecs import hookimpl as hookimpl
     from opkit.link.debugmode import DebugMode as DebugMode, DebugModeError as DebugModeError
+    from opkit.link.debugmode import BadDestroyMap as BadDestroyMap, BadThunkOutput as BadThunkOutput
+    from opkit.link.debugmode import BadViewMap as BadViewMap, InvalidValueError as InvalidValueError
     from opkit.link.function import function as function
     from opkit.link.mode import Mode as Mode
     from opkit.plugins.registry import ops as ops
@@ -42,6 +44,10 @@ _LAZY = {
     "Mode": "opkit.link.mode",
     "DebugMode": "opkit.link.debugmode",
     "DebugModeError": "opkit.link.debugmode",
+    "BadThunkOutput": "opkit.link.debugmode",
+    "BadDestroyMap": "opkit.link.debugmode",
+    "BadViewMap": "opkit.link.debugmode",
+    "InvalidValueError": "opkit.link.debugmode",
     "grad": "opkit.core.gradient",
     "Lop": "opkit.core.gradient",
     "Rop": "opkit.core.gradient",

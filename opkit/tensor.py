@@ -5,14 +5,16 @@ import opkit.link  # noqa: F401  (lets Variable.eval run graphs)
 from opkit.core.gradient import Lop, Rop, grad
 from opkit.core.tensor.basic import (Dot, Sum, add, dot, exp, log, maximum, mul, neg, pow, sqr, sqrt, sub,
                                      sum, true_div, upcast)
-from opkit.core.tensor.reduction import Argmax, Argmin, Max, Mean, Min, Prod, argmax, argmin, max, mean, min, prod
-from opkit.core.tensor.constructors import matrix, scalar, tensor, tensor3, tensor4, vector
+from opkit.core.tensor.constructors import matrix, plural_constructors, scalar, tensor, tensor3, tensor4, vector
 from opkit.core.tensor.elemwise import Elemwise
+from opkit.core.tensor.reduction import Argmax, Argmin, Max, Mean, Min, Prod, argmax, argmin, max, mean, min, prod
 from opkit.core.tensor.shape_ops import shape
+from opkit.core.tensor.specify_shape import SpecifyShape, specify_shape
 from opkit.core.tensor.type import TensorType, named_types
 from opkit.core.tensor.variable import TensorConstant, TensorVariable, as_tensor_variable, constant
 
 globals().update(named_types())
+globals().update(plural_constructors(named_types()))  # scalars, dvectors, fmatrices, ...
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # what globals().update() above defines, for type checkers and editors
@@ -42,6 +44,7 @@ __all__ = [
     "as_tensor_variable", "constant", "upcast", "tensor",
     "scalar", "vector", "matrix", "tensor3", "tensor4",
     "add", "sub", "mul", "true_div", "neg", "exp", "log", "sqr", "sqrt", "maximum", "pow",
-    "sum", "dot", "shape", "Prod", "Max", "Min", "Mean", "Argmax", "Argmin",
-    "prod", "max", "min", "mean", "argmax", "argmin", "grad", "Lop", "Rop", *named_types(),
+    "sum", "dot", "shape", "grad", "Lop", "Rop", *named_types(),
+    "specify_shape", "SpecifyShape", *plural_constructors(named_types()),
+    "Prod", "Max", "Min", "Mean", "Argmax", "Argmin", "prod", "max", "min", "mean", "argmax", "argmin",
 ]

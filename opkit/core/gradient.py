@@ -16,7 +16,8 @@ import warnings
 from opkit.core.graph import Variable, io_toposort
 from opkit.errors import add_note
 from opkit.core.op import Op
-from opkit.core.tensor.alloc import cast, float_dtype, float_zeros_like, is_float_dtype, ones_like
+from opkit.core.tensor.alloc import cast, float_dtype, is_float_dtype
+from opkit.core.tensor.fill import fill_like
 from opkit.core.tensor.variable import constant
 # re-exported: opkit.core.gradient was the one home of these names
 from opkit.core.gradient_types import (
@@ -35,29 +36,38 @@ from opkit.core.gradient_types import (
 
 @overload
 def grad(cost: Variable | None, wrt: Variable, consider_constant: Sequence[Variable] | None = None,
-         disconnected_inputs: str = "raise", return_disconnected: str = "zero",
-         known_grads: Mapping[Variable, Variable] | None = None, null_gradients: str = "raise") -> Variable: ...
+         disconnected_inputs: str = "raise", add_names: bool = True,
+         known_grads: Mapping[Variable, Variable] | None = None, return_disconnected: str = "zero",
+         null_gradients: str = "raise") -> Variable: ...
 @overload
 def grad(cost: Variable | None, wrt: list[Variable], consider_constant: Sequence[Variable] | None = None,
-         disconnected_inputs: str = "raise", return_disconnected: str = "zero",
-         known_grads: Mapping[Variable, Variable] | None = None, null_gradients: str = "raise") -> list[Variable]: ...
+         disconnected_inputs: str = "raise", add_names: bool = True,
+         known_grads: Mapping[Variable, Variable] | None = None, return_disconnected: str = "zero",
+         null_gradients: str = "raise") -> list[Variable]: ...
 @overload
 def grad(cost: Variable | None, wrt: tuple[Variable, ...], consider_constant: Sequence[Variable] | None = None,
-         disconnected_inputs: str = "raise", return_disconnected: str = "zero",
-         known_grads: Mapping[Variable, Variable] | None = None,
+         disconnected_inputs: str = "raise", add_names: bool = True,
+         known_grads: Mapping[Variable, Variable] | None = None, return_disconnected: str = "zero",
          null_gradients: str = "raise") -> tuple[Variable, ...]: ...
-def grad(cost, wrt, consider_constant=None, disconnected_inputs="raise", return_disconnected="zero",
-         known_grads=None, null_gradients="raise"):
+def grad(cost, wrt, consider_constant=None, disconnected_inputs="raise", add_names=True, known_grads=None,
+         return_disconnected="zero", null_gradients="raise"):
     """Return the gradient of the scalar `cost` with respect to `wrt` (a Variable, list or tuple).
 
-    `known_grads` maps variables to gradients already known (then `cost`
-    may be None); `consider_constant` lists variables not to differentiate
-    through. A disconnected `wrt` raises, warns or is ignored per
-    `disconnected_inputs`, and is returned as zeros, None or a
-    DisconnectedType variable per `return_disconnected`.
+    The arguments are Theano's and PyTensor's, in their order. `known_grads`
+    maps variables to gradients already known (then `cost` may be None);
+    `consider_constant` lists variables not to differentiate through. A
+    disconnected `wrt` raises, warns or is ignored per `disconnected_inputs`,
+    and is returned as zeros, None or a DisconnectedType variable per
+    `return_disconnected` ("zero", "none", "disconnected"). With `add_names`,
+    the gradient of a named variable x of a named cost is named ``(dcost/dx)``.
     """
-    seeds = _seed_gradients(cost, dict(known_grads or {}))
-    return _backpropagate(seeds, wrt, consider_constant, disconnected_inputs, return_disconnected, null_gradients)
+    known_grads = dict(known_grads or {})
+    seeds = _seed_gradients(cost, known_grads)
+    naming = None
+    if add_names and getattr(cost, "name", None) is not None:
+        naming = (cost.name, {id(v) for v in known_grads.values()})  # never rename the user's variables
+    return _backpropagate(seeds, wrt, consider_constant, disconnected_inputs, return_disconnected, null_gradients,
+                          naming=naming)
 
 
 def Lop(f, wrt, eval_points, consider_constant=None, disconnected_inputs="raise"):
@@ -75,13 +85,16 @@ def Lop(f, wrt, eval_points, consider_constant=None, disconnected_inputs="raise"
 
 
 def _backpropagate(seeds, wrt, consider_constant, disconnected_inputs, return_disconnected, null_gradients,
-                   accumulate=False):
+                   accumulate=False, naming=None):
     """Return the gradients reaching `wrt` from `seeds`, shaped like `wrt`, applying the user's policies."""
     _check_choice("disconnected_inputs", disconnected_inputs, ("raise", "warn", "ignore"))
+    # Theano spelled these "None" and "Disconnected", PyTensor "none" and "disconnected": both are accepted.
+    return_disconnected = {"none": "None", "disconnected": "Disconnected"}.get(return_disconnected,
+                                                                               return_disconnected)
     _check_choice("return_disconnected", return_disconnected, ("zero", "None", "Disconnected"))
     _check_choice("null_gradients", null_gradients, ("raise", "return"))
     variables, kind = _as_list(wrt, "wrt")
-    backprop = _Backprop(seeds, variables, consider_constant or (), accumulate)
+    backprop = _Backprop(seeds, variables, consider_constant or (), accumulate, naming)
     results = []
     for position, variable in enumerate(variables):
         result = backprop.total(variable)
@@ -124,9 +137,10 @@ def Rop(f, wrt, eval_points, disconnected_outputs="raise", return_disconnected="
 class _Backprop:
     """Gradient terms of every node on a differentiable path from `wrt` to the seeds."""
 
-    def __init__(self, seeds, wrt, consider_constant, accumulate=False):
+    def __init__(self, seeds, wrt, consider_constant, accumulate=False, naming=None):
         self.seeds = dict(seeds)
         self.accumulate = accumulate
+        self.naming = naming  # (cost name, ids of the user's gradient variables), or None
         self.totals = {}
         self.uses = _true_uses(list(seeds), wrt, consider_constant)
         relevant = {node for nodes in self.uses.values() for node in nodes}
@@ -139,7 +153,10 @@ class _Backprop:
     def total(self, variable):
         """Return the gradient reaching `variable`: its seed, or the sum of its terms (and seed, accumulating)."""
         if variable not in self.totals:
-            self.totals[variable] = self._sum_terms(variable)
+            total = self._sum_terms(variable)
+            if self.naming is not None and variable.name is not None and variable not in self.seeds:
+                _name_gradient(total, f"(d{self.naming[0]}/d{variable.name})", self.naming[1])
+            self.totals[variable] = total
         return self.totals[variable]
 
     def _sum_terms(self, variable):
@@ -155,6 +172,18 @@ class _Backprop:
         if not terms:
             return disconnected_type()
         return functools.reduce(operator.add, terms)
+
+
+def _name_gradient(total, name, protected):
+    """Name a gradient grad made, PyTensor's way; never the user's own variables or one named already.
+
+    One variable can be the gradient of several (``x + y``): it keeps the first name.
+    """
+    if isinstance(total.type, (NullType, DisconnectedType)) or total.name is not None:
+        return
+    if total.owner is None or id(total) in protected:
+        return
+    total.name = name
 
 
 def _true_uses(outputs, wrt, blockers):
@@ -343,14 +372,16 @@ def _is_float(variable):
 
 
 def _ones_like(variable):
+    """Return float ones shaped like `variable` that depend on it in the graph (the seed ``fill(cost, 1)``)."""
     if hasattr(variable.type, "dtype"):
-        return ones_like(variable, float_dtype(variable.type.dtype))
+        return fill_like(variable, 1, float_dtype(variable.type.dtype))
     return variable.type.make_constant(1.0)
 
 
 def _float_zeros_like(variable):
+    """Return float zeros shaped like `variable`, depending on it as PyTensor's ``zeros_like``."""
     if hasattr(variable.type, "dtype"):
-        return float_zeros_like(variable)
+        return fill_like(variable, 0, float_dtype(variable.type.dtype))
     return variable.type.make_constant(0.0)
 
 

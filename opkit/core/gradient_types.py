@@ -82,18 +82,30 @@ class DisconnectedOutputError(_DisconnectedError):
 
 
 class NullTypeGradError(TypeError):
-    """The gradient with respect to a requested variable is undefined or not implemented."""
+    """The gradient with respect to a requested variable is undefined or not implemented.
 
-    def __init__(self, variable, position, null_type):
+    Raised by grad (`variable` is ``wrt[position]``), and by function when an output
+    it is asked to compile is or uses such a gradient (``compiling=True``: `variable`
+    is ``outputs[position]``). `op` and `input_index` say which op input has no gradient.
+    """
+
+    def __init__(self, variable, position, null_type, compiling=False):
         self.variable = variable
         self.position = position
         self.why_null = null_type.why_null
         self.op = null_type.op
         self.input_index = null_type.input_index
-        super().__init__(
-            f"grad: the gradient with respect to wrt[{position}] ({variable}) cannot be computed.\n"
-            f"{self.why_null}\n"
-            "Hint: pass null_gradients='return' to get the NullType variable instead of this error.")
+        if compiling:
+            how = "is" if isinstance(variable.type, NullType) else f"({variable}) depends on"
+            message = (f"function: output {position} {how} an undefined gradient (NullType), which "
+                       "cannot be computed.\n"
+                       f"{self.why_null}\n"
+                       "Hint: differentiate with respect to other variables, or define the op's gradient.")
+        else:
+            message = (f"grad: the gradient with respect to wrt[{position}] ({variable}) cannot be computed.\n"
+                       f"{self.why_null}\n"
+                       "Hint: pass null_gradients='return' to get the NullType variable instead of this error.")
+        super().__init__(message)
 
 
 for _cls in (DisconnectedInputError, DisconnectedOutputError, NullTypeGradError):

@@ -11,6 +11,60 @@ _ids = count()
 _evaluator = None
 
 
+class Scratchpad:
+    """Free-form notes on a Variable or Apply (``x.tag.test_value = ...``), as PyTensor's ``tag``.
+
+    Notes are attributes; the mapping methods (``tag["k"]``, ``get``, ``setdefault``,
+    ``items``) read and write the same notes. Names starting with ``_`` are opkit's
+    private caches: a clone or a pickle leaves them behind.
+    """
+
+    def __getitem__(self, key):
+        try:
+            return self.__dict__[key]
+        except KeyError:
+            raise KeyError(key) from None
+
+    def __setitem__(self, key, value):
+        self.__dict__[key] = value
+
+    def __delitem__(self, key):
+        del self.__dict__[key]
+
+    def __contains__(self, key):
+        return key in self.__dict__
+
+    def __iter__(self):
+        return iter(self.__dict__)
+
+    def __len__(self):
+        return len(self.__dict__)
+
+    def get(self, key, default=None):
+        return self.__dict__.get(key, default)
+
+    def setdefault(self, key, default=None):
+        return self.__dict__.setdefault(key, default)
+
+    def items(self):
+        return self.__dict__.items()
+
+    def public(self):
+        """Return a new Scratchpad with the notes that are not opkit's private caches."""
+        copy = Scratchpad()
+        copy.__dict__.update((k, v) for k, v in self.__dict__.items() if not k.startswith("_"))
+        return copy
+
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    def __repr__(self):
+        return f"scratchpad{self.__dict__}"
+
+
 def set_evaluator(evaluate):
     """Register `evaluate(variable, inputs_to_values)`, what `Variable.eval` runs (opkit.link fills it)."""
     global _evaluator
@@ -25,7 +79,7 @@ class Variable:
         self.owner = owner
         self.index = index
         self.name = name
-        self.tag = {}
+        self.tag = Scratchpad()
         self.auto_name = f"auto_{next(_ids)}"
 
     def clone(self, name=None):
@@ -83,7 +137,7 @@ class Constant(Variable):
         new = object.__new__(type(self))
         Variable.__init__(new, self.type, None, None, self.name if name is None else name)
         new.data = self.data
-        new.tag = dict(self.tag)
+        new.tag = self.tag.public()
         return new
 
     def __str__(self):
@@ -100,7 +154,7 @@ class Apply:
         self.op = op
         self.inputs = list(inputs)
         self.outputs = list(outputs)
-        self.tag = {}
+        self.tag = Scratchpad()
         for position, variable in enumerate(self.inputs):
             if not isinstance(variable, Variable):
                 raise TypeError(
@@ -137,7 +191,7 @@ class Apply:
         """Return a copy of this node on other inputs (same op, fresh outputs)."""
         outputs = [o.clone() for o in self.outputs]
         for new, old in zip(outputs, self.outputs):
-            new.tag = {k: v for k, v in old.tag.items() if not k.startswith("_")}
+            new.tag = old.tag.public()
         return Apply(self.op, inputs, outputs)
 
     def __str__(self):

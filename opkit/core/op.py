@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from opkit.core.clinker import CLinkerObject
@@ -68,16 +69,35 @@ class Op(CLinkerObject):
         return {name: getattr(self, name) for name in self.__props__}
 
     def make_node(self, *inputs: Any, **kwargs: Any) -> Apply:
-        raise NotImplementedError(f"{self} does not define make_node")
+        """Return the Apply node of this op on `inputs`; by default built from ``itypes`` and ``otypes``.
 
-    def __call__(self, *inputs: Any, **kwargs: Any) -> Any:
-        """Apply the op symbolically and return its output(s)."""
+        An op that sets the class (or instance) attributes ``itypes`` and
+        ``otypes`` (lists of Type instances) needs no make_node of its own.
+        """
+        itypes, otypes = getattr(self, "itypes", None), getattr(self, "otypes", None)
+        if itypes is None or otypes is None:
+            raise NotImplementedError(f"{self} does not define make_node.\n"
+                                      "Hint: define make_node(self, *inputs), or set the attributes itypes and "
+                                      "otypes (lists of types, e.g. [opkit.tensor.dvector]).")
+        if kwargs:
+            raise TypeError(f"{self}: an op made from itypes/otypes takes no keyword arguments, got {sorted(kwargs)}")
+        return Apply(self, typed_inputs(self, inputs, itypes), [t() for t in otypes])
+
+    def __call__(self, *inputs: Any, name: str | None = None, return_list: bool = False, **kwargs: Any) -> Any:
+        """Apply the op symbolically and return its output(s).
+
+        `name` names the returned output (several outputs: ``name_0``, ``name_1``, ...);
+        `return_list=True` returns a list even for one output. Other keywords go to make_node.
+        """
         node = self.make_node(*inputs, **kwargs)
         if not isinstance(node, Apply):
             raise TypeError(f"{self}.make_node returned {node!r}, not an opkit.Apply")
+        if name is not None:
+            _name_outputs(node, self.default_output, name)
         if self.default_output is not None:
-            return node.outputs[self.default_output]
-        if len(node.outputs) == 1:
+            chosen = node.outputs[self.default_output]
+            return [chosen] if return_list else chosen
+        if len(node.outputs) == 1 and not return_list:
             return node.outputs[0]
         return list(node.outputs)
 
@@ -177,6 +197,33 @@ class Op(CLinkerObject):
         return str(self)
 
 
+def _name_outputs(node, default_output, name):
+    if len(node.outputs) == 1:
+        node.outputs[0].name = name
+    elif default_output is not None:
+        node.outputs[default_output].name = name
+    else:
+        for position, output in enumerate(node.outputs):
+            output.name = f"{name}_{position}"
+
+
+def typed_inputs(op, inputs, itypes):
+    """Return `inputs` as Variables of `itypes` (plain values become constants), or raise TypeError.
+
+    A variable of a more specific type (``itype.is_super(variable.type)``: a static
+    shape where the itype has None) is accepted as is.
+    """
+    if len(inputs) != len(itypes):
+        raise TypeError(f"{op} takes {len(itypes)} inputs, got {len(inputs)}")
+    converted = []
+    for position, (value, itype) in enumerate(zip(inputs, itypes)):
+        variable = value if isinstance(value, Variable) else itype.make_constant(value)
+        if variable.type != itype and not itype.is_super(variable.type):
+            raise TypeError(f"input {position} of {op}: expected {itype}, got {variable.type}")
+        converted.append(variable)
+    return converted
+
+
 def _overrides(op, name):
     """Return True if `op` provides `name` itself (class override or instance attribute)."""
     if name in getattr(op, "__dict__", {}):
@@ -199,17 +246,6 @@ class FromFunctionOp(Op):
         if infer_shape is not None:
             self.infer_shape = self._infer_shape
 
-    def make_node(self, *inputs):
-        if len(inputs) != len(self.itypes):
-            raise TypeError(f"{self} takes {len(self.itypes)} inputs, got {len(inputs)}")
-        converted = []
-        for position, (value, itype) in enumerate(zip(inputs, self.itypes)):
-            variable = value if isinstance(value, Variable) else itype.make_constant(value)
-            if variable.type != itype:
-                raise TypeError(f"input {position} of {self}: expected {itype}, got {variable.type}")
-            converted.append(variable)
-        return Apply(self, converted, [t() for t in self.otypes])
-
     def perform(self, node, inputs, output_storage):
         results = self.fn(*inputs)
         if len(self.otypes) == 1:
@@ -224,7 +260,32 @@ class FromFunctionOp(Op):
         return self.__name__
 
     def __reduce__(self):
+        """Pickle a module-level ``@as_op`` function by reference (its module and name), else by its parts.
+
+        The decorated name holds the op, not the function, so the function alone
+        cannot be pickled by reference: the op is looked up where it was defined.
+        """
+        module, qualname = getattr(self.fn, "__module__", None), getattr(self.fn, "__qualname__", None)
+        if module and qualname and _attribute_path(sys.modules.get(module), qualname) is self:
+            return (load_as_op, (module, qualname))
         return (FromFunctionOp, (self.fn, self.itypes, self.otypes, self.infer_shape_fn))
+
+
+def _attribute_path(target, qualname):
+    for part in qualname.split("."):
+        target = getattr(target, part, None)
+    return target
+
+
+def load_as_op(module, qualname):
+    """Return the ``@as_op`` op named `qualname` in `module` (what a pickled as_op op refers to)."""
+    import importlib
+
+    op = _attribute_path(importlib.import_module(module), qualname)
+    if not isinstance(op, FromFunctionOp):
+        raise AttributeError(f"cannot unpickle the as_op op {module}.{qualname}: that name is now {op!r}, "
+                             "not an op made by opkit.as_op")
+    return op
 
 
 def as_op(itypes, otypes, infer_shape=None):

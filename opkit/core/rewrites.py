@@ -153,6 +153,25 @@ class ShapeInference:
         return as_tensor_variable(dim)
 
 
+def fill_to_alloc(fgraph):
+    """Replace ``fill(model, value)`` by ``value`` allocated to the model's shape (see tensor/fill.py).
+
+    The next shape pass replaces the model's shape by its inferred one, so the
+    model itself is computed only if something else needs it.
+    """
+    from opkit.core.tensor.alloc import alloc_like
+    from opkit.core.tensor.fill import Fill
+
+    pairs = []
+    for node in fgraph.toposort():
+        if isinstance(node.op, Fill):
+            model, value = node.inputs
+            replacement = alloc_like(value, model)
+            if replacement.type == node.outputs[0].type:
+                pairs.append((node.outputs[0], replacement))
+    fgraph.replace_all(pairs, "fill_to_alloc")
+
+
 def fusion(fgraph):
     """Fuse trees of elementwise nodes into one loop (see opkit.core.tensor.fusion)."""
     from opkit.core.tensor.fusion import fuse_elementwise
@@ -172,11 +191,12 @@ REWRITES = {
     "shape": infer_shapes,
     "constant_folding": constant_folding,
     "fusion": fusion,
+    "fill": fill_to_alloc,
     "reduce_fusion": reduce_fusion,
 }
 
 PIPELINES = {
-    "fast_run": ("merge", "shape", "merge", "constant_folding", "merge", "fusion", "reduce_fusion"),
+    "fast_run": ("fill", "merge", "shape", "merge", "constant_folding", "merge", "fusion", "reduce_fusion"),
     "fast_compile": ("merge",),
     None: (),
 }

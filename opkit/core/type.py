@@ -27,13 +27,37 @@ class Type:
         """Return `value` as a valid value of this type, or raise TypeError."""
         return value
 
-    def filter_variable(self, other):
-        """Return `other` as a Variable of this type (wrapping plain values as constants)."""
+    def filter_variable(self, other, allow_convert=True):
+        """Return `other` as a Variable of this type (wrapping plain values as constants).
+
+        With `allow_convert`, a variable that :meth:`convert_variable` accepts is converted.
+        """
         if not isinstance(other, Variable):
             other = self.constant_type(self, other)
-        if other.type != self:
+        if other.type == self:
+            return other
+        converted = self.convert_variable(other) if allow_convert else None
+        if converted is None:
             raise TypeError(f"cannot use a variable of type {other.type} where {self} is expected")
-        return other
+        return converted
+
+    def in_same_class(self, other):
+        """Return True if `other` belongs to the same family of types as this one (by default: equal)."""
+        return self == other
+
+    def is_super(self, other):
+        """Return True if this type includes every value of `other` (``other`` may replace it).
+
+        As PyTensor's: None when the relation cannot be decided. The base rule is equality;
+        TensorType also counts a type with more static shape as included.
+        """
+        return True if self.in_same_class(other) else None
+
+    def convert_variable(self, var):
+        """Return a variable usable where this type is expected (`var` itself if its type is as specific), or None."""
+        if self.is_super(var.type):
+            return var
+        return None
 
     def is_valid_value(self, value):
         """Return True if `value` is already a valid value of this type."""

@@ -10,8 +10,10 @@ references or memory. The C result (perform's when there is no C) flows on.
 
 from __future__ import annotations
 
-from opkit.link.debugmode_checks import (check_inputs_unchanged, check_outputs_do_not_alias, check_repeated_calls,
-                                         compare_outputs, copy_value)
+from opkit.link.debugmode_checks import (check_inputs_unchanged, check_output_values_valid,
+                                         check_outputs_do_not_alias, check_outputs_do_not_alias_each_other,
+                                         check_repeated_calls, compare_outputs, copy_value)
+from opkit.link.debugmode_prealloc import preallocated_kinds, preallocated_outputs
 from opkit.core.graph import Constant
 from opkit.link.py_linker import python_thunk
 from opkit.link.runner import describe_node, sequential_runner
@@ -21,7 +23,11 @@ C_CODE = "C code"
 
 
 class DebugModeError(AssertionError):
-    """A node failed a DebugMode check: `kind` says which, `details` holds the facts."""
+    """A node failed a DebugMode check: `kind` says which, `details` holds the facts.
+
+    Each kind raises its own subclass: BadThunkOutput, BadDestroyMap, BadViewMap,
+    InvalidValueError; a reference leak raises DebugModeError itself.
+    """
 
     def __init__(self, message, node=None, op=None, kind=None, details=None):
         self.node = node
@@ -37,22 +43,54 @@ class DebugModeError(AssertionError):
             super().add_note(note)
 
 
-DebugModeError.__module__ = "opkit"
+class BadThunkOutput(DebugModeError):
+    """Two implementations of a node disagree (perform and C, or perform with preallocated outputs)."""
+
+
+class BadDestroyMap(DebugModeError):
+    """An implementation modified an input that the op's destroy_map does not list."""
+
+
+class BadViewMap(DebugModeError):
+    """An output shares memory with an input, or with another output, and view_map does not say so."""
+
+
+class InvalidValueError(DebugModeError):
+    """An implementation returned a value its output's type does not accept (wrong dtype, ndim, shape)."""
+
+
+ERRORS = {"mismatch": BadThunkOutput, "input_modified": BadDestroyMap, "output_aliases_input": BadViewMap,
+          "outputs_alias": BadViewMap, "invalid_value": InvalidValueError}
+"""The DebugModeError subclass each kind of problem raises (others raise DebugModeError)."""
+
+for _cls in (DebugModeError, BadThunkOutput, BadDestroyMap, BadViewMap, InvalidValueError):
+    _cls.__module__ = "opkit"
 
 
 class DebugMode(Mode):
-    """FAST_RUN's rewrites, then every node run through perform and C and checked."""
+    """FAST_RUN's rewrites, then every node run through perform and C and checked.
 
-    def __init__(self, linker=None, optimizer="fast_run", excluded=(), repeats=3):
+    `check_py_code` runs perform (compared with C where both exist), `check_c_code`
+    runs the C code; a node with only one of them always runs it.
+    `check_preallocated_output` lists the kinds of arrays perform also finds in its
+    output cells ("c_contiguous", "f_contiguous", "strided", "wrong_size", "previous",
+    "initial", or "ALL"); its results must not change.
+    """
+
+    def __init__(self, linker=None, optimizer="fast_run", excluded=(), repeats=3, check_py_code=True,
+                 check_c_code=True, check_preallocated_output=()):
         if linker is None:
-            linker = DebugLinker(repeats)
+            linker = DebugLinker(repeats, check_py_code, check_c_code, check_preallocated_output)
         elif not isinstance(linker, DebugLinker):
             raise TypeError(f"DebugMode runs its own linker; got linker={linker!r}. "
                             "Use opkit.Mode(linker=...) to choose a linker.")
         super().__init__(linker, optimizer, excluded)
 
     def __repr__(self):
-        return f"DebugMode(optimizer={self.optimizer!r}, repeats={self.linker.repeats})"
+        linker = self.linker
+        return (f"DebugMode(optimizer={self.optimizer!r}, repeats={linker.repeats}, "
+                f"check_py_code={linker.check_py_code}, check_c_code={linker.check_c_code}, "
+                f"check_preallocated_output={linker.check_preallocated_output})")
 
 
 class DebugLinker:
@@ -60,17 +98,23 @@ class DebugLinker:
 
     name = "debug"
 
-    def __init__(self, repeats=3):
+    def __init__(self, repeats=3, check_py_code=True, check_c_code=True, check_preallocated_output=()):
         if repeats < 2:
             raise ValueError(f"repeats must be at least 2 to see growth per call, not {repeats!r}")
+        if not (check_py_code or check_c_code):
+            raise ValueError("DebugMode needs check_py_code or check_c_code (or both) to be True")
         self.repeats = repeats
+        self.check_py_code = bool(check_py_code)
+        self.check_c_code = bool(check_c_code)
+        self.check_preallocated_output = preallocated_kinds(check_preallocated_output)
 
     def make_runner(self, fgraph):
         from opkit.cop.cinterface import op_has_c
 
         order = fgraph.toposort()
-        use_c = any(op_has_c(node) for node in order) and _compiler_available()
-        checkers = [NodeChecker(node, use_c, self.repeats) for node in order]
+        use_c = self.check_c_code and any(op_has_c(node) for node in order) and _compiler_available()
+        checkers = [NodeChecker(node, use_c, self.repeats, self.check_py_code, self.check_preallocated_output)
+                    for node in order]
         return sequential_runner(fgraph, lambda storage, compute_map: [c.thunk(storage) for c in checkers], order)
 
 
@@ -91,9 +135,14 @@ class Implementation:
         self.input_cells = [cells[v] for v in node.inputs]
         self.output_cells = [cells[v] for v in node.outputs]
 
-    def run(self, values):
-        """Compute the node from `values` and return its outputs (the cells keep them too)."""
+    def run(self, values, preallocated=None):
+        """Compute the node from `values` and return its outputs (the cells keep them too).
+
+        `preallocated` puts values in the output cells first (what perform may reuse).
+        """
         self.clear()
+        for cell, value in zip(self.output_cells, preallocated or ()):
+            cell[0] = value
         for cell, value in zip(self.input_cells, values):
             cell[0] = value
         try:
@@ -126,16 +175,20 @@ def _c_thunk(node, storage, compute_map):
     return node_c_thunk(node, storage, compute_map)
 
 
-def implementations(node, use_c):
-    """Return the node's implementations: perform (or debug_perform), then C when it has it."""
+def implementations(node, use_c, check_py_code=True):
+    """Return the node's implementations: perform (or debug_perform), then C when it has it.
+
+    Without `check_py_code`, perform runs only for a node without C code.
+    """
     from opkit.cop.cinterface import op_has_c
 
-    found = []
-    if callable(getattr(node.op, "debug_perform", None)):
-        found.append(Implementation("debug_perform", node, _debug_perform_thunk))
-    elif node.op.has_perform():
-        found.append(Implementation("perform", node, python_thunk))
     has_c = op_has_c(node)
+    found = []
+    if check_py_code or not (has_c and use_c):
+        if callable(getattr(node.op, "debug_perform", None)):
+            found.append(Implementation("debug_perform", node, _debug_perform_thunk))
+        elif node.op.has_perform():
+            found.append(Implementation("perform", node, python_thunk))
     if has_c and (use_c or not found):
         found.append(Implementation(C_CODE, node, _c_thunk))
     if not found:
@@ -146,10 +199,11 @@ def implementations(node, use_c):
 class NodeChecker:
     """Run one node through each implementation on copies of its inputs and check every call."""
 
-    def __init__(self, node, use_c, repeats):
+    def __init__(self, node, use_c, repeats, check_py_code=True, preallocated=()):
         self.node = node
         self.repeats = repeats
-        self.implementations = implementations(node, use_c)
+        self.preallocated = preallocated
+        self.implementations = implementations(node, use_c, check_py_code)
 
     def thunk(self, storage):
         """Return a thunk reading the node's inputs from `storage` and storing the checked outputs."""
@@ -164,23 +218,49 @@ class NodeChecker:
 
     def run(self, values):
         """Return the node's outputs (C's when it has C) after checking every implementation."""
-        node = self.node
         originals = [copy_value(value) for value in values]
         results = {}
-        for implementation in self.implementations:
-            given = self._inputs_for(implementation, values)
-            outputs = implementation.run(given)
-            self._raise(check_inputs_unchanged(node, implementation.label, given, originals), values)
-            self._raise(check_outputs_do_not_alias(node, implementation.label, given, outputs), values)
-            scratch = self._inputs_for(implementation, values)
-            self._raise(check_repeated_calls(node, implementation.label, implementation.run, implementation.clear,
-                                             scratch, self.repeats, compiled=implementation.label == C_CODE),
-                        values)
-            results[implementation.label] = outputs
+        for implementation in list(self.implementations):
+            outputs = self._check(implementation, values, originals)
+            if outputs is not None:
+                results[implementation.label] = outputs
         if len(results) == 2:
             (python_label, python_values), (_, c_values) = results.items()
-            self._raise(compare_outputs(node.outputs, python_values, c_values, python_label), values)
+            self._raise(compare_outputs(self.node.outputs, python_values, c_values, python_label), values)
         return results[self.implementations[-1].label]
+
+    def _check(self, implementation, values, originals):
+        """Run one implementation and check it; return its outputs (None: a perform that is not implemented)."""
+        node = self.node
+        given = self._inputs_for(implementation, values)
+        try:
+            outputs = implementation.run(given)
+        except NotImplementedError:
+            # The usual idiom of a C-only op: perform raises NotImplementedError. Its C code is still
+            # checked (destroy, view, aliasing, references), with nothing to compare it with.
+            if implementation.label == C_CODE or self.implementations[-1].label != C_CODE:
+                raise
+            self.implementations.remove(implementation)
+            return None
+        label = implementation.label
+        self._raise(check_inputs_unchanged(node, label, given, originals), values)
+        self._raise(check_output_values_valid(node, label, outputs), values)
+        self._raise(check_outputs_do_not_alias(node, label, given, outputs), values)
+        self._raise(check_outputs_do_not_alias_each_other(node, label, outputs), values)
+        scratch = self._inputs_for(implementation, values)
+        self._raise(check_repeated_calls(node, label, implementation.run, implementation.clear,
+                                         scratch, self.repeats, compiled=label == C_CODE), values)
+        if label != C_CODE:
+            self._check_preallocated(implementation, values, outputs)
+        return outputs
+
+    def _check_preallocated(self, implementation, values, reference):
+        """Run perform again with each kind of preallocated output; its results must not change."""
+        for kind in self.preallocated:
+            outputs = implementation.run(self._inputs_for(implementation, values),
+                                         preallocated_outputs(kind, reference))
+            other = (f"{implementation.label} with preallocated outputs ({kind})", f"preallocated {kind}")
+            self._raise(compare_outputs(self.node.outputs, reference, outputs, implementation.label, other), values)
 
     def _inputs_for(self, implementation, values):
         """Return private copies of `values`; C reads constants from its module, so those are the originals."""
@@ -192,4 +272,5 @@ class NodeChecker:
             return
         node = self.node
         message = "\n".join([f"DebugMode: {problem.summary}", describe_node(node, values), *problem.lines])
-        raise DebugModeError(message, node=node, op=node.op, kind=problem.kind, details=problem.details)
+        error = ERRORS.get(problem.kind, DebugModeError)
+        raise error(message, node=node, op=node.op, kind=problem.kind, details=problem.details)

@@ -86,22 +86,26 @@ def _position_line(index, a, b, keys, labels):
     return f"at index {details['index']}: {text}", details
 
 
-def compare_outputs(outputs, perform_values, c_values, perform_label="perform"):
-    """Return a 'mismatch' Problem for the first output where perform and C disagree."""
+def compare_outputs(outputs, perform_values, c_values, perform_label="perform", other=("C code", "C")):
+    """Return a 'mismatch' Problem for the first output where perform and C disagree.
+
+    `other` names what perform is compared with: a phrase and a short label
+    (perform with preallocated outputs is compared with perform the same way).
+    """
     for position, (variable, expected, got) in enumerate(zip(outputs, perform_values, c_values)):
-        problem = _compare_one(position, variable, expected, got, perform_label)
+        problem = _compare_one(position, variable, expected, got, perform_label, other)
         if problem is not None:
             return problem
     return None
 
 
-def _compare_one(position, variable, expected, got, label):
-    head = f"{label} and C code disagree on output {position} ({variable}, {variable.type})"
+def _compare_one(position, variable, expected, got, label, other=("C code", "C")):
+    head = f"{label} and {other[0]} disagree on output {position} ({variable}, {variable.type})"
     details = {"output": position}
     if isinstance(expected, np.ndarray) and isinstance(got, np.ndarray):
         if expected.shape != got.shape or expected.dtype != got.dtype:
             line = (f"{label} gave shape {expected.shape}, dtype {expected.dtype}; "
-                    f"C gave shape {got.shape}, dtype {got.dtype}")
+                    f"{other[1]} gave shape {got.shape}, dtype {got.dtype}")
             details.update(perform_shape=expected.shape, c_shape=got.shape,
                            perform_dtype=str(expected.dtype), c_dtype=str(got.dtype))
             return Problem("mismatch", head, [line], details)
@@ -110,9 +114,9 @@ def _compare_one(position, variable, expected, got, label):
         return None
     if not (isinstance(expected, np.ndarray) and isinstance(got, np.ndarray)):
         details.update(perform=expected, c=got)
-        return Problem("mismatch", head, [f"{label}={expected!r:.200}", f"C={got!r:.200}"], details)
+        return Problem("mismatch", head, [f"{label}={expected!r:.200}", f"{other[1]}={got!r:.200}"], details)
     index = first_difference(expected, got, equal) or (0,) * expected.ndim
-    text, found = _position_line(index, expected, got, ("perform", "c"), (label, "C"))
+    text, found = _position_line(index, expected, got, ("perform", "c"), (label, other[1]))
     details.update(found, shape=expected.shape, dtype=str(expected.dtype))
     lines = [f"First mismatch {text}", f"Output shape {expected.shape}, dtype {expected.dtype}"]
     return Problem("mismatch", head, lines, details)
@@ -172,6 +176,42 @@ def check_outputs_do_not_alias(node, implementation, given, results):
                     "(destroy_map if the input is overwritten)")
             return Problem("output_aliases_input", head, [hint],
                            {"output": out_position, "input": in_position, "implementation": implementation})
+    return None
+
+
+def check_output_values_valid(node, implementation, results):
+    """Return an 'invalid_value' Problem for an output value its type does not accept as is."""
+    for position, (variable, value) in enumerate(zip(node.outputs, results)):
+        if variable.type.is_valid_value(value):
+            continue
+        try:
+            variable.type.filter(value, strict=True)
+            reason = "its type does not accept it"
+        except (TypeError, ValueError) as exc:
+            reason = str(exc).splitlines()[0]
+        head = f"{implementation} returned an invalid value for output {position} ({variable}, {variable.type})"
+        hint = "Hint: the value must be exactly of the output's type (dtype, number of dimensions, static shape)"
+        return Problem("invalid_value", head, [reason, hint],
+                       {"output": position, "implementation": implementation, "value": value})
+    return None
+
+
+def check_outputs_do_not_alias_each_other(node, implementation, results):
+    """Return an 'outputs_alias' Problem for two outputs sharing memory, unless both view one input."""
+    view_map, destroy_map = node.op.view_map or {}, node.op.destroy_map or {}
+
+    def sources(position):
+        return set(view_map.get(position, ())) | set(destroy_map.get(position, ()))
+
+    for first, value in enumerate(results):
+        for second in range(first + 1, len(results)):
+            if not _shares(value, results[second]) or sources(first) & sources(second):
+                continue
+            head = (f"outputs {first} and {second} of {implementation} share memory, and the op's view_map "
+                    "does not say they view the same input")
+            hint = "Hint: give each output its own memory (a copy), or declare in view_map the input both view"
+            return Problem("outputs_alias", head, [hint],
+                           {"outputs": (first, second), "implementation": implementation})
     return None
 
 

@@ -58,6 +58,7 @@ def _check_inputs(inputs):
 def _check_reachable(inputs, outputs, on_unused_input, name):
     if on_unused_input not in ("raise", "warn", "ignore"):
         raise ValueError(f"on_unused_input must be 'raise', 'warn' or 'ignore', not {on_unused_input!r}")
+    _check_placeholders(outputs)
     given = set(map(id, inputs))
     needed = graph_inputs(outputs)
     missing = [v for v in needed if not isinstance(v, Constant) and id(v) not in given]
@@ -74,6 +75,25 @@ def _check_reachable(inputs, outputs, on_unused_input, name):
         if on_unused_input == "raise":
             raise ValueError(message)
         warnings.warn(message, stacklevel=3)
+
+
+def _check_placeholders(outputs):
+    """Raise TypeError if an output depends on an undefined (NullType) or disconnected gradient placeholder."""
+    from opkit.core.gradient_types import DisconnectedType, NullType, NullTypeGradError
+
+    kinds = (NullType, DisconnectedType)
+    if not any(isinstance(v.type, kinds) for v in graph_inputs(outputs)):
+        return
+    for position, output in enumerate(outputs):
+        found = next((v for v in graph_inputs([output]) if isinstance(v.type, kinds)), None)
+        if found is None:
+            continue
+        if isinstance(found.type, NullType):
+            raise NullTypeGradError(output, position, found.type, compiling=True)
+        what = "is" if found is output else f"({output}) depends on"
+        raise TypeError(f"function: output {position} {what} a DisconnectedType placeholder (the gradient of a "
+                        "cost that does not depend on that variable), which holds no value.\n"
+                        "Hint: ask grad for return_disconnected='zero' to get zeros instead.")
 
 
 def _function_label(name):

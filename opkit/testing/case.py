@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import unittest
 
 import numpy as np
@@ -38,17 +40,59 @@ def uniform(rng, shape, dtype, low=0.0, high=1.0):
     return np.asarray(rng.uniform(low, high, size=shape), dtype=dtype)
 
 
+def _takes_no_argument(function):
+    """Return True for a method written ``def setup_method(self)`` (PyTensor's style)."""
+    parameters = list(inspect.signature(function).parameters.values())[1:]
+    return not any(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL) for p in parameters)
+
+
+def _setup_wrapper(function):
+    """Wrap a subclass's setup/teardown_method: it takes pytest's method argument or not, and runs once per test.
+
+    pytest calls it on a unittest.TestCase, and setUp/tearDown call it for plain
+    unittest runs: under pytest the second call finds it has run already.
+    """
+    no_argument = _takes_no_argument(function)
+    ran = f"_opkit_ran_{id(function)}"
+
+    @functools.wraps(function)
+    def wrapper(self, method=None):
+        if ran in self.__dict__:
+            return None
+        self.__dict__[ran] = True
+        return function(self) if no_argument else function(self, method)
+
+    wrapper._opkit_wrapped = True
+    return wrapper
+
+
 class OpTestCase(unittest.TestCase):
     """Base of the op-testing classes: a unittest.TestCase that pytest also sets up.
 
     Before each test, numpy's global generator is seeded and ``self.rng`` is
     a RandomState with the same seed. pytest calls ``setup_method`` and then
     ``setUp``; unittest calls ``setUp``: the preparation runs once either way,
-    so a subclass may extend whichever it likes with ``super()``.
+    so a subclass may extend whichever it likes with ``super()``. A subclass's
+    ``setup_method(self)`` (PyTensor's style, no method argument) is wrapped to
+    accept the test method pytest passes to unittest.TestCase classes.
     """
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for name in ("setup_method", "teardown_method"):
+            own = cls.__dict__.get(name)
+            if inspect.isfunction(own) and not getattr(own, "_opkit_wrapped", False):
+                setattr(cls, name, _setup_wrapper(own))
 
     def setUp(self):
         self._prepare()
+        self.setup_method(None)  # a subclass's PyTensor-style setup runs under plain unittest too (once)
+
+    def tearDown(self):
+        self.teardown_method(None)
+
+    def teardown_method(self, method=None):
+        """Nothing to undo here; subclasses may extend it (PyTensor's style, with or without `method`)."""
 
     def setup_method(self, method=None):
         self._prepare()

@@ -152,6 +152,35 @@ class TensorType(TensorCInterface, CType):
             f"would lose information.\nHint: convert it yourself (numpy.asarray(value, dtype='{self.dtype}')), "
             f"or declare the input with dtype {data.dtype}.")
 
+    def in_same_class(self, other):
+        """Return True for a TensorType of the same dtype with its static 1s on the same axes (as PyTensor)."""
+        return (isinstance(other, TensorType) and other.dtype == self.dtype
+                and other.broadcastable == self.broadcastable)
+
+    def is_super(self, other):
+        """Return True if every value of `other` is a value of this type: same dtype and ndim, and each
+        static length of this type is also `other`'s (`other` may know more lengths, never fewer)."""
+        return (isinstance(other, type(self)) and other.dtype == self.dtype and other.ndim == self.ndim
+                and all(mine is None or mine == theirs for mine, theirs in zip(self.shape, other.shape)))
+
+    def convert_variable(self, var):
+        """Return `var` as a variable usable where this type is expected, or None if it cannot be.
+
+        `var` itself when its type is as specific; a SpecifyShape of it (checked at run
+        time) when only its static shape is less specific; None otherwise.
+        """
+        if self.is_super(var.type):
+            return var
+        other = var.type
+        if not (isinstance(other, TensorType) and other.dtype == self.dtype and other.ndim == self.ndim):
+            return None
+        if any(mine is not None and theirs is not None and mine != theirs
+               for mine, theirs in zip(self.shape, other.shape)):
+            return None
+        from opkit.core.tensor.specify_shape import specify_shape
+
+        return specify_shape(var, self.shape)
+
     def describe(self):
         return f"{self} (ndim {self.ndim}, dtype {self.dtype})"
 

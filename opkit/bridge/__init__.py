@@ -1,0 +1,5 @@
+"""Bridges from opkit to other graph libraries, each imported only when used.
+
+``opkit.bridge.pytensor.as_pytensor_op(op)`` puts an opkit op into PyTensor
+(and so PyMC) graphs; it needs the ``opkit-sdk[pytensor]`` extra.
+"""
