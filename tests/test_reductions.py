@@ -133,10 +133,14 @@ def test_max_and_min_propagate_nan_like_numpy(dtype):
     f = opkit.function([x], [ot.max(x), ot.min(x, axis=0), ot.max(x, axis=1)])
     assert all(op_has_c(node) for node in f.maker.fgraph.toposort())
     values = np.arange(40, dtype=dtype).reshape(4, 10)
-    values[2, 3] = np.nan
+    values[2, 3] = np.nan  # in one of the 8 lanes of a leaf
+    values[1, 9] = np.nan  # in a leaf's tail
     values[0, 9] = -np.inf
-    for result, expected in zip(f(values), [np.max(values), np.min(values, axis=0), np.max(values, axis=1)]):
-        np.testing.assert_array_equal(result, expected)
+    long = np.arange(1000, dtype=dtype).reshape(2, 500)
+    long[0, 200] = long[1, 499] = np.nan  # in a later leaf; in the last leaf's tail
+    for data in (values, long, -long, values[::-1]):
+        for result, expected in zip(f(data), [np.max(data), np.min(data, axis=0), np.max(data, axis=1)]):
+            np.testing.assert_array_equal(result, expected)
 
 
 def test_integer_sums_and_products_wrap_like_numpy():

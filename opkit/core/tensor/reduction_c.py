@@ -263,6 +263,18 @@ def _value_lines(plan, load):
     return lines + [f"const {plan.acc_t} e = ({plan.acc_t}){result};"]
 
 
+def _lane_update(plan):
+    """C statements folding `e` into lane r[k].
+
+    Float max/min compare without the NaN test and keep any NaN met in nan[k]:
+    two compare-and-blends, which vectorize; the leaf then returns that NaN.
+    """
+    if plan.op.kind in ("max", "min") and np.dtype(plan.acc).kind == "f":
+        better = ">" if plan.op.kind == "max" else "<"
+        return f"r[k] = (e {better} r[k]) ? e : r[k]; nan[k] = (e != e) ? e : nan[k];"
+    return "r[k] = combine(r[k], e);"
+
+
 def _leaf(plan, name, load, locate, advance):
     """Return a C++ lambda `name(o, start, n)`: numpy's 8-accumulator reduction of a leaf.
 
@@ -275,18 +287,21 @@ def _leaf(plan, name, load, locate, advance):
     auto {name} = [&](npy_intp o, npy_intp start, npy_intp n) -> {acc_t} {{
         {locate}
         {acc_t} r[8] = {{{', '.join([identity] * 8)}}};
+        {acc_t} nan[8] = {{0, 0, 0, 0, 0, 0, 0, 0}};  /* a NaN met by lane k (float max/min) */
         const npy_intp n8 = n - n % 8;
         npy_intp i = 0;
         for (; i < n8; i += 8) {{
-            for (int k = 0; k < 8; ++k) {{
+#pragma GCC unroll 8
+            for (int k = 0; k < 8; ++k) {{  /* unrolled: the 8 lanes stay in registers, as vectors */
                 const npy_intp at = i + k; (void)at;
 {body}
-                r[k] = combine(r[k], e);
+                {_lane_update(plan)}
                 {advance}
             }}
         }}
         {acc_t} res = combine(combine(combine(r[0], r[1]), combine(r[2], r[3])),
                               combine(combine(r[4], r[5]), combine(r[6], r[7])));
+        for (int k = 0; k < 8; ++k) if (nan[k] != nan[k]) res = nan[k];
         for (; i < n; ++i) {{
             const npy_intp at = i; (void)at;
 {body}
