@@ -295,3 +295,12 @@ class TestReductionShapes(InferShapeTester):
                    for i, name in enumerate(("sum", "prod", "max", "min", "mean", "argmax", "argmin"))
                    for axis, keepdims in (specs[i % 4], specs[(i + 1) % 4])]
         self._compile_and_check([x], outputs, [values], (ot.Sum, ot.Prod, ot.Max, ot.Min, ot.Mean, ot.Argmax))
+
+
+def test_rop_of_sum_and_mean_and_a_clear_refusal_for_max():
+    x, v = ot.dvector("x"), ot.dvector("v")
+    f = opkit.function([x, v], [opkit.tensor.Rop(ot.sum(x), x, v), opkit.tensor.Rop(ot.mean(x), x, v)],
+                       mode="FAST_COMPILE", on_unused_input="ignore")  # both are linear: x itself is unused
+    np.testing.assert_allclose(f(np.ones(4), np.arange(4.0)), [6.0, 1.5])
+    with pytest.raises(NotImplementedError, match=r"Max\{axis=None, keepdims=False\} has no R_op .*use Lop"):
+        opkit.tensor.Rop(ot.max(x), x, v)

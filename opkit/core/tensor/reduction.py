@@ -120,7 +120,8 @@ class Reduce(Op):
             return [None]
         if self.kind in ("sum", "mean"):
             return [self(eval_points[0])]
-        raise NotImplementedError(f"R_op of {self.kind} is not implemented")
+        raise NotImplementedError(f"{self} has no R_op (the Jacobian times a vector of {self.kind}); "
+                                  "use Lop, which every reduction supports")
 
     # C code: see opkit.core.tensor.reduction_c.
     def reduce_program(self, node):
