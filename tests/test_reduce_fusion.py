@@ -168,7 +168,8 @@ THREADED_SCRIPT = textwrap.dedent(r"""
                ThreadedReduce("sum", None, False, mul("float32"), 2)(xf, yf),
                ThreadedReduce("mean", (1,), False, mul("float64"), 2)(x, y),
                ThreadedReduce("sum", (0,), False, mul("float64"), 2)(x, y),
-               ThreadedReduce("max", (1,), False, mul("float64"), 2)(x, y)]
+               ThreadedReduce("max", (1,), False, mul("float64"), 2)(x, y),
+               ThreadedReduce("sum", (0,), False, mul("float32"), 2)(xf, yf)]
     f = opkit.function([x, y, xf, yf], outputs)
     rng = np.random.default_rng(0)
     a = rng.standard_normal((4, 300001)) * 10.0 ** rng.uniform(-8, 8, (4, 300001))
@@ -192,7 +193,7 @@ def test_results_are_bit_identical_whatever_the_thread_count():
     x, y = ot.dmatrix("x"), ot.dmatrix("y")
     xf, yf = ot.fmatrix("xf"), ot.fmatrix("yf")
     f = opkit.function([x, y, xf, yf], [ot.sum(x * y), ot.sum(xf * yf), ot.mean(x * y, axis=1),
-                                         ot.sum(x * y, axis=0), ot.max(x * y, axis=1)])
+                                         ot.sum(x * y, axis=0), ot.max(x * y, axis=1), ot.sum(xf * yf, axis=0)])
     rng = np.random.default_rng(0)
     a = rng.standard_normal((4, 300001)) * 10.0 ** rng.uniform(-8, 8, (4, 300001))
     b = rng.standard_normal((4, 300001))

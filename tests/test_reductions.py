@@ -304,3 +304,19 @@ def test_rop_of_sum_and_mean_and_a_clear_refusal_for_max():
     np.testing.assert_allclose(f(np.ones(4), np.arange(4.0)), [6.0, 1.5])
     with pytest.raises(NotImplementedError, match=r"Max\{axis=None, keepdims=False\} has no R_op .*use Lop"):
         opkit.tensor.Rop(ot.max(x), x, v)
+
+
+def test_every_path_gives_the_same_bits_whatever_the_layout():
+    """Leading axes of a C-contiguous input are reduced 64 outputs at a time; other layouts one by one."""
+    x = ot.dtensor3("x")
+    f = opkit.function([x], [ot.sum(x, axis=0), ot.mean(x, axis=(0, 1)), ot.max(x, axis=0), ot.sum(x, axis=2)])
+    rng = np.random.default_rng(9)
+    values = rng.standard_normal((300, 2, 70)) * 10.0 ** rng.uniform(-6, 6, (300, 2, 70))
+    values[17, 1, 3] = np.nan
+    results = [f(layout(values, kind)) for kind in LAYOUTS]
+    for other in results[1:]:
+        for a, b in zip(results[0], other):
+            assert a.tobytes() == b.tobytes()
+    expected = [np.sum(values, axis=0), np.mean(values, axis=(0, 1)), np.max(values, axis=0), np.sum(values, axis=2)]
+    for result, value in zip(results[0], expected):
+        np.testing.assert_allclose(result, value, rtol=1e-9, atol=1e-9 * np.nanmax(np.abs(values)))

@@ -92,6 +92,12 @@ static int opkit_reduce_threaded(npy_intp m, const Leaf& leaf, const Combine& co
     return 0;
 }
 
+/* The results of OPKIT_REDUCE_TILE adjacent output elements, reduced together (leading axes reduced). */
+#define OPKIT_REDUCE_TILE 64
+template <typename A> struct opkit_reduce_tile {
+    A v[OPKIT_REDUCE_TILE];
+};
+
 /* Where the strided path reads: NIN byte pointers and the index over the reduced axes. */
 template <int NIN> struct opkit_reduce_cursor {
     char* ptr[NIN];
@@ -263,7 +269,7 @@ def _value_lines(plan, load):
     return lines + [f"const {plan.acc_t} e = ({plan.acc_t}){result};"]
 
 
-def _lane_update(plan):
+def _lane_update(plan, r="r[k]", nan="nan[k]"):
     """C statements folding `e` into lane r[k].
 
     Float max/min compare without the NaN test and keep any NaN met in nan[k]:
@@ -271,8 +277,8 @@ def _lane_update(plan):
     """
     if plan.op.kind in ("max", "min") and np.dtype(plan.acc).kind == "f":
         better = ">" if plan.op.kind == "max" else "<"
-        return f"r[k] = (e {better} r[k]) ? e : r[k]; nan[k] = (e != e) ? e : nan[k];"
-    return "r[k] = combine(r[k], e);"
+        return f"{r} = (e {better} {r}) ? e : {r}; {nan} = (e != e) ? e : {nan};"
+    return f"{r} = combine({r}, e);"
 
 
 def _leaf(plan, name, load, locate, advance):
@@ -312,6 +318,65 @@ def _leaf(plan, name, load, locate, advance):
     }};"""
 
 
+def _tile_leaf(plan):
+    """Return C++ lambdas leaf_tile(o0, start, n) and combine_tile, for reductions over leading axes.
+
+    leaf_tile computes the leaves of the OPKIT_REDUCE_TILE adjacent outputs o0, o0 + 1, ...
+    at once, each with exactly the lanes, order and tail of its own leaf_flat (so the same
+    bits), reading rows of adjacent elements: the loads are contiguous and the work
+    vectorizes across the outputs.
+    """
+    acc_t, identity = plan.acc_t, _identity(plan.op.kind, plan.acc)
+    tile_t = f"opkit_reduce_tile<{acc_t}>"
+    load = lambda k: None if plan.scalar[k] else f"p{k}[(start + at) * n_out + o0 + w]"  # noqa: E731
+    body = "\n".join("                    " + line for line in _value_lines(plan, load))
+    pairs = "combine(combine(combine(r[0][w], r[1][w]), combine(r[2][w], r[3][w])), " \
+            "combine(combine(r[4][w], r[5][w]), combine(r[6][w], r[7][w])))"
+    return f"""
+    auto combine_tile = [&](const {tile_t}& a, const {tile_t}& b) -> {tile_t} {{
+        {tile_t} c;
+        for (int w = 0; w < OPKIT_REDUCE_TILE; ++w) c.v[w] = combine(a.v[w], b.v[w]);
+        return c;
+    }};
+    auto leaf_tile = [&](npy_intp o0, npy_intp start, npy_intp n) -> {tile_t} {{
+        {acc_t} r[8][OPKIT_REDUCE_TILE], nan[8][OPKIT_REDUCE_TILE];
+        for (int k = 0; k < 8; ++k)
+            for (int w = 0; w < OPKIT_REDUCE_TILE; ++w) {{ r[k][w] = {identity}; nan[k][w] = 0; }}
+        const npy_intp n8 = n - n % 8;
+        npy_intp i = 0;
+        for (; i < n8; i += 8) {{
+            for (int k = 0; k < 8; ++k) {{
+                const npy_intp at = i + k;
+                for (int w = 0; w < OPKIT_REDUCE_TILE; ++w) {{
+{body}
+                    {_lane_update(plan, "r[k][w]", "nan[k][w]")}
+                }}
+            }}
+        }}
+        {tile_t} res;
+        for (int w = 0; w < OPKIT_REDUCE_TILE; ++w) {{
+            res.v[w] = {pairs};
+            for (int k = 0; k < 8; ++k) if (nan[k][w] != nan[k][w]) res.v[w] = nan[k][w];
+        }}
+        for (; i < n; ++i) {{
+            const npy_intp at = i;
+            for (int w = 0; w < OPKIT_REDUCE_TILE; ++w) {{
+{body}
+                res.v[w] = combine(res.v[w], e);
+            }}
+        }}
+        return res;
+    }};"""
+
+
+def _leading_condition(plan, inputs):
+    """C condition for the tiled path: reduced axes leading, every non-scalar input C-contiguous and full."""
+    if not plan.axes or list(plan.axes) != list(range(len(plan.axes))) or len(plan.axes) == plan.nd:
+        return "false"
+    return " && ".join([f"opkit_full_contiguous({inputs[k]}, {plan.nd}, dims)" for k in range(plan.n_inputs)
+                        if not plan.scalar[k]] or ["true"])
+
+
 def _leaves(plan, inputs):
     """Return C code defining leaf_flat (contiguous inputs, reduced axes trailing) and leaf_nd (any strides)."""
     hoisted = "\n".join(f"    const {t} v{k} = p{k}[0];" for k, t in enumerate(plan.in_types) if plan.scalar[k])
@@ -322,7 +387,7 @@ def _leaves(plan, inputs):
     strided = _leaf(plan, "leaf_nd", lambda k: f"*(const {plan.in_types[k]}*)cursor.ptr[{k}]",
                     f"opkit_reduce_cursor<{plan.n_inputs}> cursor; opkit_reduce_locate(cursor, axes, o, start);",
                     "opkit_reduce_advance(cursor, axes);")
-    return f"{pointers}\n{hoisted}\n{flat}\n{strided}"
+    return f"{pointers}\n{hoisted}\n{flat}\n{strided}\n{_tile_leaf(plan)}"
 
 
 def _flat_condition(plan, inputs):
@@ -356,6 +421,29 @@ def _loops(plan, sub):
     if (n_out > 0 && m == 0) {{
         const {acc_t} acc = {_identity(plan.op.kind, plan.acc)};
         for (npy_intp o = 0; o < n_out; ++o) pz[o] = {finish};
+    }} else if (leading && n_out >= OPKIT_REDUCE_TILE) {{
+        const npy_intp chunks = (m + OPKIT_REDUCE_CHUNK - 1) / OPKIT_REDUCE_CHUNK;
+        const npy_intp tiles = n_out / OPKIT_REDUCE_TILE;
+        const int threads = OPKIT_THREADS_FOR(n_out * m);
+        (void)threads;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static)
+#endif
+        for (npy_intp t = 0; t < tiles; ++t) {{
+            const npy_intp o0 = t * OPKIT_REDUCE_TILE;
+            auto one_tile = [&](npy_intp start, npy_intp n) {{ return leaf_tile(o0, start, n); }};
+            const opkit_reduce_tile<{acc_t}> accs = opkit_reduce_chunks<opkit_reduce_tile<{acc_t}>>(
+                0, chunks, m, one_tile, combine_tile);
+            for (int w = 0; w < OPKIT_REDUCE_TILE; ++w) {{
+                const {acc_t} acc = accs.v[w];
+                pz[o0 + w] = {finish};
+            }}
+        }}
+        for (npy_intp o = tiles * OPKIT_REDUCE_TILE; o < n_out; ++o) {{
+            auto one_nd = [&](npy_intp start, npy_intp n) {{ return leaf_nd(o, start, n); }};
+            const {acc_t} acc = opkit_reduce_chunks<{acc_t}>(0, chunks, m, one_nd, combine);
+            pz[o] = {finish};
+        }}
     }} else if (n_out == 1 || (n_out < 16 && m >= OPKIT_REDUCE_CHUNK)) {{
         for (npy_intp o = 0; o < n_out; ++o) {{
             auto one_flat = [&](npy_intp start, npy_intp n) {{ return leaf_flat(o, start, n); }};
@@ -407,6 +495,7 @@ def reduce_c_code(op, node, inputs, outputs, sub):
     int opkit_bad_pow = 0;  /* set by opkit_ipow on a negative integer exponent */
     (void)opkit_bad_pow;
     const bool flat = {_flat_condition(plan, inputs)};
+    const bool leading = !flat && ({_leading_condition(plan, inputs)});
     opkit_reduce_axes<{nin}> axes;
     if (!flat) opkit_reduce_split_axes(axes, ins, {nd}, dims, reduced);
 {_leaves(plan, inputs)}
