@@ -13,7 +13,8 @@ import numpy as np
 from opkit.core.graph import Apply
 from opkit.core.tensor.elemwise import Elemwise, broadcast_shape
 from opkit.core.tensor.fusion import FusedElemwise
-from opkit.core.tensor.reduction import Max, Mean, Min, Prod, Reduce, Sum, _numpy_reduce, reduced_shape, result_dtype
+from opkit.core.tensor.reduction import (Max, Mean, Min, Prod, Reduce, Sum, numpy_reduction, reduced_shape,
+                                         result_dtype)
 from opkit.core.tensor.type import TensorType
 
 _REDUCTIONS = {"sum": Sum, "prod": Prod, "max": Max, "min": Min, "mean": Mean}
@@ -46,7 +47,7 @@ class FusedReduce(Reduce):
         values = [None]
         elementwise = self._elementwise()
         elementwise.perform(elementwise.make_node(*node.inputs), inputs, [values])
-        result = _numpy_reduce(self.kind, values[0], self._axes(values[0].ndim), self.keepdims)
+        result = numpy_reduction(self.kind, values[0], self._axes(values[0].ndim), self.keepdims)
         output_storage[0][0] = np.asarray(result, dtype=node.outputs[0].dtype)
 
     def infer_shape(self, node, input_shapes):

@@ -9,6 +9,7 @@ the errors of an empty reduction (max of a 0-size axis raises ValueError).
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -50,6 +51,7 @@ def reduced_shape(shape, axes, keepdims):
     return tuple(s for a, s in enumerate(shape) if a not in axes)
 
 
+@functools.lru_cache(maxsize=None)
 def result_dtype(kind, dtype):
     """Return numpy's result dtype of reduction `kind` over an array of `dtype`."""
     sample = np.zeros(1, dtype=dtype)
@@ -60,7 +62,7 @@ def result_dtype(kind, dtype):
         return str(getattr(np, kind)(sample).dtype)
 
 
-def _numpy_reduce(kind, x, axes, keepdims):
+def numpy_reduction(kind, x, axes, keepdims):
     """numpy's reduction `kind` of `x` (the mean of an empty slice is nan without a warning)."""
     if kind == "mean":
         with warnings.catch_warnings(), np.errstate(all="ignore"):
@@ -99,7 +101,7 @@ class Reduce(Op):
 
     def perform(self, node, inputs, output_storage):
         x, = inputs
-        result = _numpy_reduce(self.kind, x, self._axes(x.ndim), self.keepdims)
+        result = numpy_reduction(self.kind, x, self._axes(x.ndim), self.keepdims)
         output_storage[0][0] = np.asarray(result, dtype=node.outputs[0].dtype)
 
     def infer_shape(self, node, input_shapes):
@@ -190,7 +192,7 @@ class Argmax(Op):
 
     __props__ = ("axis", "keepdims")
     numpy_function = staticmethod(np.argmax)
-    name = "argmax"
+    kind = "argmax"
 
     def __init__(self, axis=None, keepdims=False):
         if axis is not None:
@@ -199,12 +201,12 @@ class Argmax(Op):
         self.keepdims = bool(keepdims)
 
     def _axes(self, ndim):
-        return normalize_axis(self.axis, ndim, self.name)
+        return normalize_axis(self.axis, ndim, self.kind)
 
     def make_node(self, x):
         x = as_tensor_variable(x)
         if np.dtype(x.dtype).kind == "c":
-            raise TypeError(f"{self.name} of complex {x} is not defined: complex numbers have no order")
+            raise TypeError(f"{self.kind} of complex {x} is not defined: complex numbers have no order")
         shape = reduced_shape(x.type.shape, self._axes(x.ndim), self.keepdims)
         return Apply(self, [x], [TensorType("int64", shape)()])
 
@@ -229,14 +231,14 @@ class Argmax(Op):
         return [float_zeros_like(inputs[0])]
 
     def __str__(self):
-        return f"{self.name.capitalize()}{{axis={self.axis}, keepdims={self.keepdims}}}"
+        return f"{self.kind.capitalize()}{{axis={self.axis}, keepdims={self.keepdims}}}"
 
 
 class Argmin(Argmax):
     """Index of the first minimum over `axis`, int64."""
 
     numpy_function = staticmethod(np.argmin)
-    name = "argmin"
+    kind = "argmin"
 
 
 def _reduce(op_class, kind, x, axis, keepdims):
