@@ -1,0 +1,54 @@
+"""`op.compute(*values)`: run one op on numpy values, compiled once per (op, input types).
+
+The compiled one-node functions are kept in a dict keyed by (op, input types);
+their modules live in the compile cache on disk as any other, so another
+process loads them rather than compiling. A warm call costs a dict lookup, a
+key of (dtype, ndim) per input and a compiled function's call.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_compiled: dict = {}
+
+
+def compute(op, values):
+    """Return `op` applied to `values`: an array, or a list for an op with several outputs."""
+    arrays = [value if type(value) is np.ndarray else np.asarray(value) for value in values]
+    key = (op, *[(array.dtype, array.ndim) for array in arrays])
+    try:
+        function = _compiled[key]
+    except KeyError:
+        function = _compiled[key] = _compile(op, arrays)
+    except TypeError:  # an op that cannot be hashed is compiled for this call only
+        function = _compile(op, arrays)
+    return function(*arrays)
+
+
+def _compile(op, arrays):
+    """Return the compiled function of one `op` node on inputs typed like `arrays`."""
+    from opkit.core.graph import Apply
+    from opkit.core.tensor.type import TensorType
+    from opkit.link.function import function
+
+    itypes = getattr(op, "itypes", None)  # as_op ops name their input types
+    if itypes is not None and len(itypes) == len(arrays):
+        inputs = [itype(f"x{i}") for i, itype in enumerate(itypes)]
+    else:
+        inputs = [TensorType(array.dtype, (None,) * array.ndim)(f"x{i}") for i, array in enumerate(arrays)]
+    try:
+        node = op.make_node(*inputs)
+    except (TypeError, ValueError) as exc:
+        described = ", ".join(str(v.type) for v in inputs)
+        raise TypeError(f"{op}.compute: the op does not take inputs of types ({described}): {exc}") from None
+    if not isinstance(node, Apply):
+        raise TypeError(f"{op}.make_node returned {node!r}, not an opkit.Apply")
+    outputs = list(node.outputs)
+    return function(inputs, outputs[0] if len(outputs) == 1 else outputs, name=f"{op}.compute",
+                    on_unused_input="ignore")
+
+
+def compiled_count() -> int:
+    """Return how many (op, input types) this process has compiled for `compute`."""
+    return len(_compiled)
