@@ -222,7 +222,10 @@ def function_class():
     global _function_class
     if _function_class is None:
         from opkit.errors import CompileError
+        from opkit.link.no_compiler import compiler_available
 
+        if not compiler_available():  # graphs run from shipped modules: only the call path is Python
+            return PyFunction
         try:
             from opkit.link.fastcall import function_base
 
