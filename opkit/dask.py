@@ -54,11 +54,20 @@ def blockwise(f, *arrays, **kwargs):
         if ndim != rank and not reshaping:
             raise ValueError(f"output {index} of {f._label()} has {ndim} dimension(s) and the inputs broadcast to "
                              f"{rank}: pass chunks=..., drop_axis=... or new_axis=... as for dask.array.map_blocks")
+    if "name" not in kwargs:
+        kwargs.setdefault("token", f"opkit-{f.name or 'function'}")
     made = [da.map_blocks(_Block(f, index if len(outputs) > 1 else None), *arrays,
                           dtype=np.dtype(otype.dtype), meta=np.empty((0,) * otype.ndim, otype.dtype),
-                          token=f"opkit-{f.__dask_tokenize__()[:16]}-{index}", **kwargs)
+                          **_output_kwargs(kwargs, index, len(outputs)))
             for index, otype in enumerate(outputs)]
     return made[0] if f._single else tuple(made)
+
+
+def _output_kwargs(kwargs, index, count):
+    """Return map_blocks' keywords for output `index`: a name given for several outputs gets a suffix."""
+    if count > 1 and "name" in kwargs:
+        return {**kwargs, "name": f"{kwargs['name']}-{index}"}
+    return kwargs
 
 
 def _check_input(f, position, array, itype):

@@ -2,28 +2,44 @@
 
 The compiled one-node functions are kept in a dict keyed by (op, input types);
 their modules live in the compile cache on disk as any other, so another
-process loads them rather than compiling. A warm call costs a dict lookup, a
-key of (dtype, ndim) per input and a compiled function's call.
+process loads them rather than compiling. A warm call costs two dict lookups
+(by the op's identity, then by a (dtype, ndim) per input: the op is never
+hashed) and the compiled function's call, whose C check of its inputs stays.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-_compiled: dict = {}
+_compiled: dict = {}  # (op, *input types) -> compiled function: equal ops share
+_by_identity: dict = {}  # id(op) -> (op, {input types: function}): warm calls never hash the op
 
 
 def compute(op, values):
     """Return `op` applied to `values`: an array, or a list for an op with several outputs."""
-    arrays = [value if type(value) is np.ndarray else np.asarray(value) for value in values]
-    key = (op, *[(array.dtype, array.ndim) for array in arrays])
+    entry = _by_identity.get(id(op))  # the entry holds the op, so its id is not reused while it exists
+    if entry is not None:
+        try:  # warm: arrays (and numpy scalars) of types seen before
+            function = entry[1][tuple([(value.dtype, value.ndim) for value in values])]
+        except (KeyError, AttributeError):
+            pass
+        else:
+            return function(*values)
+    arrays = [value if isinstance(value, np.ndarray) else np.asarray(value) for value in values]
+    return _function(op, arrays, tuple([(array.dtype, array.ndim) for array in arrays]))(*arrays)
+
+
+def _function(op, arrays, types):
+    """Return the compiled function of `op` on `types`: from _compiled, else compiled now (and kept)."""
     try:
-        function = _compiled[key]
-    except KeyError:
-        function = _compiled[key] = _compile(op, arrays)
+        key = (op, *types)
+        function = _compiled.get(key)
     except TypeError:  # an op that cannot be hashed is compiled for this call only
-        function = _compile(op, arrays)
-    return function(*arrays)
+        return _compile(op, arrays)
+    if function is None:
+        function = _compiled[key] = _compile(op, arrays)
+    _by_identity.setdefault(id(op), (op, {}))[1][types] = function  # keeps op alive: its id is not reused
+    return function
 
 
 def _compile(op, arrays):
