@@ -115,3 +115,12 @@ def test_dask_tokenize_uses_it():
     assert tokenize(_graph()) == tokenize(_graph())
     x = ot.dvector("x")
     assert tokenize(_graph()) != tokenize(opkit.function([x], x + 1))
+
+
+def test_opkit_imports_no_dask_and_pickling_needs_no_cloudpickle():
+    code = ("import pickle, sys, opkit, opkit.tensor as ot\n"
+            "x = ot.dvector('x')\n"
+            "f = pickle.loads(pickle.dumps(opkit.function([x], x * 2)))\n"
+            "print(f.__dask_tokenize__() != '', sorted(m for m in ('dask', 'distributed', 'cloudpickle') "
+            "if m in sys.modules))")
+    assert _python(code).strip() == "True []"

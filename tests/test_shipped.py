@@ -1,4 +1,4 @@
-"""Shipped modules: a wheel of examples/vector_times_vector carries its compiled modules to a machine without a compiler."""
+"""Shipped modules: the example's wheel carries its compiled modules to a machine without a compiler."""
 
 import importlib.util
 import json
@@ -54,10 +54,11 @@ def shipped(tmp_path_factory):
                              ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info", "_opkit_modules"))
     builder.pip_install(source)
     package = source / "vector_times_vector"
-    builder.run("-c", "import sys\nfrom opkit.cli import main\n"
-                f"for d in ('float64', 'float32'):\n"
-                f"    assert main(['build', 'vector_times_vector', '--dtypes', f'{{d}},{{d}}', '--into', {str(package)!r}]) == 0",
-                cwd=base)
+    build = ("from opkit.cli import main\n"
+             "for d in ('float64', 'float32'):\n"
+             "    assert main(['build', 'vector_times_vector', '--dtypes', f'{d},{d}',\n"
+             f"                 '--into', {str(package)!r}]) == 0")
+    builder.run("-c", build, cwd=base)
     builder.run("-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "--disable-pip-version-check",
                 "-w", str(base / "dist"), str(source), cwd=base)
     [wheel] = (base / "dist").glob("vector_times_vector-*.whl")
@@ -100,8 +101,8 @@ def test_a_signature_without_a_shipped_module_is_a_clear_error(shipped, tmp_path
     assert text.startswith("no compiled module for VectorTimesVector(x0, x1) with inputs (TensorType(int16, vector),"
                            " TensorType(int16, vector)), and no C++ compiler to build one")
     assert "/nonexistent/bin/c++" in text
-    assert ("installed packages ship VectorTimesVector for: (TensorType(float32, vector), TensorType(float32, vector)); "
-            "(TensorType(float64, vector), TensorType(float64, vector))") in text
+    assert ("installed packages ship VectorTimesVector for: (TensorType(float32, vector), TensorType(float32, "
+            "vector)); (TensorType(float64, vector), TensorType(float64, vector))") in text
     assert ("fix: on a machine with a C++ compiler, run `opkit build vector_times_vector --dtypes int16,int16 --into "
             "<the source directory of the package vector_times_vector>` and reinstall that package") in text
     assert "python_fallback" not in text  # the op has no perform(): only a module can run it

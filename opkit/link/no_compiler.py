@@ -68,7 +68,8 @@ def missing_module_error(node, cause=None) -> MissingModuleError:
     package = type(op).__module__.partition(".")[0]
     command += f" --into <the source directory of the package {package}>"
     op_class = f"{type(op).__module__}.{type(op).__qualname__}"
-    shipped = sorted({e.get("signature", "?") for e in shipped_entries(shipped_dir(op)) if e.get("op_class") == op_class})
+    entries = shipped_entries(shipped_dir(op))
+    shipped = sorted({e.get("signature", "?") for e in entries if e.get("op_class") == op_class})
     lines = [f"no compiled module for {node} with inputs ({signature}), and no C++ compiler to build one",
              f"op: {op} ({op_class})"]
     if cause is not None and str(cause):
