@@ -94,3 +94,14 @@ def test_the_registered_op_computes_from_an_installed_package(plugin_venv, tmp_p
         print(dict(module_events) == events)
     """)
     assert plugin_venv.run("-c", code, cwd=tmp_path).stdout.split() == ["True"]
+
+
+def test_ops_made_afresh_for_every_call_share_one_function_and_do_not_pile_up(monkeypatch):
+    monkeypatch.setattr(eager, "_IDENTITY_LIMIT", 8)
+    a = np.arange(3.0)
+    ot.Elemwise(ot.exp.scalar_op).compute(a)
+    compiled = eager.compiled_count()
+    for _ in range(20):
+        np.testing.assert_array_equal(ot.Elemwise(ot.exp.scalar_op).compute(a), np.exp(a))
+    assert eager.compiled_count() == compiled  # equal ops: one (op, input types) entry
+    assert len(eager._by_identity) <= 8

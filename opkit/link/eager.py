@@ -13,6 +13,7 @@ import numpy as np
 
 _compiled: dict = {}  # (op, *input types) -> compiled function: equal ops share
 _by_identity: dict = {}  # id(op) -> (op, {input types: function}): warm calls never hash the op
+_IDENTITY_LIMIT = 4096
 
 
 def compute(op, values):
@@ -38,6 +39,8 @@ def _function(op, arrays, types):
         return _compile(op, arrays)
     if function is None:
         function = _compiled[key] = _compile(op, arrays)
+    if id(op) not in _by_identity and len(_by_identity) >= _IDENTITY_LIMIT:
+        _by_identity.clear()  # a memo only: ops made afresh for every call must not pile up
     _by_identity.setdefault(id(op), (op, {}))[1][types] = function  # keeps op alive: its id is not reused
     return function
 
