@@ -36,7 +36,7 @@ INT16 = textwrap.dedent("""
     import opkit
     try:
         opkit.ops.vector_times_vector.compute(np.arange(3, dtype="int16"), np.arange(3, dtype="int16"))
-    except opkit.CompileError as exc:
+    except opkit.MissingModuleError as exc:  # a CompileError too
         print(type(exc).__name__, exc.signature, sep="\\n")
         print(exc)
 """)
@@ -89,6 +89,13 @@ def test_without_a_compiler_the_op_runs_from_its_shipped_modules(shipped, tmp_pa
     assert shutil.which("c++", path=env["PATH"]) is None and shutil.which("g++", path=env["PATH"]) is None
     out = target.run("-c", RUN_BOTH_DTYPES, cwd=tmp_path, env=env).stdout
     assert out.strip() == "[('shipped', 2)]"  # both dtypes from the wheel; nothing built, nothing from a cache
+
+
+def test_with_a_compiler_too_shipped_modules_come_before_the_cache_and_the_compiler(shipped, tmp_path):
+    _, target, _, env = shipped
+    with_compiler = {"OPKIT_COMPILEDIR": str(tmp_path / "cache")}
+    out = target.run("-c", RUN_BOTH_DTYPES, cwd=tmp_path, env=with_compiler).stdout
+    assert out.strip() == "[('built', 1), ('shipped', 2)]"  # built: opkit's call path (FunctionBase) only
 
 
 def test_a_signature_without_a_shipped_module_is_a_clear_error(shipped, tmp_path):
