@@ -32,7 +32,8 @@ def blockwise(f, *arrays, **kwargs):
     The output dtype comes from `f`'s output types, and the inputs broadcast as
     numpy broadcasts them. A graph whose outputs have the inputs' broadcast rank
     (elementwise graphs) needs nothing more; for others pass dask's `chunks`,
-    `drop_axis` or `new_axis` (see dask.array.map_blocks).
+    `drop_axis` or `new_axis` (see dask.array.map_blocks). With several outputs,
+    each output's array calls `f` on its chunks (Dask makes one task per output).
     """
     from opkit.link.function import FunctionAPI
 
