@@ -9,11 +9,15 @@ hashed) and the compiled function's call, whose C check of its inputs stays.
 
 from __future__ import annotations
 
+from itertools import chain
+from operator import attrgetter
+
 import numpy as np
 
 _compiled: dict = {}  # (op, *input types) -> compiled function: equal ops share
 _by_identity: dict = {}  # id(op) -> (op, {input types: function}): warm calls never hash the op
 _IDENTITY_LIMIT = 4096
+_dtype_and_ndim = attrgetter("dtype", "ndim")
 
 
 def compute(op, values):
@@ -21,13 +25,22 @@ def compute(op, values):
     entry = _by_identity.get(id(op))  # the entry holds the op, so its id is not reused while it exists
     if entry is not None:
         try:  # warm: arrays (and numpy scalars) of types seen before
-            function = entry[1][tuple([(value.dtype, value.ndim) for value in values])]
+            if len(values) == 2:  # the common case, spelled out: no iterator, no extra call
+                x, y = values
+                function = entry[1][x.dtype, x.ndim, y.dtype, y.ndim]
+            else:
+                function = entry[1][input_types(values)]
         except (KeyError, AttributeError):
             pass
         else:
             return function(*values)
     arrays = [value if isinstance(value, np.ndarray) else np.asarray(value) for value in values]
-    return _function(op, arrays, tuple([(array.dtype, array.ndim) for array in arrays]))(*arrays)
+    return _function(op, arrays, input_types(arrays))(*arrays)
+
+
+def input_types(values) -> tuple:
+    """Return (dtype, ndim, dtype, ndim, ...) of `values`: the key of their types (AttributeError if not arrays)."""
+    return tuple(chain.from_iterable(map(_dtype_and_ndim, values)))
 
 
 def _function(op, arrays, types):
