@@ -115,6 +115,33 @@ def test_a_signature_without_a_shipped_module_is_a_clear_error(shipped, tmp_path
     assert "python_fallback" not in text  # the op has no perform(): only a module can run it
 
 
+GRAPH = textwrap.dedent("""
+    import warnings
+    import numpy as np
+    import opkit, opkit.tensor as ot
+    x, y = ot.dvector("x"), ot.dvector("y")
+    vtv = opkit.ops.vector_times_vector
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            f = opkit.function([x, y], vtv(vtv(x, y), y) + x)
+        print(f(np.full(3, 2.0), np.full(3, 3.0)).tolist(), [str(w.message) for w in caught])
+    except opkit.MissingModuleError as exc:
+        print(str(exc).splitlines()[0])
+""")
+
+
+def test_a_graph_runs_node_by_node_and_perform_only_where_python_fallback_allows(shipped, tmp_path):
+    _, target, _, env = shipped
+    strict = target.run("-c", GRAPH, cwd=tmp_path, env=env).stdout.strip()
+    assert strict == ("no compiled module for add(VectorTimesVector.out, x) with inputs (TensorType(float64, vector), "
+                      "TensorType(float64, vector)), and no C++ compiler to build one")
+    fallback = {**env, "OPKIT_FLAGS": env["OPKIT_FLAGS"] + ",python_fallback=true"}
+    values, warned = target.run("-c", GRAPH, cwd=tmp_path, env=fallback).stdout.strip().split("] ", 1)
+    assert values == "[20.0, 20.0, 20.0"  # (2 * 3) * 3 + 2: two shipped modules, then add's perform
+    assert "no C++ compiler and no shipped module for add(" in warned and "VectorTimesVector(" not in warned
+
+
 def test_doctor_lists_the_ops_that_run_without_a_compiler(shipped, tmp_path):
     _, target, _, env = shipped
     result = target.run("-m", "opkit.cli", "doctor", cwd=tmp_path, env=env, check=False)
