@@ -57,7 +57,7 @@ def blockwise(f, *arrays, **kwargs):
                              f"{rank}: pass chunks=..., drop_axis=... or new_axis=... as for dask.array.map_blocks")
     if "name" not in kwargs:
         kwargs.setdefault("token", f"opkit-{f.name or 'function'}")
-    made = [da.map_blocks(_Block(f, index if len(outputs) > 1 else None), *arrays,
+    made = [da.map_blocks(_Block(f, None if f._single else index), *arrays,
                           dtype=np.dtype(otype.dtype), meta=np.empty((0,) * otype.ndim, otype.dtype),
                           **_output_kwargs(kwargs, index, len(outputs)))
             for index, otype in enumerate(outputs)]

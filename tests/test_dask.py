@@ -66,6 +66,8 @@ def test_blockwise_with_several_outputs(client):
     a, b = opkit_dask.blockwise(f, X)
     np.testing.assert_array_equal(a.compute(), np.arange(10) + 1)
     np.testing.assert_array_equal(b.compute(), np.arange(10) * 2)
+    [listed] = opkit_dask.blockwise(opkit.function([x], [x - 1]), X)  # outputs given as a list: a tuple back
+    np.testing.assert_array_equal(listed.compute(), np.arange(10) - 1)
 
 
 def test_blockwise_errors_say_what_to_pass(client):
