@@ -25,7 +25,7 @@ import shutil
 import sys
 
 from opkit.config import config
-from opkit.cop.build import build_flags
+from opkit.cop.build import build_flags, extension_suffix
 from opkit.cop.cache import cache_key, module_events
 from opkit.cop.codegen import template_text
 from opkit.cop.compile import local_headers
@@ -123,7 +123,7 @@ def ship_module(parts, module, into, description: dict) -> pathlib.Path:
     entry = pathlib.Path(into) / SHIPPED_DIR / key
     source = pathlib.Path(module.__file__)
     data = source.read_bytes()
-    so_name = f"{module.__name__}{source.name[source.name.index('.'):]}"
+    so_name = f"{module.__name__}{extension_suffix()}"
     meta = {"format": SHIPPED_FORMAT, "key": key, "module_name": module.__name__, "so_name": so_name,
             "so_size": len(data), "so_sha256": hashlib.sha256(data).hexdigest(), **machine_identity(),
             **description}
