@@ -25,7 +25,7 @@ _rebuilt: dict = {}  # token -> Function rebuilt in this process
 
 def graph_recipe(inputs, outputs) -> tuple:
     """Return a picklable description of the graph from `inputs` to `outputs` (no tags, no compiled state)."""
-    refs = {id(v): ("input", i) for i, v in enumerate(inputs)}
+    refs: dict[int, tuple] = {id(v): ("input", i) for i, v in enumerate(inputs)}
     constants: list = []
     nodes = []
 
@@ -52,7 +52,7 @@ def rebuild_graph(recipe) -> tuple[list, list]:
     described_inputs, constants, nodes, output_refs = recipe
     inputs = [cls(variable_type, None, None, name) for cls, variable_type, name in described_inputs]
     made_constants = [_constant(*described) for described in constants]
-    made_nodes = []
+    made_nodes: list[Apply] = []
 
     def lookup(reference):
         kind = reference[0]
@@ -100,7 +100,7 @@ def _dumps(part) -> bytes:
         return pickle.dumps(part, protocol=4)
     except (pickle.PicklingError, TypeError, AttributeError) as exc:
         try:
-            import cloudpickle
+            import cloudpickle  # type: ignore[import-untyped]
         except ImportError:
             raise TypeError(f"cannot pickle {part!r} ({exc}); define the op at module level "
                             "or install cloudpickle") from None
