@@ -6,6 +6,7 @@ imports neither numpy, nor a compiler toolchain, nor any plugin.
 
 from opkit.config import config as config  # eager: the submodule opkit.config would shadow a lazy name
 from opkit.errors import CompileError as CompileError, PluginError as PluginError, SectionError as SectionError
+from opkit.errors import MissingModuleError as MissingModuleError
 
 __version__ = "0.1.0"
 
@@ -71,7 +72,7 @@ _LAZY = {
 # Subpackages reachable as attributes after a bare `import opkit` (`opkit.tensor.matrix()`).
 _SUBMODULES = ("tensor", "scalar", "gradient", "testing", "printing")
 
-__all__ = sorted([*_LAZY, "config", "CompileError", "PluginError", "SectionError"])
+__all__ = sorted([*_LAZY, "config", "CompileError", "MissingModuleError", "PluginError", "SectionError"])
 
 
 def __getattr__(name):

@@ -80,13 +80,18 @@ def compile_region(region, description=""):
     The key comes from the parts the module renders from, so a warm process
     loads its module without importing jinja2 or rendering anything.
     """
+    from opkit.cop.shipped import find_shipped  # shipped.py builds on this module's helpers
+
     require_runtime()  # a sanitized module loaded without its runtime would abort the process
     try:
         parts = collect_module(region)
-        key = region_key(parts)
-        module = _cache_for(parts.versioned).lookup(key, module_name_for(key))
+        # Memory and the modules installed packages ship come first: neither needs a compiler.
+        module = find_shipped(region, parts) if parts.versioned else None
         if module is None:
-            module = _build(render_parts(parts), key, description)
+            key = region_key(parts)
+            module = _cache_for(parts.versioned).lookup(key, module_name_for(key))
+            if module is None:
+                module = _build(render_parts(parts), key, description)
     except CompileError as exc:
         raise _with_context(exc, region)
     return module

@@ -10,6 +10,7 @@ from opkit.cop.compile import make_region_runner
 from opkit.cop.region import Region
 from opkit.errors import CompileError
 from opkit.link.partition import partition
+from opkit.link.no_compiler import compiler_available, shipped_runner
 from opkit.link.profiling import active
 from opkit.link.py_linker import PyLinker, python_thunk
 from opkit.link.runner import sequential_runner
@@ -96,8 +97,8 @@ class GraphCLinker:
     name = "c"
 
     def make_runner(self, fgraph):
-        if not _compiler_or_fallback():
-            return PyLinker().make_runner(fgraph)
+        if not compiler_available():
+            return shipped_runner(fgraph)
         steps = partition(fgraph)
         if len(steps) == 1 and isinstance(steps[0], Region):
             region = steps[0]
@@ -123,8 +124,8 @@ class NodeCLinker(PyLinker):
     name = "cop"
 
     def make_runner(self, fgraph):
-        if not _compiler_or_fallback():
-            return PyLinker().make_runner(fgraph)
+        if not compiler_available():
+            return shipped_runner(fgraph)
         order = fgraph.toposort()
         binders = [_c_binder(node) if op_has_c(node) else _python_binder(node) for node in order]
         return sequential_runner(fgraph, lambda storage, compute_map: [b(storage, compute_map) for b in binders],

@@ -146,6 +146,8 @@ class FunctionAPI:
         self._types = [v.type for v in maker.inputs]
         self._names = [v.name for v in maker.inputs]
         self._wrap = not single and len(maker.fgraph.outputs) == 1
+        self._single = single
+        self._token = None
         self._configure(runner, type(self)._slow_call, self._wrap, _signature(self._types))
 
     def _slow_call(self, *args, **kwargs):
@@ -190,6 +192,27 @@ class FunctionAPI:
     def _signature(self):
         return ", ".join(n or f"<input {i}>" for i, n in enumerate(self._names))
 
+    def __reduce__(self):
+        """Pickle the graph and mode; unpickling rebuilds the function (modules from the cache)."""
+        from opkit.link.pickling import rebuild_function
+
+        recipe = self._recipe()
+        return (rebuild_function, (recipe, self.maker.mode, self.name, self._single, bool(self.trust_input),
+                                   self.__dask_tokenize__()))
+
+    def __dask_tokenize__(self):
+        """Return a digest of the graph and mode: the same in every process, equal for equal graphs."""
+        if self._token is None:
+            from opkit.link.pickling import graph_token
+
+            self._token = graph_token(self._recipe(), self.maker.mode)
+        return self._token
+
+    def _recipe(self):
+        from opkit.link.pickling import graph_recipe
+
+        return graph_recipe(self.maker.inputs, self.maker.outputs)
+
     def __repr__(self):
         return f"<opkit.Function {self.name or ''} ({self._signature()})>"
 
@@ -219,7 +242,10 @@ def function_class():
     global _function_class
     if _function_class is None:
         from opkit.errors import CompileError
+        from opkit.link.no_compiler import compiler_available
 
+        if not compiler_available():  # graphs run from shipped modules: only the call path is Python
+            return PyFunction
         try:
             from opkit.link.fastcall import function_base
 
