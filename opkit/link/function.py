@@ -26,8 +26,10 @@ def function(inputs: Sequence[Variable], outputs: Variable | Sequence[Variable] 
     listed. `updates` ({shared: expression} or a list of pairs) gives shared
     variables new values, all stored once every output is computed; `givens`
     ({variable: expression} or pairs) replaces variables of the graph before
-    compiling. With `profile=True` (default: config.profile) the function
-    times every node; see `f.profile`.
+    compiling. Calls of a function with updates run one at a time (a lock per
+    function), so calls from several threads lose no update. With
+    `profile=True` (default: config.profile) the function times every node;
+    see `f.profile`.
     """
     inputs = _check_inputs(inputs)
     single = outputs is not None and not isinstance(outputs, (list, tuple))
