@@ -5,6 +5,8 @@ import weakref
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from trust_ops import LINKER_MODES
 
 import opkit
@@ -176,3 +178,46 @@ def test_clones_of_a_shared_variable_are_one_value():
     f = opkit.function([], c + twin, updates={twin: c * 3}, mode="FAST_COMPILE")
     assert f() == 2.0 and c.get_value() == 3.0
     assert len(f.maker.plan.shared) == 1
+
+
+@pytest.fixture(scope="module")
+def halving():
+    """(f, s): in the C linker, f(x) returns s - x and stores s * 0.5 + x (s a float64 matrix)."""
+    s = opkit.shared(np.zeros((2, 2)), name="s")
+    x = ot.dmatrix("x")
+    return opkit.function([x], s - x, updates={s: s * 0.5 + x}), s
+
+
+def odd_layout(values, layout):
+    """Return `values` (a 2-d array) as an array with the same contents in another memory layout."""
+    if layout == "fortran":
+        return np.asfortranarray(values)
+    if layout == "reversed":
+        return np.ascontiguousarray(values[::-1, ::-1])[::-1, ::-1]
+    if layout == "strided":
+        wide = np.zeros((values.shape[0], 2 * values.shape[1]))
+        wide[:, ::2] = values
+        return wide[:, ::2]
+    return values
+
+
+LAYOUTS = ["c", "fortran", "reversed", "strided"]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=st.lists(st.tuples(st.sampled_from(["call", "set", "set_borrowed"]), st.sampled_from(LAYOUTS),
+                                st.integers(0, 3), st.integers(0, 3), st.integers(0, 2**31)), max_size=8))
+def test_calls_and_set_value_in_any_order_match_numpy(halving, steps):
+    f, s = halving
+    state = np.zeros((2, 2))
+    s.set_value(state)
+    for action, layout, rows, cols, seed in steps:
+        rng = np.random.default_rng(seed)
+        if action == "call":
+            x = odd_layout(rng.standard_normal(state.shape), layout)
+            np.testing.assert_allclose(f(x), state - x, rtol=1e-12, atol=1e-12)
+            state = state * 0.5 + x  # C may contract this into a fused multiply-add: compare to 1e-12
+        else:
+            state = rng.standard_normal((rows, cols))
+            s.set_value(odd_layout(state.copy(), layout), borrow=action == "set_borrowed")
+        np.testing.assert_allclose(s.get_value(), state, rtol=1e-12, atol=1e-12)
