@@ -163,3 +163,20 @@ def test_a_cell_emptied_behind_opkits_back_is_a_type_error_not_a_crash(accumulat
     c.container.storage.append(np.ones(3))
     np.testing.assert_array_equal(f(np.ones(3)), np.full(3, 2.0))
     np.testing.assert_array_equal(c.get_value(), np.full(3, 2.0))
+
+
+def test_a_module_with_constants_params_and_shared_cells():
+    from test_params import AxpyCode
+
+    s, t = opkit.shared(np.ones(3), name="s"), opkit.shared(np.full(3, 2.0), name="t")
+    x = ot.dvector("x")
+    f = opkit.function([x], AxpyCode(3.0, "MUL")(s, t) + 10.0, updates={s: AxpyCode(0.5, "ADD")(s, x) + 1.0,
+                                                                         t: t * 2.0}, mode="FAST_RUN")
+    assert type(f._runner).__name__ == "Runner"
+    sv, tv = np.ones(3), np.full(3, 2.0)
+    for step in range(4):
+        value = np.arange(3.0) + step
+        np.testing.assert_array_equal(f(value), 3.0 * sv * tv + 10.0)
+        sv, tv = 0.5 * sv + value + 1.0, tv * 2.0
+    np.testing.assert_array_equal(s.get_value(), sv)
+    np.testing.assert_array_equal(t.get_value(), tv)
