@@ -180,3 +180,17 @@ def test_a_module_with_constants_params_and_shared_cells():
         sv, tv = 0.5 * sv + value + 1.0, tv * 2.0
     np.testing.assert_array_equal(s.get_value(), sv)
     np.testing.assert_array_equal(t.get_value(), tv)
+
+
+def test_without_a_compiler_the_python_fallback_stores_the_updates(recwarn):
+    from opkit.cop import compiler
+
+    c = opkit.shared(0.0, name="c")
+    with opkit.config.change_flags(cxx="/nonexistent/g++", python_fallback=True):
+        compiler._found.clear()
+        try:
+            f = opkit.function([], c, updates={c: c + 1})
+        finally:
+            compiler._found.clear()
+    assert [float(f()) for _ in range(3)] == [0.0, 1.0, 2.0] and c.get_value() == 3.0
+    assert [str(w.message)[:9] for w in recwarn.list if w.category is RuntimeWarning] == ["no C++ co"]

@@ -13,6 +13,7 @@ from opkit.link.partition import partition
 from opkit.link.profiling import active
 from opkit.link.py_linker import PyLinker, python_thunk
 from opkit.link.runner import sequential_runner
+from opkit.link.updates import python_update_runner
 
 
 def node_c_runner(node):
@@ -114,7 +115,7 @@ class GraphCLinker:
         region gets such a module; otherwise return None (updates then go through Python).
         """
         if not _compiler_or_fallback():
-            return None
+            return python_update_runner(PyLinker().make_runner(fgraph), plan, len(fgraph.outputs))
         steps = partition(fgraph)
         if not (len(steps) == 1 and isinstance(steps[0], Region)):
             return None
