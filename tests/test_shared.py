@@ -131,3 +131,17 @@ def test_a_shared_variable_works_in_expressions_and_eval():
     np.testing.assert_array_equal((s * 2).eval(), [0.0, 2.0, 4.0])
     s.set_value(np.ones(2))
     np.testing.assert_array_equal((s * 2).eval(), [2.0, 2.0])  # the compiled eval reads the new value
+
+
+def test_shape_fixes_lengths_as_in_pytensor():
+    row = opkit.shared(np.zeros((1, 3)), shape=(1, None), name="row")
+    assert row.type.shape == (1, None) and row.broadcastable == (True, False)
+    row.set_value(np.ones((1, 5)))
+    with pytest.raises(TypeError, match=r"cannot set shared variable 'row'.*axis 0 must be 1"):
+        row.set_value(np.ones((2, 3)))
+    with pytest.raises(TypeError, match=r"axis 0 must be 1"):
+        opkit.shared(np.zeros((2, 3)), shape=(1, None))
+    with pytest.raises(ValueError, match=r"shape=\(None,\) has 1 entries for a value with 2 dimensions"):
+        opkit.shared(np.zeros((2, 3)), shape=(None,))
+    with pytest.raises(TypeError, match="shape= is for numeric arrays, not dict"):
+        opkit.shared({}, shape=())

@@ -94,3 +94,12 @@ def test_an_input_unused_apart_from_an_update_is_used(c):
     np.testing.assert_array_equal(c.get_value(), np.ones(3))
     with pytest.raises(ValueError, match=r"input y \(position 1\) is not used"):
         opkit.function([x, ot.fvector("y")], [], updates={c: x})
+
+
+def test_an_update_that_loses_a_static_length():
+    row = opkit.shared(np.zeros((1, 3)), shape=(1, None), name="row")
+    with pytest.raises(TypeError, match=r"update of shared variable row has type TensorType\(float64, matrix\).*"
+                                        r"\n.*static shape \(None, None\) does not ensure row's \(1, None\)"):
+        opkit.function([], [], updates={row: row + ot.dmatrix("m")}, on_unused_input="ignore")
+    f = opkit.function([], [], updates={row: row * 2}, mode="FAST_COMPILE")  # (1, None) stays (1, None)
+    f()

@@ -102,7 +102,7 @@ class TensorSharedVariable(_TensorOperators, SharedVariable):
 
 
 def shared(value: Any, name: str | None = None, strict: bool = False, borrow: bool = False,
-           allow_downcast: bool | None = None) -> SharedVariable:
+           allow_downcast: bool | None = None, shape: tuple | None = None) -> SharedVariable:
     """Return a SharedVariable holding `value` (a copy unless ``borrow=True``).
 
     A numpy array gives a tensor of its dtype and ndim whose shape may change
@@ -110,13 +110,16 @@ def shared(value: Any, name: str | None = None, strict: bool = False, borrow: bo
     tensor of its dtype; a Python float a 0-d tensor of ``config.floatX``, a
     Python int one of int64 (bool: bool, complex: complex128). Anything else is
     kept as a generic Python object. With ``strict=True``, ``set_value`` takes
-    only values of exactly the variable's type.
+    only values of exactly the variable's type. ``shape`` (tensors only, as in
+    PyTensor) fixes some lengths: ``shape=(1, None)`` is a row that broadcasts.
     """
     if isinstance(value, Variable):
         raise TypeError(f"shared() takes a value, not a symbolic variable ({value}).\n"
                         "Hint: evaluate it first (value.eval()), or use the variable in the graph directly.")
-    tensor_type = _tensor_type_of(value)
+    tensor_type = _tensor_type_of(value, shape)
     if tensor_type is None:
+        if shape is not None:
+            raise TypeError(f"shared(): shape= is for numeric arrays, not {type(value).__name__} values")
         from opkit.core.type import generic
 
         return SharedVariable(generic, value, strict, allow_downcast, name=name, borrow=borrow)
@@ -132,7 +135,7 @@ def _filtered(value, filter, borrow):
     return result
 
 
-def _tensor_type_of(value):
+def _tensor_type_of(value, shape=None):
     """Return the TensorType a shared variable of `value` gets, or None for a generic Python object."""
     from opkit.core.tensor.type import TensorType
 
@@ -154,4 +157,7 @@ def _tensor_type_of(value):
         return None
     if dtype.kind not in "biufc":
         return None
-    return TensorType(dtype.newbyteorder("="), shape=(None,) * np.ndim(value))
+    ndim = np.ndim(value)
+    if shape is not None and len(shape) != ndim:
+        raise ValueError(f"shared(): shape={tuple(shape)} has {len(shape)} entries for a value with {ndim} dimensions")
+    return TensorType(dtype.newbyteorder("="), shape=(None,) * ndim if shape is None else shape)

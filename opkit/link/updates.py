@@ -147,11 +147,16 @@ def accepts(target_type, value_type):
 
 
 def _fix_hint(target, value, where):
+    """Return how to give `value` the type of `target` (a cast, or the static shape to build)."""
     dtype, other = getattr(target.type, "dtype", None), getattr(value.type, "dtype", None)
+    shape, other_shape = getattr(target.type, "shape", None), getattr(value.type, "shape", None)
     if dtype is not None and other is not None and dtype != other and accepts(
             target.type, value.type.clone(dtype=dtype)):
         return (f"cast it to {dtype}: {where}={{{target}: opkit.tensor.cast(expression, {dtype!r})}}, "
                 f"or make {target} {other}.")
+    if dtype == other and shape is not None and other_shape is not None and len(shape) == len(other_shape):
+        return (f"its static shape {other_shape} does not ensure {target}'s {shape}: build it from operands "
+                "with those lengths.")
     return f"build an expression of type {target.type} (same dtype and number of dimensions)."
 
 
