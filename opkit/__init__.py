@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors should s
     from opkit.core.gradient import Lop as Lop, Rop as Rop, grad as grad
     from opkit.core.graph import Apply as Apply, Constant as Constant, Variable as Variable
     from opkit.core.op import Op as Op, as_op as as_op
+    from opkit.core.shared import SharedVariable as SharedVariable, shared as shared
     from opkit.core.type import CType as CType, Generic as Generic, Type as Type
     from opkit.hookspecs import hookimpl as hookimpl
     from opkit.link.debugmode import DebugMode as DebugMode, DebugModeError as DebugModeError
@@ -42,6 +43,8 @@ _LAZY = {
     "CType": "opkit.core.type",
     "Generic": "opkit.core.type",
     "function": "opkit.link.function",
+    "shared": "opkit.core.shared",
+    "SharedVariable": "opkit.core.shared",
     "Mode": "opkit.link.mode",
     "DebugMode": "opkit.link.debugmode",
     "DebugModeError": "opkit.link.debugmode",

@@ -124,3 +124,13 @@ def test_opkit_imports_no_dask_and_pickling_needs_no_cloudpickle():
             "print(f.__dask_tokenize__() != '', sorted(m for m in ('dask', 'distributed', 'cloudpickle') "
             "if m in sys.modules))")
     assert _python(code).strip() == "True []"
+
+
+def test_a_function_with_shared_variables_refuses_to_pickle_and_says_why():
+    counter = opkit.shared(np.zeros(3), name="counter")
+    x = ot.dvector("x")
+    f = opkit.function([x], x + counter, updates=[(counter, counter + x)])
+    with pytest.raises(pickle.PicklingError, match=r"(?s)shared variables \(counter\).*cannot be pickled.*explicit inputs"):
+        pickle.dumps(f)
+    with pytest.raises(pickle.PicklingError, match="cannot be pickled or tokenized"):
+        f.__dask_tokenize__()

@@ -136,8 +136,12 @@ def _with_context(exc, region):
     return exc
 
 
-def make_region_runner(region, description=""):
-    """Return the C runner of `region`: call it with the region's inputs."""
+def make_region_runner(region, description="", shared_cells=()):
+    """Return the C runner of `region`: call it with the region's inputs.
+
+    `shared_cells` holds the storage list of each of `region.shared`: the runner
+    reads their values and stores `region.updates` into them at every call.
+    """
     module = compile_region(region, description)
     return module.make(failure_notes(region), *[constant.data for constant in region.constants],
-                       *region_params(region))
+                       *region_params(region), *shared_cells)
