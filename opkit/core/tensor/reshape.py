@@ -124,7 +124,7 @@ def reshape(x, shape, ndim=None):
     """Return `x` with a new shape (ints, int scalars or an int vector; one -1 deduces a length)."""
     x = as_tensor_variable(x)
     vector = _shape_vector(shape)
-    length = vector.type.shape[0]
+    length = len(vector.data) if isinstance(vector, Constant) else vector.type.shape[0]
     if ndim is None:
         if length is None:
             raise ValueError(f"reshape: the length of the shape vector {vector} is not known when the graph is "
