@@ -84,8 +84,13 @@ class ARange(Op):
         return [disconnected_type() for _ in inputs]
 
 
-class ARangeLength(ARange):
+class ARangeLength(Op):
     """The length of numpy.arange(start, stop, step) as an int64 scalar (shape inference)."""
+
+    __props__ = ("dtype",)
+
+    def __init__(self, dtype):
+        self.dtype = known_dtype(dtype, "arange")
 
     def make_node(self, start, stop, step):
         inputs = [as_tensor_variable(v) for v in (start, stop, step)]
