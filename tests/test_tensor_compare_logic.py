@@ -257,3 +257,16 @@ class TestLogicShapes(InferShapeTester):
                    ot.cast(x, "int8")]
         self._compile_and_check([x, y, z], outputs, [self.rng.rand(3, 4), self.rng.rand(4), self.rng.rand(3, 4)],
                                 opkit.tensor.Elemwise)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_minimum_and_maximum_keep_numpys_signed_zeros_and_nans(mode, dtype):
+    x, y = ot.tensor(dtype, (None,), name="x"), ot.tensor(dtype, (None,), name="y")
+    f = opkit.function([x, y], [ot.minimum(x, y), ot.maximum(x, y)], mode=mode)
+    a = np.array([0.0, -0.0, np.nan, 1.0, -0.0], dtype)
+    b = np.array([-0.0, 0.0, 1.0, np.nan, -0.0], dtype)
+    for result, ufunc in zip(f(a, b), (np.minimum, np.maximum)):
+        want = ufunc(a, b)
+        np.testing.assert_array_equal(result, want, strict=True)
+        np.testing.assert_array_equal(np.signbit(result), np.signbit(want))

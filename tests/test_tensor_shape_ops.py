@@ -69,10 +69,12 @@ def test_zero_size_inputs(mode):
         np.testing.assert_array_equal(result, want, strict=True)
 
 
-def test_dimshuffle_has_c_code_and_returns_a_view_node():
+@pytest.mark.parametrize("build, op_class", [(lambda e: e.dimshuffle(1, "x", 0), DimShuffle),
+                                             (lambda e: e.reshape((-1,)), opkit.tensor.Reshape)])
+def test_dimshuffle_and_reshape_have_c_code_and_declare_views(build, op_class):
     x = ot.dmatrix("x")
-    f = opkit.function([x], ot.exp(x).dimshuffle(1, "x", 0))
-    nodes = [n for n in f.maker.fgraph.toposort() if isinstance(n.op, DimShuffle)]
+    f = opkit.function([x], build(ot.exp(x)))
+    nodes = [n for n in f.maker.fgraph.toposort() if isinstance(n.op, op_class)]
     assert nodes and all(op_has_c(n) for n in nodes) and nodes[0].op.view_map == {0: [0]}
 
 

@@ -67,6 +67,26 @@ class Reshape(Op):
         x, shape = inputs
         output_storage[0][0] = np.reshape(x, resolve_shape(x.size, shape, x.shape))
 
+    def c_support_code(self):
+        return RESHAPE_SUPPORT_CODE
+
+    def c_code(self, node, name, inputs, outputs, sub):
+        (x, shape), (z,) = inputs, outputs
+        return f"""
+{{
+    npy_intp dims[{max(self.ndim, 1)}];
+    if (opkit_reshape_dims({x}, {shape}, {self.ndim}, dims)) {sub['fail']}
+    PyArray_Dims newshape = {{dims, {self.ndim}}};
+    PyArrayObject* reshaped = (PyArrayObject*)PyArray_Newshape({x}, &newshape, NPY_CORDER);
+    if (!reshaped) {sub['fail']}
+    Py_XDECREF({z});
+    {z} = reshaped;
+}}
+"""
+
+    def c_code_cache_version(self):
+        return (1,)
+
     def infer_shape(self, node, input_shapes):
         from opkit.core.tensor.shape_ops import getitem
 
@@ -145,3 +165,53 @@ def flatten(x, ndim=1):
     for d in dims[ndim - 1:]:
         last = last * d
     return reshape(x, [*dims[:ndim - 1], last])
+
+
+RESHAPE_SUPPORT_CODE = r"""
+#ifndef OPKIT_RESHAPE_SUPPORT
+#define OPKIT_RESHAPE_SUPPORT
+/* Append a shape as Python prints a tuple: (2, 3), (4,), (). */
+static size_t opkit_format_shape(char* msg, size_t len, size_t cap, int nd, const npy_intp* dims)
+{
+    if (len < cap) len += snprintf(msg + len, cap - len, "(");
+    for (int d = 0; d < nd; ++d)
+        if (len < cap) len += snprintf(msg + len, cap - len, "%s%lld", d ? ", " : "", (long long)dims[d]);
+    if (len < cap) len += snprintf(msg + len, cap - len, "%s)", nd == 1 ? "," : "");
+    return len;
+}
+
+/* Read the int64 vector `shape` into dims[0..nd) with its -1 resolved, as resolve_shape in reshape.py does
+   (same ValueError text). */
+static int opkit_reshape_dims(PyArrayObject* x, PyArrayObject* shape, int nd, npy_intp* dims)
+{
+    if (PyArray_DIMS(shape)[0] != nd) {
+        PyErr_Format(PyExc_ValueError, "reshape: the shape vector has %lld entries, the op was built for %d",
+                     (long long)PyArray_DIMS(shape)[0], nd);
+        return -1;
+    }
+    npy_intp size = PyArray_SIZE(x), known = 1;
+    int unknown = -1, bad = 0;
+    for (int d = 0; d < nd; ++d) {
+        dims[d] = (npy_intp)*(npy_int64*)PyArray_GETPTR1(shape, d);
+        if (dims[d] == -1) { bad |= unknown >= 0; unknown = d; }
+        else if (dims[d] < -1) bad = 1;
+        else known *= dims[d];
+    }
+    bad |= unknown >= 0 ? (known == 0 || size % known != 0) : known != size;
+    if (bad) {
+        char msg[1024];
+        size_t len = snprintf(msg, sizeof msg, "reshape: cannot reshape an array of shape ");
+        len = opkit_format_shape(msg, len, sizeof msg, PyArray_NDIM(x), PyArray_DIMS(x));
+        if (len < sizeof msg) len += snprintf(msg + len, sizeof msg - len, " (%lld elements) into shape ",
+                                              (long long)size);
+        len = opkit_format_shape(msg, len, sizeof msg, nd, dims);
+        if (len < sizeof msg) snprintf(msg + len, sizeof msg - len, ": the new shape must hold the same number "
+                                       "of elements, with at most one -1 for a length to deduce");
+        PyErr_SetString(PyExc_ValueError, msg);
+        return -1;
+    }
+    if (unknown >= 0) dims[unknown] = size / known;
+    return 0;
+}
+#endif
+"""

@@ -112,7 +112,8 @@ exp = ScalarOp("exp", 1, np.exp, "std::exp({0})", c_kinds="f")
 log = ScalarOp("log", 1, np.log, "std::log({0})", c_kinds="f")
 sqr = ScalarOp("sqr", 1, np.square, "{0} * {0}", int_c_expr=f"{_U}{{0}} * {_U}{{0}}", c_kinds="fiu")
 sqrt = ScalarOp("sqrt", 1, np.sqrt, "std::sqrt({0})", c_kinds="f")
-maximum = ScalarOp("maximum", 2, np.maximum, "(({0} >= {1} || {0} != {0}) ? {0} : {1})",
+# numpy's maximum keeps a NaN in either operand and returns the second one on ties (maximum(0.0, -0.0) is -0.0).
+maximum = ScalarOp("maximum", 2, np.maximum, "(({0} > {1} || {0} != {0}) ? {0} : {1})",
                    int_c_expr="(({0} >= {1}) ? {0} : {1})", bool_c_expr="{0} || {1}")
 # opkit_ipow sets opkit_bad_pow on a negative exponent: the node then raises numpy's ValueError.
 pow = ScalarOp("pow", 2, np.power, "std::pow({0}, {1})", int_c_expr="opkit_ipow({0}, {1}, opkit_bad_pow)",
