@@ -176,3 +176,11 @@ class TestUnaryShapes(InferShapeTester):
         x = ot.dmatrix("x")
         outputs = [getattr(ot, name)(x) for name in UNARY]
         self._compile_and_check([x], outputs, [self.rng.rand(3, 4)], opkit.tensor.Elemwise)
+
+
+def test_abs_of_complex_fused_with_real_ops_keeps_the_modulus():
+    """Found by the differential test: a fused program cast abs's complex operand to float64 first."""
+    x, y = ot.tensor("float16", (None,), name="x"), ot.tensor("complex128", (None,), name="y")
+    for mode in ("FAST_RUN", "FAST_COMPILE"):
+        f = opkit.function([x, y], ot.abs(y) * ot.sign(ot.cos(x)), mode=mode)
+        np.testing.assert_array_equal(f(np.zeros(1, "f2"), np.array([3 + 4j])), [5.0], strict=True)

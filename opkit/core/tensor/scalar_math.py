@@ -41,10 +41,15 @@ def _clip(x, lo, hi):
     return np.clip(x, lo, hi)
 
 
+def _abs_loop(operands, out_dtype):
+    # abs of a complex number computes on the complex value (its float result is the modulus).
+    return [o if isinstance(o, str) and np.dtype(o).kind == "c" else out_dtype for o in operands]
+
+
 _U = "(npy_uint64)"
 
 abs = ScalarOp("abs", 1, np.absolute, "std::fabs({0})",
-               int_c_expr=f"(({{0}} < 0) ? {_U}0 - {_U}{{0}} : {_U}{{0}})", bool_c_expr="{0}")
+               int_c_expr=f"(({{0}} < 0) ? {_U}0 - {_U}{{0}} : {_U}{{0}})", bool_c_expr="{0}", loop=_abs_loop)
 sign = ScalarOp("sign", 1, np.sign, "(({0} > 0) ? 1 : (({0} < 0) ? -1 : (({0} == 0) ? 0 : {0})))",
                 int_c_expr="(({0} > 0) - ({0} < 0))", c_kinds="fiu")
 tanh = ScalarOp("tanh", 1, np.tanh, "std::tanh({0})", c_kinds="f")
