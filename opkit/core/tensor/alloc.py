@@ -115,6 +115,14 @@ class Cast(Elemwise):
         self.dtype = known_dtype(dtype, "cast")
         self.scalar_op = scalar_logic.cast(self.dtype)
 
+    def perform(self, node, inputs, output_storage):
+        # numpy's warnings (overflow to a narrower float, invalid float to integer) reach the caller.
+        output_storage[0][0] = np.asarray(inputs[0]).astype(self.dtype)
+
+    def fusable(self, node):
+        # A cast that runs numpy stays its own node, so that numpy's warnings are not silenced.
+        return self.has_c_code(node)
+
     def grad(self, inputs, output_grads):
         x, g = inputs[0], output_grads[0]
         # An integer input still gets the gradient: float(y) is defined at y + eps.

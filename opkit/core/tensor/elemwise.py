@@ -217,6 +217,10 @@ class Elemwise(Op):
     def _steps(self, node):
         return [(self.scalar_op, tuple(range(len(node.inputs))), node.outputs[0].dtype)]
 
+    def fusable(self, node):
+        """Return True if this node may join a fused loop (see fusion)."""
+        return True
+
     def c_compile_args(self, c_compiler=None):
         # Never fuse a multiply and an add into one rounding: numpy rounds each operation.
         return [*super().c_compile_args(c_compiler), "-ffp-contract=off"]

@@ -97,7 +97,7 @@ def fuse_elementwise(fgraph):
 
 
 def _fusable(node):
-    return isinstance(node.op, Elemwise) and not isinstance(node.op, FusedElemwise)
+    return isinstance(node.op, Elemwise) and not isinstance(node.op, FusedElemwise) and node.op.fusable(node)
 
 
 def _grow(root, clients, outputs):

@@ -66,11 +66,15 @@ switch = ScalarOp("switch", 3, _switch, "({0} ? {1} : {2})", loop=_switch_loop)
 
 
 class CastScalarOp(ScalarOp):
-    """A conversion: C only where C converts exactly as numpy (see cast)."""
+    """A conversion: C only where C converts exactly as numpy does, warnings included (see cast)."""
 
     def has_c(self, out_dtype, operand_dtypes=()):
-        if any(np.dtype(d).kind == "f" for d in operand_dtypes) and np.dtype(out_dtype).kind in "iu":
-            return False  # out-of-range float to integer is undefined in C
+        out = np.dtype(out_dtype)
+        for operand in map(np.dtype, operand_dtypes):
+            if operand.kind == "f" and out.kind in "iu":
+                return False  # out-of-range float to integer is undefined in C
+            if operand.kind == "f" and out.kind == "f" and out.itemsize < operand.itemsize:
+                return False  # numpy warns when a value overflows the narrower float; C would not
         return super().has_c(out_dtype, operand_dtypes)
 
 
@@ -80,8 +84,9 @@ def cast(dtype):
 
     C exists where C's conversion is numpy's: to bool (nonzero), between
     integers (modulo 2**bits, as gcc defines it), integer to float (rounded to
-    nearest) and float to float. A float to integer conversion of an
-    out-of-range value is undefined in C, so it runs numpy.
+    nearest) and float to a wider float. A float to integer conversion of an
+    out-of-range value is undefined in C, and numpy warns when a float
+    overflows a narrower one: those run numpy.
     """
     dtype = str(np.dtype(dtype))
 
