@@ -70,8 +70,9 @@ def test_zero_size_inputs(mode):
 
 
 @pytest.mark.parametrize("build, op_class", [(lambda e: e.dimshuffle(1, "x", 0), DimShuffle),
-                                             (lambda e: e.reshape((-1,)), opkit.tensor.Reshape)])
-def test_dimshuffle_and_reshape_have_c_code_and_declare_views(build, op_class):
+                                             (lambda e: e.reshape((-1,)), opkit.tensor.Reshape),
+                                             (lambda e: e[1:, ::-1][0], opkit.tensor.Subtensor)])
+def test_view_ops_have_c_code_and_declare_views(build, op_class):
     x = ot.dmatrix("x")
     f = opkit.function([x], build(ot.exp(x)))
     nodes = [n for n in f.maker.fgraph.toposort() if isinstance(n.op, op_class)]
