@@ -6,6 +6,7 @@ imports neither numpy, nor a compiler toolchain, nor any plugin.
 
 from opkit.config import config as config  # eager: the submodule opkit.config would shadow a lazy name
 from opkit.errors import CompileError as CompileError, PluginError as PluginError, SectionError as SectionError
+from opkit.errors import MissingModuleError as MissingModuleError
 
 __version__ = "0.1.0"
 
@@ -21,6 +22,7 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and editors should s
     from opkit.core.gradient import Lop as Lop, Rop as Rop, grad as grad
     from opkit.core.graph import Apply as Apply, Constant as Constant, Variable as Variable
     from opkit.core.op import Op as Op, as_op as as_op
+    from opkit.core.shared import SharedVariable as SharedVariable, shared as shared
     from opkit.core.type import CType as CType, Generic as Generic, Type as Type
     from opkit.hookspecs import hookimpl as hookimpl
     from opkit.link.debugmode import DebugMode as DebugMode, DebugModeError as DebugModeError
@@ -41,6 +43,8 @@ _LAZY = {
     "CType": "opkit.core.type",
     "Generic": "opkit.core.type",
     "function": "opkit.link.function",
+    "shared": "opkit.core.shared",
+    "SharedVariable": "opkit.core.shared",
     "Mode": "opkit.link.mode",
     "DebugMode": "opkit.link.debugmode",
     "DebugModeError": "opkit.link.debugmode",
@@ -71,7 +75,7 @@ _LAZY = {
 # Subpackages reachable as attributes after a bare `import opkit` (`opkit.tensor.matrix()`).
 _SUBMODULES = ("tensor", "scalar", "gradient", "testing", "printing")
 
-__all__ = sorted([*_LAZY, "config", "CompileError", "PluginError", "SectionError"])
+__all__ = sorted([*_LAZY, "config", "CompileError", "MissingModuleError", "PluginError", "SectionError"])
 
 
 def __getattr__(name):

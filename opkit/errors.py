@@ -29,6 +29,16 @@ class CompileError(RuntimeError):
         super().__init__(message)
 
 
+class MissingModuleError(CompileError):
+    """No C++ compiler here, and no installed package ships a module for this node's signature."""
+
+    def __init__(self, message, node=None, signature=None, build_command=None):
+        super().__init__(message)
+        self.node = node
+        self.signature = signature
+        self.build_command = build_command
+
+
 class PluginError(RuntimeError):
     """An op package registered something invalid, or two registered one name."""
 
@@ -48,5 +58,5 @@ def add_note(exc, text):
         exc.add_note(text)
 
 
-for _cls in (SectionError, CompileError, PluginError):
+for _cls in (SectionError, CompileError, MissingModuleError, PluginError):
     _cls.__module__ = "opkit"

@@ -3,13 +3,21 @@
 import opkit.link  # noqa: F401  (lets Variable.eval run graphs)
 
 from opkit.core.gradient import Lop, Rop, grad
+from opkit.core.tensor.alloc import Cast, DimShuffle, alloc, cast, ones_like, transpose, zeros_like
 from opkit.core.tensor.basic import (Dot, Sum, add, dot, exp, log, maximum, mul, neg, pow, sqr, sqrt, sub,
                                      sum, true_div, upcast)
 from opkit.core.tensor.constructors import matrix, plural_constructors, scalar, tensor, tensor3, tensor4, vector
+from opkit.core.tensor.creation import arange, ones, zeros
 from opkit.core.tensor.elemwise import Elemwise
 from opkit.core.tensor.reduction import Argmax, Argmin, Max, Mean, Min, Prod, argmax, argmin, max, mean, min, prod
+from opkit.core.tensor.elemwise_math import (abs, ceil, clip, cos, expm1, floor, log1p, minimum, round, sigmoid,
+                                             sign, sin, softplus, tanh)
+from opkit.core.tensor.join import concatenate, stack
+from opkit.core.tensor.logic import and_, eq, ge, gt, invert, le, lt, neq, or_, switch, where, xor
+from opkit.core.tensor.reshape import Reshape, flatten, reshape
 from opkit.core.tensor.shape_ops import shape
 from opkit.core.tensor.specify_shape import SpecifyShape, specify_shape
+from opkit.core.tensor.subtensor import Subtensor
 from opkit.core.tensor.type import TensorType, named_types
 from opkit.core.tensor.variable import TensorConstant, TensorVariable, as_tensor_variable, constant
 
@@ -46,5 +54,9 @@ __all__ = [
     "add", "sub", "mul", "true_div", "neg", "exp", "log", "sqr", "sqrt", "maximum", "pow",
     "sum", "dot", "shape", "grad", "Lop", "Rop", *named_types(),
     "specify_shape", "SpecifyShape", *plural_constructors(named_types()),
+    "abs", "sign", "tanh", "sin", "cos", "log1p", "expm1", "sigmoid", "softplus", "floor", "ceil", "round",
+    "minimum", "clip", "lt", "gt", "le", "ge", "eq", "neq", "and_", "or_", "xor", "invert", "switch", "where",
+    "Cast", "cast", "DimShuffle", "Reshape", "Subtensor", "reshape", "flatten", "transpose", "concatenate",
+    "stack", "alloc", "zeros", "ones", "zeros_like", "ones_like", "arange",
     "Prod", "Max", "Min", "Mean", "Argmax", "Argmin", "prod", "max", "min", "mean", "argmax", "argmin",
 ]

@@ -434,3 +434,16 @@ def test_import_opkit_does_not_import_pytensor():
     code = "import sys, opkit, opkit.tensor; print('pytensor' in sys.modules, 'opkit.bridge' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.split() == ["False", "False"]
+
+
+def test_indexing_and_casts_in_an_opkit_graph_become_pytensors_own(pytensor, pt, bridge):
+    from opkit.bridge.pytensor_graph import to_pytensor_graph
+
+    x, i = ot.dvector("x"), ot.lscalar("i")
+    opkit_out = ot.cast(x[1:i:2], "float32") + x[-1]
+    px, pi = pt.dvector("x"), pt.lscalar("i")
+    (translated,) = to_pytensor_graph([opkit_out], [(x, px), (i, pi)], "a test graph")
+    f = pytensor.function([px, pi], translated)
+    data = np.arange(10.0)
+    np.testing.assert_array_equal(f(data, 7), data[1:7:2].astype("float32") + data[-1])
+    assert f(data, 7).dtype == (data[1:7:2].astype("float32") + data[-1]).dtype

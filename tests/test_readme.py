@@ -3,6 +3,9 @@
 import os
 import re
 import subprocess
+import sys
+
+import pytest
 
 from conftest import ROOT, PluginVenv
 
@@ -82,3 +85,22 @@ def test_the_debugprint_shown_under_looking_inside_is_what_it_prints():
     z = ((x * y + x) * 2 - y).sum()
     f = opkit.function([x, y], [z, ot.exp(x)])
     assert opkit.debugprint(f, file="str") == shown
+
+
+def python_block_after(heading: str) -> str:
+    """Return the first ```python block after `heading`."""
+    start = README.index(heading)
+    return re.search(r"```python\n(.*?)```", README[start:], re.S).group(1)
+
+
+@pytest.mark.parametrize("heading, prints", [
+    ("## Shared variables, updates and givens", "[ 1.  -2.   0.5]"),
+    ("## Use opkit ops from PyTensor and PyMC", "[array(34.), array([18., 30.])]\n[15.  9.  3.]"),
+])
+def test_the_python_examples_run_and_print_what_they_say(heading, prints, tmp_path):
+    env = dict(os.environ, PYTENSOR_FLAGS=f"base_compiledir={tmp_path / 'pytensor'}")
+    script = tmp_path / "example.py"
+    script.write_text(python_block_after(heading))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == prints

@@ -22,7 +22,8 @@ from opkit.core.graph import Constant, Variable, io_toposort
 from opkit.core.tensor.alloc import Alloc, Cast, DimShuffle
 from opkit.core.tensor.basic import Dot, Sum
 from opkit.core.tensor.elemwise import Elemwise
-from opkit.core.tensor.shape_ops import GetItem, MakeVector
+from opkit.core.tensor.shape_ops import MakeVector
+from opkit.core.tensor.subtensor import Subtensor
 from opkit.core.tensor.type import TensorType
 
 _ELEMWISE = {
@@ -36,6 +37,19 @@ def _elemwise(op, inputs):
     return None if native is None or type(op) is not Elemwise else native(*inputs)
 
 
+def _subtensor(op, inputs):
+    """x[index] in PyTensor: the same integers and slices, their values PyTensor scalars."""
+    x, *values = inputs
+    values = iter(values)
+    index = []
+    for entry in op.idx_list:
+        if entry == "int":
+            index.append(next(values))
+        else:
+            index.append(slice(*[next(values) if given else None for given in entry[1:]]))
+    return x[tuple(index)]
+
+
 _NATIVE = {
     Elemwise: _elemwise,
     Sum: lambda op, inputs: pt.sum(inputs[0], axis=op.axis, keepdims=op.keepdims),
@@ -45,7 +59,7 @@ _NATIVE = {
     Alloc: lambda op, inputs: pt.alloc(*inputs),
     Shape: lambda op, inputs: pt.shape(inputs[0]),
     Shape_i: lambda op, inputs: pt.shape(inputs[0])[op.i],
-    GetItem: lambda op, inputs: inputs[0][op.index],
+    Subtensor: _subtensor,
     MakeVector: lambda op, inputs: pt.stack([pt.cast(i, "int64") for i in inputs]) if inputs
     else pt.constant(np.zeros(0, dtype="int64")),
 }

@@ -62,6 +62,47 @@ def plugin_checks() -> list[tuple[str, bool, str]]:
     return checks
 
 
+def shipped_checks() -> list[tuple[str, bool, str]]:
+    """List, per installed op, the signatures its package ships modules for that load on this machine."""
+    from opkit.plugins.manager import load_plugins
+
+    state = load_plugins()
+    checks = []
+    for name, registrations in sorted(state.ops.items()):
+        signatures = runnable_signatures(name, registrations[0].obj)
+        if signatures:
+            checks.append(("runs without a compiler", True, f"{name}: {'; '.join(f'({s})' for s in signatures)}"))
+    if not checks:
+        checks.append(("runs without a compiler", True, "no installed op ships compiled modules "
+                                                        "(`opkit build OP --dtypes ... --into PACKAGE_DIR` adds them)"))
+    return checks
+
+
+def runnable_signatures(name, op) -> list[str]:
+    """Return the signatures of `op`'s shipped modules whose identity matches this machine (sorted)."""
+    from opkit.cli import CommandFailed
+    from opkit.cli.ops import make_node
+    from opkit.cop.codegen import collect_module
+    from opkit.cop.region import Region
+    from opkit.cop.shipped import shipped_dir, shipped_entries, shipped_key
+
+    op_class = f"{type(op).__module__}.{type(op).__qualname__}"
+    found = set()
+    for entry in shipped_entries(shipped_dir(op)):
+        if entry.get("op_class") != op_class:
+            continue
+        ndims = entry.get("ndims") or []
+        try:
+            node = make_node(name, ",".join(entry.get("dtypes", [])),
+                             ",".join(map(str, ndims)) if None not in ndims else None)
+            parts = collect_module(Region.from_nodes([node], lambda variable: True))
+        except (CommandFailed, TypeError, ValueError, NotImplementedError):
+            continue
+        if shipped_key(parts) == entry.get("key"):
+            found.add(entry.get("signature", "?"))
+    return sorted(found)
+
+
 def run_doctor(args):
     from opkit.config import config
     from opkit.cop.compiler import describe_toolchain
@@ -69,7 +110,7 @@ def run_doctor(args):
     import platform
 
     checks = [platform_check(platform.system()), *describe_toolchain(), ("Python", True, f"{sys.version.split()[0]} at {sys.executable}"),
-              cache_check(config.compiledir), *plugin_checks()]
+              cache_check(config.compiledir), *plugin_checks(), *shipped_checks()]
     problems = sum(not ok for _, ok, _ in checks)
     if args.json:
         import json

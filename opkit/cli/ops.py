@@ -17,7 +17,7 @@ def add_commands(commands):
     info.add_argument("--json", action="store_true", help="print JSON")
     info.set_defaults(run=run_info)
     for name, run, text in (("show", run_show, "print the generated C of one node of OP"),
-                            ("build", run_build, "compile one node of OP into the cache")):
+                            ("build", run_build, "compile one node of OP into the cache (--into: and into a package)")):
         parser = commands.add_parser(name, help=text)
         parser.add_argument("op", metavar="OP", help="op name, or DIST:NAME")
         parser.add_argument("--dtypes", required=True,
@@ -25,6 +25,10 @@ def add_commands(commands):
                                  "(dvector, double, ...) is used as that type")
         parser.add_argument("--ndims", help="input ranks, e.g. 1,0 (default: 1 for every tensor input)")
         parser.set_defaults(run=run)
+    parser.add_argument("--into", metavar="PACKAGE_DIR",
+                        help="also store the module in this op package's source directory (the one holding the "
+                             "op's __init__.py) as package data its wheel ships: machines without a compiler "
+                             "load it from there")
 
 
 def _load_quietly():
@@ -196,4 +200,33 @@ def run_build(args):
         print(f"cache entry: {entry}")
     else:
         print("not cached across processes: the op or a type declares no c_code_cache_version")
+    if args.into is not None:
+        shipped = _ship(args, region, module)
+        print(f"shipped module: {shipped}")
     return 0
+
+
+def _ship(args, region, module):
+    """Store the built module in the op package at --into; return its directory there."""
+    import pathlib
+
+    from opkit.cli import CommandFailed
+    from opkit.cop.codegen import collect_module
+    from opkit.cop.shipped import SHIPPED_DIR, ship_module
+
+    node = region.nodes[0]
+    into = pathlib.Path(args.into)
+    package = type(node.op).__module__.partition(".")[0]
+    if not (into / "__init__.py").is_file() or into.resolve().name != package:
+        raise CommandFailed(f"--into {args.into}: not the source directory of the package {package!r} that defines "
+                            f"{args.op} (the directory holding {package}/__init__.py, e.g. src/{package})\n"
+                            f"opkit looks for shipped modules in {package}/{SHIPPED_DIR}/ of the installed package")
+    parts = collect_module(region)
+    if not parts.versioned:
+        raise CommandFailed(f"{args.op} cannot be shipped: the op or one of its types declares no "
+                            "c_code_cache_version, so its module has no stable identity")
+    description = {"op": args.op, "op_class": f"{type(node.op).__module__}.{type(node.op).__qualname__}",
+                   "dtypes": [getattr(v.type, "dtype", str(v.type)) for v in node.inputs],
+                   "ndims": [getattr(v.type, "ndim", None) for v in node.inputs],
+                   "signature": ", ".join(str(v.type) for v in node.inputs)}
+    return ship_module(parts, module, into, description)

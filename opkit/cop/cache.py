@@ -9,6 +9,7 @@ opkit.cop.cache_upkeep; private files and directories are opkit.cop.private_fs.
 from __future__ import annotations
 
 import atexit
+import collections
 import hashlib
 import json
 import os
@@ -28,6 +29,11 @@ from opkit.cop.load import load_module
 from opkit.cop.lock import CacheWarning, CompileLockTimeout, KeyLock  # noqa: F401  (re-exported)
 from opkit.cop.private_fs import (CacheNotWritableError, UnsafeCacheDirError, check_private, make_private_dirs, make_tree_private, unwritable_fix,
                                   private_problem, remove_tree, write_private)
+
+
+# What this process did with compiled modules: "built" (compiled and published), "loaded" (from disk).
+# Tests and `opkit.dask` read it to show that warm processes compile nothing.
+module_events: collections.Counter = collections.Counter()
 
 
 class _CorruptEntry(Exception):
@@ -140,6 +146,7 @@ class ModuleCache(CacheUpkeep):
             module = load_module(so, module_name)
         except ImportError as exc:
             raise _CorruptEntry(str(exc)) from exc
+        module_events["loaded"] += 1
         try:
             os.utime(entry / STAMP)  # the least recently used entries are evicted first
         except OSError:
@@ -252,6 +259,7 @@ class ModuleCache(CacheUpkeep):
         make_tree_private(tmp)
         size = entry_stats(str(tmp))[0]
         os.rename(tmp, self.entry_dir(key))
+        module_events["built"] += 1
         return self.entry_dir(key) / unique.name, size
 
     def _remove_tree(self, path: pathlib.Path):

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from opkit.config import config
 from opkit.cop.cinterface import as_list, call, include_line
+from opkit.core.aliasing import view_roots
 
 MODULE_NAME_PLACEHOLDER = "OPKIT_MODULE_NAME"
 # An op's code ends a chunk that moved the compiler into its own file with `#line` with this
@@ -125,7 +126,8 @@ def collect_module(region) -> ModuleParts:
         init_code=_unique(collected.init_code) + collected.init_code_apply,
         n_constants=len(region.constants), storage_count=sum(v["keep"] is not None for v in variables),
         variables=variables, nodes=nodes, outputs=[names[v] for v in region.outputs],
-        n_inputs=len(region.inputs), params=params,
+        n_inputs=len(region.inputs), params=params, n_shared=len(region.shared),
+        updates=[dict(name=names[v], cell=k) for k, v in region.updates],
     )
     if config.profile:  # another module (and key); without it the context, so the source, is unchanged
         context["profile"] = True
@@ -177,7 +179,7 @@ def restore_line_numbers(source):
 
 def ordered_variables(region):
     """Return the region's variables in the order they are named V0, V1, ... and labelled."""
-    return region.inputs + region.constants + [v for node in region.nodes for v in node.outputs]
+    return region.inputs + region.shared + region.constants + [v for node in region.nodes for v in node.outputs]
 
 
 def failure_notes(region):
@@ -188,9 +190,12 @@ def failure_notes(region):
     """
     notes = [""]
     inputs = {id(v): k for k, v in enumerate(region.inputs)}
+    shared = {id(v): k for k, v in enumerate(region.shared)}
     for variable in ordered_variables(region):
         if id(variable) in inputs:
             notes.append(f"while checking input {inputs[id(variable)]} ({variable}), expected {variable.type}")
+        elif id(variable) in shared:
+            notes.append(f"while reading shared variable {variable}, expected {variable.type}")
         elif variable.owner is None:
             notes.append(f"while reading a constant of type {variable.type}")
         else:
@@ -214,14 +219,16 @@ def _checked_inputs(region):
             read.add(id(variable))
             if getattr(node.op, "check_input", True):
                 checked.add(id(variable))
-    return checked | {id(v) for v in region.inputs if id(v) not in read}
+    return checked | {id(v) for v in region.inputs + region.shared if id(v) not in read}
 
 
 def _variable_blocks(region, names, labels):
-    outputs = set(map(id, region.outputs))
+    outputs = set(map(id, region.outputs)) | {id(v) for _, v in region.updates}
     inputs = {id(v): k for k, v in enumerate(region.inputs)}
+    shared = {id(v): k for k, v in enumerate(region.shared)}
     constants = {id(v): k for k, v in enumerate(region.constants)}
     checked = _checked_inputs(region)
+    passed_in = set(inputs) | set(shared)
     blocks, keep = [], 0
     for variable, name in names.items():
         label = next(labels)
@@ -233,6 +240,11 @@ def _variable_blocks(region, names, labels):
         if id(variable) in inputs:
             block.update(source=f"args[{inputs[id(variable)]}]", comment=f"input {inputs[id(variable)]}: {ctype}",
                          fetch=call(ctype, "c_extract", name, sub, check_input=id(variable) in checked, default=""))
+        elif id(variable) in shared:
+            # Read from the cell at every call: a value set between calls is seen, no old pointer is kept.
+            block.update(source=f"opkit_shared_value(shared[{shared[id(variable)]}])",
+                         comment=f"shared {shared[id(variable)]}: {ctype}",
+                         fetch=call(ctype, "c_extract", name, sub, check_input=id(variable) in checked, default=""))
         elif id(variable) in constants:
             block.update(source=f"constants[{constants[id(variable)]}]", comment=f"constant: {ctype}",
                          fetch=call(ctype, "c_extract", name, sub, check_input=False, default=""))
@@ -243,6 +255,10 @@ def _variable_blocks(region, names, labels):
                          sync=call(ctype, "c_sync", name, sub, default=""))
             if id(variable) in outputs:
                 block.update(source="Py_None", comment=f"output: {ctype}", output=True)
+            elif any(id(root) in passed_in for root in view_roots(variable, passed_in)):
+                # A view of an input or a shared value is not kept for the next call: it would keep
+                # that value alive (a shared variable's old value, after its update) and is never reused.
+                block.update(source="Py_None", comment=f"intermediate view: {ctype}")
             else:
                 block.update(source=None, comment=f"intermediate: {ctype}", keep=keep)
                 keep += 1

@@ -80,13 +80,18 @@ def compile_region(region, description=""):
     The key comes from the parts the module renders from, so a warm process
     loads its module without importing jinja2 or rendering anything.
     """
+    from opkit.cop.shipped import find_shipped  # shipped.py builds on this module's helpers
+
     require_runtime()  # a sanitized module loaded without its runtime would abort the process
     try:
         parts = collect_module(region)
-        key = region_key(parts)
-        module = _cache_for(parts.versioned).lookup(key, module_name_for(key))
+        # Memory and the modules installed packages ship come first: neither needs a compiler.
+        module = find_shipped(region, parts) if parts.versioned else None
         if module is None:
-            module = _build(render_parts(parts), key, description)
+            key = region_key(parts)
+            module = _cache_for(parts.versioned).lookup(key, module_name_for(key))
+            if module is None:
+                module = _build(render_parts(parts), key, description)
     except CompileError as exc:
         raise _with_context(exc, region)
     return module
@@ -131,8 +136,12 @@ def _with_context(exc, region):
     return exc
 
 
-def make_region_runner(region, description=""):
-    """Return the C runner of `region`: call it with the region's inputs."""
+def make_region_runner(region, description="", shared_cells=()):
+    """Return the C runner of `region`: call it with the region's inputs.
+
+    `shared_cells` holds the storage list of each of `region.shared`: the runner
+    reads their values and stores `region.updates` into them at every call.
+    """
     module = compile_region(region, description)
     return module.make(failure_notes(region), *[constant.data for constant in region.constants],
-                       *region_params(region))
+                       *region_params(region), *shared_cells)

@@ -5,19 +5,25 @@ How a graph is cut into regions is the link layer's business (opkit.link.partiti
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from opkit.core.graph import Constant
 
 
 @dataclass
 class Region:
-    """Nodes compiled together; what flows in per call, as constants, and out."""
+    """Nodes compiled together; what flows in per call, as constants, and out.
+
+    A whole function's region may also read shared variables (`shared`, one
+    cell each) and store updates into those cells once its outputs are computed.
+    """
 
     nodes: list
     inputs: list
     constants: list
     outputs: list
+    shared: list = field(default_factory=list)   # inputs read from a shared variable's cell k (see make)
+    updates: list = field(default_factory=list)  # (k, variable): the variable is stored into cell k
 
     @classmethod
     def from_nodes(cls, nodes, needed_outside):

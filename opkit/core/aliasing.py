@@ -11,10 +11,11 @@ from __future__ import annotations
 from opkit.core.graph import Constant
 
 
-def view_roots(variable):
+def view_roots(variable, stop=()):
     """Return the variables whose memory `variable` may share, following views and in-place updates.
 
     An op may declare that an output views several inputs ({0: [0, 1]}): each is followed.
+    Variables in `stop` (ids) are roots: what they view is not followed.
     """
     from opkit.core.builtin_ops import ViewOp
 
@@ -25,7 +26,7 @@ def view_roots(variable):
             continue
         seen.add(id(variable))
         sources = []
-        if variable.owner is not None:
+        if variable.owner is not None and id(variable) not in stop:
             op = variable.owner.op
             sources = list((getattr(op, "view_map", None) or {}).get(variable.index, ())) \
                 + list((getattr(op, "destroy_map", None) or {}).get(variable.index, ()))

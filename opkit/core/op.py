@@ -27,12 +27,19 @@ def _props_str(self):
 
 
 _c_thunk_maker = None
+_eager_runner = None
 
 
 def set_c_thunk_maker(maker):
     """Install `maker(node, storage_map, compute_map)`: a C thunk for the node, or None (opkit.link sets it)."""
     global _c_thunk_maker
     _c_thunk_maker = maker
+
+
+def set_eager_runner(run):
+    """Install `run(op, values)`, what `Op.compute` calls (opkit.link sets it: core does not compile)."""
+    global _eager_runner
+    _eager_runner = run
 
 
 class Op(CLinkerObject):
@@ -100,6 +107,17 @@ class Op(CLinkerObject):
         if len(node.outputs) == 1 and not return_list:
             return node.outputs[0]
         return list(node.outputs)
+
+    def compute(self, *values: Any) -> Any:
+        """Run the op on numpy values now: an array, or a list of arrays for several outputs.
+
+        The node is compiled once per (op, input types) and kept in memory (and in
+        the compile cache on disk), so later calls cost about a compiled function's call.
+        """
+        if _eager_runner is None:
+            raise RuntimeError("Op.compute needs a way to run ops: `import opkit.link` first "
+                               "(importing opkit.tensor or using opkit.function does it)")
+        return _eager_runner(self, values)
 
     def perform(self, node: Apply, inputs: list[Any], output_storage: list[list[Any]]) -> None:
         raise MethodNotDefined("perform", type(self).__name__)

@@ -44,3 +44,14 @@ def _c_thunk(node, storage_map, compute_map):
 
 
 _op.set_c_thunk_maker(_c_thunk)
+
+
+def _compute(op, values):
+    """Run `op` on `values` now (Op.compute): compiled once per (op, input types)."""
+    from opkit.link.eager import compute
+
+    _op.set_eager_runner(compute)  # later calls skip this frame
+    return compute(op, values)
+
+
+_op.set_eager_runner(_compute)

@@ -10,9 +10,11 @@ from opkit.cop.compile import make_region_runner
 from opkit.cop.region import Region
 from opkit.errors import CompileError
 from opkit.link.partition import partition
+from opkit.link.no_compiler import compiler_available, shipped_runner
 from opkit.link.profiling import active
 from opkit.link.py_linker import PyLinker, python_thunk
 from opkit.link.runner import sequential_runner
+from opkit.link.updates import python_update_runner
 
 
 def node_c_runner(node):
@@ -27,9 +29,9 @@ def node_c_runner(node):
     return region_binder(region, _region_runner(region, f"node {node}"))
 
 
-def _region_runner(region, description):
+def _region_runner(region, description, shared_cells=()):
     """Compile `region`; a profiled function also keeps its runner to read its nodes' times."""
-    runner = make_region_runner(region, description)
+    runner = make_region_runner(region, description, shared_cells)
     stats = active()
     if stats is not None:
         stats.add_c_region(region.nodes, runner)
@@ -96,14 +98,36 @@ class GraphCLinker:
     name = "c"
 
     def make_runner(self, fgraph):
-        if not _compiler_or_fallback():
-            return PyLinker().make_runner(fgraph)
+        if not compiler_available():
+            return shipped_runner(fgraph)
         steps = partition(fgraph)
         if len(steps) == 1 and isinstance(steps[0], Region):
             region = steps[0]
             region.inputs = list(fgraph.inputs)
             region.outputs = list(fgraph.outputs)
             return _region_runner(region, f"graph of {len(region.nodes)} node(s)")
+        return self._regions_runner(fgraph, steps)
+
+    def make_runner_with_shared(self, fgraph, plan, n_inputs):
+        """Return a runner whose module reads the shared variables and stores the updates itself.
+
+        `fgraph`'s inputs are `n_inputs` explicit ones then `plan.placeholders`; its
+        outputs are the returned ones then the updates. Only a graph that is one C
+        region gets such a module; otherwise return None (updates then go through Python).
+        """
+        if not _compiler_or_fallback():
+            return python_update_runner(PyLinker().make_runner(fgraph), plan, len(fgraph.outputs))
+        steps = partition(fgraph)
+        if not (len(steps) == 1 and isinstance(steps[0], Region)):
+            return None
+        region, returned = steps[0], len(plan.outputs)
+        region.inputs = list(fgraph.inputs[:n_inputs])
+        region.shared = list(fgraph.inputs[n_inputs:])
+        region.outputs = list(fgraph.outputs[:returned])
+        region.updates = list(zip(plan.updates, fgraph.outputs[returned:]))
+        return _region_runner(region, f"graph of {len(region.nodes)} node(s)", plan.cells())
+
+    def _regions_runner(self, fgraph, steps):
         binders, labels = [], []
         for step in steps:
             if isinstance(step, Region):
@@ -123,8 +147,8 @@ class NodeCLinker(PyLinker):
     name = "cop"
 
     def make_runner(self, fgraph):
-        if not _compiler_or_fallback():
-            return PyLinker().make_runner(fgraph)
+        if not compiler_available():
+            return shipped_runner(fgraph)
         order = fgraph.toposort()
         binders = [_c_binder(node) if op_has_c(node) else _python_binder(node) for node in order]
         return sequential_runner(fgraph, lambda storage, compute_map: [b(storage, compute_map) for b in binders],

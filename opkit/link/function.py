@@ -14,22 +14,32 @@ from opkit.core.rewrites import rewrite
 from opkit.config import config
 from opkit.errors import CompileError
 from opkit.link.profiling import ProfileStats, collecting
+from opkit.link.updates import SharedPlan, plan_shared, python_update_runner
 
 
-def function(inputs: Sequence[Variable], outputs: Variable | Sequence[Variable], mode: str | Mode | None = None,
-             name: str | None = None, on_unused_input: str = "raise", profile: bool | None = None) -> FunctionAPI:
+def function(inputs: Sequence[Variable], outputs: Variable | Sequence[Variable] | None = None,
+             mode: str | Mode | None = None, name: str | None = None, on_unused_input: str = "raise",
+             profile: bool | None = None, updates: Any = None, givens: Any = None) -> FunctionAPI:
     """Compile a function computing `outputs` from `inputs` and return it.
 
-    With `profile=True` (default: config.profile) the function times every node; see `f.profile`.
+    Shared variables the outputs use are read at each call without being
+    listed. `updates` ({shared: expression} or a list of pairs) gives shared
+    variables new values, all stored once every output is computed; `givens`
+    ({variable: expression} or pairs) replaces variables of the graph before
+    compiling. Calls of a function with updates run one at a time (a lock per
+    function), so calls from several threads lose no update. With
+    `profile=True` (default: config.profile) the function times every node;
+    see `f.profile`.
     """
     inputs = _check_inputs(inputs)
-    single = not isinstance(outputs, (list, tuple))
-    outputs = [outputs] if single else list(outputs)
+    single = outputs is not None and not isinstance(outputs, (list, tuple))
+    outputs = [] if outputs is None else [outputs] if single else list(outputs)
     for position, output in enumerate(outputs):
         if not isinstance(output, Variable):
             raise TypeError(f"output {position} of {_function_label(name)} is {output!r}, not an opkit Variable")
-    _check_reachable(inputs, outputs, on_unused_input, name)
-    maker = FunctionMaker(inputs, outputs, get_mode(mode), name)
+    plan = plan_shared(inputs, outputs, updates, givens, _function_label(name))
+    _check_reachable(inputs, plan.outputs + plan.update_values, on_unused_input, name, plan.placeholders)
+    maker = FunctionMaker(inputs, plan.outputs, get_mode(mode), name, plan)
     try:
         return maker.create(single, config.profile if profile is None else bool(profile))
     except CompileError as exc:
@@ -55,11 +65,11 @@ def _check_inputs(inputs):
     return inputs
 
 
-def _check_reachable(inputs, outputs, on_unused_input, name):
+def _check_reachable(inputs, outputs, on_unused_input, name, implicit=()):
     if on_unused_input not in ("raise", "warn", "ignore"):
         raise ValueError(f"on_unused_input must be 'raise', 'warn' or 'ignore', not {on_unused_input!r}")
     _check_placeholders(outputs)
-    given = set(map(id, inputs))
+    given = set(map(id, [*inputs, *implicit]))
     needed = graph_inputs(outputs)
     missing = [v for v in needed if not isinstance(v, Constant) and id(v) not in given]
     if missing:
@@ -101,26 +111,43 @@ def _function_label(name):
 
 
 class FunctionMaker:
-    """Rewrite a private copy of the graph and link it; kept as ``f.maker``."""
+    """Rewrite a private copy of the graph and link it; kept as ``f.maker``.
 
-    def __init__(self, inputs, outputs, mode, name=None):
+    The graph's inputs are `inputs`, then a placeholder per shared variable;
+    its outputs are `outputs`, then the updates (see `plan`, a SharedPlan).
+    """
+
+    def __init__(self, inputs, outputs, mode, name=None, plan=None):
         self.inputs = inputs
         self.outputs = outputs
         self.mode = mode
         self.name = name
-        self.fgraph = FunctionGraph(inputs, outputs)
+        self.plan = SharedPlan(list(outputs)) if plan is None else plan
+        self.fgraph = FunctionGraph(list(inputs) + self.plan.placeholders, list(outputs) + self.plan.update_values)
         rewrite(self.fgraph, mode.rewrites())
         protect_destroyed_inputs(self.fgraph)
-        protect_outputs(self.fgraph)
+        protect_outputs(self.fgraph)  # after the returned outputs: an update that aliases one is a copy
         self.linker = mode.make_linker()
 
     def create(self, single, profile=False):
         stats = ProfileStats(self.name) if profile else None
         with config.change_flags(profile=profile), collecting(stats):
-            runner = self.linker.make_runner(self.fgraph)
+            runner = self._make_runner()
         made = function_class()(self, runner, single)
         made.profile = stats  # None unless profiled
         return made
+
+    def _make_runner(self):
+        """Return the runner of the explicit inputs; it reads the shared variables and stores the updates."""
+        plan = self.plan
+        if not plan.shared:
+            return self.linker.make_runner(self.fgraph)
+        # The whole-graph C linker keeps shared values and updates in its module: no Python per call.
+        with_shared = getattr(self.linker, "make_runner_with_shared", None)
+        runner = with_shared(self.fgraph, plan, len(self.inputs)) if with_shared is not None else None
+        if runner is None:
+            runner = python_update_runner(self.linker.make_runner(self.fgraph), plan, len(self.fgraph.outputs))
+        return runner
 
 
 class FunctionAPI:
@@ -145,7 +172,9 @@ class FunctionAPI:
         self.name = maker.name
         self._types = [v.type for v in maker.inputs]
         self._names = [v.name for v in maker.inputs]
-        self._wrap = not single and len(maker.fgraph.outputs) == 1
+        self._wrap = not single and len(maker.outputs) == 1
+        self._single = single
+        self._token = None
         self._configure(runner, type(self)._slow_call, self._wrap, _signature(self._types))
 
     def _slow_call(self, *args, **kwargs):
@@ -190,6 +219,35 @@ class FunctionAPI:
     def _signature(self):
         return ", ".join(n or f"<input {i}>" for i, n in enumerate(self._names))
 
+    def __reduce__(self):
+        """Pickle the graph and mode; unpickling rebuilds the function (modules from the cache)."""
+        from opkit.link.pickling import rebuild_function
+
+        recipe = self._recipe()
+        return (rebuild_function, (recipe, self.maker.mode, self.name, self._single, bool(self.trust_input),
+                                   self.__dask_tokenize__()))
+
+    def __dask_tokenize__(self):
+        """Return a digest of the graph and mode: the same in every process, equal for equal graphs."""
+        if self._token is None:
+            from opkit.link.pickling import graph_token
+
+            self._token = graph_token(self._recipe(), self.maker.mode)
+        return self._token
+
+    def _recipe(self):
+        from opkit.link.pickling import graph_recipe
+
+        if self.maker.plan.shared:
+            import pickle
+
+            names = ", ".join(str(v) for v in self.maker.plan.shared)
+            raise pickle.PicklingError(
+                f"{self._label()} reads or updates shared variables ({names}): their values live in this "
+                "process, so the function cannot be pickled or tokenized.\nHint: make them explicit inputs "
+                "(and return the updated values) to send the function to another process.")
+        return graph_recipe(self.maker.inputs, self.maker.outputs)
+
     def __repr__(self):
         return f"<opkit.Function {self.name or ''} ({self._signature()})>"
 
@@ -219,7 +277,10 @@ def function_class():
     global _function_class
     if _function_class is None:
         from opkit.errors import CompileError
+        from opkit.link.no_compiler import compiler_available
 
+        if not compiler_available():  # graphs run from shipped modules: only the call path is Python
+            return PyFunction
         try:
             from opkit.link.fastcall import function_base
 

@@ -6,6 +6,7 @@ import numpy as np
 
 from opkit.core.graph import Apply, Constant
 from opkit.core.op import Op
+from opkit.core.tensor.elemwise import Elemwise
 from opkit.core.tensor.type import TensorType
 from opkit.core.tensor.variable import as_tensor_variable, constant
 
@@ -103,23 +104,24 @@ def ones_like(x, dtype=None):
     return alloc_like(constant(np.ones((), dtype=dtype or x.dtype)), x)
 
 
-class Cast(Op):
-    """Convert a tensor to another dtype (always a new array)."""
+class Cast(Elemwise):
+    """Convert a tensor to another dtype, as ndarray.astype does (an elementwise op: it fuses)."""
 
     __props__ = ("dtype",)
 
     def __init__(self, dtype):
-        self.dtype = str(np.dtype(dtype))
+        from opkit.core.tensor import scalar_logic
 
-    def make_node(self, x):
-        x = as_tensor_variable(x)
-        return Apply(self, [x], [TensorType(self.dtype, x.type.shape)()])
+        self.dtype = known_dtype(dtype, "cast")
+        self.scalar_op = scalar_logic.cast(self.dtype)
 
     def perform(self, node, inputs, output_storage):
+        # numpy's warnings (overflow to a narrower float, invalid float to integer) reach the caller.
         output_storage[0][0] = np.asarray(inputs[0]).astype(self.dtype)
 
-    def infer_shape(self, node, input_shapes):
-        return input_shapes
+    def fusable(self, node):
+        # A cast that runs numpy stays its own node, so that numpy's warnings are not silenced.
+        return self.has_c_code(node)
 
     def grad(self, inputs, output_grads):
         x, g = inputs[0], output_grads[0]
@@ -135,18 +137,31 @@ class Cast(Op):
         return f"Cast{{{self.dtype}}}"
 
 
+def known_dtype(dtype, what):
+    """Return numpy's name for a numeric `dtype`; raise TypeError naming `what` if there is none."""
+    try:
+        result = np.dtype(dtype)
+    except TypeError:
+        result = None
+    if result is None or result.kind not in "biufc":
+        raise TypeError(f"{what}: {dtype!r} is not a numeric dtype; use a numpy dtype such as 'float64', "
+                        "'float32', 'int64', 'uint8', 'bool' or 'complex128'")
+    return str(result)
+
+
 def cast(x, dtype):
     """Return `x` converted to `dtype` (`x` itself when it already has it)."""
     x = as_tensor_variable(x)
-    if x.dtype == str(np.dtype(dtype)):
+    if x.dtype == known_dtype(dtype, "cast"):
         return x
     return Cast(dtype)(x)
 
 
 class DimShuffle(Op):
-    """Reorder the axes of a tensor and insert length-1 axes ('x' in `new_order`)."""
+    """Reorder the axes of a tensor and insert length-1 axes ('x' in `new_order`): a view of the input."""
 
     __props__ = ("new_order",)
+    view_map = {0: [0]}
 
     def __init__(self, new_order):
         self.new_order = tuple(a if a == "x" else int(a) for a in new_order)
@@ -155,14 +170,37 @@ class DimShuffle(Op):
         x = as_tensor_variable(x)
         axes = [a for a in self.new_order if a != "x"]
         if sorted(axes) != list(range(x.ndim)):
-            raise ValueError(f"DimShuffle{self.new_order} must use each of the {x.ndim} axes of {x} once")
+            raise ValueError(f"dimshuffle{self.new_order} on {x} (a {x.ndim}-d tensor): give each axis "
+                             f"0..{x.ndim - 1} exactly once, and 'x' for each new length-1 axis")
         shape = tuple(1 if a == "x" else x.type.shape[a] for a in self.new_order)
         return Apply(self, [x], [TensorType(x.dtype, shape)()])
 
     def perform(self, node, inputs, output_storage):
         x = np.transpose(inputs[0], [a for a in self.new_order if a != "x"])
-        shape = [1 if a == "x" else inputs[0].shape[a] for a in self.new_order]
-        output_storage[0][0] = np.array(x.reshape(shape))
+        inserted = [i for i, a in enumerate(self.new_order) if a == "x"]
+        output_storage[0][0] = np.expand_dims(x, inserted) if inserted else x
+
+    def c_support_code(self):
+        from opkit.core.tensor.view_c import VIEW_SUPPORT_CODE
+
+        return VIEW_SUPPORT_CODE
+
+    def c_code(self, node, name, inputs, outputs, sub):
+        (x,), (z,) = inputs, outputs
+        nd = len(self.new_order)
+        fill = "\n".join(f"    dims[{i}] = 1; strides[{i}] = 0;" if a == "x" else
+                          f"    dims[{i}] = PyArray_DIMS({x})[{a}]; strides[{i}] = PyArray_STRIDES({x})[{a}];"
+                          for i, a in enumerate(self.new_order))
+        return f"""
+{{
+    npy_intp dims[{max(nd, 1)}], strides[{max(nd, 1)}];
+{fill}
+    if (opkit_make_view(&{z}, {x}, {nd}, dims, strides, PyArray_BYTES({x}))) {sub['fail']}
+}}
+"""
+
+    def c_code_cache_version(self):
+        return (1,)
 
     def infer_shape(self, node, input_shapes):
         return [tuple(1 if a == "x" else input_shapes[0][a] for a in self.new_order)]
@@ -197,6 +235,12 @@ def expand_dims(x, axes):
     return DimShuffle(["x" if a in axes else next(source) for a in range(ndim)])(x)
 
 
-def transpose(x):
-    """Return `x` with its axes reversed."""
-    return DimShuffle(list(range(x.ndim))[::-1])(x)
+def transpose(x, axes=None):
+    """Return `x` with its axes permuted by `axes` (default: reversed), a view as numpy.transpose."""
+    x = as_tensor_variable(x)
+    if axes is None:
+        axes = list(range(x.ndim))[::-1]
+    axes = [int(a) + x.ndim if int(a) < 0 else int(a) for a in axes]
+    if sorted(axes) != list(range(x.ndim)):
+        raise ValueError(f"transpose axes {tuple(axes)} are not a permutation of the {x.ndim} axes of {x}")
+    return DimShuffle(axes)(x)

@@ -171,7 +171,8 @@ class Elemwise(Op):
         operands = [i.tag.get("weak_value", i.dtype) if not i.owner else i.dtype for i in inputs]
         out_dtype = self.scalar_op.output_dtype(operands)  # TypeError where numpy refuses the dtypes
         if not all(isinstance(o, str) for o in operands):
-            inputs = [_retype_weak(i, out_dtype) for i in inputs]
+            loop_dtypes = self.scalar_op.operand_dtypes(operands, out_dtype)
+            inputs = [_retype_weak(i, d) for i, d in zip(inputs, loop_dtypes)]
         shape = broadcast_shape([i.type.shape for i in inputs], f"the inputs of {self}")
         return Apply(self, inputs, [TensorType(out_dtype, shape)()])
 
@@ -205,22 +206,30 @@ class Elemwise(Op):
 
     def has_c_code(self, node):
         """C only where it computes numpy's exact result: no float16 or complex, see scalar_ops."""
-        from opkit.core.tensor.scalar_ops import has_c_dtype
+        from opkit.core.tensor.scalar_ops import has_c_dtype, program_operand_dtypes
 
-        return (all(has_c_dtype(v.dtype) for v in node.inputs + node.outputs)
-                and all(op.has_c(dtype) for op, _, dtype in self._steps(node)))
+        if not all(has_c_dtype(v.dtype) for v in node.inputs + node.outputs):
+            return False
+        steps = self._steps(node)
+        operand_dtypes = program_operand_dtypes(steps, [v.dtype for v in node.inputs])
+        return all(op.has_c(dtype, loop) for (op, _, dtype), loop in zip(steps, operand_dtypes))
 
     def _steps(self, node):
         return [(self.scalar_op, tuple(range(len(node.inputs))), node.outputs[0].dtype)]
+
+    def fusable(self, node):
+        """Return True if this node may join a fused loop (see fusion)."""
+        return True
 
     def c_compile_args(self, c_compiler=None):
         # Never fuse a multiply and an add into one rounding: numpy rounds each operation.
         return [*super().c_compile_args(c_compiler), "-ffp-contract=off"]
 
     def c_support_code(self):
+        from opkit.core.tensor import scalar_logic, scalar_math
         from opkit.core.tensor.elemwise_c import SUPPORT_CODE
 
-        return SUPPORT_CODE
+        return SUPPORT_CODE + scalar_math.SUPPORT_CODE + scalar_logic.SUPPORT_CODE
 
     def c_code(self, node, name, inputs, outputs, sub):
         from opkit.core.tensor.elemwise_c import elemwise_c_code
@@ -228,7 +237,7 @@ class Elemwise(Op):
         return elemwise_c_code(node, name, inputs, outputs, sub, self._steps(node))
 
     def c_code_cache_version(self):
-        return (4,)
+        return (5,)
 
     def grad(self, inputs, output_grads):
         from opkit.core.tensor import elemwise_grad

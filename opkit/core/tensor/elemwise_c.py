@@ -131,19 +131,24 @@ template <typename T> static inline T opkit_ipow(T base, T exponent, int& bad)
 """
 
 
-def program_statements(program, n_inputs):
+def program_statements(program, input_dtypes):
     """Return C statements computing each step of `program` into t0, t1, ...
 
     `program` is a sequence of (scalar_op, refs, out_dtype); a ref below
-    n_inputs names input value v<ref>, others the step t<ref - n_inputs>.
-    Each step casts its operands to its own dtype first, as numpy does, and
-    rounds its result to that dtype (a `const` of that C type), as numpy does
-    after every operation. Raises MethodNotDefined for a step without C code.
+    len(input_dtypes) names input value v<ref>, others the step t<ref - n_inputs>.
+    Each step casts its operands to its loop dtypes first (usually its own
+    dtype), as numpy does, and rounds its result to its dtype (a `const` of that
+    C type), as numpy does after every operation. Raises MethodNotDefined for a
+    step without C code.
     """
+    from opkit.core.tensor.scalar_ops import program_operand_dtypes
+
+    n_inputs = len(input_dtypes)
     lines = []
-    for step, (scalar_op, refs, out_dtype) in enumerate(program):
+    operand_dtypes = program_operand_dtypes(program, input_dtypes)
+    for step, ((scalar_op, refs, out_dtype), loop) in enumerate(zip(program, operand_dtypes)):
         ctype = c_dtype(out_dtype)
-        args = [f"({ctype})" + (f"v{r}" if r < n_inputs else f"t{r - n_inputs}") for r in refs]
+        args = [f"({c_dtype(d)})" + (f"v{r}" if r < n_inputs else f"t{r - n_inputs}") for r, d in zip(refs, loop)]
         lines.append(f"const {ctype} t{step} = ({ctype}){scalar_op.c_expression(args, out_dtype)};")
     return lines
 
@@ -155,7 +160,7 @@ def elemwise_c_code(node, name, inputs, outputs, sub, program):
     nd, nin = out_var.ndim, len(inputs)
     out_t = c_dtype(out_var.dtype)
     in_ts = [c_dtype(v.dtype) for v in node.inputs]
-    steps = program_statements(program, nin)
+    steps = program_statements(program, [v.dtype for v in node.inputs])
     result = f"t{len(program) - 1}"
     # Inputs that are scalars by type (constants, 0-d, all lengths 1) are read once, before
     # the loop, so the flat loop stays a plain vectorisable loop over the other inputs.

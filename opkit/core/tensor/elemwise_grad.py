@@ -135,3 +135,12 @@ def _broadcast_like(term, out):
     if term.ndim == out.ndim and all(t != 1 or o == 1 for t, o in zip(term.type.shape, out.type.shape)):
         return term
     return alloc_like(term, out)
+
+
+def _merge_standard_rules():
+    from opkit.core.tensor.elemwise_math_grad import RULES as standard
+
+    RULES.update(standard)
+
+
+_merge_standard_rules()

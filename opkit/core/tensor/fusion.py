@@ -12,6 +12,7 @@ import numpy as np
 
 from opkit.core.graph import Apply
 from opkit.core.tensor.elemwise import Elemwise, broadcast_shape
+from opkit.core.tensor.scalar_ops import program_operand_dtypes
 from opkit.core.tensor.type import TensorType
 
 
@@ -40,9 +41,10 @@ class FusedElemwise(Elemwise):
     def perform(self, node, inputs, output_storage):
         broadcast_shape([np.shape(i) for i in inputs], f"the inputs of {self}")
         values = list(inputs)
+        operand_dtypes = program_operand_dtypes(self.program, [v.dtype for v in node.inputs])
         with np.errstate(all="ignore"):
-            for scalar_op, refs, out_dtype in self.program:
-                operands = [np.asarray(values[r]).astype(out_dtype, copy=False) for r in refs]
+            for (scalar_op, refs, out_dtype), loop in zip(self.program, operand_dtypes):
+                operands = [np.asarray(values[r]).astype(d, copy=False) for r, d in zip(refs, loop)]
                 values.append(np.asarray(scalar_op.ufunc(*operands), dtype=out_dtype))
         output_storage[0][0] = np.asarray(values[-1], dtype=node.outputs[0].dtype)
 
@@ -95,7 +97,7 @@ def fuse_elementwise(fgraph):
 
 
 def _fusable(node):
-    return type(node.op) is Elemwise
+    return isinstance(node.op, Elemwise) and not isinstance(node.op, FusedElemwise) and node.op.fusable(node)
 
 
 def _grow(root, clients, outputs):

@@ -48,27 +48,11 @@ def reduce_grad(op, inputs, output, output_grads):
         return [true_div(sum_grad(op, inputs, output_grads)[0], count)]
     if op.kind == "prod":
         return [ProdGrad(op._axes(x.ndim))(x, _keep(op, x, g))]
-    return [ExtremumGrad()(x, _keep(op, x, output), _keep(op, x, g))]
+    # max/min, as PyTensor: the gradient goes to every position equal to the extremum (ties all get it).
+    from opkit.core.tensor.basic import mul
+    from opkit.core.tensor.logic import eq
 
-
-class ExtremumGrad(Op):
-    """The gradient of max/min: the output gradient where `x` equals the extremum, else 0 (ties all get it).
-
-    Inputs: x, the extremum and its gradient, both with the reduced axes kept as length 1.
-    """
-
-    __props__ = ()
-
-    def make_node(self, x, extremum, g):
-        return Apply(self, [x, extremum, g], [TensorType(x.dtype, x.type.shape)()])
-
-    def perform(self, node, inputs, output_storage):
-        x, extremum, g = inputs
-        result = np.where(x == extremum, g, np.zeros((), dtype=x.dtype))
-        output_storage[0][0] = np.asarray(result, dtype=x.dtype)
-
-    def infer_shape(self, node, input_shapes):
-        return [input_shapes[0]]
+    return [mul(eq(x, _keep(op, x, output)), _keep(op, x, g))]
 
 
 class ProdGrad(Op):

@@ -48,6 +48,18 @@ class ScalarOp:
     int_c_expr: str | None = field(default=None, compare=False)
     bool_c_expr: str | None = field(default=None, compare=False)
     c_kinds: str = field(default="fiub", compare=False)
+    loop: object = field(default=None, compare=False)
+
+    def operand_dtypes(self, operands, out_dtype):
+        """Return the dtype each operand is converted to before the computation (numpy's loop dtypes).
+
+        `operands` are dtype names or weak Python scalars. Most functions compute in
+        their output dtype; `loop(operands, out_dtype)` overrides that (comparisons
+        compare in the inputs' common dtype, switch tests its condition as it is).
+        """
+        if self.loop is None:
+            return [out_dtype] * self.nin
+        return [str(np.dtype(d)) for d in self.loop(operands, out_dtype)]
 
     def output_dtype(self, operands):
         """Return numpy's result dtype for `operands` (dtype names or weak Python scalars).
@@ -63,9 +75,13 @@ class ScalarOp:
                                   for o in operands)
             raise TypeError(f"{self.name} is not defined for inputs of dtype {described}, as in numpy: {exc}") from None
 
-    def has_c(self, out_dtype):
-        """Return True if this function has C code computing numpy's result in `out_dtype`."""
-        return has_c_dtype(out_dtype) and np.dtype(out_dtype).kind in self.c_kinds
+    def has_c(self, out_dtype, operand_dtypes=()):
+        """Return True if this function has C code computing numpy's result in `out_dtype`.
+
+        `operand_dtypes` (see operand_dtypes) must have C code too: a float16 comparison does not.
+        """
+        return (has_c_dtype(out_dtype) and np.dtype(out_dtype).kind in self.c_kinds
+                and all(has_c_dtype(d) for d in operand_dtypes))
 
     def c_expression(self, args, out_dtype):
         """Return the C expression for operands `args` (C expressions of type `out_dtype`)."""
@@ -96,10 +112,26 @@ exp = ScalarOp("exp", 1, np.exp, "std::exp({0})", c_kinds="f")
 log = ScalarOp("log", 1, np.log, "std::log({0})", c_kinds="f")
 sqr = ScalarOp("sqr", 1, np.square, "{0} * {0}", int_c_expr=f"{_U}{{0}} * {_U}{{0}}", c_kinds="fiu")
 sqrt = ScalarOp("sqrt", 1, np.sqrt, "std::sqrt({0})", c_kinds="f")
-maximum = ScalarOp("maximum", 2, np.maximum, "(({0} >= {1} || {0} != {0}) ? {0} : {1})",
+# numpy's maximum keeps a NaN in either operand and returns the second one on ties (maximum(0.0, -0.0) is -0.0).
+maximum = ScalarOp("maximum", 2, np.maximum, "(({0} > {1} || {0} != {0}) ? {0} : {1})",
                    int_c_expr="(({0} >= {1}) ? {0} : {1})", bool_c_expr="{0} || {1}")
 # opkit_ipow sets opkit_bad_pow on a negative exponent: the node then raises numpy's ValueError.
 pow = ScalarOp("pow", 2, np.power, "std::pow({0}, {1})", int_c_expr="opkit_ipow({0}, {1}, opkit_bad_pow)",
                c_kinds="fiu")
+
+
+
+def program_operand_dtypes(program, input_dtypes):
+    """Return, for each step (scalar_op, refs, out_dtype) of a program, the dtypes its operands compute in.
+
+    A ref below len(input_dtypes) names an input, the others earlier steps (see fusion).
+    """
+    dtypes = [str(np.dtype(d)) for d in input_dtypes]
+    result = []
+    for scalar_op, refs, out_dtype in program:
+        result.append(scalar_op.operand_dtypes([dtypes[r] for r in refs], out_dtype))
+        dtypes.append(out_dtype)
+    return result
+
 
 ALL = {op.name: op for op in (add, sub, mul, true_div, neg, exp, log, sqr, sqrt, maximum, pow)}

@@ -1,4 +1,4 @@
-"""Shape helpers for tensors: shape(x), MakeVector, and integer indexing."""
+"""Shape helpers for tensors: shape(x), MakeVector, and indexing (x.shape[i] becomes Shape_i)."""
 
 from __future__ import annotations
 
@@ -35,42 +35,18 @@ class MakeVector(Op):
         return [(len(node.inputs),)]
 
 
-class GetItem(Op):
-    """x[i] for an integer i: drop the first axis (a copy, never a view)."""
-
-    __props__ = ("index",)
-
-    def __init__(self, index):
-        self.index = int(index)
-
-    def make_node(self, x):
-        x = as_tensor_variable(x)
-        if x.ndim == 0:
-            raise TypeError(f"cannot index a 0-d tensor {x}")
-        length = x.type.shape[0]
-        if length is not None and not -length <= self.index < length:
-            raise IndexError(f"index {self.index} is out of bounds for axis 0 with size {length}")
-        return Apply(self, [x], [TensorType(x.dtype, x.type.shape[1:])()])
-
-    def perform(self, node, inputs, output_storage):
-        output_storage[0][0] = np.array(inputs[0][self.index], dtype=node.outputs[0].dtype)
-
-    def infer_shape(self, node, input_shapes):
-        return [tuple(input_shapes[0][1:])]
-
-
 make_vector = MakeVector()
 
 
 def getitem(x, index):
-    """Return x[index] for an integer index (shape vectors index to Shape_i)."""
-    if not isinstance(index, (int, np.integer)):
-        raise TypeError(f"only integer indices are supported on symbolic tensors, got {index!r}")
-    index = int(index)
+    """Return x[index] for basic indexing; shape vectors indexed by an int give Shape_i."""
+    from opkit.core.tensor.subtensor import subtensor
+
     owner = x.owner
-    if owner is not None and isinstance(owner.op, Shape) and index >= 0:
+    if owner is not None and isinstance(owner.op, Shape) and isinstance(index, (int, np.integer)) \
+            and not isinstance(index, bool) and index >= 0:
         source = owner.inputs[0]
         if source.type.ndim is not None and index >= source.type.ndim:
             raise IndexError(f"{source} has {source.type.ndim} dimensions; no shape[{index}]")
-        return Shape_i(index)(source)
-    return GetItem(index)(x)
+        return Shape_i(int(index))(source)
+    return subtensor(x, index)

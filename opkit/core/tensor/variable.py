@@ -49,6 +49,93 @@ class _TensorOperators:
     def __pos__(self):
         return self
 
+    def __abs__(self):
+        return _std().abs(self)
+
+    # Comparisons build ops; == and != stay Python identity, as in PyTensor (use eq/neq).
+    def __lt__(self, other):
+        return _logic().lt(self, other)
+
+    def __le__(self, other):
+        return _logic().le(self, other)
+
+    def __gt__(self, other):
+        return _logic().gt(self, other)
+
+    def __ge__(self, other):
+        return _logic().ge(self, other)
+
+    def __and__(self, other):
+        return _logic().and_(self, other)
+
+    def __rand__(self, other):
+        return _logic().and_(other, self)
+
+    def __or__(self, other):
+        return _logic().or_(self, other)
+
+    def __ror__(self, other):
+        return _logic().or_(other, self)
+
+    def __xor__(self, other):
+        return _logic().xor(self, other)
+
+    def __rxor__(self, other):
+        return _logic().xor(other, self)
+
+    def __invert__(self):
+        return _logic().invert(self)
+
+    def reshape(self, *shape, ndim=None):
+        """Return this tensor reshaped: x.reshape((2, -1)) or x.reshape(2, -1)."""
+        from opkit.core.tensor.reshape import reshape
+
+        return reshape(self, shape[0] if len(shape) == 1 else shape, ndim=ndim)
+
+    def dimshuffle(self, *pattern):
+        """Return a view with axes reordered and 'x' length-1 axes added: x.dimshuffle(1, 'x', 0)."""
+        from opkit.core.tensor.alloc import DimShuffle
+
+        if len(pattern) == 1 and isinstance(pattern[0], (list, tuple)):
+            pattern = pattern[0]
+        return DimShuffle(pattern)(self)
+
+    def transpose(self, *axes):
+        """Return a view with the axes permuted (reversed by default), as ndarray.transpose."""
+        from opkit.core.tensor.alloc import transpose
+
+        if len(axes) == 1 and isinstance(axes[0], (list, tuple)):
+            axes = axes[0]
+        return transpose(self, axes or None)
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    def flatten(self, ndim=1):
+        """Return this tensor with its trailing axes merged into `ndim` dimensions."""
+        from opkit.core.tensor.reshape import flatten
+
+        return flatten(self, ndim)
+
+    def astype(self, dtype):
+        """Return this tensor converted to `dtype` (cast)."""
+        from opkit.core.tensor.alloc import cast
+
+        return cast(self, dtype)
+
+    def zeros_like(self, dtype=None):
+        """Return zeros shaped like this tensor (its dtype unless given)."""
+        from opkit.core.tensor.alloc import zeros_like
+
+        return zeros_like(self, dtype)
+
+    def ones_like(self, dtype=None):
+        """Return ones shaped like this tensor (its dtype unless given)."""
+        from opkit.core.tensor.alloc import ones_like
+
+        return ones_like(self, dtype)
+
     @property
     def ndim(self):
         return self.type.ndim
@@ -116,6 +203,18 @@ def _ops():
     from opkit.core.tensor import basic
 
     return basic
+
+
+def _std():
+    from opkit.core.tensor import elemwise_math
+
+    return elemwise_math
+
+
+def _logic():
+    from opkit.core.tensor import logic
+
+    return logic
 
 
 def _shape_ops():

@@ -1,0 +1,137 @@
+"""Scalar functions of comparisons, bitwise logic, switch and cast.
+
+Comparisons compute in numpy's loop dtypes, not in their bool output: numpy
+compares int64 with uint64 exactly (its mixed loop), so the C code does too
+(opkit_lt and friends); a Python int out of the other operand's range becomes
+an int64/uint64 constant, which numpy's comparison gives the same answer as
+its own special case. Bitwise ops are numpy's bitwise_* (logical on bool) and
+refuse floats as numpy does.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from opkit.core.tensor.scalar_ops import ScalarOp
+
+
+def _strong_dtype(value, strong):
+    """Return the dtype numpy gives a weak Python scalar next to the `strong` dtypes, if it fits."""
+    dtype = np.result_type(*strong, value) if strong else np.asarray(value).dtype
+    if dtype.kind in "iu" and isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        info = np.iinfo(dtype)
+        if not info.min <= value <= info.max:
+            dtype = np.asarray(value).dtype  # int64 or uint64 (or object: refused below)
+    if dtype.kind not in "biufc":
+        raise TypeError(f"cannot compare with the Python integer {value}: it does not fit 64 bits")
+    return dtype
+
+
+def _compare_loop(ufunc):
+    def loop(operands, out_dtype):
+        strong = [np.dtype(o) for o in operands if isinstance(o, str)]
+        dtypes = [np.dtype(o) if isinstance(o, str) else _strong_dtype(o, strong) for o in operands]
+        return ufunc.resolve_dtypes((*dtypes, None))[:-1]
+
+    return loop
+
+
+def _switch_loop(operands, out_dtype):
+    cond = operands[0]
+    return [cond if isinstance(cond, str) else np.asarray(cond).dtype, out_dtype, out_dtype]
+
+
+def _switch(cond, a, b):
+    return np.where(cond, a, b)
+
+
+def _compare(name, ufunc, c_name):
+    return ScalarOp(name, 2, ufunc, f"{c_name}({{0}}, {{1}})", loop=_compare_loop(ufunc))
+
+
+lt = _compare("lt", np.less, "opkit_lt")
+gt = _compare("gt", np.greater, "opkit_gt")
+le = _compare("le", np.less_equal, "opkit_le")
+ge = _compare("ge", np.greater_equal, "opkit_ge")
+eq = _compare("eq", np.equal, "opkit_eq")
+neq = _compare("neq", np.not_equal, "opkit_neq")
+and_ = ScalarOp("and_", 2, np.bitwise_and, "{0} & {1}", c_kinds="iub")
+or_ = ScalarOp("or_", 2, np.bitwise_or, "{0} | {1}", c_kinds="iub")
+xor = ScalarOp("xor", 2, np.bitwise_xor, "{0} ^ {1}", c_kinds="iub")
+invert = ScalarOp("invert", 1, np.invert, "~{0}", bool_c_expr="!{0}", c_kinds="iub")
+# A condition is true where it is nonzero (NaN included), as in np.where.
+switch = ScalarOp("switch", 3, _switch, "({0} ? {1} : {2})", loop=_switch_loop)
+
+
+class CastScalarOp(ScalarOp):
+    """A conversion: C only where C converts exactly as numpy does, warnings included (see cast)."""
+
+    def has_c(self, out_dtype, operand_dtypes=()):
+        out = np.dtype(out_dtype)
+        for operand in map(np.dtype, operand_dtypes):
+            if operand.kind == "f" and out.kind in "iu":
+                return False  # out-of-range float to integer is undefined in C
+            if operand.kind == "f" and out.kind == "f" and out.itemsize < operand.itemsize:
+                return False  # numpy warns when a value overflows the narrower float; C would not
+        return super().has_c(out_dtype, operand_dtypes)
+
+
+@functools.lru_cache(maxsize=None)
+def cast(dtype):
+    """Return the scalar function converting to `dtype` as ndarray.astype does.
+
+    C exists where C's conversion is numpy's: to bool (nonzero), between
+    integers (modulo 2**bits, as gcc defines it), integer to float (rounded to
+    nearest) and float to a wider float. A float to integer conversion of an
+    out-of-range value is undefined in C, and numpy warns when a float
+    overflows a narrower one: those run numpy.
+    """
+    dtype = str(np.dtype(dtype))
+
+    def convert(x):
+        return np.asarray(x).astype(dtype)
+
+    def loop(operands, out_dtype):
+        operand = operands[0]
+        return [operand if isinstance(operand, str) else np.asarray(operand).dtype]
+
+    convert.__name__ = f"cast_{dtype}"
+    return CastScalarOp(f"cast{{{dtype}}}", 1, convert, "{0}", bool_c_expr="({0} != 0)", loop=loop)
+
+
+ALL = {op.name: op for op in (lt, gt, le, ge, eq, neq, and_, or_, xor, invert, switch)}
+
+SUPPORT_CODE = r"""
+#ifndef OPKIT_LOGIC_SUPPORT
+#define OPKIT_LOGIC_SUPPORT
+#include <type_traits>
+/* a < b exactly, also for one signed and one unsigned integer (numpy's mixed int64/uint64 loop):
+   C's usual conversions would turn -1 into 2**64 - 1. */
+template <typename A, typename B> static inline bool opkit_lt(A a, B b)
+{
+    if constexpr (std::is_integral<A>::value && std::is_integral<B>::value
+                  && std::is_signed<A>::value != std::is_signed<B>::value) {
+        if constexpr (std::is_signed<A>::value) return a < 0 || (typename std::make_unsigned<A>::type)a < b;
+        else return b >= 0 && a < (typename std::make_unsigned<B>::type)b;
+    } else {
+        return a < b;
+    }
+}
+template <typename A, typename B> static inline bool opkit_eq(A a, B b)
+{
+    if constexpr (std::is_integral<A>::value && std::is_integral<B>::value
+                  && std::is_signed<A>::value != std::is_signed<B>::value) {
+        return !opkit_lt(a, b) && !opkit_lt(b, a);
+    } else {
+        return a == b;
+    }
+}
+/* NaN compares false except with !=, as in numpy: spelled with < and == only. */
+template <typename A, typename B> static inline bool opkit_gt(A a, B b) { return opkit_lt(b, a); }
+template <typename A, typename B> static inline bool opkit_le(A a, B b) { return opkit_lt(a, b) || opkit_eq(a, b); }
+template <typename A, typename B> static inline bool opkit_ge(A a, B b) { return opkit_lt(b, a) || opkit_eq(a, b); }
+template <typename A, typename B> static inline bool opkit_neq(A a, B b) { return !opkit_eq(a, b); }
+#endif
+"""

@@ -1,0 +1,86 @@
+"""`op.compute(*values)`: run one op on numpy values, compiled once per (op, input types).
+
+The compiled one-node functions are kept in a dict keyed by (op, input types);
+their modules live in the compile cache on disk as any other, so another
+process loads them rather than compiling. A warm call costs two dict lookups
+(by the op's identity, then by a (dtype, ndim) per input: the op is never
+hashed) and the compiled function's call, whose C check of its inputs stays.
+"""
+
+from __future__ import annotations
+
+from itertools import chain
+from operator import attrgetter
+
+import numpy as np
+
+_compiled: dict = {}  # (op, *input types) -> compiled function: equal ops share
+_by_identity: dict = {}  # id(op) -> (op, {input types: function}): warm calls never hash the op
+_IDENTITY_LIMIT = 4096
+_dtype_and_ndim = attrgetter("dtype", "ndim")
+
+
+def compute(op, values):
+    """Return `op` applied to `values`: an array, or a list for an op with several outputs."""
+    entry = _by_identity.get(id(op))  # the entry holds the op, so its id is not reused while it exists
+    if entry is not None:
+        try:  # warm: arrays (and numpy scalars) of types seen before
+            if len(values) == 2:  # the common case, spelled out: no iterator, no extra call
+                x, y = values
+                function = entry[1][x.dtype, x.ndim, y.dtype, y.ndim]
+            else:
+                function = entry[1][input_types(values)]
+        except (KeyError, AttributeError):
+            pass
+        else:
+            return function(*values)
+    arrays = [value if isinstance(value, np.ndarray) else np.asarray(value) for value in values]
+    return _function(op, arrays, input_types(arrays))(*arrays)
+
+
+def input_types(values) -> tuple:
+    """Return (dtype, ndim, dtype, ndim, ...) of `values`: the key of their types (AttributeError if not arrays)."""
+    return tuple(chain.from_iterable(map(_dtype_and_ndim, values)))
+
+
+def _function(op, arrays, types):
+    """Return the compiled function of `op` on `types`: from _compiled, else compiled now (and kept)."""
+    try:
+        key = (op, *types)
+        function = _compiled.get(key)
+    except TypeError:  # an op that cannot be hashed is compiled for this call only
+        return _compile(op, arrays)
+    if function is None:
+        function = _compiled[key] = _compile(op, arrays)
+    if id(op) not in _by_identity and len(_by_identity) >= _IDENTITY_LIMIT:
+        _by_identity.clear()  # a memo only: ops made afresh for every call must not pile up
+    _by_identity.setdefault(id(op), (op, {}))[1][types] = function  # keeps op alive: its id is not reused
+    return function
+
+
+def _compile(op, arrays):
+    """Return the compiled function of one `op` node on inputs typed like `arrays`."""
+    from opkit.core.graph import Apply
+    from opkit.core.tensor.type import TensorType
+    from opkit.link.function import function
+
+    itypes = getattr(op, "itypes", None)  # as_op ops name their input types
+    if itypes is not None and len(itypes) == len(arrays):
+        inputs = [itype(f"x{i}") for i, itype in enumerate(itypes)]
+    else:
+        inputs = [TensorType(array.dtype, (None,) * array.ndim)(f"x{i}") for i, array in enumerate(arrays)]
+    try:
+        node = op.make_node(*inputs)
+    except (TypeError, ValueError) as exc:
+        described = ", ".join(str(v.type) for v in inputs)
+        raise TypeError(f"{op}.compute: the op does not take inputs of types ({described}): {exc}") from None
+    if not isinstance(node, Apply):
+        raise TypeError(f"{op}.make_node returned {node!r}, not an opkit.Apply")
+    outputs = list(node.outputs)
+    return function(inputs, outputs[0] if len(outputs) == 1 else outputs, name=f"{op}.compute",
+                    on_unused_input="ignore")
+
+
+def compiled_count() -> int:
+    """Return how many (op, input types) this process has compiled for `compute`."""
+    return len(_compiled)

@@ -1,0 +1,122 @@
+"""Pickle compiled functions: their graph and mode travel, the receiving process rebuilds them.
+
+A function is pickled as a *recipe*: its inputs, its nodes in an order that
+runs (each an op, references to earlier variables and its output types), its
+outputs and its mode. Unpickling rebuilds the graph and compiles it as
+`opkit.function` does, so its modules come from the receiving process's cache
+(or are compiled there, under the cache's per-key lock). Rebuilt functions are
+kept per process by their token, so a Dask worker that unpickles one function
+for each task rebuilds it once.
+
+`graph_token` is the function's identity for Dask (`__dask_tokenize__`): a
+sha256 over each part pickled on its own, so it is the same in every process
+and under every PYTHONHASHSEED, equal for equal graphs and different otherwise.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+
+from opkit.core.graph import Apply, Constant, Variable, io_toposort
+
+_rebuilt: dict = {}  # token -> Function rebuilt in this process
+
+
+def graph_recipe(inputs, outputs) -> tuple:
+    """Return a picklable description of the graph from `inputs` to `outputs` (no tags, no compiled state)."""
+    refs: dict[int, tuple] = {id(v): ("input", i) for i, v in enumerate(inputs)}
+    constants: list = []
+    nodes = []
+
+    def ref(variable):
+        found = refs.get(id(variable))
+        if found is None:
+            if not isinstance(variable, Constant):
+                raise ValueError(f"{variable} is neither an input nor computed in the graph")
+            found = refs[id(variable)] = ("constant", len(constants))
+            constants.append((type(variable), variable.type, variable.data, variable.name))
+        return found
+
+    for number, node in enumerate(io_toposort(inputs, outputs)):
+        node_inputs = [ref(v) for v in node.inputs]
+        for index, variable in enumerate(node.outputs):
+            refs[id(variable)] = ("node", number, index)
+        nodes.append((node.op, node_inputs, [(type(v), v.type, v.name) for v in node.outputs]))
+    described_inputs = [(type(v), v.type, v.name) for v in inputs]
+    return (described_inputs, constants, nodes, [ref(v) for v in outputs])
+
+
+def rebuild_graph(recipe) -> tuple[list, list]:
+    """Return fresh (inputs, outputs) variables for a recipe made by graph_recipe."""
+    described_inputs, constants, nodes, output_refs = recipe
+    inputs = [cls(variable_type, None, None, name) for cls, variable_type, name in described_inputs]
+    made_constants = [_constant(*described) for described in constants]
+    made_nodes: list[Apply] = []
+
+    def lookup(reference):
+        kind = reference[0]
+        if kind == "input":
+            return inputs[reference[1]]
+        if kind == "constant":
+            return made_constants[reference[1]]
+        return made_nodes[reference[1]].outputs[reference[2]]
+
+    for op, input_refs, described_outputs in nodes:
+        node_outputs = [cls(variable_type, None, None, name) for cls, variable_type, name in described_outputs]
+        made_nodes.append(Apply(op, [lookup(r) for r in input_refs], node_outputs))
+    return inputs, [lookup(r) for r in output_refs]
+
+
+def _constant(cls, variable_type, data, name):
+    constant = object.__new__(cls)
+    Variable.__init__(constant, variable_type, None, None, name)
+    constant.data = data
+    return constant
+
+
+def graph_token(recipe, mode) -> str:
+    """Return a deterministic hex digest of a recipe and mode (see the module docstring)."""
+    described_inputs, constants, nodes, output_refs = recipe
+    digest = hashlib.sha256(b"opkit.function 1")
+
+    def add(part):
+        data = _dumps(part)
+        digest.update(len(data).to_bytes(8, "little") + data)
+
+    add(described_inputs)
+    for constant in constants:
+        add(constant)
+    for op, input_refs, described_outputs in nodes:
+        add(op)  # on its own: an op shared by two nodes pickles as two equal ones would
+        add((input_refs, described_outputs))
+    add(output_refs)
+    add(mode)
+    return digest.hexdigest()
+
+
+def _dumps(part) -> bytes:
+    try:
+        return pickle.dumps(part, protocol=4)
+    except (pickle.PicklingError, TypeError, AttributeError) as exc:
+        try:
+            import cloudpickle  # type: ignore[import-untyped]
+        except ImportError:
+            raise TypeError(f"cannot pickle {part!r} ({exc}); define the op at module level "
+                            "or install cloudpickle") from None
+        return cloudpickle.dumps(part, protocol=4)
+
+
+def rebuild_function(recipe, mode, name, single, trust_input, token):
+    """Return the function a pickle describes: this process's copy if it rebuilt it before."""
+    function = _rebuilt.get((token, trust_input))
+    if function is None:
+        from opkit.link.function import function as compile_function
+
+        inputs, outputs = rebuild_graph(recipe)
+        function = compile_function(inputs, outputs[0] if single else outputs, mode=mode, name=name,
+                                    on_unused_input="ignore")
+        function.trust_input = trust_input
+        function._token = token
+        _rebuilt[token, trust_input] = function
+    return function
