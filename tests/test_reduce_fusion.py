@@ -75,6 +75,8 @@ CASES = [
     (lambda m, x, y, kd: m.sum(x + y, keepdims=kd), ("bool", "bool"), [(3, 3), (3, 3)]),
     (lambda m, x, y, kd: m.mean(m.sqrt(x * x + y), axis=(0, 2), keepdims=kd), ("float32", "float64"),
      [(2, 3, 4), (4,)]),
+    (lambda m, x, y, kd: m.max(m.abs(x - y), axis=0, keepdims=kd), ("int16", "float32"), [(3, 4), (4,)]),
+    (lambda m, x, y, kd: m.sum(m.where(x < y, x, y * 2), axis=1, keepdims=kd), ("int32", "uint8"), [(3, 4), (3, 4)]),
 ]
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from opkit.core.graph import Apply
 from opkit.core.tensor.elemwise import Elemwise, broadcast_shape
-from opkit.core.tensor.fusion import FusedElemwise
+from opkit.core.tensor.fusion import FusedElemwise, _fusable
 from opkit.core.tensor.reduction import (Max, Mean, Min, Prod, Reduce, Sum, numpy_reduction, reduced_shape,
                                          result_dtype)
 from opkit.core.tensor.type import TensorType
@@ -93,15 +93,14 @@ def fuse_reductions(fgraph):
             continue
         value = node.inputs[0]
         producer = value.owner
-        if producer is None or type(producer.op) not in (Elemwise, FusedElemwise) or id(value) in outputs:
+        if producer is None or id(value) in outputs:
+            continue
+        if not (isinstance(producer.op, FusedElemwise) or _fusable(producer)):
             continue
         users = clients.get(value, [])
         if len(users) != 1 or users[0][0] is not node:
             continue
-        if type(producer.op) is FusedElemwise:
-            program = producer.op.program
-        else:
-            program = ((producer.op.scalar_op, tuple(range(len(producer.inputs))), value.dtype),)
+        program = tuple(producer.op._steps(producer))
         fused_op = FusedReduce(node.op.kind, node.op.axis, node.op.keepdims, program,
                                len(producer.inputs))
         fused = fused_op.make_node(*producer.inputs)

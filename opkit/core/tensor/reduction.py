@@ -140,10 +140,12 @@ class Reduce(Op):
         return [*super().c_compile_args(c_compiler), "-ffp-contract=off"]
 
     def c_support_code(self):
+        from opkit.core.tensor import scalar_logic, scalar_math
         from opkit.core.tensor.elemwise_c import SUPPORT_CODE
         from opkit.core.tensor.reduction_c import REDUCE_SUPPORT_CODE
 
-        return SUPPORT_CODE + REDUCE_SUPPORT_CODE
+        # the elementwise helpers too: a fused reduction computes elementwise programs
+        return SUPPORT_CODE + scalar_math.SUPPORT_CODE + scalar_logic.SUPPORT_CODE + REDUCE_SUPPORT_CODE
 
     def c_code(self, node, name, inputs, outputs, sub):
         from opkit.core.tensor.reduction_c import reduce_c_code
@@ -151,7 +153,7 @@ class Reduce(Op):
         return reduce_c_code(self, node, inputs, outputs, sub)
 
     def c_code_cache_version(self):
-        return (1,)
+        return (2,)
 
     def __str__(self):
         return f"{self.kind.capitalize()}{{axis={self.axis}, keepdims={self.keepdims}}}"

@@ -20,7 +20,7 @@ import numpy as np
 
 from opkit.core.tensor.c_interface import c_dtype, c_typenum
 from opkit.core.tensor.elemwise_c import program_statements
-from opkit.core.tensor.scalar_ops import has_c_dtype
+from opkit.core.tensor.scalar_ops import has_c_dtype, program_operand_dtypes
 
 REDUCE_SUPPORT_CODE = r"""
 #ifndef OPKIT_REDUCE_SUPPORT
@@ -219,8 +219,11 @@ def reduce_has_c(op, node):
     program, _ = op.reduce_program(node)
     value, out = _value_dtype(op, node), node.outputs[0].dtype
     acc = accumulator_dtype(op.kind, value, out)
-    return (all(has_c_dtype(v.dtype) for v in node.inputs) and has_c_dtype(value) and has_c_dtype(out)
-            and _acc_kind(acc) in _COMBINE[op.kind] and all(s.has_c(d) for s, _, d in program))
+    if not (all(has_c_dtype(v.dtype) for v in node.inputs) and has_c_dtype(value) and has_c_dtype(out)
+            and _acc_kind(acc) in _COMBINE[op.kind]):
+        return False
+    operand_dtypes = program_operand_dtypes(program, [v.dtype for v in node.inputs])
+    return all(s.has_c(d, loop) for (s, _, d), loop in zip(program, operand_dtypes))
 
 
 @dataclass(frozen=True)
@@ -262,7 +265,7 @@ def _value_lines(plan, load):
     """C statements computing `e`, the value to reduce in the accumulator type; `load(k)` reads input k."""
     program, n_inputs = plan.op.reduce_program(plan.node)
     lines = [f"const {t} v{k} = {load(k)};" for k, t in enumerate(plan.in_types) if load(k) is not None]
-    lines += program_statements(program, n_inputs)
+    lines += program_statements(program, [v.dtype for v in plan.node.inputs])
     result = f"t{len(program) - 1}" if program else "v0"
     if np.dtype(_value_dtype(plan.op, plan.node)).kind == "b" and plan.acc != "bool":
         result = f"({result} != 0)"
