@@ -67,6 +67,22 @@ static Acc opkit_reduce_tree(const Acc* partial, npy_intp count, const Combine& 
     return combine(left, opkit_reduce_tree(partial + half, count - half, combine));
 }
 
+/* Run body(i) for i in [0, n): on the calling thread when threads <= 1 (no OpenMP team is
+   started: a fork child of a threaded parent must not start one), else on `threads` threads. */
+template <typename Body>
+static void opkit_reduce_for(npy_intp n, int threads, const Body& body)
+{
+#ifdef _OPENMP
+    if (threads > 1) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (npy_intp i = 0; i < n; ++i) body(i);
+        return;
+    }
+#endif
+    (void)threads;
+    for (npy_intp i = 0; i < n; ++i) body(i);
+}
+
 /* Reduce m > 0 elements, its chunks spread over threads; 0 on success, -1 with MemoryError set. */
 template <typename Acc, typename Leaf, typename Combine>
 static int opkit_reduce_threaded(npy_intp m, const Leaf& leaf, const Combine& combine, Acc* result)
@@ -79,14 +95,11 @@ static int opkit_reduce_threaded(npy_intp m, const Leaf& leaf, const Combine& co
     }
     Acc* partial = (Acc*)malloc(chunks * sizeof(Acc));
     if (!partial) { PyErr_NoMemory(); return -1; }
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static)
-#endif
-    for (npy_intp c = 0; c < chunks; ++c) {
+    opkit_reduce_for(chunks, threads, [&](npy_intp c) {
         const npy_intp start = c * OPKIT_REDUCE_CHUNK;
         const npy_intp n = m - start < OPKIT_REDUCE_CHUNK ? m - start : OPKIT_REDUCE_CHUNK;
         partial[c] = opkit_reduce_pairwise<Acc>(start, n, leaf, combine);
-    }
+    });
     *result = opkit_reduce_tree(partial, chunks, combine);
     free(partial);
     return 0;
@@ -427,12 +440,7 @@ def _loops(plan, sub):
     }} else if (leading && n_out >= OPKIT_REDUCE_TILE) {{
         const npy_intp chunks = (m + OPKIT_REDUCE_CHUNK - 1) / OPKIT_REDUCE_CHUNK;
         const npy_intp tiles = n_out / OPKIT_REDUCE_TILE;
-        const int threads = OPKIT_THREADS_FOR(n_out * m);
-        (void)threads;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static)
-#endif
-        for (npy_intp t = 0; t < tiles; ++t) {{
+        opkit_reduce_for(tiles, OPKIT_THREADS_FOR(n_out * m), [&](npy_intp t) {{
             const npy_intp o0 = t * OPKIT_REDUCE_TILE;
             auto one_tile = [&](npy_intp start, npy_intp n) {{ return leaf_tile(o0, start, n); }};
             const opkit_reduce_tile<{acc_t}> accs = opkit_reduce_chunks<opkit_reduce_tile<{acc_t}>>(
@@ -441,7 +449,7 @@ def _loops(plan, sub):
                 const {acc_t} acc = accs.v[w];
                 pz[o0 + w] = {finish};
             }}
-        }}
+        }});
         for (npy_intp o = tiles * OPKIT_REDUCE_TILE; o < n_out; ++o) {{
             auto one_nd = [&](npy_intp start, npy_intp n) {{ return leaf_nd(o, start, n); }};
             const {acc_t} acc = opkit_reduce_chunks<{acc_t}>(0, chunks, m, one_nd, combine);
@@ -458,18 +466,13 @@ def _loops(plan, sub):
         }}
     }} else if (n_out > 0) {{
         const npy_intp chunks = (m + OPKIT_REDUCE_CHUNK - 1) / OPKIT_REDUCE_CHUNK;
-        const int threads = OPKIT_THREADS_FOR(n_out * m);
-        (void)threads;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static)
-#endif
-        for (npy_intp o = 0; o < n_out; ++o) {{
+        opkit_reduce_for(n_out, OPKIT_THREADS_FOR(n_out * m), [&](npy_intp o) {{
             auto one_flat = [&](npy_intp start, npy_intp n) {{ return leaf_flat(o, start, n); }};
             auto one_nd = [&](npy_intp start, npy_intp n) {{ return leaf_nd(o, start, n); }};
             const {acc_t} acc = flat ? opkit_reduce_chunks<{acc_t}>(0, chunks, m, one_flat, combine)
                                      : opkit_reduce_chunks<{acc_t}>(0, chunks, m, one_nd, combine);
             pz[o] = {finish};
-        }}
+        }});
     }}"""
 
 
