@@ -227,13 +227,16 @@ def config_error() -> str | None:
 
 # What compiled modules read at run time (see the module template's OPKIT_THREADS_FOR): [0] the
 # thread limit, config.threads, so one module serves every setting and change_flags(threads=...)
-# reaches functions compiled before; [1] set by a module once it has run a team of threads.
-_threads_cell = array.array("i", [1, 0])
+# reaches functions compiled before; [1] set by a module once it has run a team of threads;
+# [2] the fewest elements worth a thread of their own (about 30 us of a simple loop: a team of
+# OpenMP threads costs a few us to start). Tests lower [2] to run small arrays on threads.
+THREAD_GRAIN = 32768
+_threads_cell = array.array("i", [1, 0, THREAD_GRAIN])
 _forked_after_team = False
 
 
 def threads_cell_address() -> int:
-    """Return the address of the two C ints compiled modules read their thread limit from."""
+    """Return the address of the three C ints compiled modules read their thread limit from."""
     return _threads_cell.buffer_info()[0]
 
 

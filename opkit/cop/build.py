@@ -27,10 +27,11 @@ from opkit.errors import CompileError
 
 # No -g and no -Wall: debug info and warnings cost compile time and nobody reads them here.
 # -ffp-contract=off: no fused multiply-add where the source has a multiply then an add, so + - * /
-# give numpy's bits even where -march enables FMA instructions.
+# give numpy's bits even where -march enables FMA instructions. -fopenmp-simd: `#pragma omp simd`
+# loops vectorize (no threads, no runtime library).
 # Hidden visibility: a module exports only PyInit_<name>, so modules loaded with RTLD_GLOBAL
 # never bind each other's functions (two ops' support code may define the same names).
-BASE_COMPILE_ARGS = ("-std=c++17", "-O2", "-ffp-contract=off", "-fPIC", "-pipe", "-DNDEBUG", "-fvisibility=hidden",
+BASE_COMPILE_ARGS = ("-std=c++17", "-O2", "-ffp-contract=off", "-fopenmp-simd", "-fPIC", "-pipe", "-DNDEBUG", "-fvisibility=hidden",
                      "-fvisibility-inlines-hidden", "-DNPY_NO_DEPRECATED_API=NPY_1_7_API_VERSION")
 MAX_ERRORS = 5
 # Compile flags that the link needs too (-fopenmp links the OpenMP runtime).
@@ -166,6 +167,10 @@ def _missing_hints(output: str) -> list[str]:
         hints.append("hint: PARAMS and PARAMS_TYPE are defined only for an op with a params_type "
                      "(e.g. params_type = opkit.ParamsType(alpha=opkit.scalar.float64)), in its "
                      "*_struct, code and code_cleanup sections")
+    if re.search(r"(?:bad value|unknown target CPU|unsupported argument).*-?march", output, re.I | re.S) \
+            and config.march:
+        hints.append(f"hint: this compiler does not know config.march={config.march!r}: set it to native (this "
+                     "host's CPU), to a baseline it knows (e.g. x86-64-v2), or to an empty value for its default")
     for header in dict.fromkeys(_MISSING_HEADER.findall(output)):
         if header != "Python.h":
             hints.append(f"hint: header {header!r} not found: install the package that provides it, or return its "
