@@ -403,9 +403,17 @@ class _Collector:
                 as_list(call(op, "c_cleanup_code_struct", node, name, sub=dict(struct_sub))))
 
     def add_op(self, op, node, name, params_name=None, apply_code=True):
-        """Collect an op's flags and code; `apply_code=False` for a node sharing an earlier node's code."""
+        """Collect an op's flags and code; `apply_code=False` for a node sharing an earlier node's code.
+
+        A sharing node's op equals the earlier node's, on the same types: its
+        flags, support code and version are the ones already collected.
+        """
+        if not apply_code:
+            self.struct_init.append("")
+            self.struct_cleanup.append("")
+            return None
         self._flags(op)
-        texts = self.apply_texts(op, node, name, params_name) if apply_code else ([], [], [], [], [])
+        texts = self.apply_texts(op, node, name, params_name)
         support_apply, init_apply, struct_support, init, cleanup = texts
         self.support_code_apply.extend(support_apply)
         self.init_code_apply.extend(init_apply)
