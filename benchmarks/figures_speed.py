@@ -144,9 +144,10 @@ def _elementwise(ctx: Context, size: int, name: str, target: Target, baseline: s
     unit = 1e-3 if big else 1e-6
     samplers = {label: call_sampler(fn, (x, y, z), budget, unit=unit) for label, fn in contenders.items()}
     stats = interleave(samplers, ctx.rounds(7, 2) if big else ctx.rounds(15, 5))
-    notes = [f"{size:.0e} float64 per input, a fresh output per call; opkit and the OpenMP loop on "
-             f"{ctx.threads} thread(s), numba parallel on numba's {ctx.threads} thread(s); {ctx.cores}",
-             f"{OMP_LOOP}: `#pragma omp parallel for simd` over a fresh output, built with opkit's flags"]
+    notes = [f"{size:.0e} float64 per input, a fresh output per call; opkit{' and the OpenMP loop' * with_c} on "
+             f"{ctx.threads} thread(s), numba parallel on numba's {ctx.threads} thread(s); {ctx.cores}"]
+    if with_c:
+        notes.append(f"{OMP_LOOP}: `#pragma omp parallel for simd` over a fresh output, built with opkit's flags")
     if NUMBA_PARALLEL in stats:
         notes.append(f"opkit / numba parallel: {stats[OPKIT].median / stats[NUMBA_PARALLEL].median:.3g}x")
     return Figure(name, f"(x*y + z)*2 - x on {size:.0e} float64", "ms" if big else "us", stats, baseline,

@@ -94,7 +94,7 @@ class ModuleParts:
                     walk(item)
 
         walk(self.context)
-        return "\n".join(texts)
+        return "\n".join(dict.fromkeys(texts))  # each text once: nodes sharing code repeat theirs
 
 
 def collect_module(region) -> ModuleParts:
@@ -320,8 +320,7 @@ class _Shared:
         """
         if texts != self.texts or any(self.texts[2:]):
             return False
-        body = "\n".join(line for line in f"{code}\n{cleanup}".splitlines()
-                         if not line.lstrip().startswith(("#define APPLY_SPECIFIC", "#undef APPLY_SPECIFIC")))
+        body = f"{code}\n{cleanup}".replace(f"APPLY_SPECIFIC(str) str##_{self.name}", "")  # the macro's own line
         return self.name not in body and not _APPLY_LABEL.search(body)
 
 
