@@ -175,7 +175,7 @@ def test_the_differential_test_passes_with_small_arrays_on_threads():
     from test_differential import _case, test_random_graphs_match_numpy_in_both_modes
 
     inner = test_random_graphs_match_numpy_in_both_modes.hypothesis.inner_test
-    rerun = settings(derandomize=True, database=None, max_examples=150, deadline=None,
+    rerun = settings(derandomize=True, database=None, max_examples=100, deadline=None,
                      suppress_health_check=list(HealthCheck))(given(_case())(inner))
     with opkit.config.change_flags(threads=3), grain(2):
         _threads_cell[1] = 0
