@@ -21,6 +21,12 @@ class Context:
     quick: bool
     workdir: pathlib.Path
     pytensor: ModuleType | None = None
+    threads: int = 1
+
+    @property
+    def cores(self) -> str:
+        """Return the machine's cores in words, for the report."""
+        return f"{os.cpu_count()} cores ({cpu_model()}), {usable_cores()} usable by this process"
 
     @property
     def compiledir(self) -> pathlib.Path:
@@ -66,6 +72,26 @@ class Context:
         return functions
 
 
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    import platform
+
+    return platform.processor() or platform.machine()
+
+
+def usable_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
 def prepare_environment(ctx: Context) -> None:
     """Point opkit's, PyTensor's and numba's caches into the run's directory; call before importing them.
 
@@ -76,6 +102,9 @@ def prepare_environment(ctx: Context) -> None:
     own = f"base_compiledir={ctx.workdir / 'pytensor-cache'}"
     os.environ["PYTENSOR_FLAGS"] = ",".join(filter(None, [flags, own]))
     os.environ["NUMBA_CACHE_DIR"] = str(ctx.workdir / "numba-cache")
+    # opkit's config.threads, numba's and OpenMP's thread pools all follow --threads.
+    os.environ["OMP_NUM_THREADS"] = str(ctx.threads)
+    os.environ["NUMBA_NUM_THREADS"] = str(ctx.threads)
 
 
 def import_pytensor(enabled: bool) -> ModuleType | None:
@@ -100,6 +129,8 @@ def machine_description(ctx: Context) -> dict:
     from opkit.cop.compiler import find_compiler
 
     return {"python": sys.version.split()[0], "platform": platform.platform(), "cpus": os.cpu_count(),
+            "cpu_model": cpu_model(), "usable_cores": usable_cores(), "threads": ctx.threads,
+            "march": opkit.config.march,
             "numpy": numpy.__version__, "opkit": opkit.__version__,
             "pytensor": ctx.pytensor.__version__ if ctx.pytensor else None,
             "compiler": find_compiler().identity, "loadavg_start": os.getloadavg(), "quick": ctx.quick}

@@ -1,6 +1,6 @@
 """Run opkit's benchmark figures side by side with numpy (and PyTensor when installed).
 
-    python benchmarks/run.py [--quick] [--json PATH] [--only NAME...] [--no-pytensor] [--keep]
+    python benchmarks/run.py [--quick] [--json PATH] [--only NAME...] [--no-pytensor] [--keep] [--threads N]
 
 Each figure interleaves its contenders round by round, prints median/min/max
 and the ratio to its baseline, and the run ends with a summary table and a JSON
@@ -27,10 +27,12 @@ sys.path.insert(0, str(HERE))
 # Figure modules import no opkit at module level: opkit reads OPKIT_COMPILEDIR on first import,
 # which main() points at the run's own directory first.
 import figure_array  # noqa: E402
+import figure_big_graph  # noqa: E402
 import figure_compile  # noqa: E402
 import figures_call  # noqa: E402
 import figures_process  # noqa: E402
-from context import Context, import_pytensor, machine_description, prepare_environment  # noqa: E402
+import figures_speed  # noqa: E402
+from context import Context, import_pytensor, machine_description, prepare_environment, usable_cores  # noqa: E402
 from report import Figure, detail_table, summary_table  # noqa: E402
 
 
@@ -39,7 +41,11 @@ FIGURES = {"call_trusted": figures_call.call_trusted, "call_validated": figures_
            "call_chain10": figures_call.call_chain10, "call_chain100": figures_call.call_chain100,
            "big_array": figure_array.big_array, "cold_compile": figure_compile.cold_compile,
            "fresh_process": figures_process.fresh_process, "recompile": figures_call.recompile,
-           "peak_rss": figures_process.peak_rss}
+           "peak_rss": figures_process.peak_rss,
+           # Speed at scale (issue 14)
+           "elemwise_1e4": figures_speed.elemwise_1e4, "elemwise_1e7": figures_speed.elemwise_1e7,
+           "elemwise_1e8": figures_speed.elemwise_1e8, "sum_xy": figures_speed.sum_xy,
+           **figure_big_graph.FIGURES}
 
 
 class UsageError(Exception):
@@ -58,7 +64,11 @@ def parse_args(argv):
     parser.add_argument("--only", nargs="+", metavar="NAME", help=f"figures to run: {', '.join(FIGURES)}")
     parser.add_argument("--no-pytensor", action="store_true", help="skip PyTensor even if it is installed")
     parser.add_argument("--keep", action="store_true", help="keep the run's temporary cache directory")
+    parser.add_argument("--threads", type=int, default=usable_cores(),
+                        help="threads for opkit, numba parallel and the OpenMP loop (default: every usable core)")
     args = parser.parse_args(argv)
+    if args.threads < 1:
+        raise UsageError(f"--threads must be at least 1, got {args.threads}")
     unknown = sorted(set(args.only or ()) - set(FIGURES))
     if unknown:
         raise UsageError(f"unknown figure(s) {', '.join(unknown)}; choose from {', '.join(FIGURES)}")
@@ -105,13 +115,13 @@ def main(argv=None) -> int:
         # Registered before PyTensor is imported, so it runs after PyTensor's own exit handlers
         # (which still read its cache).
         atexit.register(shutil.rmtree, workdir, ignore_errors=True)
-    ctx = Context(quick=args.quick, workdir=workdir)
+    ctx = Context(quick=args.quick, workdir=workdir, threads=args.threads)
     prepare_environment(ctx)  # before opkit or PyTensor read their configuration
     ctx.pytensor = import_pytensor(not args.no_pytensor)
     machine = machine_description(ctx)
     print(f"opkit benchmarks ({'quick' if args.quick else 'full'} run); "
           f"load average {' '.join(f'{v:.2f}' for v in machine['loadavg_start'])}; "
-          f"{machine['cpus']} CPUs; numpy {machine['numpy']}; "
+          f"{ctx.cores}; {ctx.threads} thread(s); march={machine['march']}; numpy {machine['numpy']}; "
           f"PyTensor {machine['pytensor'] or 'not installed'}; cache {ctx.compiledir}")
     figures, errors = run_figures(ctx, args.only or list(FIGURES))
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")

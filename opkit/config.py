@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import array
 import contextlib
 import difflib
 import os
@@ -39,6 +40,38 @@ def _number(name, kind):
     return check
 
 
+def _positive(name):
+    def check(value):
+        try:
+            number = int(value)
+        except (TypeError, ValueError):
+            number = 0
+        if number < 1 or isinstance(value, bool):
+            raise ValueError(f"opkit flag {name}={value!r} must be a whole number of at least 1")
+        return number
+
+    return check
+
+
+def _march(value):
+    text = str(value).strip()
+    if any(c.isspace() for c in text) or text.startswith("-"):
+        raise ValueError(f"opkit flag march={value!r} must be one -march= value, e.g. native or x86-64-v2"
+                         " (empty: the compiler's default target)")
+    return text
+
+
+def _default_threads():
+    """Return OMP_NUM_THREADS (its first level) if set, else the cores this process may run on."""
+    first = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    if first.isdigit() and int(first) > 0:
+        return int(first)
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def _boolean(name):
     def check(value):
         if isinstance(value, bool):
@@ -66,7 +99,11 @@ _FLAGS = {
     "cache_max_bytes": (2 * 1024**3, _number("cache_max_bytes", int),
                         "size cap of the compile cache; least recently used entries are evicted"),
     "openmp": (lambda: (os.cpu_count() or 1) > 1, _boolean("openmp"),
-               "compile OpenMPOp ops with -fopenmp (when the compiler supports it)"),
+               "compile modules with -fopenmp when the compiler supports it (threads, OpenMPOp ops)"),
+    "threads": (_default_threads, _positive("threads"),
+                "threads for large loops (default: OMP_NUM_THREADS, else every core); read at run time"),
+    "march": ("native", _march, "-march= of compiled modules: native (this host's CPU), or a baseline "
+                                "such as x86-64-v2 for modules meant to ship; empty: the compiler's default"),
     "python_fallback": (False, _boolean("python_fallback"),
                         "run perform() when no C++ compiler is found, instead of raising"),
     "profile": (False, _boolean("profile"), "time every node of compiled functions (f.profile.summary())"),
@@ -89,6 +126,9 @@ class Config:
     python_fallback: bool
     profile: bool
     verbose: bool
+    openmp: bool
+    threads: int
+    march: str
 
     def __init__(self, environ=None):
         environ = os.environ if environ is None else environ
@@ -114,7 +154,12 @@ class Config:
     def __setattr__(self, name, value):
         if name not in _FLAGS:
             raise AttributeError(_unknown_message(name))
-        self._values[name] = _FLAGS[name][1](value)
+        self._set(name, _FLAGS[name][1](value))
+
+    def _set(self, name, value):
+        self._values[name] = value
+        if name == "threads" and self is globals().get("config"):  # only the process's config reaches modules
+            _publish_threads(value)
 
     def __dir__(self):
         return sorted(_FLAGS) + ["change_flags"]
@@ -134,7 +179,7 @@ class Config:
             yield self
         finally:
             for name, value in old.items():
-                self._values[name] = value
+                self._set(name, value)
 
 
 def _unknown_message(name):
@@ -180,4 +225,35 @@ def config_error() -> str | None:
     return object.__getattribute__(config, "_error")
 
 
+# What compiled modules read at run time (see the module template's OPKIT_THREADS_FOR): [0] the
+# thread limit, config.threads, so one module serves every setting and change_flags(threads=...)
+# reaches functions compiled before; [1] set by a module once it has run a team of threads;
+# [2] the fewest elements worth a thread of their own (about 30 us of a simple loop: a team of
+# OpenMP threads costs a few us to start). Tests lower [2] to run small arrays on threads.
+THREAD_GRAIN = 32768
+_threads_cell = array.array("i", [1, 0, THREAD_GRAIN])
+_forked_after_team = False
+
+
+def threads_cell_address() -> int:
+    """Return the address of the three C ints compiled modules read their thread limit from."""
+    return _threads_cell.buffer_info()[0]
+
+
+def _publish_threads(value: int) -> None:
+    _threads_cell[0] = 1 if _forked_after_team else value
+
+
+def _after_fork_in_child() -> None:
+    # GNU OpenMP's thread pool does not survive fork: a child that starts a team after its parent
+    # ran one hangs. Such a child runs every loop on one thread.
+    global _forked_after_team
+    if _threads_cell[1]:
+        _forked_after_team = True
+        _threads_cell[0] = 1
+
+
 config = _load_config()
+_publish_threads(object.__getattribute__(config, "_values")["threads"])
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -34,3 +34,23 @@ def test_unknown_figure_is_a_usage_error(tmp_path):
                             capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert result.returncode == 2
     assert "no_such_figure" in result.stderr and "call_trusted" in result.stderr
+
+
+def test_quick_elementwise_figure_runs_on_the_threads_asked(tmp_path):
+    report_path = tmp_path / "report.json"
+    result = subprocess.run([sys.executable, str(RUN), "--quick", "--only", "elemwise_1e4", "--threads", "1",
+                             "--no-pytensor", "--json", str(report_path)],
+                            capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 thread(s)" in result.stdout and " cores (" in result.stdout
+    report = json.loads(report_path.read_text())
+    assert report["machine"]["threads"] == 1 and report["machine"]["usable_cores"] >= 1
+    [figure] = report["figures"]
+    assert figure["name"] == "elemwise_1e4" and {"opkit", "numpy"} <= set(figure["contenders"])
+
+
+def test_threads_below_one_is_a_usage_error(tmp_path):
+    result = subprocess.run([sys.executable, str(RUN), "--threads", "0"],
+                            capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert result.returncode == 2
+    assert "--threads must be at least 1, got 0" in result.stderr

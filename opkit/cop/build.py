@@ -21,13 +21,17 @@ import sysconfig
 
 from opkit.config import config
 from opkit.cop.compiler import Compiler, find_compiler, python_include_dirs
+from opkit.cop.host import OPENMP_FLAG, openmp_supported
 from opkit.cop.pch import pch_args
 from opkit.errors import CompileError
 
 # No -g and no -Wall: debug info and warnings cost compile time and nobody reads them here.
+# -ffp-contract=off: no fused multiply-add where the source has a multiply then an add, so + - * /
+# give numpy's bits even where -march enables FMA instructions. -fopenmp-simd: `#pragma omp simd`
+# loops vectorize (no threads, no runtime library).
 # Hidden visibility: a module exports only PyInit_<name>, so modules loaded with RTLD_GLOBAL
 # never bind each other's functions (two ops' support code may define the same names).
-BASE_COMPILE_ARGS = ("-std=c++17", "-O2", "-fPIC", "-pipe", "-DNDEBUG", "-fvisibility=hidden",
+BASE_COMPILE_ARGS = ("-std=c++17", "-O2", "-ffp-contract=off", "-fopenmp-simd", "-fPIC", "-pipe", "-DNDEBUG", "-fvisibility=hidden",
                      "-fvisibility-inlines-hidden", "-DNPY_NO_DEPRECATED_API=NPY_1_7_API_VERSION")
 MAX_ERRORS = 5
 # Compile flags that the link needs too (-fopenmp links the OpenMP runtime).
@@ -49,8 +53,17 @@ class _CommandFailed(Exception):
 
 
 def build_flags() -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Return the (compile, link) arguments `build_extension` adds from opkit's config."""
+    """Return the (compile, link) arguments `build_extension` adds from opkit's config.
+
+    `-march=` from config.march, and -fopenmp (compile and link) when modules use
+    OpenMP: every module may run its large loops on several threads.
+    """
     compile_args, link_args = list(BASE_COMPILE_ARGS), []
+    if config.march:
+        compile_args.append(f"-march={config.march}")
+    if modules_use_openmp():
+        compile_args.append(OPENMP_FLAG)
+        link_args.append(OPENMP_FLAG)
     if config.sanitize == "address":
         # Without a frame pointer, ASan's stack traces lose frames.
         sanitize = ["-fsanitize=address", "-fno-omit-frame-pointer", "-g"]  # -g: reports name source lines
@@ -58,6 +71,11 @@ def build_flags() -> tuple[tuple[str, ...], tuple[str, ...]]:
         link_args += sanitize
     cflags = shlex.split(config.cflags)
     return tuple(compile_args + cflags), tuple(link_args + cflags)
+
+
+def modules_use_openmp() -> bool:
+    """Return True if modules are compiled with -fopenmp: config.openmp is on and the compiler can."""
+    return bool(config.openmp) and openmp_supported(find_compiler())
 
 
 @functools.lru_cache(maxsize=None)
@@ -149,6 +167,10 @@ def _missing_hints(output: str) -> list[str]:
         hints.append("hint: PARAMS and PARAMS_TYPE are defined only for an op with a params_type "
                      "(e.g. params_type = opkit.ParamsType(alpha=opkit.scalar.float64)), in its "
                      "*_struct, code and code_cleanup sections")
+    if re.search(r"(?:bad value|unknown target CPU|unsupported argument).*-?march", output, re.I | re.S) \
+            and config.march:
+        hints.append(f"hint: this compiler does not know config.march={config.march!r}: set it to native (this "
+                     "host's CPU), to a baseline it knows (e.g. x86-64-v2), or to an empty value for its default")
     for header in dict.fromkeys(_MISSING_HEADER.findall(output)):
         if header != "Python.h":
             hints.append(f"hint: header {header!r} not found: install the package that provides it, or return its "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import itertools
 import pathlib
+import re
 from dataclasses import dataclass, field
 
 from opkit.config import config
@@ -94,7 +95,7 @@ class ModuleParts:
                     walk(item)
 
         walk(self.context)
-        return "\n".join(texts)
+        return "\n".join(dict.fromkeys(texts))  # each text once: nodes sharing code repeat theirs
 
 
 def collect_module(region) -> ModuleParts:
@@ -104,13 +105,13 @@ def collect_module(region) -> ModuleParts:
     for position, variable in enumerate(ordered_variables(region)):
         names[variable] = f"V{position}"
     variables = _variable_blocks(region, names, labels)
-    nodes, params, collected = [], [], _Collector()
+    nodes, params, collected, sharing = [], [], _Collector(), _Sharing()
     for index, node in enumerate(region.nodes):
         params_name = None
         if getattr(node.op, "params_type", None) is not None:
             params_name = f"node_{index}_params"
             params.append(_params_block(node.op.params_type, params_name))
-        nodes.append(_node_block(node, index, names, labels, collected, params_name))
+        nodes.append(_node_block(node, index, names, labels, collected, params_name, sharing))
         if params_name is not None:
             # After the op: its support code may define what the struct's fields use (CEnumType's constants).
             collected.add_type(node.op.params_type)
@@ -129,6 +130,8 @@ def collect_module(region) -> ModuleParts:
         n_inputs=len(region.inputs), params=params, n_shared=len(region.shared),
         updates=[dict(name=names[v], cell=k) for k, v in region.updates],
     )
+    if len(region.nodes) > QUICK_RUN_ABOVE:  # another module (and key); small graphs are unchanged
+        context["quick_run"] = True
     if config.profile:  # another module (and key); without it the context, so the source, is unchanged
         context["profile"] = True
     no_args = set(collected.no_compile_args)
@@ -280,7 +283,7 @@ def _params_block(params_type, name):
                 cleanup=call(params_type, "c_cleanup", name, sub, default=""))
 
 
-def _node_block(node, index, names, labels, collected, params_name=None):
+def _node_block(node, index, names, labels, collected, params_name=None, sharing=None):
     op, name = node.op, f"node_{index}"
     label = next(labels)
     sub = {"fail": _fail(label), "id": label}
@@ -288,13 +291,83 @@ def _node_block(node, index, names, labels, collected, params_name=None):
         sub["params"] = params_name
     inputs = [names[v] for v in node.inputs]
     outputs = [names[v] for v in node.outputs]
+    shared = sharing.lookup(node, params_name) if sharing is not None else None
+    if shared is not None:
+        code = call(op, "c_code", node, shared.name, inputs, outputs, sub)
+        cleanup = call(op, "c_code_cleanup", node, shared.name, inputs, outputs, sub, default="")
+        if shared.accepts(collected.apply_texts(op, node, shared.name), code, cleanup):
+            collected.add_op(op, node, shared.name, params_name, apply_code=False)
+            return _node_dict(op, name, label, inputs, outputs, code, cleanup)
     code = call(op, "c_code", node, name, inputs, outputs, sub)
     cleanup = call(op, "c_code_cleanup", node, name, inputs, outputs, sub, default="")
-    collected.add_op(op, node, name, params_name)
+    texts = collected.add_op(op, node, name, params_name)
+    if sharing is not None:
+        sharing.remember(node, params_name, name, texts)
+    return _node_dict(op, name, label, inputs, outputs, code, cleanup)
+
+
+def _node_dict(op, name, label, inputs, outputs, code, cleanup):
     # Comments name no constant values, user names or addresses: those must not change the cache key.
     comment = f"{type(op).__name__}({', '.join(inputs)}) -> {', '.join(outputs)}".replace("\n", " ")
     return dict(name=name, label=label, comment=comment[:160],
                 code=code, cleanup=cleanup or "")
+
+
+# A region of more nodes than this builds each node's code as a function of its own and its glue
+# (extract, call each node, sync, clean up) at -O0 (see the template): g++'s time grows faster than
+# linearly with one function's size, and the glue gains little from -O2.
+QUICK_RUN_ABOVE = 24
+_APPLY_LABEL = re.compile(r"APPLY_SPECIFIC\s*\([^()]*\)\s*:(?!:)")
+
+
+@dataclass
+class _Shared:
+    """The first node of an op on given types: later identical nodes call its apply code."""
+
+    name: str
+    texts: tuple
+
+    def accepts(self, texts, code, cleanup) -> bool:
+        """Return True if a later node renders the same apply code, and its code defines nothing by name.
+
+        Names made from the node's name (APPLY_SPECIFIC) are shared, so a node
+        with struct members, or a `code` that defines a label from its name
+        (labels are per function), keeps its own name.
+        """
+        if texts != self.texts or any(self.texts[2:]):
+            return False
+        body = f"{code}\n{cleanup}".replace(f"APPLY_SPECIFIC(str) str##_{self.name}", "")  # the macro's own line
+        return self.name not in body and not _APPLY_LABEL.search(body)
+
+
+class _Sharing:
+    """Nodes of one op on the same types generate their apply-specific C once (the first node's name).
+
+    200 nodes of one COp then compile one copy of its support functions, not 200.
+    """
+
+    def __init__(self):
+        self._first = {}
+
+    @staticmethod
+    def _key(node, params_name):
+        if params_name is not None:
+            return None
+        key = (node.op, tuple(v.type for v in node.inputs), tuple(v.type for v in node.outputs))
+        try:
+            hash(key)
+        except TypeError:
+            return None
+        return key
+
+    def lookup(self, node, params_name):
+        key = self._key(node, params_name)
+        return None if key is None else self._first.get(key)
+
+    def remember(self, node, params_name, name, texts):
+        key = self._key(node, params_name)
+        if key is not None and key not in self._first:
+            self._first[key] = _Shared(name, texts)
 
 
 class _Collector:
@@ -331,17 +404,35 @@ class _Collector:
         if not call(ctype, "c_code_cache_version", default=()):
             self.versioned = False
 
-    def add_op(self, op, node, name, params_name=None):
-        self._flags(op)
-        self.support_code_apply.extend(as_list(call(op, "c_support_code_apply", node, name)))
-        self.init_code_apply.extend(as_list(call(op, "c_init_code_apply", node, name)))
+    @staticmethod
+    def apply_texts(op, node, name, params_name=None):
+        """Return the node's apply-level code under `name`: support, init, struct support, init, cleanup."""
         struct_sub = {"fail": "{ return -1; }"}
         if params_name is not None:
             struct_sub["params"] = params_name
         # `sub` only for methods that take it: the tutorials' c_support_code_struct(node, name) does not.
-        self.struct_support.extend(as_list(call(op, "c_support_code_struct", node, name, sub=dict(struct_sub))))
-        init = as_list(call(op, "c_init_code_struct", node, name, struct_sub))
-        cleanup = as_list(call(op, "c_cleanup_code_struct", node, name, sub=dict(struct_sub)))
+        return (as_list(call(op, "c_support_code_apply", node, name)),
+                as_list(call(op, "c_init_code_apply", node, name)),
+                as_list(call(op, "c_support_code_struct", node, name, sub=dict(struct_sub))),
+                as_list(call(op, "c_init_code_struct", node, name, struct_sub)),
+                as_list(call(op, "c_cleanup_code_struct", node, name, sub=dict(struct_sub))))
+
+    def add_op(self, op, node, name, params_name=None, apply_code=True):
+        """Collect an op's flags and code; `apply_code=False` for a node sharing an earlier node's code.
+
+        A sharing node's op equals the earlier node's, on the same types: its
+        flags, support code and version are the ones already collected.
+        """
+        if not apply_code:
+            self.struct_init.append("")
+            self.struct_cleanup.append("")
+            return None
+        self._flags(op)
+        texts = self.apply_texts(op, node, name, params_name)
+        support_apply, init_apply, struct_support, init, cleanup = texts
+        self.support_code_apply.extend(support_apply)
+        self.init_code_apply.extend(init_apply)
+        self.struct_support.extend(struct_support)
         self.struct_init.append("\n".join(init))
         self.struct_cleanup.append("\n".join(cleanup))
         version = call(op, "c_code_cache_version_apply", node, default=None)
@@ -349,3 +440,4 @@ class _Collector:
             version = call(op, "c_code_cache_version", default=())
         if not version:
             self.versioned = False
+        return texts

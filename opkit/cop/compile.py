@@ -9,7 +9,8 @@ import time
 from opkit.cop.build import build_extension, build_flags
 from opkit.cop.cache import cache_key, default_cache, module_name_for, process_cache
 from opkit.cop.codegen import collect_module, failure_notes, region_params, render_parts, template_text
-from opkit.cop.compiler import toolchain_fingerprint
+from opkit.cop.compiler import find_compiler, toolchain_fingerprint
+from opkit.cop.host import native_target
 from opkit.cop.sanitize import require_runtime
 from opkit.errors import CompileError
 
@@ -44,9 +45,14 @@ def local_headers(source, include_dirs):
 
 
 def toolchain_parts():
-    """Return what a module's identity takes from the toolchain: compiler, ABI, numpy, flags."""
+    """Return what a module's identity takes from the toolchain: compiler, ABI, numpy, flags.
+
+    With `-march=native`, the CPU features it stands for on this host are part
+    of it too: a module built for another CPU is another module.
+    """
     compile_args, link_args = build_flags()
-    return (*toolchain_fingerprint(), *compile_args, *link_args)
+    target = (native_target(find_compiler()),) if "-march=native" in compile_args else ()
+    return (*toolchain_fingerprint(), *compile_args, *link_args, *target)
 
 
 def _content_key(content, code_text, include_dirs, library_dirs, libraries, compile_args, toolchain=None):

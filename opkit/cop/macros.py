@@ -6,6 +6,7 @@ every line ending in a newline, every defined macro undefined again.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from opkit.cop.sections import TAGS, Section, line_directive
@@ -84,6 +85,15 @@ def apply_specific(name: str) -> tuple[str, str]:
 
 def dtype_macros(inputs, outputs) -> tuple[str, str]:
     """Define DTYPE_, TYPENUM_ and ITEMSIZE_ INPUT_i/OUTPUT_i; a None dtype gets none."""
+    return _dtype_macros(tuple(map(_dtype_name, inputs)), tuple(map(_dtype_name, outputs)))
+
+
+def _dtype_name(dtype):
+    return None if dtype is None else str(dtype)
+
+
+@functools.lru_cache(maxsize=1024)  # a graph of many nodes asks for the same few, node after node
+def _dtype_macros(inputs, outputs) -> tuple[str, str]:
     pairs = []
     for role, dtypes in (("INPUT", inputs), ("OUTPUT", outputs)):
         for index, dtype in enumerate(dtypes):

@@ -2,37 +2,19 @@
 
 from __future__ import annotations
 
-import functools
-import subprocess
-import tempfile
-
 from opkit.config import config
 from opkit.core.op import Op
+from opkit.cop import host
+from opkit.cop.build import modules_use_openmp
 from opkit.cop.compiler import find_compiler
 
-OPENMP_FLAG = "-fopenmp"
-_PROBE = "#include <omp.h>\nint opkit_probe(void) { return omp_get_max_threads(); }\n"
+OPENMP_FLAG = host.OPENMP_FLAG
+NO_OPENMP_FLAG = "-fno-openmp"
 
 
 def openmp_supported(compiler=None) -> bool:
-    """Return True if the compiler builds and links a shared object with -fopenmp (probed once per compiler)."""
-    compiler = compiler or find_compiler()
-    return _probe(compiler.command)
-
-
-@functools.lru_cache(maxsize=None)
-def _probe(command) -> bool:
-    with tempfile.TemporaryDirectory(prefix="opkit-openmp-") as work:
-        source = f"{work}/probe.cpp"
-        with open(source, "w", encoding="utf-8") as handle:
-            handle.write(_PROBE)
-        try:
-            run = subprocess.run([*command, OPENMP_FLAG, "-shared", "-fPIC", source, "-o", f"{work}/probe.so"],
-                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                 check=False, timeout=120)
-        except (OSError, subprocess.TimeoutExpired):
-            return False
-    return run.returncode == 0
+    """Return True if the compiler builds and links a shared object with -fopenmp (asked once per compiler)."""
+    return host.openmp_supported(compiler or find_compiler())
 
 
 class OpenMPOp(Op):
@@ -41,7 +23,9 @@ class OpenMPOp(Op):
     Otherwise it compiles without, and ``#pragma omp`` lines are ignored (guard
     calls into the OpenMP runtime with ``#ifdef _OPENMP``). ``openmp=False``
     (or True) overrides the config for one op; the flag is part of the
-    module's identity, so each setting has its own module. Combine with COp as
+    module's identity, so each setting has its own module. An op with
+    ``openmp=False`` compiles its whole module without OpenMP (``-fno-openmp``),
+    so opkit's own loops there run on one thread. Combine with COp as
     ``class MyOp(OpenMPOp, COp)``.
     """
 
@@ -58,7 +42,10 @@ class OpenMPOp(Op):
 
     def c_compile_args(self, c_compiler=None):
         args = list(super().c_compile_args(c_compiler))
-        return args + [OPENMP_FLAG] if self.uses_openmp() else args
+        if self.uses_openmp():
+            return args + [OPENMP_FLAG]
+        # Every module is built with -fopenmp when modules_use_openmp(); a later -fno-openmp wins.
+        return args + [NO_OPENMP_FLAG] if modules_use_openmp() else args
 
     def c_headers(self, c_compiler=None):
         headers = list(super().c_headers(c_compiler))

@@ -23,6 +23,7 @@ import warnings
 
 from opkit.cop.cache import default_cache
 from opkit.cop.cache_layout import PCH_DIGEST_LENGTH, PCH_DIR
+from opkit.cop.host import native_target
 from opkit.cop.private_fs import make_private_dirs, private_problem, write_private
 
 PCH_HEADER = """// opkit precompiled header: what every generated module includes first.
@@ -48,7 +49,9 @@ def pch_args(compiler, compile_args, include_dirs):
     """Return the compiler arguments that use the precompiled header (empty if unavailable)."""
     if not _supported(compiler) or os.environ.get("OPKIT_NO_PCH"):
         return []
-    digest = hashlib.sha256("\n".join([PCH_HEADER, compiler.identity, *compile_args, *include_dirs])
+    # The CPU features of -march=native too: a shared cache holds one PCH per CPU.
+    target = [native_target(compiler)] if "-march=native" in compile_args else []
+    digest = hashlib.sha256("\n".join([PCH_HEADER, compiler.identity, *compile_args, *include_dirs, *target])
                             .encode()).hexdigest()[:PCH_DIGEST_LENGTH]
     root = default_cache().root
     directory = root / PCH_DIR / digest

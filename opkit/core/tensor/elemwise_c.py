@@ -92,30 +92,72 @@ static int opkit_full_contiguous(PyArrayObject* a, int nd, const npy_intp* dims)
     return 1;
 }
 
+#ifndef OPKIT_THREADS_FOR
+#define OPKIT_THREADS_FOR(n) 1
+#endif
+
+/* Run body(begin, end) over [0, n): on one thread, or on OPKIT_THREADS_FOR(n) threads, one
+   chunk each (whole blocks of 64 elements when longer, so no two threads write one cache line). Every
+   element is computed by the same code either way, so the results are the same bits. */
+template <typename Body>
+static inline void opkit_parallel_range(npy_intp n, Body body)
+{
+    const int nt = OPKIT_THREADS_FOR(n);
+#ifdef _OPENMP
+    if (nt > 1) {
+        npy_intp chunk = (n + nt - 1) / nt;
+        if (chunk > 64) chunk = (chunk + 63) & ~(npy_intp)63;
+        #pragma omp parallel for num_threads(nt) schedule(static, 1)
+        for (int t = 0; t < nt; ++t) {
+            const npy_intp begin = t * chunk, end = begin + chunk < n ? begin + chunk : n;
+            if (begin < end) body(begin, end);
+        }
+        return;
+    }
+#endif
+    (void)nt;
+    body((npy_intp)0, n);
+}
+
+/* Call body(ptrs) for the elements [begin, end) of an nd iteration in C order; ptrs advance by
+   their strides. */
+template <int NARGS, typename Body>
+static void opkit_nd_loop_range(int nd, const npy_intp* dims, char** base, npy_intp (*strides)[NPY_MAXDIMS],
+                                npy_intp begin, npy_intp end, Body body)
+{
+    if (begin >= end) return;
+    if (nd == 0) { body(base); return; }
+    npy_intp index[NPY_MAXDIMS];
+    npy_intp rest = begin;
+    for (int d = nd - 1; d >= 0; --d) { index[d] = rest % dims[d]; rest /= dims[d]; }
+    char* ptrs[NARGS];
+    const int inner = nd - 1;
+    for (npy_intp todo = end - begin; todo > 0;) {
+        for (int k = 0; k < NARGS; ++k) {
+            char* p = base[k];
+            for (int d = 0; d < nd; ++d) p += index[d] * strides[k][d];
+            ptrs[k] = p;
+        }
+        npy_intp run = dims[inner] - index[inner];
+        if (run > todo) run = todo;
+        for (npy_intp i = 0; i < run; ++i) {
+            body(ptrs);
+            for (int k = 0; k < NARGS; ++k) ptrs[k] += strides[k][inner];
+        }
+        todo -= run;
+        index[inner] = 0;
+        int d = inner - 1;
+        while (d >= 0 && ++index[d] == dims[d]) index[d--] = 0;
+    }
+}
+
 /* Call body(ptrs) for every element of an nd iteration; ptrs advance by their strides. */
 template <int NARGS, typename Body>
 static void opkit_nd_loop(int nd, const npy_intp* dims, char** base, npy_intp (*strides)[NPY_MAXDIMS], Body body)
 {
-    if (nd == 0) { body(base); return; }
-    npy_intp index[NPY_MAXDIMS] = {0};
-    char* ptrs[NARGS];
-    const int inner = nd - 1;
-    const npy_intp n_inner = dims[inner];
-    for (int d = 0; d < nd; ++d) if (dims[d] == 0) return;
-    for (;;) {
-        for (int k = 0; k < NARGS; ++k) {
-            char* p = base[k];
-            for (int d = 0; d < inner; ++d) p += index[d] * strides[k][d];
-            ptrs[k] = p;
-        }
-        for (npy_intp i = 0; i < n_inner; ++i) {
-            body(ptrs);
-            for (int k = 0; k < NARGS; ++k) ptrs[k] += strides[k][inner];
-        }
-        int d = inner - 1;
-        while (d >= 0 && ++index[d] == dims[d]) index[d--] = 0;
-        if (d < 0) return;
-    }
+    npy_intp total = 1;
+    for (int d = 0; d < nd; ++d) total *= dims[d];
+    opkit_nd_loop_range<NARGS>(nd, dims, base, strides, 0, total, body);
 }
 
 /* numpy's integer power: wraps modulo 2**bits (computed unsigned: no undefined
@@ -166,8 +208,13 @@ def elemwise_c_code(node, name, inputs, outputs, sub, program):
     # the loop, so the flat loop stays a plain vectorisable loop over the other inputs.
     scalar = [all(s == 1 for s in v.type.shape) for v in node.inputs]
     hoisted = "\n".join(f"    const {in_ts[k]} v{k} = p{k}[0];" for k in range(nin) if scalar[k])
-    flat_body = "\n".join([f"const {in_ts[k]} v{k} = p{k}[i];" for k in range(nin) if not scalar[k]] + steps
-                          + [f"pz[i] = {result};"])
+    # The output is never one of the inputs (a kept output is reused only when nothing else holds
+    # it), so __restrict is true, and the loop vectorizes without run-time overlap checks; `omp simd`
+    # (-fopenmp-simd, no threads) vectorizes it at -O2 whatever g++'s cost model thinks of the trip count.
+    restricted = "\n".join([f"        const {in_ts[k]}* __restrict r{k} = p{k};" for k in range(nin) if not scalar[k]]
+                           + [f"        {out_t}* __restrict rz = pz;"])
+    flat_body = "\n".join([f"const {in_ts[k]} v{k} = r{k}[i];" for k in range(nin) if not scalar[k]] + steps
+                          + [f"rz[i] = {result};"])
     nd_body = "\n".join([f"const {in_ts[k]} v{k} = *({in_ts[k]}*)ptrs[{k}];" for k in range(nin)] + steps
                         + [f"*({out_t}*)ptrs[{nin}] = {result};"])
     pointers = "\n".join(f"    const {in_ts[k]}* p{k} = (const {in_ts[k]}*)PyArray_DATA({inputs[k]});"
@@ -177,6 +224,8 @@ def elemwise_c_code(node, name, inputs, outputs, sub, program):
     strides = "\n".join(f"    opkit_broadcast_strides({i}, {nd}, strides[{k}]);" for k, i in enumerate(inputs))
     what = f"the inputs of {node.op}".replace("\\", "\\\\").replace('"', '\\"')  # a C string literal
     bases = ", ".join([f"(char*)PyArray_DATA({i})" for i in inputs] + [f"(char*)PyArray_DATA({out})"])
+    # Each chunk (one per thread) has its own opkit_bad_pow, which the steps set (opkit_ipow).
+    report_pow = "if (opkit_bad_pow) __atomic_store_n(&opkit_bad_pow_any, 1, __ATOMIC_RELAXED);"
     return f"""
 {{
     PyArrayObject* ins[{nin}] = {{{', '.join(inputs)}}};
@@ -184,25 +233,34 @@ def elemwise_c_code(node, name, inputs, outputs, sub, program):
     if (opkit_broadcast({nd}, {nin}, ins, dims, "{what}")) {sub['fail']}
     if (opkit_prepare_output(&{out}, {nd}, dims, {c_typenum(out_var.dtype)})) {sub['fail']}
     {out_t}* pz = ({out_t}*)PyArray_DATA({out});
-    int opkit_bad_pow = 0;  /* set by opkit_ipow on a negative integer exponent */
-    (void)opkit_bad_pow;
+    int opkit_bad_pow_any = 0;  /* set when opkit_ipow met a negative integer exponent */
 {pointers}
+    const npy_intp n = PyArray_SIZE({out});
     if ({contiguous}) {{
-        const npy_intp n = PyArray_SIZE({out});
 {hoisted}
-        for (npy_intp i = 0; i < n; ++i) {{
+        opkit_parallel_range(n, [&](npy_intp opkit_begin, npy_intp opkit_end) {{
+        int opkit_bad_pow = 0;
+{restricted}
+        #pragma omp simd reduction(|:opkit_bad_pow)
+        for (npy_intp i = opkit_begin; i < opkit_end; ++i) {{
 {flat_body}
         }}
+        {report_pow}
+        }});
     }} else {{
         npy_intp strides[{nin + 1}][NPY_MAXDIMS];
 {strides}
         opkit_broadcast_strides({out}, {nd}, strides[{nin}]);
         char* base[{nin + 1}] = {{{bases}}};
-        opkit_nd_loop<{nin + 1}>({nd}, dims, base, strides, [&](char** ptrs) {{
+        opkit_parallel_range(n, [&](npy_intp opkit_begin, npy_intp opkit_end) {{
+        int opkit_bad_pow = 0;
+        opkit_nd_loop_range<{nin + 1}>({nd}, dims, base, strides, opkit_begin, opkit_end, [&](char** ptrs) {{
 {nd_body}
         }});
+        {report_pow}
+        }});
     }}
-    if (opkit_bad_pow) {{
+    if (opkit_bad_pow_any) {{
         PyErr_SetString(PyExc_ValueError, "Integers to negative integer powers are not allowed.");
         {sub['fail']}
     }}

@@ -1,0 +1,127 @@
+"""What the compiler makes of this host: the CPU features `-march=native` stands for, and OpenMP.
+
+Both are part of a module's identity (opkit.cop.compile.toolchain_parts), so
+they are needed before every cache lookup, even in a process that compiles
+nothing. Asking the compiler costs 10-150 ms, so each answer is kept in the
+cache directory (``host/<digest>``), keyed by the compiler and this CPU's
+description: a machine with another CPU or another compiler asks again, and a
+cache shared between machines never serves a module built for other CPU features.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import platform
+import subprocess
+import tempfile
+
+from opkit.cop.private_fs import make_private_dirs, write_private
+
+HOST_DIR = "host"
+OPENMP_FLAG = "-fopenmp"
+_OPENMP_PROBE = "#include <omp.h>\nint opkit_probe(void) { return omp_get_max_threads(); }\n"
+# What -march=native turns into, in the compiler's own words: g++ passes -march=<cpu>, -m<feature>
+# and --param cache sizes to cc1plus; clang passes -target-cpu and -target-feature to -cc1.
+_TARGET_WORDS = ("-march=", "-mtune=", "-m", "--param")
+_TARGET_PAIRS = ("--param", "-target-cpu", "-target-feature", "-tune-cpu")
+_answers: dict[tuple, str] = {}
+
+
+@functools.lru_cache(maxsize=None)
+def cpu_signature() -> str:
+    """Return this CPU's description: vendor, family, model and feature flags (Linux), else the platform's."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as handle:
+            first = handle.read().split("\n\n")[0]
+    except OSError:
+        return f"{platform.machine()} {platform.processor()}"
+    wanted = ("vendor_id", "cpu family", "model", "model name", "flags", "Features", "CPU implementer",
+              "CPU part", "isa")
+    lines = [line for line in first.splitlines() if line.split(":")[0].strip() in wanted]
+    return "\n".join(lines) or f"{platform.machine()} {platform.processor()}"
+
+
+def native_target(compiler) -> str:
+    """Return the target flags `-march=native` resolves to with `compiler` on this CPU ("" if it refuses it)."""
+    return _answer("march-native", compiler, lambda: _probe_native(compiler.command))
+
+
+def openmp_supported(compiler) -> bool:
+    """Return True if `compiler` builds and links a shared object with -fopenmp."""
+    return _answer("openmp", compiler, lambda: _probe_openmp(compiler.command)) == "yes"
+
+
+def _answer(question: str, compiler, ask) -> str:
+    """Return the answer to `question` about compiler and CPU: from memory, the cache directory, or `ask()`."""
+    memo = (question, compiler.command, compiler.identity)
+    answer = _answers.get(memo)
+    if answer is not None:
+        return answer
+    digest = hashlib.sha256("\0".join([question, *compiler.command, compiler.identity, cpu_signature()])
+                            .encode()).hexdigest()[:32]
+    path = _host_dir() / f"{question}-{digest}"
+    try:
+        answer = path.read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        answer = ask()
+        try:
+            make_private_dirs(path.parent)
+            tmp = path.with_name(f".tmp-{os.getpid()}-{os.urandom(4).hex()}")
+            write_private(tmp, answer.encode())
+            os.replace(tmp, path)
+        except OSError:  # a read-only cache: ask again in the next process
+            pass
+    _answers[memo] = answer
+    return answer
+
+
+def _host_dir():
+    from opkit.cop.cache import default_cache
+
+    return default_cache().root / HOST_DIR
+
+
+def _probe_native(command) -> str:
+    try:
+        run = subprocess.run([*command, "-march=native", "-E", "-v", "-x", "c++", os.devnull, "-o", os.devnull],
+                             stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace",
+                             timeout=120, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    if run.returncode != 0:
+        return ""
+    for line in run.stderr.splitlines():
+        if "cc1" in line or " -cc1 " in line:
+            return " ".join(_target_words(line.split()))
+    return ""
+
+
+def _target_words(words):
+    """Keep the words of a compiler's internal command line that say what CPU code is generated for."""
+    kept, take_next = [], False
+    for word in words:
+        if take_next:
+            kept.append(word)
+            take_next = False
+        elif word in _TARGET_PAIRS:
+            kept.append(word)
+            take_next = True
+        elif word.startswith(_TARGET_WORDS) and not word.startswith(("-main-file", "-mrelocation", "-mframe")):
+            kept.append(word)
+    return kept
+
+
+def _probe_openmp(command) -> str:
+    with tempfile.TemporaryDirectory(prefix="opkit-openmp-") as work:
+        source = os.path.join(work, "probe.cpp")
+        with open(source, "w", encoding="utf-8") as handle:
+            handle.write(_OPENMP_PROBE)
+        try:
+            run = subprocess.run([*command, OPENMP_FLAG, "-shared", "-fPIC", source, "-o",
+                                  os.path.join(work, "probe.so")], stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False, timeout=120)
+        except (OSError, subprocess.TimeoutExpired):
+            return "no"
+    return "yes" if run.returncode == 0 else "no"
