@@ -170,38 +170,3 @@ def elemwise_1e8(ctx: Context) -> Figure:
     return _elementwise(ctx, 10**7 if ctx.quick else 10**8, "elemwise_1e8", Target("ratio", 1.5), OMP_LOOP,
                         with_c=True)
 
-
-def sum_xy(ctx: Context) -> Figure:
-    """`sum(x*y)` on 10^7 float64: opkit's ot.sum(x*y) against numpy and numba single-thread.
-
-    The hook for the fused reduction: target <= 1.1x numba single-thread.
-    """
-    import opkit
-    import opkit.tensor as ot
-
-    size = 10**6 if ctx.quick else 10**7
-    rng = np.random.default_rng(1)
-    a, b = rng.standard_normal(size), rng.standard_normal(size)
-    x, y = ot.dvector("x"), ot.dvector("y")
-    f = opkit.function([x, y], ot.sum(x * y))
-    f.trust_input = True
-    contenders = {OPKIT: f, "numpy": lambda p, q: np.sum(p * q)}
-    numba = import_numba()
-    if numba is not None:
-        @numba.njit(nogil=True)
-        def dot(p, q):
-            total = 0.0
-            for i in range(p.size):
-                total += p[i] * q[i]
-            return total
-
-        contenders[NUMBA_ONE] = dot
-    expected = np.sum(a * b)
-    for label, fn in contenders.items():
-        np.testing.assert_allclose(fn(a, b), expected, rtol=1e-9, err_msg=label)
-    budget = 0.03 if ctx.quick else 0.1
-    samplers = {label: call_sampler(fn, (a, b), budget, unit=1e-3) for label, fn in contenders.items()}
-    stats = interleave(samplers, ctx.rounds(7, 2))
-    baseline = NUMBA_ONE if NUMBA_ONE in stats else "numpy"
-    notes = [f"{size:.0e} float64 per input; opkit on {ctx.threads} thread(s); numba: a sequential loop"]
-    return Figure("sum_xy", f"sum(x*y) on {size:.0e} float64", "ms", stats, baseline, Target("ratio", 1.1), notes)

@@ -30,6 +30,7 @@ import figure_array  # noqa: E402
 import figure_big_graph  # noqa: E402
 import figure_compile  # noqa: E402
 import figures_call  # noqa: E402
+import figure_reduce  # noqa: E402
 import figures_process  # noqa: E402
 import figures_speed  # noqa: E402
 from context import Context, import_pytensor, machine_description, prepare_environment, usable_cores  # noqa: E402
@@ -44,7 +45,8 @@ FIGURES = {"call_trusted": figures_call.call_trusted, "call_validated": figures_
            "peak_rss": figures_process.peak_rss,
            # Speed at scale (issue 14)
            "elemwise_1e4": figures_speed.elemwise_1e4, "elemwise_1e7": figures_speed.elemwise_1e7,
-           "elemwise_1e8": figures_speed.elemwise_1e8, "sum_xy": figures_speed.sum_xy,
+           "elemwise_1e8": figures_speed.elemwise_1e8, "sum_xy": figure_reduce.sum_xy,
+           "sum_xy_numpy": figure_reduce.sum_xy_numpy,
            **figure_big_graph.FIGURES}
 
 
