@@ -94,6 +94,7 @@ def python_block_after(heading: str) -> str:
 
 
 @pytest.mark.parametrize("heading, prints", [
+    ("Your own ops mix with opkit's tensor ops", "[4. 5.]"),
     ("## Shared variables, updates and givens", "[ 1.  -2.   0.5]"),
     ("## Use opkit ops from PyTensor and PyMC", "[array(34.), array([18., 30.])]\n[15.  9.  3.]"),
 ])
