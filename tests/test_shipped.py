@@ -203,3 +203,32 @@ def test_build_into_checks_the_package_directory(shipped, tmp_path):
     assert result.returncode == 1
     assert (f"opkit: error: --into {tmp_path}: not the source directory of the package 'vector_times_vector' that "
             "defines vector_times_vector") in result.stderr
+
+
+def test_shipped_modules_are_built_and_found_for_a_named_baseline_not_this_hosts_cpu():
+    import platform
+
+    from opkit.cop import shipped
+
+    if platform.machine() not in shipped.DEFAULT_SHIP_MARCH:
+        pytest.fail(f"no default shipping baseline for {platform.machine()}: add one to DEFAULT_SHIP_MARCH")
+    default = shipped.DEFAULT_SHIP_MARCH[platform.machine()]
+    with opkit_config(march="native"):
+        assert shipped.ship_march() == default  # -march=native would not run on an older target
+        native_flags = shipped.shipping_flags()
+    with opkit_config(march=default):
+        assert shipped.shipping_flags() == native_flags  # so both settings find the same shipped modules
+    with opkit_config(march="x86-64-v3"):
+        assert shipped.ship_march() == "x86-64-v3" and "-march=x86-64-v3" in shipped.shipping_flags()[0]
+    with opkit_config(march="native", cxx="/nonexistent/c++"):
+        assert shipped.shipping_flags() == native_flags  # computed without a compiler
+
+
+def test_a_cpu_below_the_shipped_baseline_never_loads_it():
+    from opkit.cop.shipped import cpu_runs
+
+    old = "flags\t\t: fpu sse sse2 cx16 lahf_lm popcnt sse4_1 sse4_2 ssse3\n"
+    assert cpu_runs("x86-64-v2", old)
+    assert not cpu_runs("x86-64-v3", old)  # no avx2: a v3 module would die of an illegal instruction
+    assert not cpu_runs("x86-64-v4", old)
+    assert cpu_runs("x86-64", old) and cpu_runs("armv8-a", old)

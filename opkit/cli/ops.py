@@ -183,6 +183,21 @@ def run_show(args):
 
 
 def run_build(args):
+    if args.into is None:
+        return _build_node(args)
+    from opkit.config import config
+    from opkit.cop.shipped import ship_march
+
+    # A module meant to ship is built for a named CPU baseline, never -march=native (see ship_march).
+    march = ship_march()
+    if march != config.march:
+        print(f"building for the CPU baseline {march or 'of the compiler'} (config.march={config.march!r} is this "
+              "host's own CPU; set OPKIT_FLAGS=march=... to choose another baseline)")
+    with config.change_flags(march=march):
+        return _build_node(args)
+
+
+def _build_node(args):
     from opkit.cop.codegen import collect_module
     from opkit.cop.compile import compile_region, region_key
     from opkit.cop.cache import default_cache

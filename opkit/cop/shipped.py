@@ -25,7 +25,7 @@ import shutil
 import sys
 
 from opkit.config import config
-from opkit.cop.build import build_flags, extension_suffix
+from opkit.cop.build import extension_suffix
 from opkit.cop.cache import cache_key, module_events
 from opkit.cop.codegen import template_text
 from opkit.cop.compile import local_headers
@@ -42,9 +42,67 @@ _package_dirs: dict[str, pathlib.Path | None] = {}  # top-level package -> its s
 _loaded: dict[str, object] = {}  # shipped key -> loaded module
 
 
+# A module meant to ship is built for a named baseline, never for the building host's own CPU
+# (`-march=native` would be an illegal instruction on an older target): config.march when it names
+# one, else this default for the machine.
+DEFAULT_SHIP_MARCH = {"x86_64": "x86-64-v2", "AMD64": "x86-64-v2", "aarch64": "armv8-a", "arm64": "armv8-a"}
+# What /proc/cpuinfo must list for the x86-64 levels (the psABI's micro-architecture levels).
+_X86_LEVELS = {
+    "x86-64": (),
+    "x86-64-v2": ("cx16", "lahf_lm", "popcnt", "sse4_1", "sse4_2", "ssse3"),
+    "x86-64-v3": ("cx16", "lahf_lm", "popcnt", "sse4_1", "sse4_2", "ssse3", "avx", "avx2", "bmi1", "bmi2", "f16c",
+                  "fma", "abm", "movbe", "xsave"),
+    "x86-64-v4": ("cx16", "lahf_lm", "popcnt", "sse4_1", "sse4_2", "ssse3", "avx", "avx2", "bmi1", "bmi2", "f16c",
+                  "fma", "abm", "movbe", "xsave", "avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"),
+}
+
+
+def ship_march() -> str:
+    """Return the -march= baseline shipped modules are built for and looked up by ('' : the compiler's default)."""
+    march = getattr(config, "march", "") or ""
+    if march != "native":
+        return march
+    return DEFAULT_SHIP_MARCH.get(platform.machine(), "")
+
+
+def cpu_runs(march: str, cpuinfo: str | None = None) -> bool:
+    """Return False if this CPU is known to lack what `march` needs (an x86-64 level /proc/cpuinfo does not meet)."""
+    needed = _X86_LEVELS.get(march)
+    if not needed:
+        return True  # the base level, or a name opkit cannot check: the user who named it vouches for it
+    try:
+        text = pathlib.Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace") if cpuinfo is None \
+            else cpuinfo
+    except OSError:
+        return True  # not Linux: no way to tell here
+    flags = set(next((line.partition(":")[2].split() for line in text.splitlines() if line.startswith("flags")), ()))
+    return not flags or all(flag in flags for flag in needed)
+
+
 def cpu_baseline() -> str:
-    """Return the CPU a module is built for: the machine and config.march (the compiler's default if unset)."""
-    return f"{platform.machine()} march={getattr(config, 'march', None) or 'default'}"
+    """Return the CPU a shipped module is built for: the machine and its baseline (see ship_march)."""
+    return f"{platform.machine()} march={ship_march() or 'default'}"
+
+
+def shipping_flags() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Return the (compile, link) flags of a shipped module: known without asking a compiler.
+
+    build_flags() probes the compiler (for OpenMP); a machine without one must
+    compute the same key, so OpenMP counts here as config.openmp asks for it.
+    """
+    import shlex
+
+    from opkit.cop.build import BASE_COMPILE_ARGS
+    from opkit.cop.host import OPENMP_FLAG
+
+    march = ship_march()
+    compile_args = list(BASE_COMPILE_ARGS) + ([f"-march={march}"] if march else [])
+    link_args = []
+    if config.openmp:
+        compile_args.append(OPENMP_FLAG)
+        link_args.append(OPENMP_FLAG)
+    cflags = shlex.split(config.cflags)
+    return tuple(compile_args + cflags), tuple(link_args + cflags)
 
 
 def machine_identity() -> dict:
@@ -58,7 +116,7 @@ def shipped_key(parts) -> str:
     content = _LINE_PATH.sub(r"\1\3", template_text() + "\0" + parts.content())
     headers = [text.partition("\n")[2] for text in local_headers(parts.code_text(), parts.include_dirs)]
     identity = machine_identity()
-    compile_args, link_args = build_flags()
+    compile_args, link_args = shipping_flags()
     return cache_key(SHIPPED_FORMAT, content, *headers, *(f"{k}={v}" for k, v in sorted(identity.items())),
                      repr(compile_args), repr(link_args), repr(list(parts.libraries)), repr(list(parts.compile_args)))
 
@@ -80,7 +138,7 @@ def shipped_dir(op) -> pathlib.Path | None:
 def find_shipped(region, parts):
     """Return the shipped module computing `region`, loaded, or None if no installed package ships it."""
     directories = list(dict.fromkeys(d for d in (shipped_dir(node.op) for node in region.nodes) if d is not None))
-    if not directories:
+    if not directories or not cpu_runs(ship_march()):
         return None
     key = shipped_key(parts)
     module = _loaded.get(key)

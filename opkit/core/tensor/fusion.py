@@ -16,7 +16,24 @@ from opkit.core.tensor.scalar_ops import program_operand_dtypes
 from opkit.core.tensor.type import TensorType
 
 
-class FusedElemwise(Elemwise):
+class DerivedFromExpansion:
+    """Gradients of a fused op: those of the graph it stands for (``self.expand(inputs)``, one output)."""
+
+    def grad(self, inputs, output_grads):
+        from opkit.core.gradient import Lop
+
+        return Lop(self.expand(inputs), list(inputs), output_grads[0])
+
+    def R_op(self, inputs, eval_points):
+        from opkit.core.gradient import Rop
+
+        pairs = [(i, e) for i, e in zip(inputs, eval_points) if e is not None]
+        if not pairs:
+            return [None]
+        return [Rop(self.expand(inputs), [i for i, _ in pairs], [e for _, e in pairs])]
+
+
+class FusedElemwise(DerivedFromExpansion, Elemwise):
     """Several elementwise operations computed in one pass over the output."""
 
     __props__ = ("program", "n_inputs")
@@ -55,18 +72,6 @@ class FusedElemwise(Elemwise):
             values.append(Elemwise(scalar_op)(*[values[r] for r in refs]))
         return values[-1]
 
-    def grad(self, inputs, output_grads):
-        from opkit.core.gradient import Lop
-
-        return Lop(self.expand(inputs), list(inputs), output_grads[0])
-
-    def R_op(self, inputs, eval_points):
-        from opkit.core.gradient import Rop
-
-        pairs = [(i, e) for i, e in zip(inputs, eval_points) if e is not None]
-        if not pairs:
-            return [None]
-        return [Rop(self.expand(inputs), [i for i, _ in pairs], [e for _, e in pairs])]
 
     def __str__(self):
         return "Fused{" + ",".join(step[0].name for step in self.program) + "}"

@@ -12,7 +12,7 @@ import numpy as np
 
 from opkit.core.graph import Apply
 from opkit.core.tensor.elemwise import Elemwise, broadcast_shape
-from opkit.core.tensor.fusion import FusedElemwise, _fusable
+from opkit.core.tensor.fusion import DerivedFromExpansion, FusedElemwise, _fusable
 from opkit.core.tensor.reduction import (Max, Mean, Min, Prod, Reduce, Sum, numpy_reduction, reduced_shape,
                                          result_dtype)
 from opkit.core.tensor.type import TensorType
@@ -20,7 +20,7 @@ from opkit.core.tensor.type import TensorType
 _REDUCTIONS = {"sum": Sum, "prod": Prod, "max": Max, "min": Min, "mean": Mean}
 
 
-class FusedReduce(Reduce):
+class FusedReduce(DerivedFromExpansion, Reduce):
     """A reduction `kind` over `axis` of an elementwise `program` of `n_inputs` broadcast inputs."""
 
     __props__ = ("kind", "axis", "keepdims", "program", "n_inputs")
@@ -59,21 +59,8 @@ class FusedReduce(Reduce):
         """Rebuild the unfused graph (elementwise nodes, then the reduction) on `inputs`; return its output."""
         return _REDUCTIONS[self.kind](self.axis, self.keepdims)(self._elementwise().expand(inputs))
 
-    def grad(self, inputs, output_grads):
-        from opkit.core.gradient import Lop
-
-        return Lop(self.expand(inputs), list(inputs), output_grads[0])
-
     def L_op(self, inputs, outputs, output_grads):
         return self.grad(inputs, output_grads)
-
-    def R_op(self, inputs, eval_points):
-        from opkit.core.gradient import Rop
-
-        pairs = [(i, e) for i, e in zip(inputs, eval_points) if e is not None]
-        if not pairs:
-            return [None]
-        return [Rop(self.expand(inputs), [i for i, _ in pairs], [e for _, e in pairs])]
 
     def __str__(self):
         steps = ",".join(step[0].name for step in self.program)
