@@ -7,6 +7,7 @@ import pytest
 
 import opkit
 import opkit.tensor as ot
+from opkit.core.op import EAGER_MEMO
 from opkit.cop.cache import module_events
 from opkit.link import eager
 
@@ -104,4 +105,4 @@ def test_ops_made_afresh_for_every_call_share_one_function_and_do_not_pile_up(mo
     for _ in range(20):
         np.testing.assert_array_equal(ot.Elemwise(ot.exp.scalar_op).compute(a), np.exp(a))
     assert eager.compiled_count() == compiled  # equal ops: one (op, input types) entry
-    assert len(eager._by_identity) <= 8
+    assert len(EAGER_MEMO) <= 8

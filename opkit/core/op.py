@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from itertools import chain
 from typing import Any
 
 from opkit.core.clinker import CLinkerObject
@@ -28,6 +29,9 @@ def _props_str(self):
 
 _c_thunk_maker = None
 _eager_runner = None
+# Op.compute's warm path: id(op) -> (op, {(dtype, ndim, dtype, ndim, ...): compiled function}). opkit.link
+# fills it; holding the op keeps its id from being reused while the entry lives.
+EAGER_MEMO: dict = {}
 
 
 def set_c_thunk_maker(maker):
@@ -114,6 +118,18 @@ class Op(CLinkerObject):
         The node is compiled once per (op, input types) and kept in memory (and in
         the compile cache on disk), so later calls cost about a compiled function's call.
         """
+        entry = EAGER_MEMO.get(id(self))
+        if entry is not None:
+            try:  # warm: arrays (or numpy scalars) of types seen before, looked up without hashing the op
+                if len(values) == 2:  # the common case, spelled out
+                    x, y = values
+                    function = entry[1][x.dtype, x.ndim, y.dtype, y.ndim]
+                else:
+                    function = entry[1][tuple(chain.from_iterable((v.dtype, v.ndim) for v in values))]
+            except (KeyError, AttributeError):
+                pass
+            else:
+                return function(*values)
         if _eager_runner is None:
             raise RuntimeError("Op.compute needs a way to run ops: `import opkit.link` first "
                                "(importing opkit.tensor or using opkit.function does it)")

@@ -2,9 +2,10 @@
 
 The compiled one-node functions are kept in a dict keyed by (op, input types);
 their modules live in the compile cache on disk as any other, so another
-process loads them rather than compiling. A warm call costs two dict lookups
-(by the op's identity, then by a (dtype, ndim) per input: the op is never
-hashed) and the compiled function's call, whose C check of its inputs stays.
+process loads them rather than compiling. A warm call, served by Op.compute
+from opkit.core.op.EAGER_MEMO, costs two dict lookups (by the op's identity,
+then by a (dtype, ndim) per input: the op is never hashed) and the compiled
+function's call, whose C check of its inputs stays.
 """
 
 from __future__ import annotations
@@ -14,26 +15,19 @@ from operator import attrgetter
 
 import numpy as np
 
+from opkit.core.op import EAGER_MEMO
+
 _compiled: dict = {}  # (op, *input types) -> compiled function: equal ops share
-_by_identity: dict = {}  # id(op) -> (op, {input types: function}): warm calls never hash the op
 _IDENTITY_LIMIT = 4096
 _dtype_and_ndim = attrgetter("dtype", "ndim")
 
 
 def compute(op, values):
-    """Return `op` applied to `values`: an array, or a list for an op with several outputs."""
-    entry = _by_identity.get(id(op))  # the entry holds the op, so its id is not reused while it exists
-    if entry is not None:
-        try:  # warm: arrays (and numpy scalars) of types seen before
-            if len(values) == 2:  # the common case, spelled out: no iterator, no extra call
-                x, y = values
-                function = entry[1][x.dtype, x.ndim, y.dtype, y.ndim]
-            else:
-                function = entry[1][input_types(values)]
-        except (KeyError, AttributeError):
-            pass
-        else:
-            return function(*values)
+    """Return `op` applied to `values`: an array, or a list for an op with several outputs.
+
+    Op.compute serves warm calls itself from EAGER_MEMO; this is the first call
+    for these input types (or of values that are not arrays).
+    """
     arrays = [value if isinstance(value, np.ndarray) else np.asarray(value) for value in values]
     return _function(op, arrays, input_types(arrays))(*arrays)
 
@@ -52,9 +46,9 @@ def _function(op, arrays, types):
         return _compile(op, arrays)
     if function is None:
         function = _compiled[key] = _compile(op, arrays)
-    if id(op) not in _by_identity and len(_by_identity) >= _IDENTITY_LIMIT:
-        _by_identity.clear()  # a memo only: ops made afresh for every call must not pile up
-    _by_identity.setdefault(id(op), (op, {}))[1][types] = function  # keeps op alive: its id is not reused
+    if id(op) not in EAGER_MEMO and len(EAGER_MEMO) >= _IDENTITY_LIMIT:
+        EAGER_MEMO.clear()  # a memo only: ops made afresh for every call must not pile up
+    EAGER_MEMO.setdefault(id(op), (op, {}))[1][types] = function  # keeps op alive: its id is not reused
     return function
 
 
