@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import time
@@ -16,7 +17,13 @@ from opkit.errors import CompileError
 
 # A compile that takes longer than this (seconds) is logged at INFO on the `opkit` logger.
 COMPILE_LOG_AFTER = 1.0
-_INCLUDE = re.compile(r'^\s*#\s*include\s*(?:"([^"]+)"|<([^>]+)>)', re.M)
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\n]+)"|<([^>\n]+)>)', re.M)
+
+
+@functools.lru_cache(maxsize=64)
+def _includes(text):
+    """Return the ("quoted", "angled") names `text` includes: a big graph's code is scanned once, not per rebuild."""
+    return tuple(_INCLUDE.findall(text))
 
 
 def local_headers(source, include_dirs):
@@ -28,7 +35,7 @@ def local_headers(source, include_dirs):
     found, pending, seen = [], [(source, None)], set()
     while pending:
         text, here = pending.pop()
-        for quoted, angled in _INCLUDE.findall(text):
+        for quoted, angled in _includes(text):
             directories = ([here] if here and quoted else []) + list(include_dirs)
             for directory in directories:
                 path = os.path.join(directory, quoted or angled)

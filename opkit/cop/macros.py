@@ -159,6 +159,18 @@ def section_macros(tag, *, name, input_dtypes, output_dtypes, input_names=None,
     Values a tag does not use are ignored, so one set of arguments serves every tag;
     `fail` is required for init_code_struct/code/code_cleanup, names for code/code_cleanup.
     """
+    def frozen(values):
+        return None if values is None else tuple(values)
+
+    return _section_macros(tag, name, frozen(input_dtypes), frozen(output_dtypes), frozen(input_names),
+                           frozen(output_names), fail, check_input, params, context, params_struct,
+                           None if param_dtypes is None else tuple(param_dtypes.items()))
+
+
+@functools.lru_cache(maxsize=4096)
+def _section_macros(tag, name, input_dtypes, output_dtypes, input_names, output_names, fail, check_input, params,
+                    context, params_struct, param_dtypes):
+    """section_macros on hashable arguments, memoized: a big graph asks the same question for every node."""
     families = defined_macros(tag)
     parts = []
     if "APPLY_SPECIFIC" in families:
@@ -171,7 +183,7 @@ def section_macros(tag, *, name, input_dtypes, output_dtypes, input_names=None,
         parts.append(io_name_macros(_required(input_names, "input_names", tag),
                                     _required(output_names, "output_names", tag)))
     if "PARAMS" in families and (params_struct or param_dtypes):
-        parts.append(params_type_macros(params_struct, param_dtypes or {}))
+        parts.append(params_type_macros(params_struct, dict(param_dtypes or ())))
     if "PARAMS" in families and params is not None:
         parts.append(params_macro(params))
     if "CONTEXT" in families and context is not None:
