@@ -230,8 +230,12 @@ class PyTensorOp(PtCOp):
 
     # ---- shapes and gradients: opkit's graphs, translated ----
 
-    def infer_shape(self, fgraph, node, input_shapes):
-        """Translate opkit's infer_shape; without one (or one that does not map) PyTensor asks at run time."""
+    def infer_shape(self, *args):
+        """Translate opkit's infer_shape; without one (or one that does not map) PyTensor asks at run time.
+
+        PyTensor 3.0 passes (fgraph, node, input_shapes), later versions (node, input_shapes).
+        """
+        node, input_shapes = args[-2:]
         method = getattr(self.opkit_op, "infer_shape", None)
         if method is None:
             raise ShapeError(f"{self.opkit_op} has no infer_shape")
