@@ -26,14 +26,7 @@ class Concatenate(Op):
         self.axis = int(axis)
 
     def make_node(self, *tensors):
-        tensors = [as_tensor_variable(t) for t in tensors]
-        if not tensors:
-            raise ValueError("concatenate needs at least one tensor")
-        ndims = {t.ndim for t in tensors}
-        if len(ndims) > 1:
-            listed = ", ".join(f"{t} ({t.ndim}-d)" for t in tensors)
-            raise ValueError(f"concatenate: all tensors must have the same number of dimensions, got {listed}")
-        ndim = ndims.pop()
+        tensors, ndim = _tensors_of_one_rank(tensors, "concatenate")
         if ndim == 0:
             raise ValueError("concatenate: 0-d tensors cannot be joined; use stack")
         axis = _axis(self.axis, ndim, "concatenate")
@@ -101,12 +94,18 @@ def stack(tensors, axis=0):
     """Return the tensors joined along a new `axis` (numpy.stack): each gets a length-1 axis there."""
     from opkit.core.tensor.alloc import expand_dims
 
+    tensors, ndim = _tensors_of_one_rank(tensors, "stack")
+    axis = _axis(axis, ndim + 1, "stack")
+    return Concatenate(axis)(*[expand_dims(t, [axis]) for t in tensors])
+
+
+def _tensors_of_one_rank(tensors, what):
+    """Return `tensors` as variables and their common number of dimensions; ValueError naming `what` if none or mixed."""
     tensors = [as_tensor_variable(t) for t in tensors]
     if not tensors:
-        raise ValueError("stack needs at least one tensor")
+        raise ValueError(f"{what} needs at least one tensor")
     ndims = {t.ndim for t in tensors}
     if len(ndims) > 1:
         listed = ", ".join(f"{t} ({t.ndim}-d)" for t in tensors)
-        raise ValueError(f"stack: all tensors must have the same number of dimensions, got {listed}")
-    axis = _axis(axis, ndims.pop() + 1, "stack")
-    return Concatenate(axis)(*[expand_dims(t, [axis]) for t in tensors])
+        raise ValueError(f"{what}: all tensors must have the same number of dimensions, got {listed}")
+    return tensors, ndims.pop()

@@ -142,7 +142,7 @@ class Reduce(Op):
     def c_support_code(self):
         from opkit.core.tensor import scalar_logic, scalar_math
         from opkit.core.tensor.elemwise_c import SUPPORT_CODE
-        from opkit.core.tensor.reduction_c import REDUCE_SUPPORT_CODE
+        from opkit.core.tensor.reduction_c_support import REDUCE_SUPPORT_CODE
 
         # the elementwise helpers too: a fused reduction computes elementwise programs
         return SUPPORT_CODE + scalar_math.SUPPORT_CODE + scalar_logic.SUPPORT_CODE + REDUCE_SUPPORT_CODE
