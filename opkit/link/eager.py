@@ -1,7 +1,11 @@
 """`op.compute(*values)`: run one op on numpy values, compiled once per (op, input types).
 
-The compiled one-node functions are kept in a dict keyed by (op, input types);
-their modules live in the compile cache on disk as any other, so another
+The compiled one-node functions are kept in a bounded memo keyed by (op, its
+node's code identity, input types): an op whose `.c` file was edited, then
+created again, is equal to the old one by its props but has another identity
+(the module cache's content, opkit.link.code_identity), so it runs its new
+code. The memo keeps at most COMPILED_LIMIT functions (an op made with a new
+parameter value for every call does not grow it without bound); their modules live in the compile cache on disk as any other, so another
 process loads them rather than compiling. A warm call, served by Op.compute
 from opkit.core.op.EAGER_MEMO, costs two dict lookups (by the op's identity,
 then by a (dtype, ndim) per input: the op is never hashed) and the compiled
@@ -15,10 +19,12 @@ from operator import attrgetter
 
 import numpy as np
 
+from opkit.core.memo import BoundedMemo
 from opkit.core.op import EAGER_MEMO
 
-_compiled: dict = {}  # (op, *input types) -> compiled function: equal ops share
-_IDENTITY_LIMIT = 4096
+COMPILED_LIMIT = 256
+_compiled = BoundedMemo(COMPILED_LIMIT)  # (op, code identity, *input types) -> compiled function
+_IDENTITY_LIMIT = 1024
 _dtype_and_ndim = attrgetter("dtype", "ndim")
 
 
@@ -39,24 +45,29 @@ def input_types(values) -> tuple:
 
 def _function(op, arrays, types):
     """Return the compiled function of `op` on `types`: from _compiled, else compiled now (and kept)."""
+    from opkit.link.code_identity import node_identity
+
+    entry = EAGER_MEMO.get(id(op))
+    if entry is not None and types in entry[1]:  # this op, values converted to arrays (Python numbers)
+        return entry[1][types]
+    inputs, node = _node(op, arrays)
     try:
-        key = (op, *types)
+        key = (op, node_identity(node), *types)
         function = _compiled.get(key)
     except TypeError:  # an op that cannot be hashed is compiled for this call only
-        return _compile(op, arrays)
+        return _compile(op, inputs, node)
     if function is None:
-        function = _compiled[key] = _compile(op, arrays)
+        function = _compiled[key] = _compile(op, inputs, node)
     if id(op) not in EAGER_MEMO and len(EAGER_MEMO) >= _IDENTITY_LIMIT:
         EAGER_MEMO.clear()  # a memo only: ops made afresh for every call must not pile up
     EAGER_MEMO.setdefault(id(op), (op, {}))[1][types] = function  # keeps op alive: its id is not reused
     return function
 
 
-def _compile(op, arrays):
-    """Return the compiled function of one `op` node on inputs typed like `arrays`."""
+def _node(op, arrays):
+    """Return (inputs, node): `op` applied to fresh variables typed like `arrays`."""
     from opkit.core.graph import Apply
     from opkit.core.tensor.type import TensorType
-    from opkit.link.function import function
 
     itypes = getattr(op, "itypes", None)  # as_op ops name their input types
     if itypes is not None and len(itypes) == len(arrays):
@@ -70,11 +81,18 @@ def _compile(op, arrays):
         raise TypeError(f"{op}.compute: the op does not take inputs of types ({described}): {exc}") from None
     if not isinstance(node, Apply):
         raise TypeError(f"{op}.make_node returned {node!r}, not an opkit.Apply")
+    return inputs, node
+
+
+def _compile(op, inputs, node):
+    """Return the compiled function of `node` (`op` on `inputs`)."""
+    from opkit.link.function import function
+
     outputs = list(node.outputs)
     return function(inputs, outputs[0] if len(outputs) == 1 else outputs, name=f"{op}.compute",
                     on_unused_input="ignore")
 
 
 def compiled_count() -> int:
-    """Return how many (op, input types) this process has compiled for `compute`."""
+    """Return how many compiled functions this process keeps for `compute` (at most COMPILED_LIMIT)."""
     return len(_compiled)

@@ -1,0 +1,100 @@
+"""op.compute follows the module cache's content identity, and its memos are bounded (issue 22, items 6 and 9)."""
+
+import importlib.util
+import pathlib
+import sys
+
+import numpy as np
+
+import opkit
+import opkit.tensor as ot
+from opkit.cop.cache import module_events
+from opkit.core.op import EAGER_MEMO
+from opkit.link import eager
+
+from conftest import ROOT
+
+EXAMPLE_C = ROOT / "examples" / "vector_times_vector" / "vector_times_vector" / "vectorTimesVector.c"
+PARAMS_DATA = pathlib.Path(__file__).parent / "data" / "params"
+
+
+def _times_op(c_file):
+    class VectorOp(opkit.COp):
+        __props__ = ()
+
+        def __init__(self):
+            super().__init__(str(c_file), "APPLY_SPECIFIC(vector_times_vector)")
+
+        def make_node(self, x, y):
+            return opkit.Apply(self, [x, y], [x.type()])
+
+    return VectorOp
+
+
+def test_editing_the_c_file_then_creating_the_op_again_runs_the_new_code_in_compute_and_function(tmp_path):
+    c_file = tmp_path / "op.c"
+    c_file.write_text(EXAMPLE_C.read_text())
+    op_class = _times_op(c_file)
+    a, b = np.arange(1.0, 6.0), np.full(5, 10.0)
+    old = op_class()
+    np.testing.assert_array_equal(old.compute(a, b), a * b)
+    x, y = ot.dvector("x"), ot.dvector("y")
+    old_token = opkit.function([x, y], old(x, y)).__dask_tokenize__()
+
+    text = c_file.read_text()
+    assert "x_ptr[i * x_str] * y_ptr[i * y_str]" in text
+    c_file.write_text(text.replace("x_ptr[i * x_str] * y_ptr[i * y_str]", "x_ptr[i * x_str] + y_ptr[i * y_str]"))
+    new = op_class()
+    assert new == old  # equal by props: only the code identity tells them apart
+    np.testing.assert_array_equal(new.compute(a, b), a + b)
+    f = opkit.function([x, y], new(x, y))
+    np.testing.assert_array_equal(f(a, b), a + b)
+    assert f.__dask_tokenize__() != old_token
+    np.testing.assert_array_equal(old.compute(a, b), a * b)  # the old op keeps its own code
+
+
+def test_a_redefined_python_op_class_runs_its_new_code_in_compute():
+    def make(factor):
+        class Scale(opkit.Op):
+            __props__ = ()
+
+            def make_node(self, x):
+                return opkit.Apply(self, [x], [x.type()])
+
+            def perform(self, node, inputs, output_storage):
+                output_storage[0][0] = inputs[0] * (2.0 if factor == 2 else 3.0)
+
+        return Scale
+
+    a = np.arange(3.0)
+    np.testing.assert_array_equal(make(2)().compute(a), a * 2)
+    np.testing.assert_array_equal(make(3)().compute(a), a * 3)
+
+
+def _axpy_class(monkeypatch):
+    spec = importlib.util.spec_from_file_location("ported_axpy_eager", PARAMS_DATA / "ported_axpy.py")
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, module)  # as an import does: the op finds its .c file
+    spec.loader.exec_module(module)
+    return module.Axpy
+
+
+def test_a_params_op_made_with_a_new_value_for_every_call_keeps_bounded_memos_and_one_module(monkeypatch):
+    axpy = _axpy_class(monkeypatch)
+    x, y = np.arange(4.0), np.ones(4)
+    np.testing.assert_array_equal(axpy(0.5).compute(x, y), 0.5 * x + y)
+    built = module_events["built"]
+    calls = 2000
+    for step in range(calls):
+        alpha = 1.0 + step / 7.0
+        result = axpy(alpha).compute(x, y)
+        if step % 97 == 0:
+            np.testing.assert_allclose(result, alpha * x + y, rtol=0, atol=0)
+        assert eager.compiled_count() <= eager.COMPILED_LIMIT
+        assert len(EAGER_MEMO) <= eager._IDENTITY_LIMIT
+    assert calls > eager.COMPILED_LIMIT + eager._IDENTITY_LIMIT  # the loop did reach both bounds
+    assert module_events["built"] == built  # one C module: alpha is run-time data
+    held = axpy(2.5)
+    for _ in range(3):  # the same op instance stays served from memory
+        np.testing.assert_array_equal(held.compute(x, y), 2.5 * x + y)
+    assert EAGER_MEMO[id(held)][0] is held
