@@ -5,8 +5,10 @@ node's code identity, input types): an op whose `.c` file was edited, then
 created again, is equal to the old one by its props but has another identity
 (the module cache's content, opkit.link.code_identity), so it runs its new
 code. The memo keeps at most COMPILED_LIMIT functions (an op made with a new
-parameter value for every call does not grow it without bound); their modules live in the compile cache on disk as any other, so another
-process loads them rather than compiling. A warm call, served by Op.compute
+parameter value for every call does not grow it without bound). Their
+modules live in the compile cache on disk as any other (an op's parameters
+are run-time data: one module serves every value), so another process loads
+them rather than compiling. A warm call, served by Op.compute
 from opkit.core.op.EAGER_MEMO, costs two dict lookups (by the op's identity,
 then by a (dtype, ndim) per input: the op is never hashed) and the compiled
 function's call, whose C check of its inputs stays.
