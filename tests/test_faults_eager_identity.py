@@ -5,6 +5,7 @@ import pathlib
 import sys
 
 import numpy as np
+import pytest
 
 import opkit
 import opkit.tensor as ot
@@ -79,22 +80,48 @@ def _axpy_class(monkeypatch):
     return module.Axpy
 
 
-def test_a_params_op_made_with_a_new_value_for_every_call_keeps_bounded_memos_and_one_module(monkeypatch):
+def test_a_params_op_made_with_a_new_value_for_every_call_shares_one_function_and_keeps_bounded_memos(monkeypatch):
     axpy = _axpy_class(monkeypatch)
     x, y = np.arange(4.0), np.ones(4)
     np.testing.assert_array_equal(axpy(0.5).compute(x, y), 0.5 * x + y)
-    built = module_events["built"]
+    built, compiled = module_events["built"], eager.compiled_count()
     calls = 2000
     for step in range(calls):
-        alpha = 1.0 + step / 7.0
-        result = axpy(alpha).compute(x, y)
-        if step % 97 == 0:
-            np.testing.assert_allclose(result, alpha * x + y, rtol=0, atol=0)
-        assert eager.compiled_count() <= eager.COMPILED_LIMIT
+        alpha, mode = 1.0 + step / 7.0, step % 2
+        result = axpy(alpha, mode).compute(x, y)
+        if step % 97 < 2:
+            np.testing.assert_array_equal(result, alpha * x * y if mode else alpha * x + y)
         assert len(EAGER_MEMO) <= eager._IDENTITY_LIMIT
-    assert calls > eager.COMPILED_LIMIT + eager._IDENTITY_LIMIT  # the loop did reach both bounds
-    assert module_events["built"] == built  # one C module: alpha is run-time data
+    assert calls > eager._IDENTITY_LIMIT  # the loop did reach the bound
+    assert eager.compiled_count() == compiled  # params are run-time data: the first function serves them all
+    assert module_events["built"] == built  # and one C module
     held = axpy(2.5)
     for _ in range(3):  # the same op instance stays served from memory
         np.testing.assert_array_equal(held.compute(x, y), 2.5 * x + y)
     assert EAGER_MEMO[id(held)][0] is held
+
+
+def test_a_shared_params_function_reports_errors_with_its_own_op(monkeypatch):
+    axpy = _axpy_class(monkeypatch)
+    axpy(1.5).compute(np.ones(3), np.ones(3))
+    with pytest.raises(ValueError, match=r"(?s)axpy: x and y must be vectors of one length.*alpha=7\.25"):
+        axpy(7.25).compute(np.ones(3), np.ones(2))
+
+
+def test_functions_op_compute_keeps_are_bounded_for_ops_without_params():
+    a = np.arange(3.0)
+    for k in range(eager.COMPILED_LIMIT + 50):
+        op = opkit.as_op(itypes=[ot.dvector], otypes=[ot.dvector])(lambda v, k=k: v + k)
+        np.testing.assert_array_equal(op.compute(a), a + k)
+        assert eager.compiled_count() <= eager.COMPILED_LIMIT
+    assert eager.compiled_count() == eager.COMPILED_LIMIT
+
+
+def test_a_params_op_run_through_python_keeps_a_bounded_memo(monkeypatch):
+    axpy = _axpy_class(monkeypatch)
+    x, y = np.arange(4.0), np.ones(4)
+    with opkit.config.change_flags(mode="FAST_COMPILE"):  # perform binds the params: no shared module to rebind
+        for step in range(eager.COMPILED_LIMIT + 40):
+            alpha = 0.5 + step
+            np.testing.assert_array_equal(axpy(alpha).compute(x, y), alpha * x + y)
+            assert eager.compiled_count() <= eager.COMPILED_LIMIT

@@ -5,10 +5,11 @@ node's code identity, input types): an op whose `.c` file was edited, then
 created again, is equal to the old one by its props but has another identity
 (the module cache's content, opkit.link.code_identity), so it runs its new
 code. The memo keeps at most COMPILED_LIMIT functions (an op made with a new
-parameter value for every call does not grow it without bound). Their
-modules live in the compile cache on disk as any other (an op's parameters
-are run-time data: one module serves every value), so another process loads
-them rather than compiling. A warm call, served by Op.compute
+parameter value for every call does not grow it without bound). An op with
+a ParamsType shares one compiled function among all values of its params
+(they are run-time data): a new value rebinds the same module with its
+params. The modules live in the compile cache on disk as any other, so another
+process loads them rather than compiling. A warm call, served by Op.compute
 from opkit.core.op.EAGER_MEMO, costs two dict lookups (by the op's identity,
 then by a (dtype, ndim) per input: the op is never hashed) and the compiled
 function's call, whose C check of its inputs stays.
@@ -54,16 +55,64 @@ def _function(op, arrays, types):
         return entry[1][types]
     inputs, node = _node(op, arrays)
     try:
-        key = (op, node_identity(node), *types)
-        function = _compiled.get(key)
+        hash(op)
     except TypeError:  # an op that cannot be hashed is compiled for this call only
         return _compile(op, inputs, node)
+    shared_key = _params_free_key(op, node, types)
+    function = None
+    if shared_key is not None:  # a params op: one compiled function serves every value of its params
+        found = _compiled.get(shared_key)
+        if found is not None:
+            function = found[1] if found[0] == op else _rebound(found[1], found[0], op)
     if function is None:
-        function = _compiled[key] = _compile(op, inputs, node)
+        key = (op, node_identity(node), *types)
+        function = _compiled.get(key)
+        if function is None:
+            function = _compile(op, inputs, node)
+            if shared_key is not None and _rebindable(function, op):
+                _compiled[shared_key] = (op, function)
+            else:
+                _compiled[key] = function
     if id(op) not in EAGER_MEMO and len(EAGER_MEMO) >= _IDENTITY_LIMIT:
         EAGER_MEMO.clear()  # a memo only: ops made afresh for every call must not pile up
     EAGER_MEMO.setdefault(id(op), (op, {}))[1][types] = function  # keeps op alive: its id is not reused
     return function
+
+
+def _params_free_key(op, node, types):
+    """Return the key of `op`'s function less its params' values (None for an op without a ParamsType).
+
+    It holds the op's class's code, its attributes other than the params' fields
+    and the C content of its node: params are run-time data, not code.
+    """
+    from opkit.core.code_identity import python_identity
+    from opkit.link.code_identity import c_identity
+
+    fields = getattr(getattr(op, "params_type", None), "fields", None)
+    if not fields:
+        return None
+    others = {name: value for name, value in vars(op).items() if name not in fields}
+    return ("params", type(op), python_identity(others), c_identity(node), *types)
+
+
+def _rebindable(function, op):
+    region = getattr(function.maker.linker, "single_region", None)
+    return (region is not None and region.module is not None and not region.shared and function.profile is None
+            and sum(node.op is op for node in region.nodes) == 1)
+
+
+def _rebound(function, old, new):
+    """Return `function` (compiled for the params op `old`) running with the params of `new`: same module."""
+    from opkit.cop.codegen import failure_notes
+
+    region = function.maker.linker.single_region
+    params = [(new if node.op is old else node.op).node_params(node) for node in region.nodes
+              if getattr(node.op, "params_type", None) is not None]
+    notes = tuple(note.replace(str(old), str(new)) for note in failure_notes(region))
+    runner = region.module.make(notes, *[constant.data for constant in region.constants], *params)
+    made = type(function)(function.maker, runner, function._single)
+    made.name, made.profile, made.trust_input = f"{new}.compute", None, function.trust_input
+    return made
 
 
 def _node(op, arrays):
