@@ -278,6 +278,23 @@ def test_functions_with_every_builtin_op_pickle_and_tokenize_without_cloudpickle
             np.testing.assert_array_equal(a, b, err_msg=f"{mode} output {position}: {outputs[position]}")
 
 
+IDENTITIES = """
+import hashlib
+from every_op_graph import graph_of_every_op
+from opkit.link.pickling import node_identities
+print(hashlib.sha256("".join(node_identities(*graph_of_every_op())).encode()).hexdigest())
+"""
+
+
+def test_every_op_s_code_identity_is_the_same_in_every_process_and_hash_seed(every_op):
+    import hashlib
+
+    here = hashlib.sha256("".join(pickling.node_identities(*every_op.graph_of_every_op())).encode()).hexdigest()
+    path = os.pathsep.join([str(TESTS.parent), str(DATA), os.environ.get("PYTHONPATH", "")])
+    for seed in ("0", "12345"):
+        assert _python(IDENTITIES, PYTHONHASHSEED=seed, PYTHONPATH=path).strip() == here
+
+
 # ---- the pickling property: random graphs and output structures, in a fresh process ----
 
 UNARY = {"neg": lambda a: -a, "sqr": ot.sqr, "abs": ot.abs, "sin": ot.sin, "exp": lambda a: ot.exp(ot.clip(a, -5, 5)),
