@@ -140,6 +140,34 @@ def test_a_redefined_op_class_unpickles_to_its_own_code(c_code, mode):
         sys.modules.pop(module_name, None)
 
 
+def test_unpickling_after_a_section_file_was_edited_builds_from_the_file_as_a_fresh_process_would(tmp_path):
+    c_file = tmp_path / "op.c"
+    c_file.write_text((TESTS.parent / "examples" / "vector_times_vector" / "vector_times_vector" /
+                       "vectorTimesVector.c").read_text())
+
+    class Times(opkit.COp):  # a module-level class in a notebook: pickled by reference to this test module
+        __props__ = ()
+
+        def __init__(self):
+            super().__init__(str(c_file), "APPLY_SPECIFIC(vector_times_vector)")
+
+        def make_node(self, x, y):
+            return opkit.Apply(self, [x, y], [x.type()])
+
+    globals()["Times"] = Times
+    Times.__qualname__ = "Times"
+    try:
+        x, y = ot.dvector("x"), ot.dvector("y")
+        data = pickle.dumps(opkit.function([x, y], Times()(x, y)))
+        a, b = np.arange(1.0, 4.0), np.full(3, 10.0)
+        np.testing.assert_array_equal(pickle.loads(data)(a, b), a * b)
+        c_file.write_text(c_file.read_text().replace("x_ptr[i * x_str] * y_ptr[i * y_str]",
+                                                     "x_ptr[i * x_str] - y_ptr[i * y_str]"))
+        np.testing.assert_array_equal(pickle.loads(data)(a, b), a - b)  # the op re-reads its file on unpickling
+    finally:
+        del globals()["Times"]
+
+
 SESSION = """
 import sys
 import cloudpickle

@@ -157,11 +157,12 @@ def rebuild_function(recipe, mode, name, single, trust_input, token):
     """Return the function a pickle describes: this process's copy if it rebuilt it before.
 
     The copy is found by the sender's token (which covers the sender's code) and
-    by what this process resolved the pickle's ops to (their classes) and builds
-    with (its build flags): a class defined again here gives another copy.
+    by what this process resolved the pickle's ops to and builds with: their
+    classes (a class defined again here gives another copy), the section files a
+    COp re-read here (with the headers they include) and the build flags.
     """
     nodes = recipe[2]
-    key = (token, bool(single), trust_input, build_flags(), tuple(type(op) for op, _, _ in nodes))
+    key = (token, bool(single), trust_input, build_flags(), tuple(_local_identity(op) for op, _, _ in nodes))
     function = _rebuilt.get(key)
     if function is None:
         from opkit.link.function import function as compile_function
@@ -173,6 +174,13 @@ def rebuild_function(recipe, mode, name, single, trust_input, token):
         function._token = token
         _rebuilt[key] = function
     return function
+
+
+def _local_identity(op):
+    """Return what this process resolved a pickled op to, cheaply: its class, and a COp's files' content."""
+    if hasattr(op, "code_sections") and hasattr(op, "func_files"):  # a COp: its files as read on unpickling
+        return type(op), op.c_code_cache_version()
+    return type(op)
 
 
 def rebuilt_count() -> int:
