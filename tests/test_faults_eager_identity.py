@@ -144,3 +144,23 @@ def test_the_pytensor_bridge_runs_an_edited_op_s_new_code_and_keeps_bounded_memo
         np.testing.assert_array_equal(bridge.run_op(op, [ot.dvector], [a])[0], a * k)
     assert len(bridge._functions) == bridge.FUNCTIONS_LIMIT
     assert len(bridge._by_op) <= 4 * bridge.FUNCTIONS_LIMIT
+
+
+def test_as_pytensor_op_wraps_the_op_created_again_after_its_file_was_edited_and_is_bounded(tmp_path, monkeypatch):
+    pytest.importorskip("pytensor")
+    from opkit.bridge import pytensor as bridge
+
+    c_file = tmp_path / "op.c"
+    c_file.write_text(EXAMPLE_C.read_text())
+    op_class = _times_op(c_file)
+    old = op_class()
+    assert bridge.as_pytensor_op(old).opkit_op is old
+    assert bridge.as_pytensor_op(op_class()).opkit_op is old  # the same code: one bridge
+    c_file.write_text(c_file.read_text().replace("x_ptr[i * x_str] * y_ptr[i * y_str]",
+                                                 "x_ptr[i * x_str] - y_ptr[i * y_str]"))
+    new = op_class()
+    assert bridge.as_pytensor_op(new).opkit_op is new
+    axpy = _axpy_class(monkeypatch)
+    for step in range(bridge._bridged.limit + 20):
+        assert bridge.as_pytensor_op(axpy(float(step))).opkit_op.alpha == float(step)
+    assert len(bridge._bridged) == bridge._bridged.limit
