@@ -168,6 +168,30 @@ def test_unpickling_after_a_section_file_was_edited_builds_from_the_file_as_a_fr
         del globals()["Times"]
 
 
+def test_code_identity_follows_the_code_not_the_object_nor_the_order_it_is_computed_in():
+    from opkit.core import code_identity
+
+    def define(factor):
+        class Helper:
+            pass
+
+        class Scale(Op):
+            __props__ = ()
+
+            def perform(self, node, inputs, output_storage):
+                output_storage[0][0] = inputs[0] * factor
+
+        Scale.helper, Helper.scale = Helper(), Scale()  # classes that refer to each other
+        return Scale, Helper
+
+    (scale, helper), (again, _), (other, _) = define(2), define(2), define(3)
+    first = (code_identity.class_identity(scale), code_identity.class_identity(helper))
+    code_identity._class_digests.clear()
+    assert (code_identity.class_identity(helper), code_identity.class_identity(scale)) == first[::-1]
+    assert code_identity.python_identity(again()) == code_identity.python_identity(scale())  # the same code
+    assert code_identity.python_identity(other()) != code_identity.python_identity(scale())  # another constant
+
+
 SESSION = """
 import sys
 import cloudpickle

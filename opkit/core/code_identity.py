@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import threading
 import types
 import weakref
 
 _SIMPLE = (type(None), bool, int, float, complex, str, bytes, type(Ellipsis))
 _class_digests: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # class -> (its dict values, digest)
+_local = threading.local()  # .in_progress: the classes this thread is digesting (an attribute may hold an instance)
 _DEPTH = 4  # how deep held objects are followed (an op's scalar function's loop's closure)
 _SKIPPED = frozenset(["__doc__", "__dict__", "__weakref__", "__module__", "__qualname__", "__annotations__",
                       "__firstlineno__", "__static_attributes__", "__slotnames__", "__abstractmethods__",
@@ -38,21 +40,30 @@ def class_identity(cls) -> str:
 
 
 def _class_digest(klass) -> str:
+    in_progress = _local.__dict__.setdefault("in_progress", set())
+    if klass in in_progress:  # a class attribute holding an instance of the class itself
+        return f"class {klass.__module__}.{klass.__qualname__}"
     values = tuple(vars(klass).values())
+    top = not in_progress  # digests made inside another class's depend on it: neither read nor kept
     try:
-        cached = _class_digests.get(klass)
+        cached = _class_digests.get(klass) if top else None
     except TypeError:
         cached = None
     # Valid while the class's attributes are the same objects (a method assigned later is seen).
     if cached is not None and len(cached[0]) == len(values) and all(a is b for a, b in zip(cached[0], values)):
         return cached[1]
-    text = "\0".join(f"{name}={_describe(value, 2, set())}" for name, value in sorted(vars(klass).items())
-                     if name not in _SKIPPED)
-    digest = hashlib.sha256(f"{klass.__module__}.{klass.__qualname__}\0{text}".encode("utf-8", "surrogatepass"))
+    in_progress.add(klass)
     try:
-        _class_digests[klass] = (values, digest.hexdigest())
-    except TypeError:
-        pass
+        text = "\0".join(f"{name}={_describe(value, 2, set())}" for name, value in sorted(vars(klass).items())
+                         if name not in _SKIPPED)
+    finally:
+        in_progress.discard(klass)
+    digest = hashlib.sha256(f"{klass.__module__}.{klass.__qualname__}\0{text}".encode("utf-8", "surrogatepass"))
+    if top:
+        try:
+            _class_digests[klass] = (values, digest.hexdigest())
+        except TypeError:
+            pass
     return digest.hexdigest()
 
 

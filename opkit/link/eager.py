@@ -17,6 +17,7 @@ function's call, whose C check of its inputs stays.
 
 from __future__ import annotations
 
+import hashlib
 from itertools import chain
 from operator import attrgetter
 
@@ -85,14 +86,15 @@ def _params_free_key(op, node, types):
     It holds the op's class's code, its attributes other than the params' fields
     and the C content of its node: params are run-time data, not code.
     """
-    from opkit.core.code_identity import python_identity
+    from opkit.core.code_identity import class_identity, python_identity
     from opkit.link.code_identity import c_identity
 
     fields = getattr(getattr(op, "params_type", None), "fields", None)
     if not fields:
         return None
     others = {name: value for name, value in vars(op).items() if name not in fields}
-    return ("params", type(op), python_identity(others), c_identity(node), *types)
+    code = hashlib.sha256(c_identity(node).encode("utf-8", "surrogatepass")).hexdigest()
+    return ("params", type(op), class_identity(type(op)), python_identity(others), code, *types)
 
 
 def _rebindable(function, op):
