@@ -1,6 +1,8 @@
 """op.compute follows the module cache's content identity, and its memos are bounded (issue 22, items 6 and 9)."""
 
+import importlib
 import importlib.util
+import os
 import pathlib
 import sys
 
@@ -146,8 +148,20 @@ def test_the_pytensor_bridge_runs_an_edited_op_s_new_code_and_keeps_bounded_memo
     assert len(bridge._by_op) <= 4 * bridge.FUNCTIONS_LIMIT
 
 
-def test_as_pytensor_op_wraps_the_op_created_again_after_its_file_was_edited_and_is_bounded(tmp_path, monkeypatch):
-    pytest.importorskip("pytensor")
+@pytest.fixture
+def pytensor_in_tmp(tmp_path_factory, monkeypatch):
+    """Import PyTensor with its compile directory in the session's temporary directory (as test_bridge_pytensor)."""
+    if sys.version_info < (3, 11) or importlib.util.find_spec("pytensor") is None:
+        pytest.skip("PyTensor 3 needs Python >= 3.11; the pytensor extra is not installed on older Pythons")
+    if "pytensor" not in sys.modules:
+        base = tmp_path_factory.mktemp("pytensor-base-compiledir")
+        flags = ",".join(f for f in [os.environ.get("PYTENSOR_FLAGS", ""), f"base_compiledir={base}"] if f)
+        monkeypatch.setenv("PYTENSOR_FLAGS", flags)
+        importlib.import_module("pytensor")
+
+
+def test_as_pytensor_op_wraps_the_op_created_again_after_its_file_was_edited_and_is_bounded(tmp_path, monkeypatch,
+                                                                                            pytensor_in_tmp):
     from opkit.bridge import pytensor as bridge
 
     c_file = tmp_path / "op.c"
