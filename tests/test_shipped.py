@@ -232,3 +232,100 @@ def test_a_cpu_below_the_shipped_baseline_never_loads_it():
     assert not cpu_runs("x86-64-v3", old)  # no avx2: a v3 module would die of an illegal instruction
     assert not cpu_runs("x86-64-v4", old)
     assert cpu_runs("x86-64", old) and cpu_runs("armv8-a", old)
+
+
+def _package_copy(target, tmp_path):
+    """Copy the installed package to tmp_path/site (put first on PYTHONPATH); return its _opkit_modules directory."""
+    location = target.run("-c", "import vector_times_vector as m; print(m.__file__)").stdout.strip()
+    copy = shutil.copytree(os.path.dirname(location), tmp_path / "site" / "vector_times_vector")
+    return copy / "_opkit_modules"
+
+
+def _first_on_path(directory):
+    """PYTHONPATH with `directory` first (and whatever the test run has: the opkit under test)."""
+    return os.pathsep.join(filter(None, [str(directory), os.environ.get("PYTHONPATH")]))
+
+
+def _entry_of(modules, dtype):
+    [entry] = [e for e in modules.iterdir() if json.loads((e / "meta.json").read_text())["dtypes"][0] == dtype]
+    return entry
+
+
+COMPUTE_FLOAT64 = textwrap.dedent("""
+    import warnings
+    import numpy as np
+    import opkit
+    warnings.simplefilter("always")
+    try:
+        print(opkit.ops.vector_times_vector.compute(np.ones(2), np.full(2, 3.0)).tolist())
+    except opkit.MissingModuleError as exc:
+        print(exc)
+""")
+
+
+def test_a_damaged_shipped_module_is_named_with_why_it_was_not_used(shipped, tmp_path):
+    _, target, _, env = shipped
+    modules = _package_copy(target, tmp_path)
+    so = next(p for p in _entry_of(modules, "float64").iterdir() if p.name != "meta.json")
+    size = so.stat().st_size
+    so.write_bytes(so.read_bytes()[: size // 2])  # a truncated download or a full disk
+    env = {**env, "PYTHONPATH": _first_on_path(tmp_path / "site")}
+    result = target.run("-c", COMPUTE_FLOAT64, cwd=tmp_path, env=env)
+    damaged = f"{so} is damaged: {size // 2} bytes, meta.json says {size} (truncated or overwritten)"
+    assert f"the shipped module {so.parent} is not used: {damaged}" in result.stderr, result.stdout  # the warning
+    text = result.stdout
+    assert text.startswith("no compiled module for VectorTimesVector(x0, x1) with inputs (TensorType(float64, vector)")
+    # The package no longer claims the damaged signature; the error names the file and why.
+    assert ("installed packages ship VectorTimesVector for: (TensorType(float32, vector), TensorType(float32, "
+            "vector))\n") in text
+    assert ("shipped modules of VectorTimesVector that this machine cannot use:\n"
+            f"  (TensorType(float64, vector), TensorType(float64, vector)) in {so.parent}: {damaged}") in text
+    # With a compiler the op still runs (built from source), after the one warning.
+    with_compiler = {"PYTHONPATH": _first_on_path(tmp_path / "site"), "OPKIT_COMPILEDIR": str(tmp_path / "cache")}
+    result = target.run("-c", COMPUTE_FLOAT64, cwd=tmp_path, env=with_compiler)
+    assert result.stdout.strip() == "[3.0, 3.0]" and result.stderr.count("is not used") == 1
+
+
+def test_a_module_shipped_for_another_machine_says_what_it_was_built_for(shipped, tmp_path):
+    _, target, _, env = shipped
+    modules = _package_copy(target, tmp_path)
+    for dtype, field, value in (("float64", "cpu", "x86_64 march=x86-64-v4"), ("float32", "python_abi", "cpython-39")):
+        entry = _entry_of(modules, dtype)
+        meta = json.loads((entry / "meta.json").read_text())
+        meta[field] = value  # as a build on another machine writes it, under that machine's key
+        meta["key"] = "0" * 64 if dtype == "float64" else "1" * 64
+        (entry / "meta.json").write_text(json.dumps(meta))
+        entry.rename(entry.with_name(meta["key"]))
+    env = {**env, "PYTHONPATH": _first_on_path(tmp_path / "site")}
+    text = target.run("-c", COMPUTE_FLOAT64, cwd=tmp_path, env=env).stdout
+    assert "installed packages ship" not in text and "no installed package ships" not in text
+    here = target.run("-c", "from opkit.cop.shipped import machine_identity as m; i = m(); "
+                            "print(i['python_abi'], i['numpy_c_api'], i['cpu'], sep='|')").stdout.strip().split("|")
+    assert (f"  (TensorType(float64, vector), TensorType(float64, vector)) in {modules / ('0' * 64)}: built for Python "
+            f"{here[0]}, numpy C-API {here[1]}, CPU x86_64 march=x86-64-v4, platform linux; this machine has CPU "
+            f"baseline {here[2]}") in text
+    assert (f"  (TensorType(float32, vector), TensorType(float32, vector)) in {modules / ('1' * 64)}: built for Python "
+            f"cpython-39, numpy C-API {here[1]}, CPU {here[2]}, platform linux; this machine has Python {here[0]}") in text
+    doctor = target.run("-m", "opkit.cli", "doctor", cwd=tmp_path, env=env, check=False).stdout
+    assert "no installed op ships compiled modules" not in doctor
+    [line] = [line for line in doctor.splitlines() if "cpython-39" in line]
+    assert line.startswith("ok    shipped, not for here ")
+    assert line.endswith(f"vector_times_vector: (TensorType(float32, vector), TensorType(float32, vector)) in "
+                         f"{modules / ('1' * 64)}: built for Python cpython-39, numpy C-API {here[1]}, CPU {here[2]}, "
+                         f"platform linux; this machine has Python {here[0]}")
+
+
+def test_a_one_core_machine_without_a_compiler_runs_the_modules_a_many_core_build_shipped(shipped, tmp_path):
+    _, target, _, env = shipped
+    # The wheel was built here with the default config.openmp (on: this machine has 2 cores). A machine with one
+    # core has config.openmp off by default; OpenMP is not part of the shipped key, so it finds the same modules.
+    one_core = {**env, "OPKIT_FLAGS": env["OPKIT_FLAGS"] + ",openmp=false", "OMP_NUM_THREADS": "1"}
+    code = "import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})\n" + RUN_BOTH_DTYPES
+    assert target.run("-c", code, cwd=tmp_path, env=one_core).stdout.strip() == "[('shipped', 2)]"
+    from opkit.cop import shipped as shipped_module
+
+    with opkit_config(openmp=True):
+        with_openmp = shipped_module.shipping_flags()
+    with opkit_config(openmp=False):
+        assert shipped_module.shipping_flags() == with_openmp
+    assert not any("openmp" in flag and flag != "-fopenmp-simd" for flag in with_openmp[0] + with_openmp[1])

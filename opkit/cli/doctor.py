@@ -66,12 +66,17 @@ def shipped_checks() -> list[tuple[str, bool, str]]:
     """List, per installed op, the signatures its package ships modules for that load on this machine."""
     from opkit.plugins.manager import load_plugins
 
+    from opkit.cop.shipped import describe_entries
+
     state = load_plugins()
     checks = []
     for name, registrations in sorted(state.ops.items()):
-        signatures = runnable_signatures(name, registrations[0].obj)
+        op = registrations[0].obj
+        signatures = runnable_signatures(name, op)
         if signatures:
             checks.append(("runs without a compiler", True, f"{name}: {'; '.join(f'({s})' for s in signatures)}"))
+        _, unfit = describe_entries(op)
+        checks.extend(("shipped, not for here", True, f"{name}: {line}") for line in unfit)
     if not checks:
         checks.append(("runs without a compiler", True, "no installed op ships compiled modules "
                                                         "(`opkit build OP --dtypes ... --into PACKAGE_DIR` adds them)"))
@@ -84,7 +89,7 @@ def runnable_signatures(name, op) -> list[str]:
     from opkit.cli.ops import make_node
     from opkit.cop.codegen import collect_module
     from opkit.cop.region import Region
-    from opkit.cop.shipped import shipped_dir, shipped_entries, shipped_key
+    from opkit.cop.shipped import entry_problem, shipped_dir, shipped_entries, shipped_key
 
     op_class = f"{type(op).__module__}.{type(op).__qualname__}"
     found = set()
@@ -98,7 +103,7 @@ def runnable_signatures(name, op) -> list[str]:
             parts = collect_module(Region.from_nodes([node], lambda variable: True))
         except (CommandFailed, TypeError, ValueError, NotImplementedError):
             continue
-        if shipped_key(parts) == entry.get("key"):
+        if shipped_key(parts) == entry.get("key") and entry_problem(entry["entry"], entry.get("key")) is None:
             found.add(entry.get("signature", "?"))
     return sorted(found)
 

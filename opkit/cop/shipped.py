@@ -11,6 +11,15 @@ what decides whether it can run here: the op's content (the module template,
 every code string of its ops and types, the headers they include), the Python
 ABI, the numpy C-API version, the CPU baseline (config.march) and the build
 flags. Any difference gives another key, so a mismatch is never loaded.
+OpenMP is not part of it: a module's thread count is read at run time, so a
+module built with OpenMP runs on one core, and one built without it runs
+anywhere; a machine with one core (where config.openmp is off by default)
+finds the modules a many-core build shipped.
+
+A shipped entry that cannot serve (damaged, built for another machine, or
+from other code) is never loaded silently in its place: `entry_problem` says
+why, find_shipped warns once for the entry it skips, and MissingModuleError and
+`opkit doctor` say what each shipped module was built for and why it does not fit.
 """
 
 from __future__ import annotations
@@ -23,6 +32,7 @@ import platform
 import re
 import shutil
 import sys
+import warnings
 
 from opkit.config import config
 from opkit.cop.build import extension_suffix
@@ -40,6 +50,7 @@ _LINE_PATH = re.compile(r'(#line \d+ ")([^"\n]*/)?([^"\n/]*")')
 
 _package_dirs: dict[str, pathlib.Path | None] = {}  # top-level package -> its shipped directory, if any
 _loaded: dict[str, object] = {}  # shipped key -> loaded module
+_warned: set[str] = set()  # entries whose problem was reported once in this process
 
 
 # A module meant to ship is built for a named baseline, never for the building host's own CPU
@@ -67,16 +78,21 @@ def ship_march() -> str:
 
 def cpu_runs(march: str, cpuinfo: str | None = None) -> bool:
     """Return False if this CPU is known to lack what `march` needs (an x86-64 level /proc/cpuinfo does not meet)."""
+    return not missing_cpu_flags(march, cpuinfo)
+
+
+def missing_cpu_flags(march: str, cpuinfo: str | None = None) -> list[str]:
+    """Return the CPU flags `march` needs that /proc/cpuinfo does not list ([] where opkit cannot tell)."""
     needed = _X86_LEVELS.get(march)
     if not needed:
-        return True  # the base level, or a name opkit cannot check: the user who named it vouches for it
+        return []  # the base level, or a name opkit cannot check: the user who named it vouches for it
     try:
         text = pathlib.Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace") if cpuinfo is None \
             else cpuinfo
     except OSError:
-        return True  # not Linux: no way to tell here
+        return []  # not Linux: no way to tell here
     flags = set(next((line.partition(":")[2].split() for line in text.splitlines() if line.startswith("flags")), ()))
-    return not flags or all(flag in flags for flag in needed)
+    return [flag for flag in needed if flags and flag not in flags]
 
 
 def cpu_baseline() -> str:
@@ -85,22 +101,18 @@ def cpu_baseline() -> str:
 
 
 def shipping_flags() -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Return the (compile, link) flags of a shipped module: known without asking a compiler.
+    """Return the (compile, link) flags of a shipped module's key: known without asking a compiler.
 
     build_flags() probes the compiler (for OpenMP); a machine without one must
-    compute the same key, so OpenMP counts here as config.openmp asks for it.
+    compute the same key, and OpenMP does not decide whether a module runs here
+    (see the module docstring), so -fopenmp is left out.
     """
     import shlex
 
     from opkit.cop.build import BASE_COMPILE_ARGS
-    from opkit.cop.host import OPENMP_FLAG
-
     march = ship_march()
     compile_args = list(BASE_COMPILE_ARGS) + ([f"-march={march}"] if march else [])
     link_args = []
-    if config.openmp:
-        compile_args.append(OPENMP_FLAG)
-        link_args.append(OPENMP_FLAG)
     cflags = shlex.split(config.cflags)
     return tuple(compile_args + cflags), tuple(link_args + cflags)
 
@@ -136,7 +148,11 @@ def shipped_dir(op) -> pathlib.Path | None:
 
 
 def find_shipped(region, parts):
-    """Return the shipped module computing `region`, loaded, or None if no installed package ships it."""
+    """Return the shipped module computing `region`, loaded, or None if no installed package ships it.
+
+    An entry stored under the region's key that cannot be used (damaged, or its
+    meta disagrees) is skipped with one warning that names its file and why.
+    """
     directories = list(dict.fromkeys(d for d in (shipped_dir(node.op) for node in region.nodes) if d is not None))
     if not directories or not cpu_runs(ship_march()):
         return None
@@ -153,22 +169,72 @@ def find_shipped(region, parts):
 
 def _load(entry: pathlib.Path, key: str):
     """Load a shipped entry whose meta.json and shared object agree with `key`; None if absent or unusable."""
-    try:
+    if not entry.is_dir():
+        return None
+    problem = entry_problem(entry, key)
+    if problem is None:
         meta = json.loads((entry / META).read_text(encoding="utf-8"))
-        so = entry / os.path.basename(meta["so_name"])
-        data = so.read_bytes()
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    if meta.get("key") != key or meta.get("format") != SHIPPED_FORMAT:
-        return None
-    if len(data) != meta.get("so_size") or hashlib.sha256(data).hexdigest() != meta.get("so_sha256"):
-        return None
+        try:
+            module = load_module(entry / os.path.basename(meta["so_name"]), meta["module_name"])
+        except ImportError as exc:
+            problem = f"{entry / os.path.basename(meta['so_name'])} cannot be loaded: {exc}"
+        else:
+            module_events["shipped"] += 1
+            return module
+    if str(entry) not in _warned:
+        _warned.add(str(entry))
+        warnings.warn(f"opkit: the shipped module {entry} is not used: {problem}", RuntimeWarning, stacklevel=2)
+    return None
+
+
+def entry_problem(entry: pathlib.Path, key: str | None = None) -> str | None:
+    """Return why the shipped entry `entry` cannot serve this machine, or None if it can.
+
+    Checked: meta.json is opkit's and readable, the shared object is whole (its
+    size and SHA-256 as meta.json records them), the machine it was built for
+    is this one (Python ABI, numpy C-API, CPU baseline, platform), and, given
+    `key`, that it was built from the code the op has here.
+    """
+    meta_path = entry / META
     try:
-        module = load_module(so, meta["module_name"])
-    except (ImportError, KeyError):
-        return None
-    module_events["shipped"] += 1
-    return module
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        return f"{meta_path} cannot be read ({exc})"
+    if not isinstance(meta, dict) or meta.get("format") != SHIPPED_FORMAT:
+        return f"{meta_path} is not a meta.json of {SHIPPED_FORMAT}"
+    mismatch = machine_mismatch(meta)
+    if mismatch:
+        return f"built for {built_for(meta)}; {mismatch}"
+    so = entry / os.path.basename(str(meta.get("so_name", "")))
+    try:
+        data = so.read_bytes()
+    except OSError as exc:
+        return f"{so} cannot be read ({exc.strerror or exc})"
+    if len(data) != meta.get("so_size"):
+        return f"{so} is damaged: {len(data)} bytes, meta.json says {meta.get('so_size')} (truncated or overwritten)"
+    if hashlib.sha256(data).hexdigest() != meta.get("so_sha256"):
+        return f"{so} is damaged: its SHA-256 is not the one meta.json records"
+    if key is not None and (meta.get("key") != key or entry.name != key):
+        return "built from other code or build flags than the op has here (another op version, or other OPKIT_FLAGS)"
+    return None
+
+
+def built_for(meta: dict) -> str:
+    """Return what a shipped module was built for, in words (from its meta.json)."""
+    return (f"Python {meta.get('python_abi', '?')}, numpy C-API {meta.get('numpy_c_api', '?')}, "
+            f"CPU {meta.get('cpu', '?')}, platform {meta.get('platform', '?')}")
+
+
+def machine_mismatch(meta: dict) -> str | None:
+    """Return how this machine differs from the one a shipped module (its meta.json) was built for, or None."""
+    here = machine_identity()
+    names = {"python_abi": "Python", "numpy_c_api": "numpy C-API", "cpu": "CPU baseline", "platform": "platform"}
+    differences = [f"this machine has {names[field]} {here[field]}" for field in names if meta.get(field) != here[field]]
+    march = str(meta.get("cpu", "")).rpartition("march=")[2]
+    lacking = missing_cpu_flags(march) if str(meta.get("cpu", "")).startswith(platform.machine() + " ") else []
+    if lacking:
+        differences.append(f"this CPU lacks {' '.join(lacking)}, which {march} needs")
+    return ", ".join(differences) or None
 
 
 def ship_module(parts, module, into, description: dict) -> pathlib.Path:
@@ -196,11 +262,39 @@ def ship_module(parts, module, into, description: dict) -> pathlib.Path:
 
 
 def shipped_entries(directory: pathlib.Path | None) -> list[dict]:
-    """Return the meta.json of every module in a shipped directory (those that can be read)."""
+    """Return the meta.json of every module in a shipped directory (those that can be read).
+
+    Each carries its entry's directory under "entry" (not in the file itself).
+    """
     entries = []
     for meta_path in sorted(directory.glob(f"*/{META}")) if directory is not None else []:
         try:
-            entries.append(json.loads(meta_path.read_text(encoding="utf-8")))
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
+        if isinstance(meta, dict):
+            entries.append({**meta, "entry": meta_path.parent})
     return entries
+
+
+def describe_entries(op, signature: str | None = None, key: str | None = None) -> tuple[list[str], list[str]]:
+    """Return (signatures that serve here, lines for the others: what each was built for and why it does not fit).
+
+    `signature`, `key`: the signature asked for and its shipped key here, if
+    known: an entry of that signature under another key was built from other code.
+    """
+    op_class = f"{type(op).__module__}.{type(op).__qualname__}"
+    fitting, others = set(), []
+    for meta in shipped_entries(shipped_dir(op)):
+        if meta.get("op_class") != op_class:
+            continue
+        entry = meta["entry"]
+        problem = entry_problem(entry)
+        if problem is None and key is not None and meta.get("signature") == signature and entry.name != key:
+            problem = "built from other code or build flags than the op has here"
+        if problem is None:
+            fitting.add(meta.get("signature", "?"))
+        else:
+            others.append(f"({meta.get('signature', '?')}) in {entry}: {problem}")
+    return sorted(fitting), others
+

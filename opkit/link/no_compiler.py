@@ -55,7 +55,7 @@ def _binder(node):
 
 def missing_module_error(node, cause=None) -> MissingModuleError:
     """Return the error for a node with C code, no shipped module and no compiler: what is missing, how to build it."""
-    from opkit.cop.shipped import shipped_dir, shipped_entries
+    from opkit.cop.shipped import describe_entries
 
     op = node.op
     name = registered_name(op)
@@ -68,19 +68,35 @@ def missing_module_error(node, cause=None) -> MissingModuleError:
     package = type(op).__module__.partition(".")[0]
     command += f" --into <the source directory of the package {package}>"
     op_class = f"{type(op).__module__}.{type(op).__qualname__}"
-    entries = shipped_entries(shipped_dir(op))
-    shipped = sorted({e.get("signature", "?") for e in entries if e.get("op_class") == op_class})
+    shipped, unfit = describe_entries(op, signature, _shipped_key(node))
     lines = [f"no compiled module for {node} with inputs ({signature}), and no C++ compiler to build one",
              f"op: {op} ({op_class})"]
     if cause is not None and str(cause):
         lines.append(f"compiler: {str(cause).splitlines()[0]}")
-    lines.append(f"installed packages ship {op} for: {'; '.join(f'({s})' for s in shipped)}" if shipped
-                 else f"no installed package ships a module for {op}")
+    if shipped:
+        lines.append(f"installed packages ship {op} for: {'; '.join(f'({s})' for s in shipped)}")
+    elif not unfit:
+        lines.append(f"no installed package ships a module for {op}")
+    if unfit:
+        lines.append(f"shipped modules of {op} that this machine cannot use:")
+        lines.extend(f"  {line}" for line in unfit)
     lines.append(f"fix: on a machine with a C++ compiler, run `{command}` and reinstall that package")
     lines.append("  or install a C++ compiler here (`opkit doctor` checks the toolchain)")
     if op.has_perform():
         lines.append("  or run its (slow) Python perform() instead: OPKIT_FLAGS=python_fallback=true")
     return MissingModuleError("\n".join(lines), node=node, signature=signature, build_command=command)
+
+
+def _shipped_key(node) -> str | None:
+    """Return the shipped key of `node`'s one-node module here, or None if its code cannot be generated."""
+    from opkit.cop.codegen import collect_module
+    from opkit.cop.region import Region
+    from opkit.cop.shipped import shipped_key
+
+    try:
+        return shipped_key(collect_module(Region.from_nodes([node], lambda variable: True)))
+    except Exception:  # the error being built names the node; a second failure here must not hide it
+        return None
 
 
 def registered_name(op) -> str | None:
