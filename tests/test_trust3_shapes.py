@@ -94,24 +94,25 @@ def test_every_opkit_op_with_infer_shape_states_its_checks():
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 def test_reductions_of_empty_arrays_match_numpy(reduction, mode):
-    for dtype in ["float64", "int32", "bool"]:
-        for axis, keepdims in [(None, False), (0, False), (1, False), (-1, True)]:
-            x = ot.matrix("x", dtype=dtype)
-            out = getattr(x, reduction)(axis=axis, keepdims=keepdims)
-            f = opkit.function([x], [out, out.shape], mode=mode)
-            for shape in EMPTY_MATRICES + [(1, 0)]:
-                a = (np.arange(np.prod(shape)).reshape(shape) % 3).astype(dtype)
-                expected = _outcome(lambda: np.asarray(getattr(np, reduction)(a, axis=axis, keepdims=keepdims)))
-                got = _outcome(lambda: f(a))
-                where = (reduction, dtype, axis, keepdims, shape, mode)
-                if expected[0] == "raises":
-                    assert got == expected, where
-                    continue
-                assert got[0] == "ok", (where, got)
-                value, value_shape = got[1]
-                assert value.dtype == expected[1].dtype and value.shape == expected[1].shape, where
-                np.testing.assert_array_equal(value, expected[1], err_msg=str(where))
-                assert tuple(value_shape) == expected[1].shape, where
+    # every axis in float64; the integer and bool paths on one axis each (few compiled modules)
+    for dtype, axis, keepdims in [("float64", None, False), ("float64", 0, False), ("float64", 1, False),
+                                  ("float64", -1, True), ("int32", 1, False), ("bool", 0, True)]:
+        x = ot.matrix("x", dtype=dtype)
+        out = getattr(x, reduction)(axis=axis, keepdims=keepdims)
+        f = opkit.function([x], [out, out.shape], mode=mode)
+        for shape in EMPTY_MATRICES + [(1, 0)]:
+            a = (np.arange(np.prod(shape)).reshape(shape) % 3).astype(dtype)
+            expected = _outcome(lambda: np.asarray(getattr(np, reduction)(a, axis=axis, keepdims=keepdims)))
+            got = _outcome(lambda: f(a))
+            where = (reduction, dtype, axis, keepdims, shape, mode)
+            if expected[0] == "raises":
+                assert got == expected, where
+                continue
+            assert got[0] == "ok", (where, got)
+            value, value_shape = got[1]
+            assert value.dtype == expected[1].dtype and value.shape == expected[1].shape, where
+            np.testing.assert_array_equal(value, expected[1], err_msg=str(where))
+            assert tuple(value_shape) == expected[1].shape, where
 
 
 @pytest.mark.parametrize("mode", MODES)
