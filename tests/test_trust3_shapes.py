@@ -20,6 +20,8 @@ import opkit.tensor as ot
 from opkit.core.op import Op
 
 MODES = ["FAST_RUN", "FAST_COMPILE"]
+# FAST_RUN's rewrites (shape inference included) on the Python linker: Assert and Depend's perform
+PY_FAST_RUN = opkit.Mode(linker="py", optimizer="fast_run")
 REDUCTIONS = ["sum", "prod", "mean", "max", "min", "argmax", "argmin"]
 EMPTY_MATRICES = [(0, 3), (3, 0), (0, 0), (2, 3)]
 
@@ -59,7 +61,7 @@ def _issue_cases():
     ]
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", MODES + [PY_FAST_RUN, "DebugMode"])
 def test_the_shape_of_an_op_that_raises_raises_the_same_error(mode):
     for name, inputs, out, values, error, message in _issue_cases():
         f = opkit.function(inputs, out, mode=mode)
@@ -172,7 +174,7 @@ _COMPILED = {}
 
 
 def _compiled(index, mode):
-    key = (index, mode)
+    key = (index, str(mode))
     if key not in _COMPILED:
         name, inputs, out = _GRAPHS[index]
         _COMPILED[key] = (opkit.function(inputs, out, mode=mode), opkit.function(inputs, out.shape, mode=mode))
@@ -196,7 +198,7 @@ def _values(draw, inputs):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.data(), st.integers(0, len(_GRAPHS) - 1), st.sampled_from(MODES))
+@given(st.data(), st.integers(0, len(_GRAPHS) - 1), st.sampled_from(MODES + [PY_FAST_RUN]))
 def test_shape_raises_exactly_when_running_raises(data, index, mode):
     name, inputs, out = _GRAPHS[index]
     f, f_shape = _compiled(index, mode)
