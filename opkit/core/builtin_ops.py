@@ -85,6 +85,9 @@ class DeepCopyOp(_RegisteredCOp):
     def infer_shape(self, node, input_shapes):
         return input_shapes
 
+    def shape_checks(self, node, input_shapes):
+        return []  # nothing beyond its input's own checks
+
 
 class ViewOp(_RegisteredCOp):
     """Return the input itself (a view): used to check view-related bookkeeping."""
@@ -100,6 +103,9 @@ class ViewOp(_RegisteredCOp):
 
     def infer_shape(self, node, input_shapes):
         return input_shapes
+
+    def shape_checks(self, node, input_shapes):
+        return []  # nothing beyond its input's own checks
 
 
 class Shape(_RegisteredCOp):
@@ -120,6 +126,9 @@ class Shape(_RegisteredCOp):
 
     def infer_shape(self, node, input_shapes):
         return [(len(input_shapes[0]),)]
+
+    def shape_checks(self, node, input_shapes):
+        return []
 
     def connection_pattern(self, node):
         return [[False]]
@@ -155,6 +164,9 @@ class Shape_i(_RegisteredCOp):
 
     def infer_shape(self, node, input_shapes):
         return [()]
+
+    def shape_checks(self, node, input_shapes):
+        return []  # make_node checked i against the static ndim
 
     def connection_pattern(self, node):
         return [[False]]

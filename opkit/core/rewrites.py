@@ -84,8 +84,10 @@ def _has_python_impl(op):
 
 
 def infer_shapes(fgraph):
-    """Replace Shape / Shape_i of computed variables with their inferred shapes."""
+    """Replace Shape / Shape_i of computed variables with their inferred shapes (and the op's checks)."""
     from opkit.core.builtin_ops import Shape, Shape_i
+    from opkit.core.shape_inference import ShapeInference
+    from opkit.core.tensor.shape_checks import depend
     from opkit.core.tensor.shape_ops import make_vector
 
     inference = ShapeInference()
@@ -99,58 +101,11 @@ def infer_shapes(fgraph):
         if isinstance(node.op, Shape_i):
             replacement = dims[node.op.i]
         else:
-            replacement = make_vector(*dims)
+            # every dimension carries the checks; a 0-d variable's empty shape needs them too
+            replacement = make_vector(*dims) if dims else depend(make_vector(), inference.token_of(node.inputs[0]))
         if replacement.type == node.outputs[0].type:
             pairs.append((node.outputs[0], replacement))
     fgraph.replace_all(pairs, "infer_shapes")
-
-
-class ShapeInference:
-    """Symbolic shapes of variables, through each op's ``infer_shape``."""
-
-    def __init__(self):
-        self._cache = {}
-
-    def shape_of(self, variable):
-        """Return a tuple of int64 scalar variables, or None for shapeless types."""
-        if variable in self._cache:
-            return self._cache[variable]
-        ndim = getattr(variable.type, "ndim", None)
-        result = None
-        if ndim is not None:
-            result = self._from_op(variable) or self._from_shape_i(variable, ndim)
-            result = tuple(self._as_dim(d, s) for d, s in zip(result, variable.type.shape))
-        self._cache[variable] = result
-        return result
-
-    def _from_op(self, variable):
-        node = variable.owner
-        infer = getattr(node.op, "infer_shape", None) if node is not None else None
-        if infer is None:
-            return None
-        input_shapes = [self.shape_of(v) for v in node.inputs]
-        try:
-            shapes = infer(node, input_shapes)
-        except NotImplementedError:
-            return None
-        shape = tuple(shapes[variable.index])
-        return shape if len(shape) == variable.type.ndim else None
-
-    @staticmethod
-    def _from_shape_i(variable, ndim):
-        from opkit.core.builtin_ops import Shape_i
-
-        return tuple(Shape_i(i)(variable) for i in range(ndim))
-
-    @staticmethod
-    def _as_dim(dim, static):
-        from opkit.core.tensor.variable import as_tensor_variable, constant
-
-        if static is not None:
-            return constant(static, dtype="int64")
-        if isinstance(dim, int) or hasattr(dim, "__index__"):
-            return constant(int(dim), dtype="int64")
-        return as_tensor_variable(dim)
 
 
 def fill_to_alloc(fgraph):

@@ -7,6 +7,7 @@ import numpy as np
 from opkit.core.graph import Apply, Constant
 from opkit.core.op import Op
 from opkit.core.tensor.elemwise import Elemwise
+from opkit.core.tensor.shape_checks import broadcast_into_checks, check_chain, known_nonnegative
 from opkit.core.tensor.type import TensorType
 from opkit.core.tensor.variable import as_tensor_variable, constant
 
@@ -50,6 +51,12 @@ class Alloc(Op):
 
     def infer_shape(self, node, input_shapes):
         return [tuple(node.inputs[1:])]
+
+    def shape_checks(self, node, input_shapes):
+        value, *dims = node.inputs
+        negative = [("ValueError", "negative dimensions are not allowed", "ge", d, 0, ())
+                    for d in dims if not known_nonnegative(d)]
+        return [check_chain(negative + broadcast_into_checks(input_shapes[0], dims))]
 
     def connection_pattern(self, node):
         return [[True]] + [[False] for _ in node.inputs[1:]]
@@ -204,6 +211,9 @@ class DimShuffle(Op):
 
     def infer_shape(self, node, input_shapes):
         return [tuple(1 if a == "x" else input_shapes[0][a] for a in self.new_order)]
+
+    def shape_checks(self, node, input_shapes):
+        return []  # make_node checked the order: every axis once, only new axes added
 
     def grad(self, inputs, output_grads):
         from opkit.core.tensor.basic import sum

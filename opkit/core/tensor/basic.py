@@ -10,6 +10,7 @@ from opkit.core.tensor import scalar_ops
 from opkit.core.tensor.elemwise import Elemwise
 from opkit.core.tensor.reduction import (Argmax, Argmin, Max, Mean, Min, Prod, Reduce, Sum,  # noqa: F401
                                          argmax, argmin, max, mean, min, prod, sum)
+from opkit.core.tensor.shape_checks import check_chain, shape_template
 from opkit.core.tensor.type import TensorType
 from opkit.core.tensor.variable import as_tensor_variable
 
@@ -52,6 +53,12 @@ class Dot(Op):
     def infer_shape(self, node, input_shapes):
         xs, ys = input_shapes
         return [tuple(xs[:-1]) + tuple(ys[1:])]
+
+    def shape_checks(self, node, input_shapes):
+        xs, ys = input_shapes
+        template = (f"shapes {shape_template(len(xs), ',')} and {shape_template(len(ys), ',')} not aligned: "
+                    f"{{}} (dim {len(xs) - 1}) != {{}} (dim 0)")
+        return [check_chain([("ValueError", template, "eq", xs[-1], ys[0], (*xs, *ys, xs[-1], ys[0]))])]
 
     def grad(self, inputs, output_grads):
         from opkit.core.tensor import reduce_grad

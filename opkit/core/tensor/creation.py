@@ -75,6 +75,9 @@ class ARange(Op):
     def infer_shape(self, node, input_shapes):
         return [(ARangeLength(self.dtype)(*node.inputs),)]
 
+    def shape_checks(self, node, input_shapes):
+        return []  # the length itself raises for a zero step
+
     def connection_pattern(self, node):
         return [[False], [False], [False]]
 
@@ -105,6 +108,9 @@ class ARangeLength(Op):
 
     def infer_shape(self, node, input_shapes):
         return [()]
+
+    def shape_checks(self, node, input_shapes):
+        return [node.outputs[0]]
 
 
 def arange(start, stop=None, step=1, dtype=None):

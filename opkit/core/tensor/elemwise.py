@@ -40,6 +40,19 @@ def broadcast_shape(shapes, what="inputs"):
     return tuple(result)
 
 
+def broadcast_checks(inputs, input_shapes, what):
+    """Return [a BroadcastAxis raising broadcast_shape's error] if the shapes of `inputs` may clash, else []."""
+    static = [v.type.shape for v in inputs]
+    ndim = max((len(s) for s in static), default=0)
+    for axis in range(ndim):
+        lengths = [s[axis - ndim + len(s)] for s in static if axis - ndim + len(s) >= 0]
+        others = [n for n in lengths if n != 1]
+        if len(others) > 1 and None in others:
+            flat = [d for shape in input_shapes for d in shape]
+            return [BroadcastAxis([len(s) for s in static], 0, what)(*flat)]
+    return []
+
+
 class BroadcastAxis(Op):
     """The length of one axis of the broadcast of several runtime shapes (shape inference).
 
@@ -73,6 +86,9 @@ class BroadcastAxis(Op):
 
     def infer_shape(self, node, input_shapes):
         return [()]
+
+    def shape_checks(self, node, input_shapes):
+        return [node.outputs[0]]  # it raises where the broadcast would
 
     def has_c_code(self, node):
         return all(v.dtype == "int64" for v in node.inputs)
@@ -203,6 +219,9 @@ class Elemwise(Op):
                 # Several lengths that may clash: numpy's rule, checked when the graph runs.
                 result.append(BroadcastAxis(ndims, axis, f"the inputs of {self}")(*flat))
         return [tuple(result)]
+
+    def shape_checks(self, node, input_shapes):
+        return broadcast_checks(node.inputs, input_shapes, f"the inputs of {self}")
 
     def has_c_code(self, node):
         """C only where it computes numpy's exact result: no float16 or complex, see scalar_ops."""

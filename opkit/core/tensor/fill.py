@@ -13,6 +13,7 @@ import numpy as np
 
 from opkit.core.graph import Apply
 from opkit.core.op import Op
+from opkit.core.tensor.shape_checks import broadcast_into_checks, check_chain
 from opkit.core.tensor.type import TensorType
 from opkit.core.tensor.variable import as_tensor_variable
 
@@ -37,6 +38,9 @@ class Fill(Op):
 
     def infer_shape(self, node, input_shapes):
         return [input_shapes[0]]
+
+    def shape_checks(self, node, input_shapes):
+        return [check_chain(broadcast_into_checks(input_shapes[1], input_shapes[0]))]
 
     def connection_pattern(self, node):
         return [[False], [True]]

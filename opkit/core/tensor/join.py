@@ -6,6 +6,7 @@ import numpy as np
 
 from opkit.core.graph import Apply
 from opkit.core.op import Op
+from opkit.core.tensor.shape_checks import check_chain, shape_template
 from opkit.core.tensor.type import TensorType
 from opkit.core.tensor.variable import as_tensor_variable
 
@@ -59,6 +60,22 @@ class Concatenate(Op):
         for shape in input_shapes[1:]:
             total = total + shape[axis]
         return [tuple(total if a == axis else s for a, s in enumerate(input_shapes[0]))]
+
+    def shape_checks(self, node, input_shapes):
+        """numpy's check, in its order: each array against the first on every axis but the joined one."""
+        axis = _axis(self.axis, node.outputs[0].ndim, "concatenate")
+        shapes = ", ".join(shape_template(len(s)) for s in input_shapes)
+        every_dim = [d for shape in input_shapes for d in shape]
+        first, checks = input_shapes[0], []
+        for index, shape in enumerate(input_shapes[1:], 1):
+            for a, length in enumerate(shape):
+                if a == axis:
+                    continue
+                template = (f"concatenate along axis {axis} of arrays with shapes {shapes}: all the input array "
+                            "dimensions except for the concatenation axis must match exactly, but along dimension "
+                            f"{a}, the array at index 0 has size {{}} and the array at index {index} has size {{}}")
+                checks.append(("ValueError", template, "eq", length, first[a], (*every_dim, first[a], length)))
+        return [check_chain(checks)]
 
     def grad(self, inputs, output_grads):
         from opkit.core.tensor.alloc import cast, float_zeros_like, is_float_dtype, shape_dims

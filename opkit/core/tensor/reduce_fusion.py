@@ -15,6 +15,7 @@ from opkit.core.tensor.elemwise import Elemwise, broadcast_shape
 from opkit.core.tensor.fusion import DerivedFromExpansion, FusedElemwise, _fusable
 from opkit.core.tensor.reduction import (Max, Mean, Min, Prod, Reduce, Sum, numpy_reduction, reduced_shape,
                                          result_dtype)
+from opkit.core.tensor.shape_checks import check_chain
 from opkit.core.tensor.type import TensorType
 
 _REDUCTIONS = {"sum": Sum, "prod": Prod, "max": Max, "min": Min, "mean": Mean}
@@ -54,6 +55,12 @@ class FusedReduce(DerivedFromExpansion, Reduce):
         elementwise = self._elementwise()
         shape, = Elemwise.infer_shape(elementwise, elementwise.make_node(*node.inputs), input_shapes)
         return [reduced_shape(shape, self._axes(len(shape)), self.keepdims)]
+
+    def shape_checks(self, node, input_shapes):
+        elementwise = self._elementwise()
+        enode = elementwise.make_node(*node.inputs)
+        shape, = Elemwise.infer_shape(elementwise, enode, input_shapes)
+        return [*Elemwise.shape_checks(elementwise, enode, input_shapes), check_chain(self._empty_checks(shape))]
 
     def expand(self, inputs):
         """Rebuild the unfused graph (elementwise nodes, then the reduction) on `inputs`; return its output."""

@@ -9,6 +9,7 @@ from opkit.core.op import Op
 from opkit.core.tensor.type import TensorType
 from opkit.core.tensor.alloc import (alloc_like, cast, expand_dims, float_zeros_like, is_float_dtype, shape_dims,
                                     transpose)
+from opkit.core.tensor.shape_checks import broadcast_into_checks, broadcast_into_error, check_chain
 from opkit.core.tensor.variable import constant
 
 
@@ -72,10 +73,12 @@ class ProdGrad(Op):
 
     def perform(self, node, inputs, output_storage):
         x, g = inputs
+        broadcast_into_error(np.shape(g), x.shape)
         kept = [a for a in range(x.ndim) if a not in self.axes]
         order = kept + list(self.axes)
         moved = np.transpose(x, order)
-        flat = moved.reshape(moved.shape[:len(kept)] + (-1,))
+        # the reduced length spelled out: numpy cannot deduce a -1 in an empty array
+        flat = moved.reshape(moved.shape[:len(kept)] + (int(np.prod([x.shape[a] for a in self.axes])),))
         if flat.shape[-1] == 0:
             output_storage[0][0] = np.zeros(x.shape, dtype=x.dtype)
             return
@@ -88,6 +91,9 @@ class ProdGrad(Op):
 
     def infer_shape(self, node, input_shapes):
         return [input_shapes[0]]
+
+    def shape_checks(self, node, input_shapes):
+        return [check_chain(broadcast_into_checks(input_shapes[1], input_shapes[0]))]
 
 
 def dot_grad(op, inputs, output_grads):

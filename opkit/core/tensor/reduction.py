@@ -16,6 +16,7 @@ import numpy as np
 
 from opkit.core.graph import Apply
 from opkit.core.op import Op
+from opkit.core.tensor.shape_checks import check_chain, nonempty_checks
 from opkit.core.tensor.type import TensorType
 from opkit.core.tensor.variable import as_tensor_variable
 
@@ -106,6 +107,17 @@ class Reduce(Op):
 
     def infer_shape(self, node, input_shapes):
         return [reduced_shape(input_shapes[0], self._axes(len(input_shapes[0])), self.keepdims)]
+
+    def shape_checks(self, node, input_shapes):
+        return [check_chain(self._empty_checks(input_shapes[0]))]
+
+    def _empty_checks(self, dims):
+        """max and min of an empty axis raise numpy's ValueError (sum, prod and mean have an identity)."""
+        if self.kind not in ("max", "min"):
+            return []
+        ufunc = "maximum" if self.kind == "max" else "minimum"
+        return nonempty_checks([dims[a] for a in self._axes(len(dims))],
+                               f"zero-size array to reduction operation {ufunc} which has no identity")
 
     def grad(self, inputs, output_grads):
         from opkit.core.tensor import reduce_grad
@@ -217,7 +229,8 @@ class Argmax(Op):
         axes = self._axes(x.ndim)
         kept = [a for a in range(x.ndim) if a not in axes]
         moved = np.transpose(x, kept + list(axes))
-        flat = moved.reshape(moved.shape[:len(kept)] + (-1,))
+        # the reduced length spelled out: numpy cannot deduce a -1 in an empty array
+        flat = moved.reshape(moved.shape[:len(kept)] + (int(np.prod([x.shape[a] for a in axes])),))
         result = self.numpy_function(flat, axis=-1)
         if self.keepdims:
             result = result.reshape(reduced_shape(x.shape, axes, True))
@@ -225,6 +238,11 @@ class Argmax(Op):
 
     def infer_shape(self, node, input_shapes):
         return [reduced_shape(input_shapes[0], self._axes(len(input_shapes[0])), self.keepdims)]
+
+    def shape_checks(self, node, input_shapes):
+        dims = input_shapes[0]
+        return [check_chain(nonempty_checks([dims[a] for a in self._axes(len(dims))],
+                                            f"attempt to get {self.kind} of an empty sequence"))]
 
     def grad(self, inputs, output_grads):
         # As PyTensor: an index has no derivative; the input gets a zero gradient.

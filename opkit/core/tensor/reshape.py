@@ -85,7 +85,7 @@ class Reshape(Op):
 """
 
     def c_code_cache_version(self):
-        return (1,)
+        return (2,)
 
     def infer_shape(self, node, input_shapes):
         from opkit.core.tensor.shape_ops import getitem
@@ -98,6 +98,12 @@ class Reshape(Op):
             return [tuple(int(s) for s in shape.data)]
         resolved = ResolvedShape(x.ndim)(shape, *input_shapes[0])
         return [tuple(s if s is not None else getitem(resolved, i) for i, s in enumerate(static))]
+
+    def shape_checks(self, node, input_shapes):
+        x, shape = node.inputs
+        if isinstance(shape, Constant) and None not in x.type.shape:
+            return []  # make_node resolved it
+        return [ResolvedShape(x.ndim)(shape, *input_shapes[0])]  # raises resolve_shape's error
 
     def connection_pattern(self, node):
         return [[True], [False]]
@@ -138,6 +144,42 @@ class ResolvedShape(Op):
 
     def infer_shape(self, node, input_shapes):
         return [input_shapes[0]]
+
+    def shape_checks(self, node, input_shapes):
+        return [node.outputs[0]]  # it raises where the reshape would
+
+    def has_c_code(self, node):
+        return node.inputs[0].type.shape[0] is not None and all(v.dtype == "int64" for v in node.inputs)
+
+    def c_support_code(self):
+        return RESHAPE_SUPPORT_CODE
+
+    def c_code(self, node, name, inputs, outputs, sub):
+        (shape, *dims), (out,) = inputs, outputs
+        nd = node.inputs[0].type.shape[0]
+        source = ", ".join(f"(npy_intp)((npy_int64*)PyArray_DATA({d}))[0]" for d in dims) or "0"
+        return f"""
+{{
+    const npy_intp source[{max(len(dims), 1)}] = {{{source}}};
+    npy_intp nd = PyArray_DIMS({shape})[0];
+    npy_intp dims[{max(nd, 1)}];
+    if (nd != {nd}) {{
+        PyErr_Format(PyExc_ValueError, "reshape: the shape vector has %lld entries, the op was built for {nd}",
+                     (long long)nd);
+        {sub['fail']}
+    }}
+    if (opkit_resolve_shape({len(dims)}, source, {shape}, (int)nd, dims)) {sub['fail']}
+    if (!{out} || PyArray_DIMS({out})[0] != nd) {{
+        Py_XDECREF({out});
+        {out} = (PyArrayObject*)PyArray_EMPTY(1, &nd, NPY_INT64, 0);
+        if (!{out}) {sub['fail']}
+    }}
+    for (npy_intp d = 0; d < nd; ++d) ((npy_int64*)PyArray_DATA({out}))[d] = (npy_int64)dims[d];
+}}
+"""
+
+    def c_code_cache_version(self):
+        return (1,)
 
 
 def reshape(x, shape, ndim=None):
@@ -180,16 +222,13 @@ static size_t opkit_format_shape(char* msg, size_t len, size_t cap, int nd, cons
     return len;
 }
 
-/* Read the int64 vector `shape` into dims[0..nd) with its -1 resolved, as resolve_shape in reshape.py does
-   (same ValueError text). */
-static int opkit_reshape_dims(PyArrayObject* x, PyArrayObject* shape, int nd, npy_intp* dims)
+/* Read the int64 vector `shape` into dims[0..nd) with its -1 resolved for a source of shape
+   source_dims[0..source_nd), as resolve_shape in reshape.py does (same ValueError text). */
+static int opkit_resolve_shape(int source_nd, const npy_intp* source_dims, PyArrayObject* shape, int nd,
+                               npy_intp* dims)
 {
-    if (PyArray_DIMS(shape)[0] != nd) {
-        PyErr_Format(PyExc_ValueError, "reshape: the shape vector has %lld entries, the op was built for %d",
-                     (long long)PyArray_DIMS(shape)[0], nd);
-        return -1;
-    }
-    npy_intp size = PyArray_SIZE(x), known = 1;
+    npy_intp size = 1, known = 1;
+    for (int d = 0; d < source_nd; ++d) size *= source_dims[d];
     int unknown = -1, bad = 0;
     for (int d = 0; d < nd; ++d) {
         dims[d] = (npy_intp)*(npy_int64*)PyArray_GETPTR1(shape, d);
@@ -201,7 +240,7 @@ static int opkit_reshape_dims(PyArrayObject* x, PyArrayObject* shape, int nd, np
     if (bad) {
         char msg[1024];
         size_t len = snprintf(msg, sizeof msg, "reshape: cannot reshape an array of shape ");
-        len = opkit_format_shape(msg, len, sizeof msg, PyArray_NDIM(x), PyArray_DIMS(x));
+        len = opkit_format_shape(msg, len, sizeof msg, source_nd, source_dims);
         if (len < sizeof msg) len += snprintf(msg + len, sizeof msg - len, " (%lld elements) into shape ",
                                               (long long)size);
         len = opkit_format_shape(msg, len, sizeof msg, nd, dims);
@@ -212,6 +251,17 @@ static int opkit_reshape_dims(PyArrayObject* x, PyArrayObject* shape, int nd, np
     }
     if (unknown >= 0) dims[unknown] = size / known;
     return 0;
+}
+
+/* The dims of `x` reshaped to the int64 vector `shape` of nd entries (opkit_resolve_shape's errors). */
+static int opkit_reshape_dims(PyArrayObject* x, PyArrayObject* shape, int nd, npy_intp* dims)
+{
+    if (PyArray_DIMS(shape)[0] != nd) {
+        PyErr_Format(PyExc_ValueError, "reshape: the shape vector has %lld entries, the op was built for %d",
+                     (long long)PyArray_DIMS(shape)[0], nd);
+        return -1;
+    }
+    return opkit_resolve_shape(PyArray_NDIM(x), PyArray_DIMS(x), shape, nd, dims);
 }
 #endif
 """

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from opkit.core.graph import Apply
 from opkit.core.op import Op
+from opkit.core.tensor.shape_checks import check_chain, shape_template
 from opkit.core.tensor.type import TensorType
 from opkit.core.tensor.variable import as_tensor_variable
 
@@ -43,19 +44,29 @@ class SpecifyShape(Op):
 
     def c_code(self, node, name, inputs, outputs, sub):
         (x,), (out,) = inputs, outputs
+        got = shape_template(len(self.shape)).replace("{}", "%lld")
+        dims = "".join(f", (long long)PyArray_DIMS({x})[{a}]" for a in range(len(self.shape)))
         checks = "".join(
             f"if (PyArray_DIMS({x})[{axis}] != {stated}) {{\n"
-            f"    PyErr_Format(PyExc_ValueError, \"specify_shape: expected shape {_text(self.shape)}, axis {axis} "
-            f"has length %ld, not {stated}\", (long)PyArray_DIMS({x})[{axis}]);\n"
+            f"    PyErr_Format(PyExc_ValueError, \"specify_shape: expected shape {_text(self.shape)}, got {got} "
+            f"(axis {axis} has length %lld, not {stated})\"{dims}, (long long)PyArray_DIMS({x})[{axis}]);\n"
             f"    {sub['fail']}\n}}\n"
             for axis, stated in enumerate(self.shape) if stated is not None)
         return f"{checks}Py_XDECREF({out});\n{out} = {x};\nPy_INCREF({out});\n"
 
     def c_code_cache_version(self):
-        return (1,)
+        return (2,)
 
     def infer_shape(self, node, input_shapes):
         return [tuple(s if s is not None else d for s, d in zip(self.shape, input_shapes[0]))]
+
+    def shape_checks(self, node, input_shapes):
+        dims = input_shapes[0]
+        got = shape_template(len(dims))
+        return [check_chain([
+            ("ValueError", f"specify_shape: expected shape {_text(self.shape)}, got {got} (axis {axis} has length "
+             f"{{}}, not {stated})", "eq", dims[axis], stated, (*dims, dims[axis]))
+            for axis, stated in enumerate(self.shape) if stated is not None])]
 
     def grad(self, inputs, output_grads):
         return [output_grads[0]]

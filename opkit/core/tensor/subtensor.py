@@ -11,6 +11,7 @@ import numpy as np
 
 from opkit.core.graph import Apply, Constant, Variable
 from opkit.core.op import Op
+from opkit.core.tensor.shape_checks import broadcast_into_checks, check_chain
 from opkit.core.tensor.type import TensorType
 from opkit.core.tensor.variable import as_tensor_variable, constant
 
@@ -154,6 +155,9 @@ class Subtensor(Op):
                        SliceLength(entry[1:])(input_shapes[0][axis], *[p for p in parts if p is not None]))
         return [tuple(out) + tuple(input_shapes[0][len(self.idx_list):x.ndim])]
 
+    def shape_checks(self, node, input_shapes):
+        return [check_chain(index_checks(self.idx_list, node.inputs[1:], input_shapes[0]))]
+
     def connection_pattern(self, node):
         return [[True]] + [[False] for _ in node.inputs[1:]]
 
@@ -217,6 +221,22 @@ static int opkit_slice_axis(PyArrayObject* x, int axis, int given, npy_intp star
 """
 
 
+def index_checks(idx_list, index_inputs, dims):
+    """The checks numpy makes of a basic index on an array of `dims`, axis by axis (for check_chain)."""
+    values = iter(index_inputs)
+    checks = []
+    for axis, entry in enumerate(idx_list):
+        if entry == "int":
+            i = next(values)
+            checks.append(("IndexError", f"index {{}} is out of bounds for axis {axis} with size {{}}", "in_range",
+                           i, dims[axis], (i, dims[axis])))
+            continue
+        parts = [next(values) if given else None for given in entry[1:]]
+        if parts[2] is not None:
+            checks.append(("ValueError", "slice step cannot be zero", "ne", parts[2], 0, ()))
+    return checks
+
+
 class SliceLength(Op):
     """len(range(*slice(start, stop, step).indices(length))) as an int64 scalar (shape inference)."""
 
@@ -237,6 +257,9 @@ class SliceLength(Op):
 
     def infer_shape(self, node, input_shapes):
         return [()]
+
+    def shape_checks(self, node, input_shapes):
+        return [node.outputs[0]]  # it raises for a zero step
 
 
 class SubtensorGrad(Op):
@@ -259,6 +282,14 @@ class SubtensorGrad(Op):
 
     def infer_shape(self, node, input_shapes):
         return [input_shapes[0]]
+
+    def shape_checks(self, node, input_shapes):
+        # result[index] = g: the index fits x, and g broadcasts into x[index]
+        x, g, *index_inputs = node.inputs
+        indexed = Subtensor(self.idx_list)(x, *index_inputs)
+        selected, = Subtensor(self.idx_list).infer_shape(indexed.owner, [input_shapes[0]] + [()] * len(index_inputs))
+        checks = index_checks(self.idx_list, index_inputs, input_shapes[0])
+        return [check_chain(checks + broadcast_into_checks(input_shapes[1], selected))]
 
     def connection_pattern(self, node):
         return [[False], [True]] + [[False] for _ in node.inputs[2:]]

@@ -1,0 +1,212 @@
+"""Issue 21.2 and 21.4: a shape is never more permissive than running the op; reductions of 0-size arrays.
+
+FAST_RUN replaces ``out.shape`` by what each op's ``infer_shape`` computes; the
+checks the op makes (reshape's element count, an index in bounds, equal lengths
+to join, dot's alignment, broadcasting, max of an empty axis) must stay, with
+the op's own error. Every reduction, its gradient and its C code give numpy's
+result (or numpy's error) for 0-size inputs on each axis.
+"""
+
+import inspect
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import opkit
+import opkit.tensor as ot
+from opkit.core.op import Op
+
+MODES = ["FAST_RUN", "FAST_COMPILE"]
+# FAST_RUN's rewrites (shape inference included) on the Python linker: Assert and Depend's perform
+PY_FAST_RUN = opkit.Mode(linker="py", optimizer="fast_run")
+REDUCTIONS = ["sum", "prod", "mean", "max", "min", "argmax", "argmin"]
+EMPTY_MATRICES = [(0, 3), (3, 0), (0, 0), (2, 3)]
+
+
+def _outcome(call):
+    """Return ("ok", value) or ("raises", exception class, message) for `call()`."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # numpy's mean of an empty axis
+            return ("ok", call())
+    except (ValueError, IndexError) as error:
+        return ("raises", type(error), str(error))
+
+
+# -- 21.2: the issue's cases, in both modes, with the op's own message ------------------------------------------
+
+def _issue_cases():
+    m = ot.dmatrix("m")
+    v = ot.dvector("v")
+    n = ot.dmatrix("n")
+    return [
+        ("reshape", [v], v.reshape((5,)), [np.zeros(6)], ValueError, "cannot reshape an array of shape (6,)"),
+        ("index", [m], m[5], [np.zeros((2, 3))], IndexError, "index 5 is out of bounds for axis 0 with size 2"),
+        ("concatenate", [m], ot.concatenate([m, m.T]), [np.zeros((2, 3))], ValueError,
+         "along dimension 1, the array at index 0 has size 3 and the array at index 1 has size 2"),
+        ("stack", [m, n], ot.stack([m, n]), [np.zeros((2, 3)), np.zeros((3, 2))], ValueError,
+         "all the input array dimensions except for the concatenation axis must match exactly"),
+        ("dot", [m, v], ot.dot(m, v), [np.zeros((2, 3)), np.zeros(4)], ValueError,
+         "shapes (2,3) and (4,) not aligned: 3 (dim 1) != 4 (dim 0)"),
+        ("max of empty", [m], ot.max(m, axis=0), [np.zeros((0, 3))], ValueError,
+         "zero-size array to reduction operation maximum which has no identity"),
+        ("argmax of empty", [m], ot.argmax(m, axis=0), [np.zeros((0, 3))], ValueError,
+         "attempt to get argmax of an empty sequence"),
+        ("broadcast", [m, n], m + n, [np.zeros((2, 3)), np.zeros((3, 3))], ValueError, "broadcast"),
+        ("specify_shape", [m], ot.specify_shape(m, (2, None)), [np.zeros((3, 3))], ValueError,
+         "specify_shape: expected shape (2, ?), got (3, 3) (axis 0 has length 3, not 2)"),
+    ]
+
+
+@pytest.mark.parametrize("mode", MODES + [PY_FAST_RUN, "DebugMode"])
+def test_the_shape_of_an_op_that_raises_raises_the_same_error(mode):
+    for name, inputs, out, values, error, message in _issue_cases():
+        f = opkit.function(inputs, out, mode=mode)
+        f_shape = opkit.function(inputs, out.shape, mode=mode)
+        for compiled in (f, f_shape):
+            with pytest.raises(error) as caught:
+                compiled(*values)
+            assert message in str(caught.value), (name, str(caught.value))
+
+
+def test_every_opkit_op_with_infer_shape_states_its_checks():
+    """An op that infers shapes says which checks its shape keeps (shape_checks), so none is silently dropped."""
+    import opkit.core.builtin_ops  # noqa: F401  (registers the built-in ops)
+    import opkit.core.tensor.basic  # noqa: F401
+    import opkit.core.tensor.creation  # noqa: F401
+    import opkit.core.tensor.reduce_fusion  # noqa: F401
+    import opkit.core.tensor.reduce_grad  # noqa: F401
+
+    def subclasses(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from subclasses(sub)
+
+    missing = sorted({f"{c.__module__}.{c.__qualname__}" for c in subclasses(Op)
+                      if c.__module__.startswith("opkit.core") and callable(getattr(c, "infer_shape", None))
+                      and getattr(c, "shape_checks", None) is None and not inspect.isabstract(c)})
+    assert missing == []
+
+
+# -- 21.4: every reduction over 0-size inputs on each axis, values and errors as numpy's -------------------------
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_reductions_of_empty_arrays_match_numpy(reduction, mode):
+    # every axis in float64; the integer and bool paths on one axis each (few compiled modules)
+    for dtype, axis, keepdims in [("float64", None, False), ("float64", 0, False), ("float64", 1, False),
+                                  ("float64", -1, True), ("int32", 1, False), ("bool", 0, True)]:
+        x = ot.matrix("x", dtype=dtype)
+        out = getattr(x, reduction)(axis=axis, keepdims=keepdims)
+        f = opkit.function([x], [out, out.shape], mode=mode)
+        for shape in EMPTY_MATRICES + [(1, 0)]:
+            a = (np.arange(np.prod(shape)).reshape(shape) % 3).astype(dtype)
+            expected = _outcome(lambda: np.asarray(getattr(np, reduction)(a, axis=axis, keepdims=keepdims)))
+            got = _outcome(lambda: f(a))
+            where = (reduction, dtype, axis, keepdims, shape, mode)
+            if expected[0] == "raises":
+                assert got == expected, where
+                continue
+            assert got[0] == "ok", (where, got)
+            value, value_shape = got[1]
+            assert value.dtype == expected[1].dtype and value.shape == expected[1].shape, where
+            np.testing.assert_array_equal(value, expected[1], err_msg=str(where))
+            assert tuple(value_shape) == expected[1].shape, where
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("reduction", ["sum", "prod", "mean", "max", "min"])
+def test_gradients_of_reductions_of_empty_arrays(reduction, mode):
+    for axis in [None, 0, 1]:
+        x = ot.dmatrix("x")
+        g = opkit.grad(getattr(ot, reduction)(x, axis=axis).sum(), x)
+        f = opkit.function([x], [g, g.shape], mode=mode)
+        for shape in [(0, 3), (3, 0), (0, 0)]:
+            a = np.zeros(shape)
+            forward = _outcome(lambda: getattr(np, reduction)(a, axis=axis))
+            got = _outcome(lambda: f(a))
+            if forward[0] == "raises":
+                assert got == forward, (reduction, axis, shape)
+                continue
+            value, value_shape = got[1]
+            assert value.shape == shape and value.dtype == np.float64 and tuple(value_shape) == shape
+
+
+def test_the_issues_argmax_and_prod_gradient_of_an_empty_matrix():
+    m = ot.dmatrix("m")
+    empty = np.zeros((0, 3))
+    for mode in MODES:
+        result = opkit.function([m], ot.argmax(m, axis=1), mode=mode)(empty)
+        assert result.dtype == np.int64 and result.shape == (0,)
+        result = opkit.function([m], ot.argmin(m, axis=1), mode=mode)(empty)
+        assert result.dtype == np.int64 and result.shape == (0,)
+        g = opkit.function([m], opkit.grad(ot.prod(m, axis=1).sum(), m), mode=mode)(empty)
+        assert g.shape == (0, 3) and g.dtype == np.float64
+
+
+# -- shape vs. run: for random graphs and shapes, f_shape raises exactly when f raises ---------------------------
+
+def _graphs():
+    """(name, inputs, output) for graphs mixing every op with infer_shape; built once."""
+    x, y = ot.dmatrix("x"), ot.dmatrix("y")
+    v = ot.dvector("v")
+    i, j, k = ot.lscalar("i"), ot.lscalar("j"), ot.lscalar("k")
+    return [
+        ("reshape-sum", [x, i], x.reshape((i, -1)).sum(axis=0)),
+        ("reshape-dot", [v, i, j], ot.dot(v.reshape((i, j)), v.reshape((j, i)))),
+        ("index-add", [x, v, i], x[i] + v),
+        ("slice-argmax", [x, i, j, k], ot.argmax(x[i:j:k], axis=0)),
+        ("concat-dot", [x, y, v], ot.dot(ot.concatenate([x, y], axis=0), v)),
+        ("concat1-max", [x, y], ot.concatenate([x, y], axis=1).max(axis=0)),
+        ("stack-min", [x, y], ot.stack([x, y], axis=1).min(axis=2)),
+        ("dot-mul", [x, y, v], ot.dot(x, y) * v),
+        ("alloc-prod", [v, i, j], ot.alloc(v, i, j).prod(axis=1)),
+        ("transpose-specify", [x, y], ot.specify_shape(x.T, (2, None)) - y),
+        ("mean-index", [x, i], ot.mean(x, axis=1)[i]),
+        ("argmin-concat", [v, x], ot.concatenate([ot.argmin(x, axis=1), v.reshape((-1,))])),
+    ]
+
+
+_COMPILED = {}
+
+
+def _compiled(index, mode):
+    key = (index, str(mode))
+    if key not in _COMPILED:
+        name, inputs, out = _GRAPHS[index]
+        _COMPILED[key] = (opkit.function(inputs, out, mode=mode), opkit.function(inputs, out.shape, mode=mode))
+    return _COMPILED[key]
+
+
+_GRAPHS = _graphs()
+
+
+@st.composite
+def _values(draw, inputs):
+    lengths = st.integers(0, 4)
+    values = []
+    for variable in inputs:
+        if variable.ndim == 0:
+            values.append(np.int64(draw(st.integers(-4, 5))))
+        else:
+            shape = tuple(draw(lengths) for _ in range(variable.ndim))
+            values.append(np.arange(np.prod(shape), dtype="float64").reshape(shape) % 5)
+    return values
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data(), st.integers(0, len(_GRAPHS) - 1), st.sampled_from(MODES + [PY_FAST_RUN]))
+def test_shape_raises_exactly_when_running_raises(data, index, mode):
+    name, inputs, out = _GRAPHS[index]
+    f, f_shape = _compiled(index, mode)
+    values = data.draw(_values(inputs), label=name)
+    ran = _outcome(lambda: f(*values))
+    shaped = _outcome(lambda: f_shape(*values))
+    if ran[0] == "raises":
+        assert shaped[0] == "raises" and shaped[1] is ran[1], (name, ran, shaped)
+        return
+    assert shaped[0] == "ok", (name, shaped)
+    assert tuple(shaped[1]) == np.shape(ran[1]), name
