@@ -87,3 +87,84 @@ def test_the_readme_line_runs_and_checks_the_length():
     np.testing.assert_array_equal(f([1.0, 2.0, 3.0]), [2.0, 4.0, 6.0])
     with pytest.raises(TypeError, match=r"axis 0 must be 3"):
         f([1.0, 2.0])
+
+
+# ---------------------------------------------------------------- T9: eval on intermediates and by name
+
+DTYPES = ["bool", "int8", "int32", "int64", "uint8", "uint16", "float16", "float32", "float64", "complex64",
+          "complex128"]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_eval_replaces_an_intermediate_result_every_dtype(dtype):
+    x, w = ot.vector("x", dtype=dtype), ot.vector("w", dtype=dtype)
+    y = x + w
+    y.name = "y"
+    z = y * w
+    given, weights = np.array([1, 0, 1], dtype), np.array([1, 1, 0], dtype)
+    want = given * weights
+    for key in (y, "y"):
+        result = z.eval({key: given, w: weights}, mode="FAST_COMPILE")
+        np.testing.assert_array_equal(result, want, strict=True)
+    p = y.type()
+    f = opkit.function([p, w], z, givens={y: p}, mode="FAST_COMPILE")
+    np.testing.assert_array_equal(f(given, weights), want, strict=True)
+
+
+@pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE", "DebugMode"])
+def test_eval_on_intermediates_in_every_mode_agrees_with_givens(mode):
+    x = ot.dvector("x")
+    y = ot.exp(x)
+    y.name = "y"
+    z = y * 2 + x.sum()
+    y_value, x_value = np.array([1.0, 2.0]), np.array([3.0, 4.0])
+    want = y_value * 2 + x_value.sum()
+    np.testing.assert_array_equal(z.eval({y: y_value, x: x_value}, mode=mode), want)
+    np.testing.assert_array_equal(z.eval({"y": y_value, "x": x_value}, mode=mode), want)
+    p = y.type("p")
+    f = opkit.function([p, x], z, givens={y: p}, mode=mode)
+    np.testing.assert_array_equal(f(y_value, x_value), want)
+    np.testing.assert_array_equal(z.eval({"x": x_value}, mode=mode), np.exp(x_value) * 2 + x_value.sum())
+    np.testing.assert_array_equal(z.eval({z: y_value}, mode=mode), y_value)  # the output itself
+
+
+def test_eval_on_a_shared_variable_sets_it_for_that_call_only():
+    s = opkit.shared(np.array([1.0, 2.0]), name="s")
+    out = s * 3
+    np.testing.assert_array_equal(out.eval({s: np.array([5.0, 6.0])}), [15.0, 18.0])
+    np.testing.assert_array_equal(out.eval({"s": np.array([0.0, 1.0])}), [0.0, 3.0])
+    np.testing.assert_array_equal(out.eval(), [3.0, 6.0])
+    np.testing.assert_array_equal(s.get_value(), [1.0, 2.0])
+
+
+def test_eval_key_errors():
+    x = ot.dvector("x")
+    c = ot.as_tensor_variable(2.0)
+    a1, a2 = ot.dscalar("a"), ot.dscalar("a")
+    z = x * c + a1 + a2
+    with pytest.raises(TypeError, match=r"^eval: 2.0 is a constant; its value cannot be set.\nHint: build the graph "
+                                        r"with a variable"):
+        z.eval({c: 3.0, x: [1.0], a1: 0.0, a2: 0.0})
+    with pytest.raises(ValueError, match=r"^eval: no variable named 'nope' in the graph of add.out.\nHint: pass the "
+                                         r"variable itself as the key, or check its .name.$"):
+        z.eval({"nope": 1.0})
+    with pytest.raises(ValueError, match=r"^eval: 2 variables are named 'a' in the graph of add.out, so the name "
+                                         r"does not say which one to set.\nHint: pass the variable itself"):
+        z.eval({"a": 1.0})
+    with pytest.raises(TypeError, match=r"^eval: the key 3 is neither a Variable nor the name of one$"):
+        z.eval({3: 1.0})
+    with pytest.raises(ValueError, match=r"^eval: x is given twice \(once by name, once as a variable\)$"):
+        z.eval({"x": [1.0], x: [2.0]})
+    y = x * 2
+    with pytest.raises(TypeError, match=r"expected TensorType\(float64, vector\).*wrong number of dimensions"):
+        (y + 1).eval({y: [[1.0]]})
+
+
+def test_function_refuses_an_intermediate_input_and_says_how_to_use_givens():
+    x = ot.dvector("x")
+    y = x * 2
+    with pytest.raises(TypeError, match=r"^input 0 \(mul.out\) is computed by mul; function inputs must be free "
+                                        r"variables.\nHint: .*givens=\{mul.out: v\}"):
+        opkit.function([y], y + 1)
+    v = y.type()
+    np.testing.assert_array_equal(opkit.function([v], y + 1, givens={y: v})([1.0, 2.0]), [2.0, 3.0])
