@@ -168,3 +168,107 @@ def test_function_refuses_an_intermediate_input_and_says_how_to_use_givens():
         opkit.function([y], y + 1)
     v = y.type()
     np.testing.assert_array_equal(opkit.function([v], y + 1, givens={y: v})([1.0, 2.0]), [2.0, 3.0])
+
+
+# ---------------------------------------------------------------- T10: the gradient with respect to a constant
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE", "DebugMode"])
+def test_grad_wrt_a_python_number_constant(dtype, mode):
+    x = ot.vector("x", dtype=dtype)
+    c = ot.as_tensor_variable(2.0)  # a Python float: retyped to x's dtype where they meet (NEP 50)
+    cost = (x * c + c * c).sum()
+    g = opkit.grad(cost, c)
+    assert g.dtype == "float64" and g.ndim == 0
+    x_value = np.array([1.0, 2.0, 4.0], dtype)
+    result = opkit.function([x], g, mode=mode)(x_value)
+    # c * c is broadcast over the 3 elements of x: d/dc of 3 c^2 is 6c.
+    np.testing.assert_allclose(result, x_value.astype(float).sum() + 6 * 2.0, rtol=1e-3)
+
+
+def test_grad_wrt_python_int_constant_and_an_array_constant():
+    x = ot.fvector("x")
+    i = ot.as_tensor_variable(3)  # int64, retyped to float32 by x * i: the gradient flows as through a cast
+    g = opkit.grad((x * i).sum(), i)
+    assert g.dtype == "float32"
+    np.testing.assert_allclose(g.eval({x: np.array([1.0, 2.0], "float32")}), 3.0)
+    c = ot.constant(np.array([1.0, 2.0]))
+    g, gx = opkit.grad((ot.dvector("y") * c).sum() + (c ** 2).sum(), [c, x], disconnected_inputs="ignore")
+    np.testing.assert_allclose(g.eval({"y": np.array([5.0, 7.0])}), [5.0 + 2.0, 7.0 + 4.0])
+
+
+_USES_OF_A_CONSTANT = {
+    "dot": lambda c, x: ot.dot(c, x), "concatenate": lambda c, x: (ot.concatenate([c, x]) ** 2).sum(),
+    "maximum": lambda c, x: ot.maximum(c, x).sum(), "subtensor": lambda c, x: c[0] * x.sum(),
+    "stack": lambda c, x: (ot.stack([c, x]) * 3).sum(), "reshape": lambda c, x: ot.reshape(c, (2, 1)).sum() * x.sum(),
+    "pow": lambda c, x: (x ** c).sum(), "prod": lambda c, x: ot.prod(c) * x.sum(), "mean": lambda c, x: ot.mean(c * x),
+    "where": lambda c, x: ot.where(x > 1, c, x).sum(), "clip": lambda c, x: ot.clip(c, 0.0, 1.5).sum() * x.sum(),
+    "dimshuffle": lambda c, x: (c.dimshuffle("x", 0) * x).sum(), "cast": lambda c, x: ot.cast(c, "float32").sum(),
+    "alloc": lambda c, x: ot.alloc(c, 3, 2).sum() * x.sum(), "specify_shape": lambda c, x: (ot.specify_shape(c, (2,)) * x).sum(),
+    "python_number": lambda c, x: (c * 2.5 + x).sum(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_USES_OF_A_CONSTANT))
+def test_grad_wrt_a_constant_equals_grad_wrt_a_variable_of_that_value(name):
+    build, value = _USES_OF_A_CONSTANT[name], np.array([1.0, 2.0])
+    x, v = ot.dvector("x"), ot.dvector("v")
+    c = ot.constant(value)
+    x_value = np.array([0.5, 3.0])
+    via_constant = opkit.function([x], opkit.grad(build(c, x), c), mode="FAST_COMPILE",
+                                  on_unused_input="ignore")(x_value)
+    via_variable = opkit.function([x, v], opkit.grad(build(v, x), v), mode="FAST_COMPILE",
+                                  on_unused_input="ignore")(x_value, value)
+    np.testing.assert_array_equal(via_constant, via_variable)
+
+
+def test_a_constant_the_cost_does_not_use_is_still_disconnected():
+    x, c = ot.dscalar("x"), ot.as_tensor_variable(2.0)
+    with pytest.raises(opkit.gradient.DisconnectedInputError, match=r"the cost does not depend on wrt\[0\] \(2.0\)"):
+        opkit.grad(x * 3.0, c)
+
+
+# ---------------------------------------------------------------- T12: known_grads and eval points broadcast
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_known_grads_takes_a_0d_gradient_for_an_nd_output(dtype):
+    m = ot.matrix("m", dtype=dtype)
+    out = ot.exp(m) * 2
+    g = ot.scalar("g", dtype=dtype)
+    m_value = np.zeros((2, 3), dtype)
+    for mode in ("FAST_RUN", "FAST_COMPILE"):
+        f = opkit.function([m, g], opkit.grad(None, m, known_grads={out: g}), mode=mode)
+        np.testing.assert_allclose(f(m_value, 3.0), np.full((2, 3), 6.0, dtype), rtol=1e-3)
+        lop = opkit.function([m, g], opkit.Lop(out, m, g), mode=mode)
+        np.testing.assert_allclose(lop(m_value, 3.0), np.full((2, 3), 6.0, dtype), rtol=1e-3)
+    for number in (1.0, np.float64(1.0), np.array(1.0)):
+        result = opkit.grad(None, m, known_grads={out: number}).eval({m: m_value}, mode="FAST_COMPILE")
+        np.testing.assert_allclose(result, np.full((2, 3), 2.0), rtol=1e-3)
+        assert result.dtype == dtype
+
+
+def test_known_grads_broadcast_a_lower_rank_gradient_numpy_style():
+    m, v = ot.dmatrix("m"), ot.dvector("v")
+    out = m * 2
+    for mode in ("FAST_RUN", "FAST_COMPILE"):
+        f = opkit.function([m, v], opkit.grad(None, m, known_grads={out: v}), mode=mode)
+        np.testing.assert_array_equal(f(np.zeros((2, 3)), np.array([1.0, 2.0, 3.0])), [[2, 4, 6], [2, 4, 6]])
+        op = "alloc" if mode == "FAST_RUN" else "fill"
+        with pytest.raises(ValueError, match=rf"^{op}: cannot broadcast a value of shape \(2,\) to the shape "
+                                             r"\(2, 3\): numpy's broadcasting needs"):
+            f(np.zeros((2, 3)), np.array([1.0, 2.0]))
+
+
+def test_gradient_points_with_too_many_dimensions_or_for_rop():
+    m = ot.dmatrix("m")
+    out = m * 2
+    with pytest.raises(ValueError, match=r"^known_grads\[mul.out\] has 3 dimensions but mul.out has 2\nHint: give "
+                                         r"it at most 2 dimensions; fewer are broadcast to mul.out's shape.$"):
+        opkit.grad(None, m, known_grads={out: np.ones((1, 2, 3))})
+    with pytest.raises(ValueError, match=r"^eval_points\[0\] has 3 dimensions but mul.out has 2\nHint: give it at "
+                                         r"most 2"):
+        opkit.Lop(out, m, np.ones((1, 2, 3)))
+    # Rop's eval points are tangents of wrt: PyTensor, too, wants them with wrt's dimensions.
+    with pytest.raises(ValueError, match=r"^eval_points\[0\] has 0 dimensions but m has 2\nHint: give it 2 "
+                                         r"dimensions, the shape of m.$"):
+        opkit.Rop(out, m, 1.0)
