@@ -272,3 +272,111 @@ def test_gradient_points_with_too_many_dimensions_or_for_rop():
     with pytest.raises(ValueError, match=r"^eval_points\[0\] has 0 dimensions but m has 2\nHint: give it 2 "
                                          r"dimensions, the shape of m.$"):
         opkit.Rop(out, m, 1.0)
+
+
+# ---------------------------------------------------------------- T11: DebugMode hands C code preallocated outputs
+
+class _AddC(opkit.Op):
+    """x + y for float64 matrices: perform is right; the C code reuses an output of the right shape.
+
+    `strict` C code reuses only a C-contiguous output; the careless one writes into any output
+    of the right shape as if it were C-contiguous (it ignores the output's strides).
+    """
+
+    __props__ = ("strict",)
+
+    def __init__(self, strict):
+        self.strict = strict
+
+    def make_node(self, x, y):
+        x, y = ot.as_tensor_variable(x), ot.as_tensor_variable(y)
+        return opkit.Apply(self, [x, y], [ot.dmatrix()])
+
+    def perform(self, node, inputs, output_storage):
+        output_storage[0][0] = inputs[0] + inputs[1]
+
+    def c_code(self, node, name, inputs, outputs, sub):
+        (x, y), (z,) = inputs, outputs
+        contiguous = f"|| !PyArray_IS_C_CONTIGUOUS({z})" if self.strict else ""
+        return f"""
+        npy_intp rows = PyArray_DIMS({x})[0], cols = PyArray_DIMS({x})[1];
+        if (!{z} || PyArray_DIMS({z})[0] != rows || PyArray_DIMS({z})[1] != cols {contiguous}) {{
+            Py_XDECREF({z});
+            {z} = (PyArrayObject*)PyArray_SimpleNew(2, PyArray_DIMS({x}), NPY_FLOAT64);
+            if (!{z}) {sub['fail']}
+        }}
+        for (npy_intp i = 0; i < rows; ++i)
+            for (npy_intp j = 0; j < cols; ++j)
+                ((double*)PyArray_DATA({z}))[i * cols + j] =
+                    *(double*)PyArray_GETPTR2({x}, i, j) + *(double*)PyArray_GETPTR2({y}, i, j);
+        """
+
+
+def test_debugmode_gives_c_code_fortran_and_strided_preallocated_outputs():
+    x, y = ot.dmatrix("x"), ot.dmatrix("y")
+    a, b = np.arange(6.0).reshape(2, 3), np.ones((2, 3))
+    for check_py_code in (True, False):
+        every = opkit.DebugMode(check_py_code=check_py_code, check_preallocated_output="ALL")
+        np.testing.assert_array_equal(opkit.function([x, y], _AddC(True)(x, y), mode=every)(a, b), a + b)
+        for kind in ("initial", "previous", "c_contiguous", "wrong_size"):
+            mode = opkit.DebugMode(check_py_code=check_py_code, check_preallocated_output=[kind])
+            np.testing.assert_array_equal(opkit.function([x, y], _AddC(False)(x, y), mode=mode)(a, b), a + b)
+        for kind in ("f_contiguous", "strided"):
+            mode = opkit.DebugMode(check_py_code=check_py_code, check_preallocated_output=[kind])
+            f = opkit.function([x, y], _AddC(False)(x, y), mode=mode)
+            with pytest.raises(opkit.BadThunkOutput,
+                               match=rf"C code and C code with preallocated outputs \({kind}\) disagree on output 0"):
+                f(a, b)
+    # Run as a compiled graph, the careless op only ever sees its own previous result: right.
+    f = opkit.function([x, y], _AddC(False)(x, y) * 2, mode="FAST_RUN")
+    for _ in range(2):
+        np.testing.assert_array_equal(f(a, b), (a + b) * 2)
+
+
+# ---------------------------------------------------------------- T7: includes the code identity cannot look up
+
+class _SectionIdentity(opkit.COp):
+    """Returns a copy of x; its C code is in a section file the test writes."""
+
+    __props__ = ()
+
+    def make_node(self, x):
+        x = ot.as_tensor_variable(x)
+        return opkit.Apply(self, [x], [x.type()])
+
+
+_COPY_CODE = ("#section code\n"
+              "Py_XDECREF(OUTPUT_0);\n"
+              "OUTPUT_0 = (PyArrayObject*)PyArray_NewCopy(INPUT_0, NPY_CORDER);\n"
+              "if (!OUTPUT_0) FAIL;\n")
+
+
+def _section_file(folder, includes):
+    path = folder / "op.c"
+    path.write_text("#section support_code\n" + "".join(f'#include "{name}"\n' for name in includes) + _COPY_CODE)
+    return path
+
+
+def test_an_include_the_identity_cannot_look_up_is_a_section_error_at_its_line(tmp_path):
+    (tmp_path / "adir.h").mkdir()
+    (tmp_path / "loop.h").symlink_to(tmp_path / "loop.h")
+    (tmp_path / "nested.h").write_text('// a header that includes a directory\n\n#include "adir.h"\n')
+    too_long = "h" * 300 + ".h"
+    cases = {too_long: (2, r'#include "hhhh\S*\.\.\.\S*hhh\.h \(302 characters\)": cannot look the header up: '
+                           r"File name too long"),
+             "adir.h": (2, rf'#include "adir.h" names {tmp_path}/adir.h, which is not a regular file'),
+             "loop.h": (2, r'#include "loop.h": cannot look the header up: Too many levels of symbolic links')}
+    x = ot.dvector("x")
+    for name, (line, message) in cases.items():
+        path = _section_file(tmp_path, ["numpy/arrayobject.h", name])
+        with pytest.raises(opkit.SectionError, match=rf"^{path}:{line + 1}: {message}$") as excinfo:
+            opkit.function([x], _SectionIdentity(str(path))(x))
+        assert excinfo.value.path == str(path) and excinfo.value.line == line + 1
+    path = _section_file(tmp_path, ["nested.h"])
+    with pytest.raises(opkit.SectionError, match=rf"^{tmp_path}/nested.h:3: #include \"adir.h\" names "):
+        opkit.function([x], _SectionIdentity(str(path))(x))
+    # Neighbours: a header found nowhere local is the compiler's to find; a local one is part of the identity.
+    (tmp_path / "ok.h").write_text("#define OPKIT_TEST_OK 1\n")
+    path = _section_file(tmp_path, ["numpy/arrayobject.h", "ok.h"])
+    f = opkit.function([x], _SectionIdentity(str(path))(x))
+    np.testing.assert_array_equal(f(np.array([1.0, 2.0])), [1.0, 2.0])
