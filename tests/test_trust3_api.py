@@ -1,6 +1,8 @@
 """Trust 3, API items: shape= on every typed constructor, eval/givens on intermediates, grad wrt constants,
 0-d known gradients."""
 
+import pathlib
+
 import numpy as np
 import pytest
 
@@ -380,3 +382,48 @@ def test_an_include_the_identity_cannot_look_up_is_a_section_error_at_its_line(t
     path = _section_file(tmp_path, ["numpy/arrayobject.h", "ok.h"])
     f = opkit.function([x], _SectionIdentity(str(path))(x))
     np.testing.assert_array_equal(f(np.array([1.0, 2.0])), [1.0, 2.0])
+
+
+# ---------------------------------------------------------------- F12: paths that are not UTF-8 in generated source
+
+def test_section_files_under_a_folder_whose_name_is_not_utf8_compile_and_run(tmp_path):
+    import os
+
+    folder = pathlib.Path(os.fsdecode(os.fsencode(tmp_path) + b"/pkg\xff\xfe \"q\\"))
+    folder.mkdir()
+    (folder / "local.h").write_text("#define OPKIT_TEST_SCALE 3.0\n")
+    path = folder / "op.c"
+    path.write_text('#section support_code\n#include "local.h"\n' + _COPY_CODE
+                    + "for (npy_intp i = 0; i < PyArray_SIZE(OUTPUT_0); ++i)\n"
+                      "    ((double*)PyArray_DATA(OUTPUT_0))[i] *= OPKIT_TEST_SCALE;\n")
+    x = ot.dvector("x")
+    for mode in ("FAST_RUN", "FAST_COMPILE"):
+        f = opkit.function([x], _SectionIdentity(str(path))(x) * 2, mode=mode)
+        np.testing.assert_array_equal(f(np.array([1.0, 2.0])), [6.0, 12.0])
+    # A second process finds the module in the cache under the same key and runs it.
+    script = ("import os, sys, numpy as np, opkit, opkit.tensor as ot\n"
+              "sys.path.insert(0, os.environ['TESTS'])\n"
+              "from test_trust3_api import _SectionIdentity\n"
+              "x = ot.dvector('x')\n"
+              "f = opkit.function([x], _SectionIdentity(os.fsdecode(bytes.fromhex(sys.argv[1])))(x) * 2)\n"
+              "print(f(np.array([1.0, 2.0])).tolist())\n")
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", script, os.fsencode(path).hex()], capture_output=True, text=True,
+                          env={**os.environ, "TESTS": str(pathlib.Path(__file__).parent)}, check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "[6.0, 12.0]\n", "")
+    # The compiler's errors point into the file: its #line directive kept the folder's bytes.
+    path.write_text("#section support_code\n" + _COPY_CODE + "int broken = ;\n")
+    with pytest.raises(opkit.CompileError) as excinfo:
+        opkit.function([x], _SectionIdentity(str(path))(x))
+    assert "/pkg\ufffd\ufffd \"q\\/op.c:6:" in str(excinfo.value)
+
+
+def test_c_string_literal_keeps_the_bytes_of_any_path():
+    import os
+
+    from opkit.cop.sections import c_string_literal
+
+    assert c_string_literal(os.fsdecode(b"/a\xff/\xc3\xa9\\\"\n.c")) == '"/a\\377/\u00e9\\\\\\"\\012.c"'
+    assert c_string_literal("\ud800") == '"\\355\\240\\200"'  # a lone surrogate not from a path: its UTF-8 bytes

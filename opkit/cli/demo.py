@@ -66,6 +66,7 @@ def find_vector_times_vector():
 def _modules_with(func_files) -> set:
     """Return the keys of cached modules whose source includes one of these C files (by its #line path)."""
     from opkit.cop.cache import SOURCE, default_cache
+    from opkit.cop.sections import c_string_literal
 
     found = set()
     for entry in default_cache().entries():
@@ -73,7 +74,7 @@ def _modules_with(func_files) -> set:
             source = (entry.path / SOURCE).read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        if any(f'"{path}"' in source for path in func_files):
+        if any(c_string_literal(str(path)) in source for path in func_files):
             found.add(entry.key)
     return found
 

@@ -298,13 +298,21 @@ def content_version(paths) -> str:
 
 @functools.lru_cache(maxsize=4096)  # the same paths and messages, node after node
 def c_string_literal(text: str) -> str:
-    """Quote text as a C string literal (backslashes, quotes and control characters escaped)."""
+    """Quote text as a C string literal (backslashes, quotes and control characters escaped).
+
+    A character UTF-8 cannot hold (a path's byte that is not UTF-8, which Python
+    keeps as a lone surrogate) becomes the octal escape of that byte, so the
+    literal, and the source file, hold the path's exact bytes.
+    """
     out = []
     for char in text:
         if char in '\\"':
             out.append("\\" + char)
         elif ord(char) < 0x20 or ord(char) == 0x7F:
             out.append(f"\\{ord(char):03o}")
+        elif 0xD800 <= ord(char) <= 0xDFFF:
+            raw = char.encode("utf-8", "surrogateescape" if 0xDC80 <= ord(char) <= 0xDCFF else "surrogatepass")
+            out.append("".join(f"\\{byte:03o}" for byte in raw))
         else:
             out.append(char)
     return '"' + "".join(out) + '"'
