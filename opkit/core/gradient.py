@@ -376,11 +376,20 @@ def _seed_gradients(cost, known_grads):
     return seeds
 
 
+def _broadcasts(value, variable):
+    """Return True if `value`'s type says it has length 1 on an axis where `variable` may be longer."""
+    have, want = getattr(value.type, "shape", ()), getattr(variable.type, "shape", ())
+    return any(h == 1 and w != 1 for h, w in zip(have, want))
+
+
 def _as_point(variable, value, label, broadcast=False):
     """Return `value` as a gradient or eval point for `variable` (arrays become constants).
 
     With `broadcast` (gradients: known_grads, Lop's eval points) a `value` with fewer
-    dimensions is broadcast to `variable`'s shape, numpy's way, as PyTensor's grad does.
+    dimensions is broadcast to `variable`'s shape, numpy's way, as PyTensor's grad does;
+    so is any `value` whose type has length 1 where `variable`'s may be longer (else the
+    gradient would keep that length). A value whose runtime shape differs from
+    `variable`'s but whose type does not say so is not checked.
     """
     if not isinstance(value, Variable):
         dtype = getattr(variable.type, "dtype", None)
@@ -394,7 +403,7 @@ def _as_point(variable, value, label, broadcast=False):
         raise ValueError(f"{label} has {got} dimensions but {variable} has {want}{hint}")
     if hasattr(value.type, "dtype") and not _is_float(value):
         raise TypeError(f"{label} has dtype {value.type.dtype}; gradients and eval points must be float")
-    if want is not None and got is not None and got < want:
+    if want is not None and got is not None and (got < want or _broadcasts(value, variable)):
         value = fill(variable, value)
     if _is_float(variable) and value.type.dtype != variable.type.dtype:
         value = cast(value, variable.type.dtype)
