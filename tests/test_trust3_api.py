@@ -3,8 +3,11 @@
 
 import pathlib
 
+import hypothesis.extra.numpy as hnp
+import hypothesis.strategies as st
 import numpy as np
 import pytest
+from hypothesis import given, settings
 
 import opkit
 import opkit.tensor as ot
@@ -442,3 +445,16 @@ def test_c_string_literal_keeps_the_bytes_of_any_path():
 
     assert c_string_literal(os.fsdecode(b"/a\xff/\xc3\xa9\\\"\n.c")) == '"/a\\377/\u00e9\\\\\\"\\012.c"'
     assert c_string_literal("\ud800") == '"\\355\\240\\200"'  # a lone surrogate not from a path: its UTF-8 bytes
+
+
+@settings(max_examples=30, deadline=None)
+@given(shape=hnp.array_shapes(min_dims=0, max_dims=3, max_side=3), data=st.data())
+def test_known_grads_of_any_broadcastable_shape_match_numpy(shape, data):
+    kept = data.draw(st.integers(0, len(shape)), label="axes of g")  # the last ones, each of length 1 or shape's
+    g_shape = tuple(data.draw(st.sampled_from([n, 1])) for n in shape[len(shape) - kept:])
+    g_value = data.draw(hnp.arrays("float64", g_shape, elements=st.floats(-4, 4)), label="g")
+    t = ot.TensorType("float64", shape=(None,) * len(shape))("t")
+    g = ot.TensorType("float64", shape=tuple(1 if n == 1 else None for n in g_shape))("g")
+    gradient = opkit.grad(None, t, known_grads={t * 3: g})
+    result = opkit.function([t, g], gradient, mode="FAST_COMPILE", on_unused_input="ignore")(np.zeros(shape), g_value)
+    np.testing.assert_array_equal(result, 3 * np.broadcast_to(g_value, shape))
