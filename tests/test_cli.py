@@ -55,8 +55,8 @@ def test_info_and_unknown_ops(capsys):
     status, out, _ = run(capsys, "info", "sum")
     assert status == 0
     assert "op_class      opkit.core.tensor.reduction.Sum" in out and "distribution  opkit" in out
-    status, _, err = run(capsys, "info", "summ")
-    assert status == 1 and "did you mean 'sum'?" in err
+    status, _, err = run(capsys, "info", "summ")  # an unknown OP is a usage error, as argparse's invalid choice
+    assert status == 2 and "did you mean 'sum'?" in err and err.startswith("usage: opkit info")
 
 
 def test_show_prints_the_generated_c_of_one_node(capsys):
@@ -80,7 +80,8 @@ def test_show_prints_the_generated_c_of_one_node(capsys):
 ])
 def test_show_and_build_explain_bad_arguments(capsys, argv, message):
     status, out, err = run(capsys, *argv)
-    assert status == 1 and out == ""
+    assert status == 2 and out == ""  # usage errors: the usage line, then the reason
+    assert err.startswith(f"usage: opkit {argv[0]} ") and f"opkit {argv[0]}: error: " in err
     assert message in err
 
 

@@ -178,7 +178,9 @@ def test_a_missing_input_is_named():
     (lambda x: x, "function inputs must be a list of Variables, e.g. function([x], y)"),
     (lambda x: [x, 3], "input 1 is 3, not an opkit Variable"),
     (lambda x: [x, x], "a variable appears more than once among the function's inputs"),
-    (lambda x: [x * 2], "input 0 (mul.out) is computed by mul; function inputs must be free variables"),
+    (lambda x: [x * 2], "input 0 (mul.out) is computed by mul; function inputs must be free variables.\nHint: "
+                        "to set its value, make a new variable of its type (v = mul.out.type()), list v among the "
+                        "inputs and pass givens={mul.out: v}."),
     (lambda x: [ot.constant(1.0)], "input 0 (1.0) is a Constant; constants cannot be function inputs"),
 ])
 def test_bad_inputs_list(make_inputs, message):

@@ -20,11 +20,51 @@ class CommandFailed(Exception):
     """A command could not do what was asked; the message says why and what to do (exit status 1)."""
 
 
+class BadArguments(CommandFailed):
+    """An argument's value cannot work (malformed, inconsistent, naming nothing there is): a usage error.
+
+    Exit status 2 with the command's usage line, as argparse's own errors (a bad ``type=``
+    value, an invalid choice). A command that fails on arguments that are fine is a
+    CommandFailed (exit status 1).
+    """
+
+
 class Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors raise UsageError instead of exiting, so main() picks the exit status."""
+    """An ArgumentParser whose errors raise UsageError instead of exiting, so main() picks the exit status.
+
+    Each (sub)parser records itself as ``args._parser``: the innermost one that parsed
+    the command line, whose usage line a BadArguments raised by the command shows.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.set_defaults(_parser=self)
+
+    def parse_args(self, args=None, namespace=None):
+        # argparse reports unknown arguments with the top-level usage; the command's own is the useful one.
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            getattr(parsed, "_parser", self).error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
 
     def error(self, message):
         raise UsageError(f"{self.format_usage().rstrip()}\n{self.prog}: error: {message}")
+
+
+def whole_number(option: str, minimum: int, maximum: int | None = None):
+    """Return an argparse type: an integer in [minimum, maximum], else a usage error naming `option`."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{option} must be a whole number, not {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{option} must be at least {minimum}, not {value}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"{option} must be at most {maximum}, not {value}")
+        return value
+
+    return parse
 
 
 def build_parser() -> Parser:
@@ -67,7 +107,10 @@ def _run_command(argv) -> int:
         return 1
     try:
         args = build_parser().parse_args(argv)
-        return args.run(args) or 0
+        try:
+            return args.run(args) or 0
+        except BadArguments as exc:
+            args._parser.error(str(exc))
     except UsageError as exc:
         print(exc, file=sys.stderr)
         return 2

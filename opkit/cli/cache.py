@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from opkit.cli import whole_number
+
 
 def add_commands(commands):
     """Add cache (with info, prune and clear) to the `opkit` subcommands."""
@@ -12,7 +14,7 @@ def add_commands(commands):
     info.set_defaults(run=run_info)
     prune = actions.add_parser("prune", help="remove leftovers (failed or killed builds, trash, stale files)"
                                                      " and evict least recently used modules")
-    prune.add_argument("--max-bytes", type=int, default=None,
+    prune.add_argument("--max-bytes", type=whole_number("--max-bytes", 0), default=None,
                        help="evict down to this size (default: config.cache_max_bytes)")
     prune.set_defaults(run=run_prune)
     actions.add_parser("clear", help="remove everything in the cache (modules, precompiled headers, leftovers)"

@@ -13,6 +13,8 @@ import subprocess
 import sys
 import time
 
+from opkit.cli import whole_number
+
 # The built-in copy: the `opkit new` scaffold's op, which is VectorTimesVector with a `code` section.
 _BUILTIN_NAMES = {"directory": "opkit-demo", "dist": "opkit-demo", "package": "opkit_demo_vector_times_vector",
                   "class_name": "VectorTimesVector", "op_name": "vector_times_vector"}
@@ -21,26 +23,12 @@ _BUILTIN_NAMES = {"directory": "opkit-demo", "dist": "opkit-demo", "package": "o
 def add_commands(commands):
     """Add demo to the `opkit` subcommands."""
     demo = commands.add_parser("demo", help="VectorTimesVector end to end: compile, check, time, cache hit")
-    demo.add_argument("--size", type=_positive("--size"), default=1_000_000, help="vector length (default: 1000000)")
-    demo.add_argument("--repeat", type=_positive("--repeat"), default=20, help="timed calls, best taken (default: 20)")
+    demo.add_argument("--size", type=whole_number("--size", 1, 10**9), default=1_000_000,
+                      help="vector length (default: 1000000)")
+    demo.add_argument("--repeat", type=whole_number("--repeat", 1, 10**9), default=20,
+                      help="timed calls, best taken (default: 20)")
     demo.add_argument("--child", action="store_true", help=argparse.SUPPRESS)  # the fresh second process
     demo.set_defaults(run=run_demo)
-
-
-def _positive(option: str):
-    """Return an argparse type: an integer >= 1, else a usage error naming `option`."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{option} must be a whole number, not {text!r}") from None
-        if value < 1:
-            raise argparse.ArgumentTypeError(f"{option} must be at least 1, not {value}")
-        if value > 10**9:
-            raise argparse.ArgumentTypeError(f"{option} must be at most 1000000000, not {value}")
-        return value
-
-    return parse
 
 
 def builtin_vector_times_vector():
@@ -78,6 +66,7 @@ def find_vector_times_vector():
 def _modules_with(func_files) -> set:
     """Return the keys of cached modules whose source includes one of these C files (by its #line path)."""
     from opkit.cop.cache import SOURCE, default_cache
+    from opkit.cop.sections import c_string_literal
 
     found = set()
     for entry in default_cache().entries():
@@ -85,7 +74,7 @@ def _modules_with(func_files) -> set:
             source = (entry.path / SOURCE).read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        if any(f'"{path}"' in source for path in func_files):
+        if any(c_string_literal(str(path)) in source for path in func_files):
             found.add(entry.key)
     return found
 

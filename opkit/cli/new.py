@@ -37,19 +37,48 @@ def scaffold_names(name: str) -> dict:
     The project directory keeps NAME as given; `my-fancy-ops` and `my_fancy_ops` both give the
     package `my_fancy_ops` and the op class `MyFancyOps`.
     """
-    from opkit.cli import CommandFailed
+    from opkit.cli import BadArguments
 
     package = re.sub(r"[-.]+", "_", name).lower()
     if not _PROJECT_NAME.match(name) or not package.isidentifier() or keyword.iskeyword(package):
-        raise CommandFailed(f"{name!r} cannot name an op package: it must make a Python identifier; start with "
-                            f"a letter, then use letters, digits, '_', '-' or '.' (e.g. my_ops)")
+        raise BadArguments(f"{_shown(name)} cannot name an op package: it must make a Python identifier; start "
+                           f"with a letter, then use letters, digits, '_', '-' or '.' (e.g. my_ops)")
     shadowed = _shadowed_by(package)
     if shadowed:
-        raise CommandFailed(f"{name!r} would shadow {shadowed}; choose another name (e.g. my_{package})")
+        raise BadArguments(f"{name!r} would shadow {shadowed}; choose another name (e.g. my_{package})")
     class_name = "".join(part.capitalize() for part in package.split("_") if part) or "Op"
     # The distribution name in normalized form (PEP 503), as installers record it anyway.
     dist = re.sub(r"[-_.]+", "-", name).lower()
     return {"directory": name, "dist": dist, "package": package, "class_name": class_name, "op_name": package}
+
+
+def _shown(name: str) -> str:
+    """Return `name` quoted for a message, cut short if long (a 300-character name is not worth reprinting)."""
+    return repr(name) if len(name) <= 60 else f"{name[:40]!r}... ({len(name)} characters)"
+
+
+# Room a package name must leave in one file name: the longest scaffold file name made from it
+# (tests/test_{package}.py) while it is written as a temporary (".~" and a process id, at most 7 digits).
+_NAME_RESERVE = max(len(part.replace("{package}", "")) for relative in TEMPLATES.values()
+                    for part in relative.split("/") if "{package}" in part) + len(".~") + 7
+
+
+def check_name_fits(name: str, directory: str):
+    """Raise BadArguments if the files made from `name` would have names longer than `directory`'s file system allows."""
+    from opkit.cli import BadArguments
+
+    existing = os.path.abspath(directory)
+    while not os.path.isdir(existing) and os.path.dirname(existing) != existing:
+        existing = os.path.dirname(existing)
+    try:
+        limit = os.pathconf(existing, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        limit = 255
+    longest = limit - _NAME_RESERVE
+    if len(os.fsencode(name)) > longest:
+        raise BadArguments(f"{_shown(name)} is too long: the file system of {existing} holds file names of at most "
+                           f"{limit} bytes, and the scaffold makes tests/test_NAME.py from it, so NAME may have at "
+                           f"most {longest} characters; choose a shorter name (e.g. my_ops)")
 
 
 def _shadowed_by(package: str) -> str:
@@ -102,10 +131,18 @@ def run_new(args):
     from opkit.cli import CommandFailed
 
     names = scaffold_names(args.name)
+    check_name_fits(args.name, args.directory)
     target = os.path.normpath(os.path.join(args.directory, args.name))
     if os.path.exists(target):
         raise CommandFailed(f"{target} already exists; choose another NAME or remove it")
-    for path in render_scaffold(names, target, params=args.params):
+    try:
+        written = render_scaffold(names, target, params=args.params)
+    except OSError as exc:
+        where = os.fsdecode(exc.filename) if exc.filename is not None else target
+        raise CommandFailed(f"cannot create the project in {target}: {where}: {exc.strerror or exc}; "
+                            "check --directory (it must be a directory you can write, or one opkit can "
+                            "create)") from None
+    for path in written:
         print(f"created {path}")
     if not (os.path.isabs(target) or target.startswith(".")):
         target = f"./{target}"  # pip needs the ./ to read it as a directory

@@ -77,11 +77,23 @@ def run_list(args):
     return 0
 
 
+def _installed_op(name: str):
+    """Return the op registered as `name`; an unknown name is a usage error (as argparse's invalid choice)."""
+    import opkit
+    from opkit.cli import BadArguments
+    from opkit.plugins.registry import UnknownNameError
+
+    try:
+        return opkit.ops[name]
+    except UnknownNameError as exc:
+        raise BadArguments(str(exc)) from None
+
+
 def run_info(args):
     import opkit
 
+    op = _installed_op(args.op)
     info = opkit.ops.info(args.op)
-    op = opkit.ops[args.op]
     doc = (type(op).__doc__ or "").strip().splitlines()
     info["summary"] = doc[0] if doc else ""
     info["props"] = {name: repr(getattr(op, name)) for name in getattr(op, "__props__", ())}
@@ -100,7 +112,7 @@ def _input_variable(token: str, ndim: int | None, index: int):
     import numpy as np
 
     import opkit.tensor as ot
-    from opkit.cli import CommandFailed
+    from opkit.cli import BadArguments
     from opkit.plugins.registry import types
 
     name = f"x{index}"
@@ -109,7 +121,7 @@ def _input_variable(token: str, ndim: int | None, index: int):
     try:
         dtype = str(np.dtype(token))
     except TypeError:
-        raise CommandFailed(f"--dtypes: {token!r} is neither a numpy dtype nor a registered type\n"
+        raise BadArguments(f"--dtypes: {token!r} is neither a numpy dtype nor a registered type\n"
                             f"registered types: {', '.join(types)}") from None
     return ot.tensor(dtype, shape=(None,) * (1 if ndim is None else ndim), name=name)
 
@@ -129,29 +141,32 @@ def _arity(make_node) -> int | None:
 
 def make_node(op_name: str, dtypes: str, ndims: str | None):
     """Return OP's Apply node on fresh inputs of `dtypes` (and `ndims`), or say how to fix the call."""
-    import opkit
-    from opkit.cli import CommandFailed
+    from opkit.cli import BadArguments
 
-    op = opkit.ops[op_name]
+    op = _installed_op(op_name)
     tokens = [t.strip() for t in dtypes.split(",") if t.strip()]
+    if not tokens:
+        raise BadArguments(f"--dtypes {dtypes!r} names no dtype; give one per input, e.g. --dtypes float64,float64")
     ranks = [None] * len(tokens)
     if ndims:
         try:
             ranks = [int(r) for r in ndims.split(",")]
         except ValueError:
-            raise CommandFailed(f"--ndims must be integers separated by commas, got {ndims!r}") from None
+            raise BadArguments(f"--ndims must be integers separated by commas, got {ndims!r}") from None
         if len(ranks) != len(tokens):
-            raise CommandFailed(f"--ndims gives {len(ranks)} ranks for {len(tokens)} --dtypes")
+            raise BadArguments(f"--ndims gives {len(ranks)} ranks for {len(tokens)} --dtypes")
+        if any(rank < 0 for rank in ranks):
+            raise BadArguments(f"--ndims {ndims}: a rank cannot be negative")
     arity = _arity(op.make_node)
     if arity is not None and arity != len(tokens):
-        raise CommandFailed(f"{op_name} takes {arity} input(s); --dtypes gives {len(tokens)} ({dtypes})")
+        raise BadArguments(f"{op_name} takes {arity} input(s); --dtypes gives {len(tokens)} ({dtypes})")
     inputs = [_input_variable(token, rank, i) for i, (token, rank) in enumerate(zip(tokens, ranks))]
     try:
         return op.make_node(*inputs)
     except (TypeError, ValueError, AssertionError) as exc:
         described = ", ".join(str(v.type) for v in inputs)
         hint = "" if ndims else "\npass --ndims, e.g. --ndims 1,0 for a vector and a scalar"
-        raise CommandFailed(f"{op_name}.make_node rejected inputs ({described}): {exc}{hint}") from None
+        raise BadArguments(f"{op_name}.make_node rejected inputs ({described}): {exc}{hint}") from None
 
 
 # How `opkit build` describes its module in the cache's meta.json (the key is the module's content).
@@ -185,6 +200,7 @@ def run_show(args):
 def run_build(args):
     if args.into is None:
         return _build_node(args)
+    _check_into(args, make_node(args.op, args.dtypes, args.ndims))  # before spending a compile on it
     from opkit.config import config
     from opkit.cop.shipped import ship_march
 
@@ -221,21 +237,30 @@ def _build_node(args):
     return 0
 
 
-def _ship(args, region, module):
-    """Store the built module in the op package at --into; return its directory there."""
+def _check_into(args, node):
+    """Return --into as a Path if it is the source directory of the package defining `node`'s op, else raise."""
     import pathlib
 
-    from opkit.cli import CommandFailed
-    from opkit.cop.codegen import collect_module
-    from opkit.cop.shipped import SHIPPED_DIR, ship_module
+    from opkit.cli import BadArguments
+    from opkit.cop.shipped import SHIPPED_DIR
 
-    node = region.nodes[0]
     into = pathlib.Path(args.into)
     package = type(node.op).__module__.partition(".")[0]
     if not (into / "__init__.py").is_file() or into.resolve().name != package:
-        raise CommandFailed(f"--into {args.into}: not the source directory of the package {package!r} that defines "
-                            f"{args.op} (the directory holding {package}/__init__.py, e.g. src/{package})\n"
-                            f"opkit looks for shipped modules in {package}/{SHIPPED_DIR}/ of the installed package")
+        raise BadArguments(f"--into {args.into}: not the source directory of the package {package!r} that defines "
+                           f"{args.op} (the directory holding {package}/__init__.py, e.g. src/{package})\n"
+                           f"opkit looks for shipped modules in {package}/{SHIPPED_DIR}/ of the installed package")
+    return into
+
+
+def _ship(args, region, module):
+    """Store the built module in the op package at --into; return its directory there."""
+    from opkit.cli import CommandFailed
+    from opkit.cop.codegen import collect_module
+    from opkit.cop.shipped import ship_module
+
+    node = region.nodes[0]
+    into = _check_into(args, node)
     parts = collect_module(region)
     if not parts.versioned:
         raise CommandFailed(f"{args.op} cannot be shipped: the op or one of its types declares no "

@@ -181,7 +181,9 @@ def _missing_hints(output: str) -> list[str]:
 def _compile_error(failed: _CommandFailed, module_name: str, source_path: pathlib.Path) -> CompileError:
     """Turn a failed command into a CompileError: a header, the first errors, and where to look."""
     log_path = source_path.with_suffix(".log")
-    log_path.write_text(f"$ {shlex.join(failed.command)}\n{failed.output}", encoding="utf-8")
+    # A path in the command keeps its bytes, UTF-8 or not (Python holds the others as lone surrogates).
+    log_path.write_text(f"$ {shlex.join(failed.command)}\n{failed.output}", encoding="utf-8",
+                        errors="surrogateescape")
     errors = first_errors(failed.output, source_path)
     step = "compiling" if "-c" in failed.command else "linking"
     status = "could not be run" if failed.returncode is None else f"exit status {failed.returncode}"

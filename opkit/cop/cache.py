@@ -45,7 +45,8 @@ def cache_key(*parts) -> str:
     digest = hashlib.sha256(CACHE_FORMAT.encode())
     for part in parts:
         if isinstance(part, str):
-            part = part.encode("utf-8")
+            # surrogateescape: a path's bytes that are not UTF-8 (lone surrogates in Python) hash as those bytes
+            part = part.encode("utf-8", "surrogateescape")
         elif not isinstance(part, (bytes, bytearray, memoryview)):
             raise TypeError(f"cache_key parts must be str or bytes, not {type(part).__name__}")
         data = bytes(part)

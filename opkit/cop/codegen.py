@@ -132,6 +132,8 @@ def collect_module(region) -> ModuleParts:
     )
     if len(region.nodes) > QUICK_RUN_ABOVE:  # another module (and key); small graphs are unchanged
         context["quick_run"] = True
+    if region.preallocated:  # another module (and key): the runner takes each output's array too
+        context["preallocated"] = True
     if config.profile:  # another module (and key); without it the context, so the source, is unchanged
         context["profile"] = True
     no_args = set(collected.no_compile_args)
@@ -230,6 +232,7 @@ def _variable_blocks(region, names, labels):
     inputs = {id(v): k for k, v in enumerate(region.inputs)}
     shared = {id(v): k for k, v in enumerate(region.shared)}
     constants = {id(v): k for k, v in enumerate(region.constants)}
+    given = {id(v): len(inputs) + k for k, v in enumerate(region.outputs)} if region.preallocated else {}
     checked = _checked_inputs(region)
     passed_in = set(inputs) | set(shared)
     blocks, keep = [], 0
@@ -257,7 +260,8 @@ def _variable_blocks(region, names, labels):
             block.update(fetch=f"if (py_{name} != Py_None) {{\n{extract}\n}} else {{\n{init}\n}}",
                          sync=call(ctype, "c_sync", name, sub, default=""))
             if id(variable) in outputs:
-                block.update(source="Py_None", comment=f"output: {ctype}", output=True)
+                block.update(source=f"args[{given[id(variable)]}]" if id(variable) in given else "Py_None",
+                             comment=f"output: {ctype}", output=True)
             elif any(id(root) in passed_in for root in view_roots(variable, passed_in)):
                 # A view of an input or a shared value is not kept for the next call: it would keep
                 # that value alive (a shared variable's old value, after its update) and is never reused.

@@ -24,6 +24,9 @@ class Region:
     outputs: list
     shared: list = field(default_factory=list)   # inputs read from a shared variable's cell k (see make)
     updates: list = field(default_factory=list)  # (k, variable): the variable is stored into cell k
+    # The runner also takes an array (or None) for each output after the inputs, which the C code
+    # finds in its output as a previous call's result (DebugMode's check_preallocated_output).
+    preallocated: bool = False
     module: object = field(default=None, compare=False, repr=False)  # once make_region_runner has compiled it
 
     @classmethod

@@ -11,6 +11,7 @@ import functools
 import hashlib
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -222,7 +223,9 @@ def local_includes(path) -> list[Path]:
     """Return the local headers a file pulls in with `#include "x.h"`, recursively, once each.
 
     A header is looked up beside the including file, then beside `path` (which
-    is on the include path); headers found in neither are skipped.
+    is on the include path); headers found in neither are skipped (the compiler
+    finds them on its include path). A name that cannot be looked up (too long,
+    a directory, unreadable) raises SectionError naming the including file and line.
     """
     root = Path(os.path.abspath(path))
     found: list[Path] = []
@@ -233,18 +236,49 @@ def local_includes(path) -> list[Path]:
 def _collect_includes(file: Path, root_dir: Path, seen: set, found: list) -> None:
     """Append the not yet seen local headers of `file` to `found`, depth first."""
     text = _read_bytes(file).decode("utf-8", "replace")
-    for name in _LOCAL_INCLUDE.findall(text):
-        for directory in (file.parent, root_dir):
-            header = Path(os.path.abspath(directory / name))
-            if header.is_file():
-                break
-        else:
-            continue
-        if header.resolve() in seen:
+    for match in _LOCAL_INCLUDE.finditer(text):
+        line = text.count("\n", 0, match.start()) + 1
+        header = _find_header(match.group(1), (file.parent, root_dir), file, line)
+        if header is None or header.resolve() in seen:
             continue
         seen.add(header.resolve())
         found.append(header)
-        _collect_includes(header, root_dir, seen, found)
+        try:
+            _collect_includes(header, root_dir, seen, found)
+        except SectionError as exc:
+            if exc.path != str(header) or exc.line is not None:
+                raise
+            raise SectionError(f'#include "{match.group(1)}": {exc.message}', path=file, line=line) from exc
+
+
+def _find_header(name, directories, file, line):
+    """Return the first regular file `name` names in `directories`, or None when there is none.
+
+    Raise SectionError (at `file`:`line`) when the name cannot be looked up at all, or names only a directory.
+    """
+    directory_found = None
+    for directory in directories:
+        header = Path(os.path.abspath(directory / name))
+        try:
+            mode = header.stat().st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except (OSError, ValueError) as exc:
+            reason = getattr(exc, "strerror", None) or str(exc)
+            raise SectionError(f'#include "{_shorten(name)}": cannot look the header up: {reason}',
+                               path=file, line=line) from exc
+        if stat.S_ISREG(mode):
+            return header
+        directory_found = directory_found or header
+    if directory_found is not None:
+        raise SectionError(f'#include "{_shorten(name)}" names {directory_found}, which is not a regular file',
+                           path=file, line=line)
+    return None
+
+
+def _shorten(name, limit=80):
+    """Return `name`, cut in the middle when longer than `limit` characters (an error line stays readable)."""
+    return name if len(name) <= limit else f"{name[:limit // 2]}...{name[-limit // 2:]} ({len(name)} characters)"
 
 
 def content_version(paths) -> str:
@@ -264,13 +298,21 @@ def content_version(paths) -> str:
 
 @functools.lru_cache(maxsize=4096)  # the same paths and messages, node after node
 def c_string_literal(text: str) -> str:
-    """Quote text as a C string literal (backslashes, quotes and control characters escaped)."""
+    """Quote text as a C string literal (backslashes, quotes and control characters escaped).
+
+    A character UTF-8 cannot hold (a path's byte that is not UTF-8, which Python
+    keeps as a lone surrogate) becomes the octal escape of that byte, so the
+    literal, and the source file, hold the path's exact bytes.
+    """
     out = []
     for char in text:
         if char in '\\"':
             out.append("\\" + char)
         elif ord(char) < 0x20 or ord(char) == 0x7F:
             out.append(f"\\{ord(char):03o}")
+        elif 0xD800 <= ord(char) <= 0xDFFF:
+            raw = char.encode("utf-8", "surrogateescape" if 0xDC80 <= ord(char) <= 0xDCFF else "surrogatepass")
+            out.append("".join(f"\\{byte:03o}" for byte in raw))
         else:
             out.append(char)
     return '"' + "".join(out) + '"'

@@ -13,11 +13,11 @@ from typing import overload
 import operator
 import warnings
 
-from opkit.core.graph import Variable, io_toposort
+from opkit.core.graph import Variable, ancestors, io_toposort
 from opkit.errors import add_note
 from opkit.core.op import Op
 from opkit.core.tensor.alloc import cast, float_dtype, is_float_dtype
-from opkit.core.tensor.fill import fill_like
+from opkit.core.tensor.fill import fill, fill_like
 from opkit.core.tensor.variable import constant
 # re-exported: opkit.core.gradient was the one home of these names
 from opkit.core.gradient_types import (
@@ -80,7 +80,8 @@ def Lop(f, wrt, eval_points, consider_constant=None, disconnected_inputs="raise"
     points, _ = _as_list(eval_points, "eval_points")
     if len(points) != len(outputs):
         raise ValueError(f"Lop: {len(outputs)} output(s) in f but {len(points)} eval point(s)")
-    seeds = {out: _as_point(out, point, f"eval_points[{i}]") for i, (out, point) in enumerate(zip(outputs, points))}
+    seeds = {out: _as_point(out, point, f"eval_points[{i}]", broadcast=True)
+             for i, (out, point) in enumerate(zip(outputs, points))}
     return _backpropagate(seeds, wrt, consider_constant, disconnected_inputs, "zero", "raise", accumulate=True)
 
 
@@ -142,7 +143,9 @@ class _Backprop:
         self.accumulate = accumulate
         self.naming = naming  # (cost name, ids of the user's gradient variables), or None
         self.totals = {}
-        self.uses = _true_uses(list(seeds), wrt, consider_constant)
+        self.copies = _weak_copies(list(seeds), wrt)
+        copies = [copy for found in self.copies.values() for copy in found]
+        self.uses = _true_uses(list(seeds), [*wrt, *copies], consider_constant)
         relevant = {node for nodes in self.uses.values() for node in nodes}
         self.terms = {}
         for node in reversed(io_toposort([], list(seeds))):
@@ -165,6 +168,7 @@ class _Backprop:
             return seed
         terms = [self.terms[node][i] for node, positions in self.uses.get(variable, {}).items() for i in positions]
         terms += [seed] if seed is not None else []
+        terms += [_through_cast(variable, self.total(copy)) for copy in self.copies.get(id(variable), ())]
         nulls = [t for t in terms if isinstance(t.type, NullType)]
         if nulls:
             return nulls[0]
@@ -172,6 +176,30 @@ class _Backprop:
         if not terms:
             return disconnected_type()
         return functools.reduce(operator.add, terms)
+
+
+def _weak_copies(outputs, wrt):
+    """Map the id of each constant in `wrt` to the retyped copies of it that `outputs` use.
+
+    An elementwise op gives a Python-number constant the other operand's dtype
+    through a new constant that names its source in ``tag.weak_source``; the
+    gradient reaches the source through it as through a cast.
+    """
+    wanted = {id(v) for v in wrt if v.owner is None}
+    copies = {}
+    if wanted:
+        for variable in ancestors(outputs):
+            source = variable.tag.get("weak_source") if variable.owner is None else None
+            if source is not None and id(source) in wanted:
+                copies.setdefault(id(source), []).append(variable)
+    return copies
+
+
+def _through_cast(source, gradient):
+    """Return `gradient` (of a retyped copy of `source`) as the gradient of `source`, as Cast.grad does."""
+    if isinstance(gradient.type, (NullType, DisconnectedType)):
+        return gradient
+    return cast(gradient, source.type.dtype if _is_float(source) else float_dtype(gradient.type.dtype))
 
 
 def _name_gradient(total, name, protected):
@@ -344,22 +372,39 @@ def _seed_gradients(cost, known_grads):
                             "Hint: reduce it first (cost.sum()), or pass known_grads for a vector-Jacobian product.")
         seeds[cost] = _ones_like(cost)
     for variable, gradient in known_grads.items():
-        seeds[variable] = _as_point(variable, gradient, f"known_grads[{variable}]")
+        seeds[variable] = _as_point(variable, gradient, f"known_grads[{variable}]", broadcast=True)
     return seeds
 
 
-def _as_point(variable, value, label):
-    """Return `value` as a gradient or eval point for `variable` (arrays become constants)."""
+def _broadcasts(value, variable):
+    """Return True if `value`'s type says it has length 1 on an axis where `variable` may be longer."""
+    have, want = getattr(value.type, "shape", ()), getattr(variable.type, "shape", ())
+    return any(h == 1 and w != 1 for h, w in zip(have, want))
+
+
+def _as_point(variable, value, label, broadcast=False):
+    """Return `value` as a gradient or eval point for `variable` (arrays become constants).
+
+    With `broadcast` (gradients: known_grads, Lop's eval points) a `value` with fewer
+    dimensions is broadcast to `variable`'s shape, numpy's way, as PyTensor's grad does;
+    so is any `value` whose type has length 1 where `variable`'s may be longer (else the
+    gradient would keep that length). A value whose runtime shape differs from
+    `variable`'s but whose type does not say so is not checked.
+    """
     if not isinstance(value, Variable):
         dtype = getattr(variable.type, "dtype", None)
         value = constant(value, dtype=float_dtype(dtype)) if dtype else variable.type.make_constant(value)
     if isinstance(value.type, (NullType, DisconnectedType)):
         return value
     want, got = getattr(variable.type, "ndim", None), getattr(value.type, "ndim", None)
-    if want is not None and got is not None and want != got:
-        raise ValueError(f"{label} has {got} dimensions but {variable} has {want}")
+    if want is not None and got is not None and want != got and not (broadcast and got < want):
+        hint = (f"\nHint: give it at most {want} dimensions; fewer are broadcast to {variable}'s shape."
+                if broadcast else f"\nHint: give it {want} dimensions, the shape of {variable}.")
+        raise ValueError(f"{label} has {got} dimensions but {variable} has {want}{hint}")
     if hasattr(value.type, "dtype") and not _is_float(value):
         raise TypeError(f"{label} has dtype {value.type.dtype}; gradients and eval points must be float")
+    if want is not None and got is not None and (got < want or _broadcasts(value, variable)):
+        value = fill(variable, value)
     if _is_float(variable) and value.type.dtype != variable.type.dtype:
         value = cast(value, variable.type.dtype)
     return value

@@ -89,12 +89,18 @@ class Variable:
     def get_parents(self):
         return [self.owner] if self.owner is not None else []
 
-    def eval(self, inputs_to_values=None):
-        """Compile (once) and run a function computing this variable."""
+    def eval(self, inputs_to_values=None, **kwargs):
+        """Compile (once per set of keys and `kwargs`) and run a function computing this variable.
+
+        Keys of `inputs_to_values` are variables of the graph, or their names: free
+        inputs, shared variables, and intermediate results (the graph that computes
+        one is replaced by the value given, as ``givens`` does). `kwargs` go to
+        ``opkit.function`` (``mode=...``).
+        """
         if _evaluator is None:
             raise RuntimeError("Variable.eval needs a way to run graphs: `import opkit.link` first "
                                "(importing opkit.tensor or using opkit.function does it)")
-        return _evaluator(self, dict(inputs_to_values or {}))
+        return _evaluator(self, _variables_by_key(self, inputs_to_values or {}), kwargs)
 
     def __str__(self):
         if self.name is not None:
@@ -198,6 +204,27 @@ class Apply:
         return f"{self.op}({', '.join(map(str, self.inputs))})"
 
     __repr__ = __str__
+
+
+def _variables_by_key(output, inputs_to_values):
+    """Return `inputs_to_values` of ``output.eval`` with each string key replaced by the variable of that name."""
+    resolved = {}
+    for key, value in dict(inputs_to_values).items():
+        if isinstance(key, str):
+            named = [v for v in ancestors([output]) if v.name == key]
+            if not named:
+                raise ValueError(f"eval: no variable named {key!r} in the graph of {output}.\n"
+                                 "Hint: pass the variable itself as the key, or check its .name.")
+            if len(named) > 1:
+                raise ValueError(f"eval: {len(named)} variables are named {key!r} in the graph of {output}, so the "
+                                 "name does not say which one to set.\nHint: pass the variable itself as the key.")
+            key = named[0]
+        elif not isinstance(key, Variable):
+            raise TypeError(f"eval: the key {key!r:.60} is neither a Variable nor the name of one")
+        if key in resolved:
+            raise ValueError(f"eval: {key} is given twice (once by name, once as a variable)")
+        resolved[key] = value
+    return resolved
 
 
 def graph_inputs(outputs):

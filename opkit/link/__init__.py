@@ -11,15 +11,45 @@ from opkit.core import graph as _graph
 from opkit.core import op as _op
 
 
-def _evaluate(variable, inputs_to_values):
-    """Compile (once per set of given inputs) and run a function computing `variable`."""
+def _evaluate(variable, inputs_to_values, kwargs):
+    """Compile (once per set of given keys and `kwargs`) and run a function computing `variable`.
+
+    Free variables become inputs; a shared variable or an intermediate result is
+    replaced through ``givens`` by a new input of its type (PyTensor's eval
+    likewise cuts the graph at an intermediate key).
+    """
+    from opkit.core.graph import Constant
+    from opkit.core.shared import SharedVariable
     from opkit.link.function import function
 
     keys = tuple(sorted(inputs_to_values, key=id))
+    for key in keys:
+        if isinstance(key, Constant):
+            raise TypeError(f"eval: {key} is a constant; its value cannot be set.\nHint: build the graph "
+                            "with a variable (opkit.tensor.scalar(), ...) where the value should change.")
+    try:
+        cache_key = (keys, tuple(sorted(kwargs.items())))
+        hash(cache_key)
+    except TypeError:  # unhashable keyword values: compile each time
+        cache_key = None
     cache = variable.tag.setdefault("_eval_functions", {})
-    if keys not in cache:
-        cache[keys] = function(list(keys), variable, on_unused_input="ignore")
-    return cache[keys](*[inputs_to_values[k] for k in keys])
+    fn = cache.get(cache_key)
+    if fn is None:
+        kwargs = dict(kwargs)
+        given = kwargs.pop("givens", None) or {}
+        givens = dict(given.items() if isinstance(given, dict) else given)
+        inputs = []
+        for key in keys:
+            if key.owner is None and not isinstance(key, SharedVariable):
+                inputs.append(key)
+            else:
+                inputs.append(key.type.make_variable(key.name))
+                givens[key] = inputs[-1]
+        kwargs = {"on_unused_input": "ignore", **kwargs}
+        fn = function(inputs, variable, givens=givens or None, **kwargs)
+        if cache_key is not None:
+            cache[cache_key] = fn
+    return fn(*[inputs_to_values[k] for k in keys])
 
 
 _graph.set_evaluator(_evaluate)

@@ -17,8 +17,12 @@ from opkit.link.runner import sequential_runner
 from opkit.link.updates import python_update_runner
 
 
-def node_c_runner(node):
-    """Compile `node` into its own module; return `bind(storage) -> thunk` running it."""
+def node_c_runner(node, preallocated=False):
+    """Compile `node` into its own module; return `bind(storage) -> thunk` running it.
+
+    With `preallocated` (DebugMode) the C code finds in each output what its
+    storage cell holds before the call (None: nothing), as a reused array.
+    """
     if not op_has_c(node):
         op = node.op
         raise NotImplementedError(
@@ -26,6 +30,7 @@ def node_c_runner(node):
             "Hint: define perform(node, inputs, output_storage) or c_code(node, name, inputs, outputs, sub), "
             "and check that every input and output type has a C interface.")
     region = Region.from_nodes([node], lambda variable: True)
+    region.preallocated = preallocated
     return region_binder(region, _region_runner(region, f"node {node}"))
 
 
@@ -38,9 +43,9 @@ def _region_runner(region, description, shared_cells=()):
     return runner
 
 
-def node_c_thunk(node, storage, compute_map=None):
-    """Return a thunk running `node` through its own compiled module over `storage`."""
-    return node_c_runner(node)(storage)
+def node_c_thunk(node, storage, compute_map=None, preallocated=False):
+    """Return a thunk running `node` through its own compiled module over `storage` (see node_c_runner)."""
+    return node_c_runner(node, preallocated)(storage)
 
 
 def region_binder(region, runner):
@@ -52,7 +57,12 @@ def region_binder(region, runner):
     def bind(storage):
         inputs = [storage[v] for v in region.inputs]
         outputs = [storage[v] for v in region.outputs]
-        if len(outputs) == 1:
+        if region.preallocated:
+            def thunk():
+                values = runner(*[c[0] for c in inputs], *[c[0] for c in outputs])
+                for out, value in zip(outputs, [values] if len(outputs) == 1 else values):
+                    out[0] = value
+        elif len(outputs) == 1:
             cell = outputs[0]
 
             def thunk():

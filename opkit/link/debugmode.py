@@ -44,7 +44,7 @@ class DebugModeError(AssertionError):
 
 
 class BadThunkOutput(DebugModeError):
-    """Two implementations of a node disagree (perform and C, or perform with preallocated outputs)."""
+    """Two implementations of a node disagree (perform and C, or perform or C with preallocated outputs)."""
 
 
 class BadDestroyMap(DebugModeError):
@@ -72,9 +72,9 @@ class DebugMode(Mode):
 
     `check_py_code` runs perform (compared with C where both exist), `check_c_code`
     runs the C code; a node with only one of them always runs it.
-    `check_preallocated_output` lists the kinds of arrays perform also finds in its
+    `check_preallocated_output` lists the kinds of arrays perform and C also find in their
     output cells ("c_contiguous", "f_contiguous", "strided", "wrong_size", "previous",
-    "initial", or "ALL"); its results must not change.
+    "initial", or "ALL"); their results must not change.
     """
 
     def __init__(self, linker=None, optimizer="fast_run", excluded=(), repeats=3, check_py_code=True,
@@ -169,16 +169,22 @@ def _debug_perform_thunk(node, storage, compute_map):
     return thunk
 
 
-def _c_thunk(node, storage, compute_map):
+def _c_thunk(node, storage, compute_map, preallocated=False):
     from opkit.link.c_linker import node_c_thunk
 
-    return node_c_thunk(node, storage, compute_map)
+    return node_c_thunk(node, storage, compute_map, preallocated)
 
 
-def implementations(node, use_c, check_py_code=True):
+def _c_thunk_preallocated(node, storage, compute_map):
+    """The C thunk whose code finds what the output cells hold before a call (see Implementation.run)."""
+    return _c_thunk(node, storage, compute_map, preallocated=True)
+
+
+def implementations(node, use_c, check_py_code=True, preallocated=False):
     """Return the node's implementations: perform (or debug_perform), then C when it has it.
 
-    Without `check_py_code`, perform runs only for a node without C code.
+    Without `check_py_code`, perform runs only for a node without C code. With
+    `preallocated` the C code is compiled to take the arrays in its output cells.
     """
     from opkit.cop.cinterface import op_has_c
 
@@ -190,7 +196,7 @@ def implementations(node, use_c, check_py_code=True):
         elif node.op.has_perform():
             found.append(Implementation("perform", node, python_thunk))
     if has_c and (use_c or not found):
-        found.append(Implementation(C_CODE, node, _c_thunk))
+        found.append(Implementation(C_CODE, node, _c_thunk_preallocated if preallocated else _c_thunk))
     if not found:
         raise NotImplementedError(f"{node.op} has neither perform() nor C code for {node}")
     return found
@@ -203,7 +209,7 @@ class NodeChecker:
         self.node = node
         self.repeats = repeats
         self.preallocated = preallocated
-        self.implementations = implementations(node, use_c, check_py_code)
+        self.implementations = implementations(node, use_c, check_py_code, bool(preallocated))
 
     def thunk(self, storage):
         """Return a thunk reading the node's inputs from `storage` and storing the checked outputs."""
@@ -250,12 +256,11 @@ class NodeChecker:
         scratch = self._inputs_for(implementation, values)
         self._raise(check_repeated_calls(node, label, implementation.run, implementation.clear,
                                          scratch, self.repeats, compiled=label == C_CODE), values)
-        if label != C_CODE:
-            self._check_preallocated(implementation, values, outputs)
+        self._check_preallocated(implementation, values, outputs)
         return outputs
 
     def _check_preallocated(self, implementation, values, reference):
-        """Run perform again with each kind of preallocated output; its results must not change."""
+        """Run perform or C again with each kind of preallocated output; its results must not change."""
         for kind in self.preallocated:
             outputs = implementation.run(self._inputs_for(implementation, values),
                                          preallocated_outputs(kind, reference))

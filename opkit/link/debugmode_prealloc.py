@@ -1,6 +1,7 @@
-"""Preallocated outputs for DebugMode: what a Python implementation may find in its output cells.
+"""Preallocated outputs for DebugMode: what perform or C code may find in its output cells.
 
-``perform`` may reuse ``output_storage[i][0]`` when it holds an array; DebugMode's
+``perform`` may reuse ``output_storage[i][0]`` when it holds an array, and C code the
+array in its output (a compiled graph keeps an intermediate for the next call); DebugMode's
 ``check_preallocated_output`` runs it again with each kind of array there (Theano's
 names) and checks that the results do not change: garbage of the right shape in
 C or Fortran order, a strided view, the wrong size, the previous call's result.

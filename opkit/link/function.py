@@ -60,7 +60,9 @@ def _check_inputs(inputs):
             raise TypeError(f"input {position} ({variable}) is a Constant; constants cannot be function inputs")
         if variable.owner is not None:
             raise TypeError(f"input {position} ({variable}) is computed by {variable.owner.op}; "
-                            "function inputs must be free variables")
+                            "function inputs must be free variables.\nHint: to set its value, make a new "
+                            f"variable of its type (v = {variable}.type()), list v among the inputs and pass "
+                            f"givens={{{variable}: v}}.")
     if len(set(map(id, inputs))) != len(inputs):
         raise ValueError("a variable appears more than once among the function's inputs")
     return inputs

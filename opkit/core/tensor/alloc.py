@@ -26,6 +26,18 @@ def float_dtype(dtype):
     return config.floatX
 
 
+def broadcast_copy(value, shape, dtype, what):
+    """Return a new array of `shape` and `dtype` holding `value` broadcast, or raise ValueError naming `what`."""
+    result = np.empty(shape, dtype=dtype)
+    try:
+        result[...] = value
+    except ValueError:
+        raise ValueError(f"{what}: cannot broadcast a value of shape {np.shape(value)} to the shape "
+                         f"{tuple(shape)}: numpy's broadcasting needs each of its lengths to be 1 or "
+                         "the target's, counted from the last axis") from None
+    return result
+
+
 class Alloc(Op):
     """Broadcast `value` to the shape given by int64 scalars, as a new array."""
 
@@ -45,9 +57,7 @@ class Alloc(Op):
 
     def perform(self, node, inputs, output_storage):
         value, *dims = inputs
-        result = np.empty([int(d) for d in dims], dtype=node.outputs[0].dtype)
-        result[...] = value
-        output_storage[0][0] = result
+        output_storage[0][0] = broadcast_copy(value, [int(d) for d in dims], node.outputs[0].dtype, "alloc")
 
     def infer_shape(self, node, input_shapes):
         return [tuple(node.inputs[1:])]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numbers
 
-from opkit.core.tensor.type import _NAMES, _SHORT, TensorType
+from opkit.core.tensor.type import _NAMES, _SHORT, TensorType, static_shape
 
 
 def _floatx(dtype):
@@ -13,29 +13,6 @@ def _floatx(dtype):
 
         return config.floatX
     return dtype
-
-
-def static_shape(shape, ndim, what):
-    """Return `shape` as a tuple of ints and None with `ndim` entries, or raise saying what is wrong.
-
-    `what` names the caller in the message (``vector``, ``tensor``...); `ndim`
-    None accepts any length.
-    """
-    if isinstance(shape, (str, bytes)) or not hasattr(shape, "__len__"):
-        raise TypeError(f"{what}: shape must be a tuple of ints and None (one entry per dimension), got {shape!r}")
-    shape = tuple(shape)
-    if ndim is not None and len(shape) != ndim:
-        raise ValueError(f"{what}: shape {shape} has {len(shape)} entries but a {what} has {ndim} "
-                         f"dimension{'s' if ndim != 1 else ''}.\nHint: pass one entry per dimension, "
-                         f"None where the length is not known, e.g. shape={(None,) * ndim}.")
-    for axis, length in enumerate(shape):
-        if length is None:
-            continue
-        if isinstance(length, bool) or not isinstance(length, numbers.Integral):
-            raise TypeError(f"{what}: shape entry {axis} is {length!r}; entries must be ints or None")
-        if length < 0:
-            raise ValueError(f"{what}: shape entry {axis} is {length}; lengths cannot be negative")
-    return tuple(None if s is None else int(s) for s in shape)
 
 
 def tensor(dtype=None, shape=None, name=None):
@@ -70,20 +47,20 @@ def _plural(make, plural_name):
     ``dvectors(3)`` three unnamed ones; ``dvectors("a")`` (one name) the variable itself.
     """
 
-    def make_several(*names):
+    def make_several(*names, shape=None):
         if names and isinstance(names[0], numbers.Integral) and not isinstance(names[0], bool):
             if len(names) != 1:
                 raise TypeError(f"{plural_name}(n) takes one count, got {names!r}")
-            return [make() for _ in range(int(names[0]))]
+            return [make(shape=shape) for _ in range(int(names[0]))]
         if len(names) == 1:
             names = names[0]
         if len(names) == 1:
-            return make(names if isinstance(names, str) else names[0])
-        return [make(name) for name in names]
+            return make(names if isinstance(names, str) else names[0], shape=shape)
+        return [make(name, shape=shape) for name in names]
 
     make_several.__name__ = make_several.__qualname__ = plural_name
     make_several.__doc__ = (f"Return one {getattr(make, '__name__', make)} per name: {plural_name}('a', 'b') "
-                            f"or {plural_name}('ab'); {plural_name}(n) makes n unnamed ones.")
+                            f"or {plural_name}('ab'); {plural_name}(n) makes n unnamed ones; shape= applies to each.")
     return make_several
 
 

@@ -273,8 +273,15 @@ class Elemwise(Op):
 
 
 def _retype_weak(variable, dtype):
-    """Give a Python-scalar constant the operation's dtype, as numpy does (NEP 50)."""
+    """Give a Python-scalar constant the operation's dtype, as numpy does (NEP 50).
+
+    The constant itself when it has that dtype already, so that the user's variable
+    stays in the graph; else a copy that remembers it (``tag.weak_source``), through
+    which grad reaches the user's constant as through a cast.
+    """
     weak = variable.tag.get("weak_value")
-    if weak is None or variable.owner is not None:
+    if weak is None or variable.owner is not None or variable.dtype == np.dtype(dtype):
         return variable
-    return constant(np.asarray(weak).astype(dtype))
+    retyped = constant(np.asarray(weak).astype(dtype))
+    retyped.tag["weak_source"] = variable.tag.get("weak_source", variable)
+    return retyped

@@ -13,6 +13,7 @@ import numpy as np
 
 from opkit.core.graph import Apply
 from opkit.core.op import Op
+from opkit.core.tensor.alloc import broadcast_copy
 from opkit.core.tensor.shape_checks import broadcast_into_checks, check_chain
 from opkit.core.tensor.type import TensorType
 from opkit.core.tensor.variable import as_tensor_variable
@@ -32,9 +33,7 @@ class Fill(Op):
 
     def perform(self, node, inputs, output_storage):
         model, value = inputs
-        result = np.empty(np.shape(model), dtype=node.outputs[0].dtype)
-        result[...] = value
-        output_storage[0][0] = result
+        output_storage[0][0] = broadcast_copy(value, np.shape(model), node.outputs[0].dtype, "fill")
 
     def infer_shape(self, node, input_shapes):
         return [input_shapes[0]]

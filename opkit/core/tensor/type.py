@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import warnings
 
 import numpy as np
@@ -11,6 +12,32 @@ from opkit.core.type import CType
 
 _SHORT = {"float64": "d", "float32": "f", "int32": "i", "int64": "l"}
 _NAMES = {0: "scalar", 1: "vector", 2: "matrix", 3: "tensor3", 4: "tensor4"}
+
+
+def static_shape(shape, ndim, what):
+    """Return `shape` as a tuple of ints and None with `ndim` entries, or raise saying what is wrong.
+
+    `what` names the caller in the message (``vector``, ``tensor``...); `ndim`
+    None accepts any length.
+    """
+    if isinstance(shape, (str, bytes)) or not hasattr(shape, "__len__"):
+        raise TypeError(f"{what}: shape must be a tuple of ints and None (one entry per dimension), got {shape!r}")
+    shape = tuple(shape)
+    if ndim is not None and len(shape) != ndim:
+        entries = "1 entry" if len(shape) == 1 else f"{len(shape)} entries"
+        article = "an" if what[0] in "aeiou" else "a"
+        raise ValueError(f"{what}: shape {shape} has {entries} but {article} {what} has {ndim} "
+                         f"dimension{'s' if ndim != 1 else ''}.\nHint: pass one entry per dimension, "
+                         f"None where the length is not known, e.g. shape={(None,) * ndim}.")
+    for axis, length in enumerate(shape):
+        if length is None:
+            continue
+        if isinstance(length, bool) or not isinstance(length, numbers.Integral):
+            raise TypeError(f"{what}: shape entry {axis} is {length!r}; entries must be ints or None")
+        if length < 0:
+            raise ValueError(f"{what}: shape entry {axis} is {length}; lengths cannot be negative")
+    return tuple(None if s is None else int(s) for s in shape)
+
 
 
 def _describe(value):
@@ -67,6 +94,28 @@ class TensorType(TensorCInterface, CType):
         self.shape = tuple(None if s is None else int(s) for s in shape)
         self.name = name
         self.numpy_dtype = np.dtype(self.dtype)
+
+    def __call__(self, name=None, *, shape=None):
+        """Return a new Variable of this type; `shape` (one entry per dimension, None: unknown) adds static lengths.
+
+        ``ot.dvector("v", shape=(10,))`` is a float64 vector of static length 10. A length this
+        type already fixes may be repeated or left None, never contradicted.
+        """
+        if shape is None:
+            return self.make_variable(name)
+        what = self.constructor_name()
+        shape = static_shape(shape, self.ndim, what)
+        for axis, (mine, given) in enumerate(zip(self.shape, shape)):
+            if mine is not None and given is not None and mine != given:
+                raise ValueError(f"{what}: shape entry {axis} is {given} but {self} has length {mine} on axis {axis}")
+        merged = tuple(mine if given is None else given for mine, given in zip(self.shape, shape))
+        return self.clone(shape=merged).make_variable(name)
+
+    def constructor_name(self):
+        """Return the name users call this type by: ``dvector`` for float64 1-d, else its str()."""
+        if self.name is None and self.dtype in _SHORT and self.ndim in _NAMES and self.shape == (None,) * self.ndim:
+            return _SHORT[self.dtype] + _NAMES[self.ndim]
+        return str(self)
 
     @property
     def ndim(self):
