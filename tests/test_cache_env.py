@@ -281,7 +281,9 @@ def test_a_killed_precompiled_header_build_leaves_nothing_prune_cannot_remove(tm
 
 
 def _every_byte(root):
-    return sum(os.lstat(os.path.join(d, name)).st_size for d, _, names in os.walk(root) for name in names)
+    """Every byte under root but opkit's mark on it (CACHEDIR.TAG, which info does not count)."""
+    return sum(os.lstat(os.path.join(d, name)).st_size for d, _, names in os.walk(root) for name in names
+               if os.path.join(d, name) != os.path.join(root, "CACHEDIR.TAG"))
 
 
 def test_info_counts_every_byte_prune_removes_leftovers_and_clear_empties(tmp_path, tiny_source):
@@ -324,15 +326,19 @@ def test_info_counts_every_byte_prune_removes_leftovers_and_clear_empties(tmp_pa
         assert kinds["index"] == 3 * 64 + len("../../etc/passwd") and kinds["modules"] > 0
 
         assert cache.prune() == []
-        assert sorted(p.name for p in index.iterdir()) == [good]
-        assert sorted(p.name for p in (root / "pch").iterdir()) == [complete.name]
+        # Names opkit's layout does not explain are not opkit's to remove (issue 22.2).
+        assert sorted(p.name for p in index.iterdir()) == [good, "ZZ-not-hex"]
+        assert sorted(p.name for p in (root / "pch").iterdir()) == [complete.name, "not-a-digest"]
         assert sorted(p.name for p in complete.iterdir()) == ["lock", "opkit_pch.hpp", "opkit_pch.hpp.gch"]
         assert not trash.exists() and not failed.exists()
         assert cache.info()["entries"] == 1 and cache.info()["total_bytes"] == _every_byte(root)
 
         assert [entry.key for entry in cache.clear()] == [key]
-        assert list(root.iterdir()) == []
-        assert cache.info()["total_bytes"] == 0
+        # Everything opkit made is gone; its mark stays, and so does what it did not make.
+        assert sorted(str(p.relative_to(root)) for p in root.rglob("*")) == [
+            "CACHEDIR.TAG", "index", "index/ZZ-not-hex", "pch", "pch/not-a-digest"]
+        assert cache.info()["entries"] == 0
+        assert cache.info()["total_bytes"] == _every_byte(root)
     finally:
         if (trash / "locked").exists():
             (trash / "locked").chmod(0o700)
@@ -453,7 +459,7 @@ def test_a_precompiled_header_others_could_change_is_not_used(tmp_path):
     assert "writable by other users (mode 777)" in warning and "opkit cache clear" in warning
     assert subprocess.run([sys.executable, "-m", "opkit.cli", "cache", "clear"], env={**os.environ, **env},
                           capture_output=True, text=True).returncode == 0
-    assert list(root.iterdir()) == []
+    assert [p.name for p in root.iterdir()] == ["CACHEDIR.TAG"]  # opkit's mark stays
 
 
 def test_cache_commands_report_every_kind_of_byte(tmp_path):
@@ -475,5 +481,5 @@ def test_cache_commands_report_every_kind_of_byte(tmp_path):
     assert opkit_cache("prune").startswith("evicted 0 module(s)")
     assert not (root / ".trash-0001").exists()
     assert opkit_cache("clear").startswith(f"removed {modules} module(s)")
-    assert list(root.iterdir()) == []
+    assert [p.name for p in root.iterdir()] == ["CACHEDIR.TAG"]  # opkit's mark stays
     assert "size:     0 B" in opkit_cache("info")

@@ -50,19 +50,34 @@ def run_info(args):
     return 0
 
 
-def _report_removed(removed, verb):
+def _report_removed(cache, removed, verb):
+    from opkit.cop.cache_owner import foreign_names
+
     print(f"{verb} {len(removed)} module(s), {_size(sum(entry.size for entry in removed))}")
+    left = foreign_names(cache.root) if cache.root.is_dir() else []
+    if left:
+        shown = ", ".join(left[:5]) + (f" and {len(left) - 5} more" if len(left) > 5 else "")
+        print(f"left {len(left)} item(s) opkit did not make in {cache.root}: {shown}")
+
+
+def _remove(action, verb):
+    """Run the cache's clear or prune; a root that is not opkit's is one error line."""
+    from opkit.cli import CommandFailed
+    from opkit.cop.cache import default_cache
+    from opkit.cop.cache_owner import NotOpkitCacheError
+
+    cache = default_cache()
+    try:
+        removed = action(cache)
+    except NotOpkitCacheError as exc:
+        raise CommandFailed(str(exc)) from None
+    _report_removed(cache, removed, verb)
+    return 0
 
 
 def run_prune(args):
-    from opkit.cop.cache import default_cache
-
-    _report_removed(default_cache().prune(args.max_bytes), "evicted")
-    return 0
+    return _remove(lambda cache: cache.prune(args.max_bytes), "evicted")
 
 
 def run_clear(args):
-    from opkit.cop.cache import default_cache
-
-    _report_removed(default_cache().clear(), "removed")
-    return 0
+    return _remove(lambda cache: cache.clear(), "removed")

@@ -22,7 +22,7 @@ import sysconfig
 from opkit.config import config
 from opkit.cop.compiler import Compiler, find_compiler, python_include_dirs
 from opkit.cop.host import OPENMP_FLAG, openmp_supported
-from opkit.cop.pch import pch_args
+from opkit.cop.pch import pch_args, pch_removed
 from opkit.errors import CompileError
 
 # No -g and no -Wall: debug info and warnings cost compile time and nobody reads them here.
@@ -115,16 +115,25 @@ def build_extension(source: str, module_name: str, work_dir, *, include_dirs=(),
     compile_args, link_args = build_flags()
     compiler = compiler or find_compiler()
     headers = [*include_dirs, *python_include_dirs()]
-    compile_args = (*compile_args, *pch_args(compiler, compile_args, python_include_dirs()))
-    compile_command = [*compiler.command, *[f"-I{d}" for d in headers], "-c", str(source_path),
-                       "-o", str(obj), *compile_args, *extra_compile_args]
+    with_pch = pch_args(compiler, compile_args, python_include_dirs())
+    def compile_command(pch):
+        return [*compiler.command, *[f"-I{d}" for d in headers], "-c", str(source_path),
+                "-o", str(obj), *compile_args, *pch, *extra_compile_args]
+
     # An rpath for every library directory: a library found there at link time is found at load time too.
     link_command = [*compiler.command, *shared_link_flags(), str(obj),
                     *[f"-L{d}" for d in library_dirs], *[f"-Wl,-rpath,{d}" for d in library_dirs],
                     *[f"-l{name}" for name in libraries], "-o", str(target), *link_args, *extra_link_args,
                     *[a for a in extra_compile_args if a in LINK_TOO]]
     try:
-        _run(compile_command)
+        try:
+            _run(compile_command(with_pch))
+        except _CommandFailed:
+            if not pch_removed(with_pch):
+                raise
+            # `opkit cache clear` (another process) took the precompiled header away during this compile:
+            # the module does not need it, so it is compiled once more without it.
+            _run(compile_command([]))
         _run(link_command)
     except _CommandFailed as failed:
         raise _compile_error(failed, module_name, source_path) from None

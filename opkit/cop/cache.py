@@ -24,6 +24,7 @@ import warnings
 from opkit.config import config
 from opkit.cop.cache_layout import (CACHE_FORMAT, LOW_WATER, META, SOURCE, STAMP,  # noqa: F401  (SOURCE re-exported)
                                     entry_stats, read_meta)
+from opkit.cop.cache_owner import mark
 from opkit.cop.cache_upkeep import CacheUpkeep
 from opkit.cop.load import load_module
 from opkit.cop.lock import CacheWarning, CompileLockTimeout, KeyLock  # noqa: F401  (re-exported)
@@ -123,7 +124,11 @@ class ModuleCache(CacheUpkeep):
         """Return the lock of `key`, creating its shard directory (and making an old shard private)."""
         shard = self.root / key[:2]
         make_private_dirs(shard)
+        mark(self.root)  # a root opkit made (or that holds only what opkit makes) is marked as opkit's
         st = os.lstat(shard)
+        if not stat.S_ISDIR(st.st_mode):
+            raise UnsafeCacheDirError(f"refusing to use the compile cache's shard {shard}: it is not a directory"
+                                      " (a symbolic link?)\nfix: remove it, or choose another compiledir", shard)
         if st.st_mode & 0o077 and st.st_uid == os.getuid():
             os.chmod(shard, 0o700)
         return KeyLock(shard / f"{key}.lock")
@@ -131,6 +136,7 @@ class ModuleCache(CacheUpkeep):
     def _load_entry(self, key: str, module_name: str):
         """Load a verified entry; raise FileNotFoundError if absent, _CorruptEntry if it cannot be used."""
         entry = self.entry_dir(key)
+        _check_shard(entry.parent)
         try:
             st = os.lstat(entry)
         except FileNotFoundError:
@@ -163,8 +169,7 @@ class ModuleCache(CacheUpkeep):
         """
         entry = self.entry_dir(key)
         try:
-            lock = self._lock(key)
-            lock.acquire()
+            lock = self._acquire(key)
         except OSError as exc:
             if isinstance(exc, (CompileLockTimeout, UnsafeCacheDirError)):
                 raise
@@ -210,6 +215,19 @@ class ModuleCache(CacheUpkeep):
         if total is not None and total > config.cache_max_bytes:
             self._evict(config.cache_max_bytes, keep={key}, target=int(config.cache_max_bytes * LOW_WATER))
         return module
+
+    def _acquire(self, key: str) -> KeyLock:
+        """Take `key`'s lock, creating its shard; a shard removed meanwhile (`opkit cache clear`) is made again."""
+        attempts = 3
+        while True:
+            lock = self._lock(key)
+            try:
+                lock.acquire()
+                return lock
+            except FileNotFoundError:
+                attempts -= 1
+                if not attempts:
+                    raise
 
     def _not_writable(self, reason):
         """Return the error for a module that must be built where the cache cannot be written.
@@ -278,6 +296,29 @@ class ModuleCache(CacheUpkeep):
 _default: ModuleCache | None = None
 _warned: set[str] = set()  # what this process has warned about: one warning per unusable cache or entry
 _process: ModuleCache | None = None
+
+
+def _check_shard(shard: pathlib.Path):
+    """Raise UnsafeCacheDirError unless the shard holding an entry is a directory of ours that no one else can write.
+
+    The root is checked (check_private) and the entry is (private_problem), so
+    every directory from the root to a module is: another user who could write
+    the shard could swap the entry between the check and the load.
+    """
+    try:
+        st = os.lstat(shard)
+    except FileNotFoundError:
+        raise
+    except OSError:
+        return  # the entry's own lstat reports it
+    if stat.S_ISLNK(st.st_mode):
+        raise UnsafeCacheDirError(f"refusing to load compiled modules from {shard}: it is a symbolic link\n"
+                                  f"fix: remove it (`rm {shard}`), or choose another compiledir", shard)
+    problem = private_problem(st)
+    if problem is not None:
+        fix = f"chmod 700 {shard}" if st.st_uid == os.getuid() else f"remove {shard} (its owner or root can)"
+        raise UnsafeCacheDirError(f"refusing to load compiled modules from {shard}: {problem}\n"
+                                  f"fix: {fix}, or choose another compiledir", shard)
 
 
 def process_cache() -> ModuleCache:

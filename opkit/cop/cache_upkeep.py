@@ -18,6 +18,7 @@ import pathlib
 import time
 
 from opkit.config import config
+from opkit.cop.cache_owner import MARKER, claim, is_own_in_shard, is_own_top
 from opkit.cop.cache_layout import (INDEX_DIR, PCH_DIGEST_LENGTH, PCH_DIR, STALE_AFTER, TOTAL, CacheEntry, Found,
                                     entry_stats, read_meta)
 from opkit.cop.lock import KeyLock
@@ -155,6 +156,8 @@ class CacheUpkeep:
         except (FileNotFoundError, NotADirectoryError):
             tops = []
         for top in tops:
+            if top.name == MARKER:
+                continue  # opkit's mark on the root: not cache content
             if is_hex_name(top.name, 2) and top.is_dir(follow_symlinks=False):
                 try:
                     with os.scandir(top.path) as items:
@@ -187,9 +190,15 @@ class CacheUpkeep:
                 "max_bytes": config.cache_max_bytes, "bytes_by_kind": kinds, "unreadable_dirs": unreadable}
 
     def prune(self, max_bytes: int | None = None) -> list[CacheEntry]:
-        """Remove leftovers (failed builds, trash, broken PCH and index files) and evict LRU entries."""
+        """Remove leftovers (failed builds, trash, broken PCH and index files) and evict LRU entries.
+
+        Only what opkit's layout names is removed, never through a symbolic link,
+        and only under a root that is opkit's (opkit.cop.cache_owner.claim raises
+        NotOpkitCacheError for another).
+        """
         if not self.root.is_dir():
             return []
+        claim(self.root)
         self._remove_leftovers(everything=False)
         return self._evict(config.cache_max_bytes if max_bytes is None else max_bytes)
 
@@ -210,6 +219,9 @@ class CacheUpkeep:
         now = time.time()
         for top in tops:
             name = top.name
+            is_dir = top.is_dir(follow_symlinks=False)
+            if top.is_symlink() or not is_own_top(name, is_dir) or name == MARKER:
+                continue  # not opkit's (or its mark): left where it is
             if name.startswith(".trash-"):
                 remove_tree(top.path)
             elif name.startswith(".build-"):
@@ -218,11 +230,11 @@ class CacheUpkeep:
                     self._locked_remove(key, top.path)
                 elif everything or _age(top.path, now) > STALE_AFTER:
                     remove_tree(top.path)
-            elif is_hex_name(name, 2) and top.is_dir(follow_symlinks=False):
+            elif is_hex_name(name, 2) and is_dir:
                 self._tidy_shard(top.path, everything)
-            elif name == PCH_DIR:
+            elif name == PCH_DIR and is_dir:
                 _tidy_pch(top.path, everything, now)
-            elif name == INDEX_DIR:
+            elif name == INDEX_DIR and is_dir:
                 self._tidy_index(top.path, everything, now)
             elif everything:
                 remove_tree(top.path)
@@ -241,16 +253,22 @@ class CacheUpkeep:
             lock.release(unlink=not os.path.lexists(self.entry_dir(key)))
 
     def _tidy_shard(self, shard: str, everything: bool):
-        """Remove a shard's stray files and the lock files of keys without an entry; an empty shard too."""
+        """Remove the lock files of keys without an entry, and the shard if that leaves it empty.
+
+        A name that is not an entry or a key's lock (a user's file in a folder
+        that happens to have a two-hex-digit name) is left alone, and so is the shard then.
+        """
         try:
             with os.scandir(shard) as items:
-                inside = [(item.name, item.is_dir(follow_symlinks=False)) for item in items]
+                inside = [(item.name, item.is_dir(follow_symlinks=False), item.is_symlink()) for item in items]
         except OSError:
-            remove_tree(shard)
-            return
-        names = {name for name, is_dir in inside if is_dir}
-        for name, is_dir in inside:
+            return  # cannot be read: not removed (it may not be opkit's)
+        shard_name = os.path.basename(shard)
+        names = {name for name, is_dir, _ in inside if is_dir}
+        for name, is_dir, is_link in inside:
             path = os.path.join(shard, name)
+            if is_link or not is_own_in_shard(shard_name, name, is_dir):
+                continue
             if is_key(name) and is_dir:
                 continue
             if name.endswith(".lock") and is_key(name[:-5]):
@@ -260,8 +278,6 @@ class CacheUpkeep:
                         lock.release(unlink=True)
             elif is_key(name):  # a file where an entry directory belongs
                 self._locked_remove(name, path)
-            else:
-                remove_tree(path)
         try:
             os.rmdir(shard)  # fails, harmlessly, unless the shard is empty
         except OSError:
@@ -269,19 +285,16 @@ class CacheUpkeep:
 
     def _tidy_index(self, index: str, everything: bool, now: float):
         """Remove index files (older opkit versions) whose name or content is not a key to an entry."""
-        if everything:
-            remove_tree(index)
-            return
         try:
             with os.scandir(index) as items:
                 inside = [(item.name, item.path, item.is_file(follow_symlinks=False)) for item in items]
         except OSError:
-            remove_tree(index)
             return
         for name, path, is_file in inside:
             if not is_file or not is_key(name):
-                if not is_file or _age(path, now) > STALE_AFTER:  # a recent one may be a write in progress
-                    remove_tree(path)
+                continue  # not an index file opkit wrote: left alone
+            if everything:
+                remove_tree(path)
                 continue
             try:
                 with open(path, "rb") as handle:
@@ -290,6 +303,10 @@ class CacheUpkeep:
                 target = ""
             if not is_key(target) or not self.entry_dir(target).is_dir():
                 remove_tree(path)
+        try:
+            os.rmdir(index)  # fails, harmlessly, unless it is empty
+        except OSError:
+            pass
 
 
 def _age(path, now: float) -> float:
@@ -299,22 +316,26 @@ def _age(path, now: float) -> float:
         return 0.0
 
 
+_PCH_FILES = ("lock", "opkit_pch.hpp", "opkit_pch.hpp.gch")
+
+
 def _tidy_pch(pch: str, everything: bool, now: float):
-    """Remove precompiled headers left half-built (or all of them, with `everything`), each under its lock."""
+    """Remove precompiled headers left half-built (or all of them, with `everything`), each under its lock.
+
+    Only opkit's names go (a digest directory's lock, header, .gch and .tmp-*
+    files); a digest directory is removed only once nothing else is in it.
+    """
     try:
         with os.scandir(pch) as items:
             inside = [(item.name, item.path, item.is_dir(follow_symlinks=False)) for item in items]
     except OSError:
-        remove_tree(pch)
         return
     for name, path, is_dir in inside:
         if not (is_dir and is_hex_name(name, PCH_DIGEST_LENGTH)):
-            remove_tree(path)
-            continue
+            continue  # not opkit's: left alone
         try:
-            fd = os.open(os.path.join(path, "lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            fd = os.open(os.path.join(path, "lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
         except OSError:
-            remove_tree(path)  # a directory we cannot even create a lock in: no build uses it
             continue
         try:
             try:
@@ -323,12 +344,16 @@ def _tidy_pch(pch: str, everything: bool, now: float):
                 continue  # a build of this header is running
             complete = (os.path.isfile(os.path.join(path, "opkit_pch.hpp"))
                         and os.path.isfile(os.path.join(path, "opkit_pch.hpp.gch")))
-            if everything or not complete:
-                remove_tree(path)
-                continue
+            remove_all = everything or not complete
             for leftover in os.listdir(path):
-                if leftover not in ("lock", "opkit_pch.hpp", "opkit_pch.hpp.gch"):
+                own = leftover in _PCH_FILES or leftover.startswith(".tmp-")
+                if own and (remove_all or leftover not in _PCH_FILES):
                     remove_tree(os.path.join(path, leftover))
+            if remove_all:
+                try:
+                    os.rmdir(path)
+                except OSError:
+                    pass  # something that is not opkit's is still in it
         finally:
             os.close(fd)
     if everything:

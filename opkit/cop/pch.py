@@ -70,6 +70,14 @@ def pch_args(compiler, compile_args, include_dirs):
     return ["-include", str(header), "-Winvalid-pch"] if usable else []
 
 
+def pch_removed(args) -> bool:
+    """Return True if `args` (from pch_args) name a precompiled header that is no longer there."""
+    if "-include" not in args:
+        return False
+    header = args[args.index("-include") + 1]
+    return not (os.path.exists(header) and os.path.exists(header + ".gch"))
+
+
 def _private_chain(root, directory) -> str | None:
     """Return why `directory` (under root) is not private, or None if root and every level below are."""
     path = root
