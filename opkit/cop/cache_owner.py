@@ -79,9 +79,19 @@ def claim(root: pathlib.Path) -> None:
 def is_own_top(name: str, is_dir: bool) -> bool:
     """Return True if `name` (directly under the root) is of opkit's layout."""
     if is_dir:
-        return (is_hex_name(name, 2) or name in _OWN_DIRS or name.startswith(".build-")
-                or name.startswith(".trash-"))
+        return (is_hex_name(name, 2) or name in _OWN_DIRS or _is_build_name(name)
+                or (name.startswith(".trash-") and _is_hex(name[len(".trash-"):])))
     return name in (TOTAL, MARKER) or name.startswith(".tmp-")
+
+
+def _is_build_name(name: str) -> bool:
+    """`.build-<key>-<suffix>`: a build in progress, or a failed one (opkit.cop.cache)."""
+    key, dash, _ = name[len(".build-"):].partition("-")
+    return name.startswith(".build-") and is_key(key) and dash == "-"
+
+
+def _is_hex(text: str) -> bool:
+    return bool(text) and all(c in "0123456789abcdef" for c in text)
 
 
 def is_own_in_shard(shard_name: str, name: str, is_dir: bool) -> bool:

@@ -225,11 +225,7 @@ class CacheUpkeep:
             if name.startswith(".trash-"):
                 remove_tree(top.path)
             elif name.startswith(".build-"):
-                key = name[len(".build-"):][:64]
-                if is_key(key):
-                    self._locked_remove(key, top.path)
-                elif everything or _age(top.path, now) > STALE_AFTER:
-                    remove_tree(top.path)
+                self._locked_remove(name[len(".build-"):][:64], top.path)  # is_own_top: .build-<key>-*
             elif is_hex_name(name, 2) and is_dir:
                 self._tidy_shard(top.path, everything)
             elif name == PCH_DIR and is_dir:
