@@ -41,10 +41,10 @@ _NOTES = {"switch": "; np.where would wrap it modulo 2**bits (numpy issue 27006)
 def weak_constant_data(value, dtype, what):
     """Return `value` converted to `dtype` as numpy converts a weak Python number (a 0-d array).
 
-    Raises OverflowError (numpy's message, naming the function `what`) where numpy refuses the value.
+    Raises OverflowError (numpy's message, naming the function `what`) where numpy refuses the
+    value; warns as numpy does where a float overflows a narrower float (to inf).
     """
     try:
-        with np.errstate(all="ignore"):
-            return np.asarray(value, dtype=dtype)
+        return np.asarray(value, dtype=dtype)
     except OverflowError as exc:
         raise OverflowError(f"{exc} (a Python number given to {what}{_NOTES.get(what, '')})") from None
