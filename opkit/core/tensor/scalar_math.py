@@ -2,7 +2,8 @@
 
 Same contract as scalar_ops: the numpy function defines the result and its
 dtype; the C expression exists only for the dtype kinds where it computes
-exactly that result (libm's last bit aside for the transcendental functions).
+exactly that result (the transcendental functions aside: libm against numpy's
+SIMD loops, a few ulps apart, see scalar_ops).
 sigmoid and softplus have no numpy ufunc: their numpy definition below is the
 reference, and the C expression is the same formula in the same precision.
 """
