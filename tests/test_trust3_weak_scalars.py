@@ -295,3 +295,22 @@ def test_the_errors_name_the_number_and_the_dtype():
         ot.lt(2**70, 1)
     # What numpy accepts stays accepted: exact comparisons, clip dropping its bounds.
     assert opkit.function([x], [x < 1000, ot.clip(x, -1000, 1000)])(np.array([-128, 127], np.int8))[1].dtype == np.int8
+
+
+def test_op_compute_takes_python_numbers_as_numpy_does():
+    """op.compute(array, number): the number is weak there too (np.add(int8, 5) is int8), in C."""
+    from opkit.core.tensor.elemwise_math import _clip
+
+    a = np.array([-128, -5, 0, 5, 127], np.int8)
+    u = np.array([0, 1, 255], np.uint8)
+    f = np.array([-np.inf, -0.0, 4.0], np.float32)
+    cases = [(ot.add, np.add, (a, 5)), (ot.add, np.add, (5, a)), (ot.add, np.add, (a, 1000)),
+             (ot.lt, np.less, (a, 1000)), (ot.lt, np.less, (a, 2**70)), (ot.eq, np.equal, (u, -1)),
+             (ot.maximum, np.maximum, (u, -1)), (ot.mul, np.multiply, (a, 0.5)), (ot.pow, np.power, (f, 0.5)),
+             (ot.add, np.add, (a, 2**70)), (_clip, np.clip, (a, -1000, 1000)), (_clip, np.clip, (u, -1, 100)),
+             (_clip, np.clip, (a, 0, 2**70)), (ot.add, np.add, (2, 3))]
+    for op, npf, values in cases:
+        expected = outcome(lambda: npf(*values))
+        got = outcome(lambda: op.compute(*values))
+        assert_same(got, expected, f"{op}.compute{values}")
+    assert ot.add.compute(a, 5).dtype == np.int8  # again: not served an int64 function by the memo
