@@ -246,7 +246,9 @@ def _compiled_graph(mode, cases):
             assert got[0] == "raised" and got[1] is expected[1], f"{label}: opkit built {got}, numpy {expected}"
             continue
         assert got[0] == "ok", f"{label}: opkit raised {got[1]}, numpy gives {expected[1]}"
-        outputs.append(build(inputs[dtype]))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # float32 + 1e300 overflows at build, as in numpy
+            outputs.append(build(inputs[dtype]))
         kept.append((label, expected))
     f = opkit.function(list(inputs.values()), outputs, mode=mode, on_unused_input="ignore")
     return f, kept
