@@ -4,8 +4,8 @@ Comparisons compute in numpy's loop dtypes, not in their bool output: numpy
 compares int64 with uint64 exactly (its mixed loop), so the C code does too
 (opkit_lt and friends); a Python int out of the other operand's range becomes
 an int64/uint64 constant, which numpy's comparison gives the same answer as
-its own special case (beyond 64 bits, +-inf: see weak). Bitwise ops are numpy's bitwise_* (logical on bool) and
-refuse floats as numpy does.
+its own special case (beyond 64 bits, +-inf: see weak). Bitwise ops are
+numpy's bitwise_* (logical on bool) and refuse floats as numpy does.
 """
 
 from __future__ import annotations
@@ -86,6 +86,13 @@ class CastScalarOp(ScalarOp):
             if operand.kind == "f" and out.kind == "f" and out.itemsize < operand.itemsize:
                 return False  # numpy warns when a value overflows the narrower float; C would not
         return super().has_c(out_dtype, operand_dtypes)
+
+    def __reduce__(self):
+        """Pickle as the call of cast that makes it (its conversion is a local function)."""
+        dtype = self.name[len("cast{"):-1]
+        if cast(dtype) is self:
+            return (cast, (dtype,))
+        return super().__reduce__()
 
 
 @functools.lru_cache(maxsize=None)
