@@ -25,6 +25,7 @@ import numpy as np
 
 from opkit.core.memo import BoundedMemo
 from opkit.core.op import EAGER_MEMO
+from opkit.core.tensor.weak import is_weak_number
 
 COMPILED_LIMIT = 256
 _compiled = BoundedMemo(COMPILED_LIMIT)  # (op, code identity, *input types) -> compiled function
@@ -38,8 +39,24 @@ def compute(op, values):
     Op.compute serves warm calls itself from EAGER_MEMO; this is the first call
     for these input types (or of values that are not arrays).
     """
+    if getattr(op, "itypes", None) is None and any(map(is_weak_number, values)):
+        return _compute_weak(op, values)
     arrays = [value if isinstance(value, np.ndarray) else np.asarray(value) for value in values]
     return _function(op, arrays, input_types(arrays))(*arrays)
+
+
+def _compute_weak(op, values):
+    """`op` on values some of which are Python numbers: weak constants (NEP 50), as numpy takes them.
+
+    `add.compute(int8_array, 5)` is int8, as np.add gives; the number is part of the node (its
+    value is data: the module is the same for every number of one dtype), compiled for this call.
+    """
+    from opkit.core.tensor.type import TensorType
+
+    arrays = [np.asarray(v) for v in values if not is_weak_number(v)]
+    fresh = iter([TensorType(a.dtype, (None,) * a.ndim)(f"x{i}") for i, a in enumerate(arrays)])
+    inputs, node = _node(op, arrays, [v if is_weak_number(v) else next(fresh) for v in values])
+    return _compile(op, inputs, node)(*arrays)
 
 
 def input_types(values) -> tuple:
@@ -117,20 +134,25 @@ def _rebound(function, old, new):
     return made
 
 
-def _node(op, arrays):
-    """Return (inputs, node): `op` applied to fresh variables typed like `arrays`."""
+def _node(op, arrays, operands=None):
+    """Return (inputs, node): `op` applied to fresh variables typed like `arrays`.
+
+    `operands` (variables and weak Python numbers, see _compute_weak) replaces them when given.
+    """
     from opkit.core.graph import Apply
     from opkit.core.tensor.type import TensorType
 
     itypes = getattr(op, "itypes", None)  # as_op ops name their input types
-    if itypes is not None and len(itypes) == len(arrays):
-        inputs = [itype(f"x{i}") for i, itype in enumerate(itypes)]
+    if operands is not None:
+        inputs = [o for o in operands if not is_weak_number(o)]
+    elif itypes is not None and len(itypes) == len(arrays):
+        operands = inputs = [itype(f"x{i}") for i, itype in enumerate(itypes)]
     else:
-        inputs = [TensorType(array.dtype, (None,) * array.ndim)(f"x{i}") for i, array in enumerate(arrays)]
+        operands = inputs = [TensorType(array.dtype, (None,) * array.ndim)(f"x{i}") for i, array in enumerate(arrays)]
     try:
-        node = op.make_node(*inputs)
+        node = op.make_node(*operands)
     except (TypeError, ValueError) as exc:
-        described = ", ".join(str(v.type) for v in inputs)
+        described = ", ".join(repr(v) if is_weak_number(v) else str(v.type) for v in operands)
         raise TypeError(f"{op}.compute: the op does not take inputs of types ({described}): {exc}") from None
     if not isinstance(node, Apply):
         raise TypeError(f"{op}.make_node returned {node!r}, not an opkit.Apply")

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from opkit.core.graph import Apply
+from opkit.core.graph import Apply, Variable
 from opkit.core.op import Op
 from opkit.core.tensor.type import TensorType
 from opkit.core.tensor.variable import as_tensor_variable, constant
+from opkit.core.tensor.weak import is_weak_number, weak_constant_data
 
 
 def _shape_str(shape):
@@ -183,12 +184,14 @@ class Elemwise(Op):
     def make_node(self, *inputs):
         if len(inputs) != self.scalar_op.nin:
             raise TypeError(f"{self} takes {self.scalar_op.nin} inputs, got {len(inputs)}")
-        inputs = [as_tensor_variable(i) for i in inputs]
-        operands = [i.tag.get("weak_value", i.dtype) if not i.owner else i.dtype for i in inputs]
-        out_dtype = self.scalar_op.output_dtype(operands)  # TypeError where numpy refuses the dtypes
+        # A Python number stays a value until the loop dtypes are known: it may not fit 64 bits.
+        inputs = [i if is_weak_number(i) else as_tensor_variable(i) for i in inputs]
+        operands = self.scalar_op.weak_operands([_operand(i) for i in inputs])
+        out_dtype = self.scalar_op.output_dtype(operands)  # TypeError/OverflowError where numpy refuses
         if not all(isinstance(o, str) for o in operands):
             loop_dtypes = self.scalar_op.operand_dtypes(operands, out_dtype)
-            inputs = [_retype_weak(i, d) for i, d in zip(inputs, loop_dtypes)]
+            inputs = [i if isinstance(o, str) else _weak_input(i, o, d, f"{self}")
+                      for i, o, d in zip(inputs, operands, loop_dtypes)]
         shape = broadcast_shape([i.type.shape for i in inputs], f"the inputs of {self}")
         return Apply(self, inputs, [TensorType(out_dtype, shape)()])
 
@@ -256,7 +259,7 @@ class Elemwise(Op):
         return elemwise_c_code(node, name, inputs, outputs, sub, self._steps(node))
 
     def c_code_cache_version(self):
-        return (5,)
+        return (6,)
 
     def grad(self, inputs, output_grads):
         from opkit.core.tensor import elemwise_grad
@@ -272,16 +275,27 @@ class Elemwise(Op):
         return self.scalar_op.name
 
 
-def _retype_weak(variable, dtype):
-    """Give a Python-scalar constant the operation's dtype, as numpy does (NEP 50).
+def _weak_input(value, number, dtype, what):
+    """Return the constant a weak operand (`value`, the Python `number`) becomes in the loop's `dtype`.
 
-    The constant itself when it has that dtype already, so that the user's variable
-    stays in the graph; else a copy that remembers it (``tag.weak_source``), through
-    which grad reaches the user's constant as through a cast.
+    The user's constant itself when it has that dtype already, so that it stays in
+    the graph; else a new constant that remembers it (``tag.weak_source``),
+    through which grad reaches the user's constant as through a cast. The value
+    is converted as numpy converts it (opkit.core.tensor.weak: an error, never a wrap).
     """
-    weak = variable.tag.get("weak_value")
-    if weak is None or variable.owner is not None or variable.dtype == np.dtype(dtype):
-        return variable
-    retyped = constant(np.asarray(weak).astype(dtype))
-    retyped.tag["weak_source"] = variable.tag.get("weak_source", variable)
+    data = weak_constant_data(number, dtype, what)
+    if isinstance(value, Variable) and value.dtype == np.asarray(data).dtype:
+        return value
+    retyped = constant(data)
+    if isinstance(value, Variable):
+        retyped.tag["weak_source"] = value.tag.get("weak_source", value)
     return retyped
+
+
+def _operand(value):
+    """Return the dtype name of a tensor input, or the Python number of a weak one (see weak)."""
+    if is_weak_number(value):
+        return value
+    if value.owner is None and "weak_value" in value.tag:
+        return value.tag["weak_value"]
+    return value.dtype

@@ -160,6 +160,18 @@ static void opkit_nd_loop(int nd, const npy_intp* dims, char** base, npy_intp (*
     opkit_nd_loop_range<NARGS>(nd, dims, base, strides, 0, total, body);
 }
 
+/* numpy's float power for an exponent that is one number for the whole loop (FLOAT_power and
+   DOUBLE_power's POWER_FAST_PATH): those five exponents skip pow. */
+template <typename T> static inline T opkit_pow_uniform(T x, T y)
+{
+    if (y == (T)-1) return (T)1 / x;
+    if (y == (T)0) return (T)1;
+    if (y == (T)0.5) return std::sqrt(x);
+    if (y == (T)1) return x;
+    if (y == (T)2) return x * x;
+    return std::pow(x, y);
+}
+
 /* numpy's integer power: wraps modulo 2**bits (computed unsigned: no undefined
    behaviour); a negative exponent sets `bad` (numpy raises ValueError). */
 template <typename T> static inline T opkit_ipow(T base, T exponent, int& bad)
@@ -173,7 +185,7 @@ template <typename T> static inline T opkit_ipow(T base, T exponent, int& bad)
 """
 
 
-def program_statements(program, input_dtypes):
+def program_statements(program, input_dtypes, scalar_inputs=()):
     """Return C statements computing each step of `program` into t0, t1, ...
 
     `program` is a sequence of (scalar_op, refs, out_dtype); a ref below
@@ -181,17 +193,22 @@ def program_statements(program, input_dtypes):
     Each step casts its operands to its loop dtypes first (usually its own
     dtype), as numpy does, and rounds its result to its dtype (a `const` of that
     C type), as numpy does after every operation. Raises MethodNotDefined for a
-    step without C code.
+    step without C code. `scalar_inputs` flags the inputs that are scalars by
+    type: a step computed from those alone is one number too, which numpy's
+    float power treats apart (see scalar_ops.pow).
     """
     from opkit.core.tensor.scalar_ops import program_operand_dtypes
 
     n_inputs = len(input_dtypes)
+    uniform = [bool(f) for f in scalar_inputs] + [False] * (n_inputs - len(scalar_inputs))
     lines = []
     operand_dtypes = program_operand_dtypes(program, input_dtypes)
     for step, ((scalar_op, refs, out_dtype), loop) in enumerate(zip(program, operand_dtypes)):
         ctype = c_dtype(out_dtype)
         args = [f"({c_dtype(d)})" + (f"v{r}" if r < n_inputs else f"t{r - n_inputs}") for r, d in zip(refs, loop)]
-        lines.append(f"const {ctype} t{step} = ({ctype}){scalar_op.c_expression(args, out_dtype)};")
+        expr = scalar_op.c_expression(args, out_dtype, uniform_last=bool(refs) and uniform[refs[-1]])
+        lines.append(f"const {ctype} t{step} = ({ctype}){expr};")
+        uniform.append(all(uniform[r] for r in refs))
     return lines
 
 
@@ -202,11 +219,11 @@ def elemwise_c_code(node, name, inputs, outputs, sub, program):
     nd, nin = out_var.ndim, len(inputs)
     out_t = c_dtype(out_var.dtype)
     in_ts = [c_dtype(v.dtype) for v in node.inputs]
-    steps = program_statements(program, [v.dtype for v in node.inputs])
-    result = f"t{len(program) - 1}"
     # Inputs that are scalars by type (constants, 0-d, all lengths 1) are read once, before
     # the loop, so the flat loop stays a plain vectorisable loop over the other inputs.
     scalar = [all(s == 1 for s in v.type.shape) for v in node.inputs]
+    steps = program_statements(program, [v.dtype for v in node.inputs], scalar)
+    result = f"t{len(program) - 1}"
     hoisted = "\n".join(f"    const {in_ts[k]} v{k} = p{k}[0];" for k in range(nin) if scalar[k])
     # The output is never one of the inputs (a kept output is reused only when nothing else holds
     # it), so __restrict is true, and the loop vectorizes without run-time overlap checks; `omp simd`

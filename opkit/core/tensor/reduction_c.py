@@ -119,7 +119,7 @@ def _value_lines(plan, load):
     """C statements computing `e`, the value to reduce in the accumulator type; `load(k)` reads input k."""
     program, n_inputs = plan.op.reduce_program(plan.node)
     lines = [f"const {t} v{k} = {load(k)};" for k, t in enumerate(plan.in_types) if load(k) is not None]
-    lines += program_statements(program, [v.dtype for v in plan.node.inputs])
+    lines += program_statements(program, [v.dtype for v in plan.node.inputs], plan.scalar)
     result = f"t{len(program) - 1}" if program else "v0"
     if np.dtype(_value_dtype(plan.op, plan.node)).kind == "b" and plan.acc != "bool":
         result = f"({result} != 0)"

@@ -4,17 +4,19 @@ Comparisons compute in numpy's loop dtypes, not in their bool output: numpy
 compares int64 with uint64 exactly (its mixed loop), so the C code does too
 (opkit_lt and friends); a Python int out of the other operand's range becomes
 an int64/uint64 constant, which numpy's comparison gives the same answer as
-its own special case. Bitwise ops are numpy's bitwise_* (logical on bool) and
-refuse floats as numpy does.
+its own special case (beyond 64 bits, +-inf: see weak). Bitwise ops are
+numpy's bitwise_* (logical on bool) and refuse floats as numpy does.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
 from opkit.core.tensor.scalar_ops import ScalarOp
+from opkit.core.tensor.weak import fits_64_bits
 
 
 def _strong_dtype(value, strong):
@@ -25,8 +27,16 @@ def _strong_dtype(value, strong):
         if not info.min <= value <= info.max:
             dtype = np.asarray(value).dtype  # int64 or uint64 (or object: refused below)
     if dtype.kind not in "biufc":
-        raise TypeError(f"cannot compare with the Python integer {value}: it does not fit 64 bits")
+        raise OverflowError(f"cannot compare the Python integer {value} with no integer or float array: "
+                            f"it does not fit 64 bits")
     return dtype
+
+
+def _compare_weak(operands):
+    """A Python int beyond 64 bits next to an integer array compares as +-inf would: exactly, as in numpy."""
+    if not any(isinstance(o, str) and np.dtype(o).kind in "iu" for o in operands):
+        return operands
+    return [(math.inf if o > 0 else -math.inf) if isinstance(o, int) and not fits_64_bits(o) else o for o in operands]
 
 
 def _compare_loop(ufunc):
@@ -48,7 +58,7 @@ def _switch(cond, a, b):
 
 
 def _compare(name, ufunc, c_name):
-    return ScalarOp(name, 2, ufunc, f"{c_name}({{0}}, {{1}})", loop=_compare_loop(ufunc))
+    return ScalarOp(name, 2, ufunc, f"{c_name}({{0}}, {{1}})", loop=_compare_loop(ufunc), weak=_compare_weak)
 
 
 lt = _compare("lt", np.less, "opkit_lt")

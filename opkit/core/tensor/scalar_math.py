@@ -2,7 +2,8 @@
 
 Same contract as scalar_ops: the numpy function defines the result and its
 dtype; the C expression exists only for the dtype kinds where it computes
-exactly that result (libm's last bit aside for the transcendental functions).
+exactly that result (the transcendental functions aside: libm against numpy's
+SIMD loops, a few ulps apart, see scalar_ops).
 sigmoid and softplus have no numpy ufunc: their numpy definition below is the
 reference, and the C expression is the same formula in the same precision.
 """
@@ -41,6 +42,32 @@ def _clip(x, lo, hi):
     return np.clip(x, lo, hi)
 
 
+def _clip_weak(operands):
+    """np.clip drops a Python int bound beyond an integer array's range: max(x, lo), min(x, hi) or x.
+
+    The dropped bound becomes the limit of that result's dtype (-inf/+inf for floats), which
+    clips nothing: same value, same dtype, same errors as numpy's dropped bound (see weak).
+    """
+    x, lo, hi = operands
+    x_dtype = np.dtype(x) if isinstance(x, str) else np.asarray(x).dtype  # numpy makes x an array first
+    if x_dtype.kind not in "iu":
+        return operands
+    info = np.iinfo(x_dtype)
+    drop_lo = type(lo) is int and lo <= info.min
+    drop_hi = type(hi) is int and hi >= info.max
+    if not (drop_lo or drop_hi):
+        return operands
+    kept = [o for o, drop in ((lo, drop_lo), (hi, drop_hi)) if not drop]
+    ufunc = np.positive if not kept else np.minimum if drop_lo else np.maximum
+    with np.errstate(all="ignore"):  # OverflowError and TypeError as numpy's own call raises them
+        out = ufunc(np.empty(0, x_dtype), *[np.empty(0, o) if isinstance(o, str) else o for o in kept]).dtype
+    if out.kind in "iu":
+        low, high = int(np.iinfo(out).min), int(np.iinfo(out).max)
+    else:
+        low, high = -np.inf, np.inf
+    return [x, low if drop_lo else lo, high if drop_hi else hi]
+
+
 def _abs_loop(operands, out_dtype):
     # abs of a complex number computes on the complex value (its float result is the modulus).
     return [o if isinstance(o, str) and np.dtype(o).kind == "c" else out_dtype for o in operands]
@@ -72,7 +99,7 @@ minimum = ScalarOp("minimum", 2, np.minimum, "(({0} < {1} || {0} != {0}) ? {0} :
 # numpy's clip is min(max(x, lo), hi) with its NaN-keeping max and min (npy_math's _NPY_CLIP).
 clip = ScalarOp("clip", 3, _clip,
                 "opkit_fclip({0}, {1}, {2})", int_c_expr="opkit_iclip({0}, {1}, {2})",
-                bool_c_expr="opkit_iclip({0}, {1}, {2})")
+                bool_c_expr="opkit_iclip({0}, {1}, {2})", weak=_clip_weak)
 
 ALL = {op.name: op for op in (abs, sign, tanh, sin, cos, log1p, expm1, sigmoid, softplus, floor, ceil, round,
                               minimum, clip)}

@@ -1,7 +1,9 @@
 """The scalar functions behind the elementwise ops: numpy ufunc and C expressions.
 
-C code exists only where it computes exactly what numpy computes (up to the
-last bit of libm's transcendental functions for float32/float64):
+C code exists only where it computes exactly what numpy computes, except the
+transcendental functions: C calls libm, where numpy runs its own SIMD loops for
+some (float32 exp, log, tanh, sin, cos and float64 tanh on AVX2), 1 to 3 ulps
+apart (measured by benchmarks/ulp_table.py, checked by tests/test_trust3_ulp_bounds.py):
 
 - float16 (numpy rounds to half after every operation) and complex (numpy's own
   algorithms) have no C here: those nodes run ``perform``, i.e. numpy itself.
@@ -49,6 +51,17 @@ class ScalarOp:
     bool_c_expr: str | None = field(default=None, compare=False)
     c_kinds: str = field(default="fiub", compare=False)
     loop: object = field(default=None, compare=False)
+    weak: object = field(default=None, compare=False)
+    uniform_c_expr: str | None = field(default=None, compare=False)
+
+    def weak_operands(self, operands):
+        """Return `operands` (dtype names or weak Python numbers) as this function sees them.
+
+        Most functions take them as they are (numpy converts a weak number to the
+        loop dtype, or raises). `weak(operands)` overrides that where numpy keeps an
+        out-of-range integer's meaning: comparisons, clip.
+        """
+        return list(operands) if self.weak is None else list(self.weak(list(operands)))
 
     def operand_dtypes(self, operands, out_dtype):
         """Return the dtype each operand is converted to before the computation (numpy's loop dtypes).
@@ -64,16 +77,20 @@ class ScalarOp:
     def output_dtype(self, operands):
         """Return numpy's result dtype for `operands` (dtype names or weak Python scalars).
 
-        Raises TypeError (with numpy's reason) where numpy refuses the dtypes.
+        Raises TypeError (with numpy's reason) where numpy refuses the dtypes, and
+        OverflowError where numpy refuses a Python int (or would compute on Python objects).
         """
         samples = [np.empty(0, dtype=o) if isinstance(o, str) else o for o in operands]
+        described = ", ".join(o if isinstance(o, str) else f"Python {type(o).__name__} {o!r}" for o in operands)
         try:
             with np.errstate(all="ignore"):
-                return str(self.ufunc(*samples).dtype) if self.nin else None
+                dtype = np.asarray(self.ufunc(*samples)).dtype if self.nin else None
         except TypeError as exc:
-            described = ", ".join(o if isinstance(o, str) else f"Python {type(o).__name__} {o!r}"
-                                  for o in operands)
             raise TypeError(f"{self.name} is not defined for inputs of dtype {described}, as in numpy: {exc}") from None
+        if dtype is not None and dtype.kind not in "biufc":  # numpy's object loop: Python ints beyond 64 bits
+            raise OverflowError(f"{self.name} of {described}: numpy computes this on Python objects (an int "
+                                f"beyond 64 bits); opkit's tensors hold int64 or uint64 at most")
+        return None if dtype is None else str(dtype)
 
     def has_c(self, out_dtype, operand_dtypes=()):
         """Return True if this function has C code computing numpy's result in `out_dtype`.
@@ -83,8 +100,12 @@ class ScalarOp:
         return (has_c_dtype(out_dtype) and np.dtype(out_dtype).kind in self.c_kinds
                 and all(has_c_dtype(d) for d in operand_dtypes))
 
-    def c_expression(self, args, out_dtype):
-        """Return the C expression for operands `args` (C expressions of type `out_dtype`)."""
+    def c_expression(self, args, out_dtype, uniform_last=False):
+        """Return the C expression for operands `args` (C expressions of type `out_dtype`).
+
+        `uniform_last`: the last operand is one number for the whole loop (a scalar by type);
+        a float `uniform_c_expr` then replaces `c_expr` (numpy's power has a fast path there).
+        """
         from opkit.core.type import MethodNotDefined
 
         if not self.has_c(out_dtype):
@@ -95,6 +116,8 @@ class ScalarOp:
             expr = self.bool_c_expr
         elif kind in "iu" and self.int_c_expr is not None:
             expr = self.int_c_expr
+        elif kind == "f" and uniform_last and self.uniform_c_expr is not None:
+            expr = self.uniform_c_expr
         return "(" + expr.format(*[f"({a})" for a in args]) + ")"
 
     def __str__(self):
@@ -165,7 +188,11 @@ sqrt = ScalarOp("sqrt", 1, np.sqrt, "std::sqrt({0})", c_kinds="f")
 maximum = ScalarOp("maximum", 2, np.maximum, "(({0} > {1} || {0} != {0}) ? {0} : {1})",
                    int_c_expr="(({0} >= {1}) ? {0} : {1})", bool_c_expr="{0} || {1}")
 # opkit_ipow sets opkit_bad_pow on a negative exponent: the node then raises numpy's ValueError.
+# numpy's float power loop, when its exponent has stride 0 (one number: a Python number, a 0-d array),
+# computes 1/x, 1, sqrt(x), x or x*x for an exponent of -1, 0, 0.5, 1 or 2 (sqrt(-inf) is nan where
+# pow(-inf, 0.5) is inf, sqrt(-0.0) is -0.0): opkit_pow_uniform does the same.
 pow = ScalarOp("pow", 2, np.power, "std::pow({0}, {1})", int_c_expr="opkit_ipow({0}, {1}, opkit_bad_pow)",
+               uniform_c_expr="opkit_pow_uniform({0}, {1})",
                c_kinds="fiu")
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
 
 from opkit.core.graph import Constant, Variable
+from opkit.core.tensor.weak import fits_64_bits, is_weak_number
 
 
 class _TensorOperators:
@@ -227,6 +227,9 @@ def constant(value, name=None, ndim=None, dtype=None):
     """Return a TensorConstant holding `value` (a number, list or array)."""
     from opkit.core.tensor.type import TensorType
 
+    if dtype is None and isinstance(value, int) and not fits_64_bits(value):
+        raise OverflowError(f"cannot make a tensor constant from the Python int {value}: it does not fit "
+                            f"int64 or uint64 (combine it with an array, e.g. x < {value}, or pass a float)")
     data = np.asarray(value, dtype=dtype)
     if data.dtype.kind not in "biufc":
         raise TypeError(f"cannot make a tensor constant from {type(value).__name__} {value!r:.40} (not numeric)")
@@ -236,7 +239,7 @@ def constant(value, name=None, ndim=None, dtype=None):
         data = data.reshape((1,) * (ndim - data.ndim) + data.shape)
     ttype = TensorType(data.dtype, tuple(1 if s == 1 else None for s in data.shape))
     result = TensorConstant(ttype, data, name=name)
-    if isinstance(value, numbers.Number) and not isinstance(value, np.generic) and dtype is None:
+    if is_weak_number(value) and dtype is None:
         result.tag["weak_value"] = value  # a Python scalar: it adapts to the other operand's dtype
     return result
 
