@@ -28,8 +28,10 @@ from pytensor.graph.utils import MethodNotDefined as PtMethodNotDefined
 from opkit.bridge.eager import run_op
 from opkit.bridge.pytensor_graph import mirror_variable, to_pytensor_graph
 from opkit.bridge.pytensor_types import TypeNotMapped, to_pytensor_params, to_pytensor_type
+from opkit.core.code_identity import python_identity
 from opkit.core.gradient_types import disconnected_type
 from opkit.core.graph import Variable
+from opkit.core.memo import BoundedMemo
 from opkit.core.op import Op
 from opkit.core.params_type import ParamsType
 from opkit.core.type import MethodNotDefined
@@ -41,7 +43,10 @@ _BRIDGE_VERSION = 1
 # What opkit's generated module includes for every op (templates/module.cpp.j2) and its types' headers:
 # an op's C may rely on them, and PyTensor's module includes only Python and numpy.
 _DEFAULT_HEADERS = ["<new>", "<cstddef>", "<cmath>", "<cstring>"]
-_bridged: dict = {}
+# (op, its Python code identity) -> PyTensorOp: an op created again after its .c file was edited is equal
+# by its props, not by its identity (which holds its parsed sections). Bounded: ops made with a new
+# parameter value each time do not pile up.
+_bridged = BoundedMemo(256)
 _PARAMS_WORD = re.compile(r"\bPARAMS\b")
 _C_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.DOTALL)
 _HASH_PLACEHOLDER = "<<<<HASH_PLACEHOLDER>>>>"  # pytensor.link.c.basic puts the module hash here
@@ -56,10 +61,13 @@ def as_pytensor_op(op: Op) -> PyTensorOp:
     if not isinstance(op, Op):
         raise TypeError(f"as_pytensor_op expects an opkit Op instance, got {op!r}")
     try:
-        found = _bridged.get(op)
+        key = (op, python_identity(op))
+        found = _bridged.get(key)
     except TypeError:  # an unhashable op: a fresh bridge each time
         return PyTensorOp(op)
-    return found if found is not None else _bridged.setdefault(op, PyTensorOp(op))
+    if found is None:
+        found = _bridged[key] = PyTensorOp(op)
+    return found
 
 
 class PyTensorOp(PtCOp):

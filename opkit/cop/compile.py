@@ -155,6 +155,6 @@ def make_region_runner(region, description="", shared_cells=()):
     `shared_cells` holds the storage list of each of `region.shared`: the runner
     reads their values and stores `region.updates` into them at every call.
     """
-    module = compile_region(region, description)
+    module = region.module = compile_region(region, description)
     return module.make(failure_notes(region), *[constant.data for constant in region.constants],
                        *region_params(region), *shared_cells)

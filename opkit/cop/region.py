@@ -24,6 +24,7 @@ class Region:
     outputs: list
     shared: list = field(default_factory=list)   # inputs read from a shared variable's cell k (see make)
     updates: list = field(default_factory=list)  # (k, variable): the variable is stored into cell k
+    module: object = field(default=None, compare=False, repr=False)  # once make_region_runner has compiled it
 
     @classmethod
     def from_nodes(cls, nodes, needed_outside):

@@ -105,7 +105,9 @@ class GraphCLinker:
             region = steps[0]
             region.inputs = list(fgraph.inputs)
             region.outputs = list(fgraph.outputs)
-            return _region_runner(region, f"graph of {len(region.nodes)} node(s)")
+            runner = _region_runner(region, f"graph of {len(region.nodes)} node(s)")
+            self.single_region = region  # op.compute rebinds a params op's runner from its module
+            return runner
         return self._regions_runner(fgraph, steps)
 
     def make_runner_with_shared(self, fgraph, plan, n_inputs):

@@ -1,7 +1,14 @@
 """`op.compute(*values)`: run one op on numpy values, compiled once per (op, input types).
 
-The compiled one-node functions are kept in a dict keyed by (op, input types);
-their modules live in the compile cache on disk as any other, so another
+The compiled one-node functions are kept in a bounded memo keyed by (op, its
+node's code identity, input types): an op whose `.c` file was edited, then
+created again, is equal to the old one by its props but has another identity
+(the module cache's content, opkit.link.code_identity), so it runs its new
+code. The memo keeps at most COMPILED_LIMIT functions (an op made with a new
+parameter value for every call does not grow it without bound). An op with
+a ParamsType shares one compiled function among all values of its params
+(they are run-time data): a new value rebinds the same module with its
+params. The modules live in the compile cache on disk as any other, so another
 process loads them rather than compiling. A warm call, served by Op.compute
 from opkit.core.op.EAGER_MEMO, costs two dict lookups (by the op's identity,
 then by a (dtype, ndim) per input: the op is never hashed) and the compiled
@@ -10,15 +17,18 @@ function's call, whose C check of its inputs stays.
 
 from __future__ import annotations
 
+import hashlib
 from itertools import chain
 from operator import attrgetter
 
 import numpy as np
 
+from opkit.core.memo import BoundedMemo
 from opkit.core.op import EAGER_MEMO
 
-_compiled: dict = {}  # (op, *input types) -> compiled function: equal ops share
-_IDENTITY_LIMIT = 4096
+COMPILED_LIMIT = 256
+_compiled = BoundedMemo(COMPILED_LIMIT)  # (op, code identity, *input types) -> compiled function
+_IDENTITY_LIMIT = 1024
 _dtype_and_ndim = attrgetter("dtype", "ndim")
 
 
@@ -39,24 +49,78 @@ def input_types(values) -> tuple:
 
 def _function(op, arrays, types):
     """Return the compiled function of `op` on `types`: from _compiled, else compiled now (and kept)."""
+    from opkit.link.code_identity import node_identity
+
+    entry = EAGER_MEMO.get(id(op))
+    if entry is not None and types in entry[1]:  # this op, values converted to arrays (Python numbers)
+        return entry[1][types]
+    inputs, node = _node(op, arrays)
     try:
-        key = (op, *types)
-        function = _compiled.get(key)
+        hash(op)
     except TypeError:  # an op that cannot be hashed is compiled for this call only
-        return _compile(op, arrays)
+        return _compile(op, inputs, node)
+    shared_key = _params_free_key(op, node, types)
+    function = None
+    if shared_key is not None:  # a params op: one compiled function serves every value of its params
+        found = _compiled.get(shared_key)
+        if found is not None:
+            function = found[1] if found[0] == op else _rebound(found[1], found[0], op)
     if function is None:
-        function = _compiled[key] = _compile(op, arrays)
+        key = (op, node_identity(node), *types)
+        function = _compiled.get(key)
+        if function is None:
+            function = _compile(op, inputs, node)
+            if shared_key is not None and _rebindable(function, op):
+                _compiled[shared_key] = (op, function)
+            else:
+                _compiled[key] = function
     if id(op) not in EAGER_MEMO and len(EAGER_MEMO) >= _IDENTITY_LIMIT:
         EAGER_MEMO.clear()  # a memo only: ops made afresh for every call must not pile up
     EAGER_MEMO.setdefault(id(op), (op, {}))[1][types] = function  # keeps op alive: its id is not reused
     return function
 
 
-def _compile(op, arrays):
-    """Return the compiled function of one `op` node on inputs typed like `arrays`."""
+def _params_free_key(op, node, types):
+    """Return the key of `op`'s function less its params' values (None for an op without a ParamsType).
+
+    It holds the op's class's code, its attributes other than the params' fields
+    and the C content of its node: params are run-time data, not code.
+    """
+    from opkit.core.code_identity import class_identity, python_identity
+    from opkit.link.code_identity import c_identity
+
+    fields = getattr(getattr(op, "params_type", None), "fields", None)
+    if not fields:
+        return None
+    others = {name: value for name, value in vars(op).items() if name not in fields}
+    code = hashlib.sha256(c_identity(node).encode("utf-8", "surrogatepass")).hexdigest()
+    return ("params", type(op), class_identity(type(op)), python_identity(others), code, *types)
+
+
+def _rebindable(function, op):
+    region = getattr(function.maker.linker, "single_region", None)
+    return (region is not None and region.module is not None and not region.shared and function.profile is None
+            and sum(node.op is op for node in region.nodes) == 1)
+
+
+def _rebound(function, old, new):
+    """Return `function` (compiled for the params op `old`) running with the params of `new`: same module."""
+    from opkit.cop.codegen import failure_notes
+
+    region = function.maker.linker.single_region
+    params = [(new if node.op is old else node.op).node_params(node) for node in region.nodes
+              if getattr(node.op, "params_type", None) is not None]
+    notes = tuple(note.replace(str(old), str(new)) for note in failure_notes(region))
+    runner = region.module.make(notes, *[constant.data for constant in region.constants], *params)
+    made = type(function)(function.maker, runner, function._single)
+    made.name, made.profile, made.trust_input = f"{new}.compute", None, function.trust_input
+    return made
+
+
+def _node(op, arrays):
+    """Return (inputs, node): `op` applied to fresh variables typed like `arrays`."""
     from opkit.core.graph import Apply
     from opkit.core.tensor.type import TensorType
-    from opkit.link.function import function
 
     itypes = getattr(op, "itypes", None)  # as_op ops name their input types
     if itypes is not None and len(itypes) == len(arrays):
@@ -70,11 +134,18 @@ def _compile(op, arrays):
         raise TypeError(f"{op}.compute: the op does not take inputs of types ({described}): {exc}") from None
     if not isinstance(node, Apply):
         raise TypeError(f"{op}.make_node returned {node!r}, not an opkit.Apply")
+    return inputs, node
+
+
+def _compile(op, inputs, node):
+    """Return the compiled function of `node` (`op` on `inputs`)."""
+    from opkit.link.function import function
+
     outputs = list(node.outputs)
     return function(inputs, outputs[0] if len(outputs) == 1 else outputs, name=f"{op}.compute",
                     on_unused_input="ignore")
 
 
 def compiled_count() -> int:
-    """Return how many (op, input types) this process has compiled for `compute`."""
+    """Return how many compiled functions this process keeps for `compute` (at most COMPILED_LIMIT)."""
     return len(_compiled)

@@ -13,6 +13,7 @@ from opkit.link.mode import Mode, get_mode
 from opkit.core.rewrites import rewrite
 from opkit.config import config
 from opkit.errors import CompileError
+from opkit.link.pickling import build_flags
 from opkit.link.profiling import ProfileStats, collecting
 from opkit.link.updates import SharedPlan, plan_shared, python_update_runner
 
@@ -128,6 +129,7 @@ class FunctionMaker:
         protect_destroyed_inputs(self.fgraph)
         protect_outputs(self.fgraph)  # after the returned outputs: an update that aliases one is a copy
         self.linker = mode.make_linker()
+        self.build_flags = build_flags()  # what a token says the modules were built with
 
     def create(self, single, profile=False):
         stats = ProfileStats(self.name) if profile else None
@@ -230,9 +232,12 @@ class FunctionAPI:
     def __dask_tokenize__(self):
         """Return a digest of the graph and mode: the same in every process, equal for equal graphs."""
         if self._token is None:
-            from opkit.link.pickling import graph_token
+            from opkit.link.pickling import graph_token, node_identities
 
-            self._token = graph_token(self._recipe(), self.maker.mode)
+            recipe = self._recipe()
+            self._token = graph_token(recipe, self.maker.mode, self._single,
+                                      node_identities(self.maker.inputs, self.maker.outputs),
+                                      getattr(self.maker, "build_flags", None))
         return self._token
 
     def _recipe(self):

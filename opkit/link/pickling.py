@@ -5,12 +5,17 @@ runs (each an op, references to earlier variables and its output types), its
 outputs and its mode. Unpickling rebuilds the graph and compiles it as
 `opkit.function` does, so its modules come from the receiving process's cache
 (or are compiled there, under the cache's per-key lock). Rebuilt functions are
-kept per process by their token, so a Dask worker that unpickles one function
-for each task rebuilds it once.
+kept per process by their token (at most REBUILT_LIMIT of them, the least
+recently used go first), so a Dask worker that unpickles one function for each
+task rebuilds it once, and a long-lived worker does not grow without bound.
 
 `graph_token` is the function's identity for Dask (`__dask_tokenize__`): a
 sha256 over each part pickled on its own, so it is the same in every process
-and under every PYTHONHASHSEED, equal for equal graphs and different otherwise.
+and under every PYTHONHASHSEED, equal for equal functions and different
+otherwise. It covers everything that changes what a call returns: the graph,
+the output structure (one output or a list), each node's code identity (its
+op's Python code and the C it generates, as the module cache sees it:
+opkit.link.code_identity), the mode and the flags that change the built code.
 """
 
 from __future__ import annotations
@@ -18,9 +23,15 @@ from __future__ import annotations
 import hashlib
 import pickle
 
+from opkit.config import config
 from opkit.core.graph import Apply, Constant, Variable, io_toposort
+from opkit.core.memo import BoundedMemo
 
-_rebuilt: dict = {}  # token -> Function rebuilt in this process
+REBUILT_LIMIT = 64
+# (token, trust_input, flags, op classes) -> Function rebuilt in this process
+_rebuilt = BoundedMemo(REBUILT_LIMIT)
+# The flags that change the code a module is built from (threads is read at run time).
+BUILD_FLAGS = ("cflags", "march", "openmp", "sanitize")
 
 
 def graph_recipe(inputs, outputs) -> tuple:
@@ -75,10 +86,42 @@ def _constant(cls, variable_type, data, name):
     return constant
 
 
-def graph_token(recipe, mode) -> str:
-    """Return a deterministic hex digest of a recipe and mode (see the module docstring)."""
+def node_identities(inputs, outputs) -> list:
+    """Return the code identity of each node of the graph, in graph_recipe's order."""
+    from opkit.link.code_identity import node_identity
+
+    identities, seen = [], {}
+    for node in io_toposort(inputs, outputs):
+        key = None
+        if not any(isinstance(v, Constant) for v in node.inputs):  # a constant may be baked into C code
+            key = (node.op, tuple(v.type for v in node.inputs), tuple(v.type for v in node.outputs))
+            try:
+                found = seen.get(key)
+            except TypeError:
+                found = key = None
+            if found is not None:
+                identities.append(found)
+                continue
+        identity = node_identity(node)
+        if key is not None:
+            seen[key] = identity
+        identities.append(identity)
+    return identities
+
+
+def build_flags() -> tuple:
+    """Return the values of BUILD_FLAGS in this process."""
+    return tuple(str(getattr(config, name)) for name in BUILD_FLAGS)
+
+
+def graph_token(recipe, mode, single=False, identities=(), flags=None) -> str:
+    """Return a deterministic hex digest of a function (see the module docstring).
+
+    `single`: the function returns one output, not a list; `identities`: each
+    node's code identity (node_identities); `flags`: build_flags() by default.
+    """
     described_inputs, constants, nodes, output_refs = recipe
-    digest = hashlib.sha256(b"opkit.function 1")
+    digest = hashlib.sha256(b"opkit.function 2")
 
     def add(part):
         data = _dumps(part)
@@ -91,7 +134,10 @@ def graph_token(recipe, mode) -> str:
         add(op)  # on its own: an op shared by two nodes pickles as two equal ones would
         add((input_refs, described_outputs))
     add(output_refs)
+    add(("single" if single else "list", len(output_refs)))
+    add(list(identities))
     add(mode)
+    add(build_flags() if flags is None else tuple(flags))
     return digest.hexdigest()
 
 
@@ -108,8 +154,16 @@ def _dumps(part) -> bytes:
 
 
 def rebuild_function(recipe, mode, name, single, trust_input, token):
-    """Return the function a pickle describes: this process's copy if it rebuilt it before."""
-    function = _rebuilt.get((token, trust_input))
+    """Return the function a pickle describes: this process's copy if it rebuilt it before.
+
+    The copy is found by the sender's token (which covers the sender's code) and
+    by what this process resolved the pickle's ops to and builds with: their
+    classes (a class defined again here gives another copy), the section files a
+    COp re-read here (with the headers they include) and the build flags.
+    """
+    nodes = recipe[2]
+    key = (token, bool(single), trust_input, build_flags(), tuple(_local_identity(op) for op, _, _ in nodes))
+    function = _rebuilt.get(key)
     if function is None:
         from opkit.link.function import function as compile_function
 
@@ -118,5 +172,17 @@ def rebuild_function(recipe, mode, name, single, trust_input, token):
                                     on_unused_input="ignore")
         function.trust_input = trust_input
         function._token = token
-        _rebuilt[token, trust_input] = function
+        _rebuilt[key] = function
     return function
+
+
+def _local_identity(op):
+    """Return what this process resolved a pickled op to, cheaply: its class, and a COp's files' content."""
+    if hasattr(op, "code_sections") and hasattr(op, "func_files"):  # a COp: its files as read on unpickling
+        return type(op), op.c_code_cache_version()
+    return type(op)
+
+
+def rebuilt_count() -> int:
+    """Return how many unpickled functions this process keeps for reuse (at most REBUILT_LIMIT)."""
+    return len(_rebuilt)

@@ -15,7 +15,8 @@ def _ge_mask(x, y):
 
 
 # 1 where x >= y else 0, in the dtype of maximum(x, y): which input maximum picked.
-ge_mask = Elemwise(ScalarOp("ge_mask", 2, _ge_mask, "(({0} >= {1}) ? 1 : 0)"))
+scalar_ge_mask = ScalarOp("ge_mask", 2, _ge_mask, "(({0} >= {1}) ? 1 : 0)")
+ge_mask = Elemwise(scalar_ge_mask)
 
 
 # Each rule returns g * d(out)/d(inputs[i]): the term of input i given the gradient g

@@ -77,6 +77,13 @@ class CastScalarOp(ScalarOp):
                 return False  # numpy warns when a value overflows the narrower float; C would not
         return super().has_c(out_dtype, operand_dtypes)
 
+    def __reduce__(self):
+        """Pickle as the call of cast that makes it (its conversion is a local function)."""
+        dtype = self.name[len("cast{"):-1]
+        if cast(dtype) is self:
+            return (cast, (dtype,))
+        return super().__reduce__()
+
 
 @functools.lru_cache(maxsize=None)
 def cast(dtype):

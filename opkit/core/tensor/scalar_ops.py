@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -99,6 +99,55 @@ class ScalarOp:
 
     def __str__(self):
         return self.name
+
+    def __reduce__(self):
+        """Pickle a built-in scalar function by reference (its module and name), any other by its fields.
+
+        Some built-ins hold local functions (a comparison's loop, a cast's conversion)
+        that plain pickle cannot send; by reference they need not travel.
+        """
+        location = builtin_location(self)
+        if location is not None:
+            return (load_builtin, location)
+        return (type(self), tuple(getattr(self, f.name) for f in fields(self)))
+
+
+# The modules whose module-level ScalarOp instances are opkit's built-ins (pickled by reference).
+BUILTIN_MODULES = ("opkit.core.tensor.scalar_ops", "opkit.core.tensor.scalar_math",
+                   "opkit.core.tensor.scalar_logic", "opkit.core.tensor.elemwise_grad")
+_builtin_locations: dict = {}  # id(op) -> (module, name); the dict below keeps the ops alive
+_builtin_ops: list = []
+
+
+def builtin_scalar_ops() -> dict:
+    """Return {(module, name): op} for every built-in scalar function defined at module level."""
+    import importlib
+
+    found = {}
+    for module_name in BUILTIN_MODULES:
+        for name, value in vars(importlib.import_module(module_name)).items():
+            if isinstance(value, ScalarOp):
+                found.setdefault((module_name, name), value)
+    return found
+
+
+def builtin_location(op):
+    """Return (module, name) of a built-in scalar function, or None for one made elsewhere."""
+    if not _builtin_locations:
+        for location, value in builtin_scalar_ops().items():
+            _builtin_locations.setdefault(id(value), location)
+            _builtin_ops.append(value)
+    return _builtin_locations.get(id(op))
+
+
+def load_builtin(module, name):
+    """Return the built-in scalar function `name` of `module` (what a pickled one refers to)."""
+    import importlib
+
+    op = getattr(importlib.import_module(module), name, None)
+    if not isinstance(op, ScalarOp):
+        raise AttributeError(f"cannot unpickle the scalar function {module}.{name}: that name is now {op!r}")
+    return op
 
 
 _U = "(npy_uint64)"

@@ -1,0 +1,40 @@
+"""The code identity of a node: its op's Python code and the C it generates, as the module cache sees it.
+
+`node_identity(node)` is what a pickled function's token and the eager memo
+(op.compute) add to an op's props: the op's Python identity
+(opkit.core.code_identity) and, for a node with C code, the content the
+module cache keys its module by (every code string of the one-node module and
+the local headers it includes, opkit.cop.compile), without the toolchain: a
+`.c` file edited, then the op created again, gives another identity.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from opkit.core.code_identity import python_identity
+
+
+def node_identity(node) -> str:
+    """Return a hex digest of what decides what `node` computes (see the module docstring)."""
+    digest = hashlib.sha256(python_identity(node.op).encode())
+    digest.update(b"\0" + c_identity(node).encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def c_identity(node) -> str:
+    """Return the content the module cache keys `node`'s own module by ('' for a node without C code)."""
+    from opkit.cop.cinterface import op_has_c
+    from opkit.cop.codegen import collect_module, template_text
+    from opkit.cop.compile import local_headers
+    from opkit.cop.region import Region
+
+    try:
+        if not op_has_c(node):
+            return ""
+        parts = collect_module(Region.from_nodes([node], lambda variable: True))
+    except Exception as exc:  # code that cannot be generated: its error is its identity (it runs perform)
+        return f"no C: {type(exc).__name__}: {exc}"
+    headers = local_headers(parts.code_text(), parts.include_dirs) if parts.include_dirs else []
+    return "\0".join([template_text(), parts.content(), *headers, repr(parts.compile_args),
+                      repr(parts.libraries), repr(parts.include_dirs), repr(parts.library_dirs)])

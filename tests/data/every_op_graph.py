@@ -1,0 +1,47 @@
+"""A graph holding every built-in op (test_trust3_pickle.py), importable by name in a fresh process.
+
+`reverse_rows` is a module-level as_op op: plain pickle sends it by reference.
+"""
+
+import numpy as np
+
+import opkit
+import opkit.tensor as ot
+from opkit.core.builtin_ops import view_op
+from opkit.core.scalar_type import DTYPES
+from opkit.core.tensor.elemwise import Elemwise
+from opkit.core.tensor.scalar_ops import builtin_scalar_ops
+
+VALUES = [np.array([[1.5, -2.0, 0.0], [3.0, 0.25, -1.0]]), np.array([1.0, 4.0, 9.0]), np.int64(4),
+          np.array([[3, -2, 0], [5, 1, 7]])]
+
+
+@opkit.as_op(itypes=[ot.dmatrix], otypes=[ot.dmatrix])
+def reverse_rows(m):
+    return m[::-1].copy()
+
+
+def scalar_function_nodes(x, i):
+    """One Elemwise node per built-in scalar function (integer inputs for the bitwise ones)."""
+    outputs = []
+    for scalar_op in builtin_scalar_ops().values():
+        try:
+            outputs.append(Elemwise(scalar_op)(*[x] * scalar_op.nin))
+        except TypeError:
+            outputs.append(Elemwise(scalar_op)(*[i] * scalar_op.nin))
+    return outputs
+
+
+def graph_of_every_op():
+    """Return (inputs, outputs): every built-in op class, scalar function and cast, and shapes to infer."""
+    x, v, n, i = ot.dmatrix("x"), ot.dvector("v"), ot.lscalar("n"), ot.lmatrix("i")
+    outputs = [ot.cast(x, "int32"), x.T, ot.dot(x, v), ot.sum(x, axis=0), ot.prod(x), ot.max(x, axis=1), ot.min(x),
+               ot.mean(x), ot.argmax(x, axis=0), ot.argmin(x), ot.reshape(x, (-1,)), ot.specify_shape(v, (3,)),
+               x[1:, 0], ot.concatenate([x, x]), ot.stack([n, n]), ot.alloc(v, 2, 3), ot.arange(n),
+               ot.ones_like(x), x + v, ot.exp(x) + 1, (ot.tanh(v) + 2.0) * 3.0, ot.sum(ot.sqrt(v) * 3.0),
+               x > 0, x < 0, ot.eq(x, 1), ot.neq(x, 1), ot.switch(x > 0, x, -x), view_op(x), reverse_rows(x),
+               opkit.grad(ot.prod(x), x), opkit.grad(ot.sum(x[1:, 0]), x)]
+    outputs += [ot.cast(x, dtype) for dtype in DTYPES]
+    outputs += scalar_function_nodes(x, i)
+    outputs += [o.shape for o in outputs[:20]] + [ot.arange(n).shape, x[1:].shape, ot.reshape(x, (-1, 3)).shape]
+    return [x, v, n, i], outputs
