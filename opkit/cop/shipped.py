@@ -15,6 +15,8 @@ flags. Any difference gives another key, so a mismatch is never loaded.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -181,24 +183,74 @@ def ship_module(parts, module, into, description: dict) -> pathlib.Path:
     entry = pathlib.Path(into) / SHIPPED_DIR / key
     source = pathlib.Path(module.__file__)
     data = source.read_bytes()
-    so_name = f"{module.__name__}{extension_suffix()}"
+    digest = hashlib.sha256(data).hexdigest()
+    # Named by its content: a new build never overwrites the file an older meta.json names (see _publish).
+    so_name = f"{module.__name__}.{digest[:16]}{extension_suffix()}"
     meta = {"format": SHIPPED_FORMAT, "key": key, "module_name": module.__name__, "so_name": so_name,
-            "so_size": len(data), "so_sha256": hashlib.sha256(data).hexdigest(), **machine_identity(),
+            "so_size": len(data), "so_sha256": digest, **machine_identity(),
             **description}
-    staging = entry.with_name(f".{key}.{os.getpid()}")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    (staging / so_name).write_bytes(data)
-    (staging / META).write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    shutil.rmtree(entry, ignore_errors=True)
-    os.rename(staging, entry)
+    entry.mkdir(parents=True, exist_ok=True)
+    with _publish_lock(entry):
+        _publish(entry, data, meta)
+        for staging in entry.parent.glob(f".{key}.*"):  # an older opkit's staging folder, left by a kill
+            _remove(staging)
     return entry
+
+
+@contextlib.contextmanager
+def _publish_lock(entry: pathlib.Path):
+    """Hold an flock on the entry's directory: one publisher per key at a time; the kernel frees it if one dies."""
+    fd = os.open(entry, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _publish(entry: pathlib.Path, data: bytes, meta: dict) -> None:
+    """Put a module into its entry by per-file atomic replaces; at every instant the entry holds a usable module.
+
+    The shared object goes in first under its content name, then meta.json is
+    replaced (the switch), and only then are files no meta.json names removed:
+    a kill at any point leaves the old module or the new one, never neither.
+    Publishing the same bytes again changes nothing.
+    """
+    so = entry / meta["so_name"]
+    if not (so.is_file() and so.stat().st_size == len(data) and
+            hashlib.sha256(so.read_bytes()).hexdigest() == meta["so_sha256"]):
+        _replace(so, data)
+    _replace(entry / META, (json.dumps(meta, indent=1, sort_keys=True) + "\n").encode())
+    for leftover in entry.iterdir():
+        if leftover.name not in (META, meta["so_name"]):
+            _remove(leftover)
+
+
+def _replace(path: pathlib.Path, data: bytes) -> None:
+    """Write `path` whole or not at all: a private temporary file, flushed to disk, renamed over it."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(temporary, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
+def _remove(path: pathlib.Path) -> None:
+    """Remove an old shared object, a killed publisher's temporary file or an older opkit's leftover folder."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(OSError):
+            path.unlink()
 
 
 def shipped_entries(directory: pathlib.Path | None) -> list[dict]:
     """Return the meta.json of every module in a shipped directory (those that can be read)."""
     entries = []
     for meta_path in sorted(directory.glob(f"*/{META}")) if directory is not None else []:
+        if meta_path.parent.name.startswith("."):
+            continue  # an older opkit's staging folder, not a module
         try:
             entries.append(json.loads(meta_path.read_text(encoding="utf-8")))
         except (OSError, ValueError):
