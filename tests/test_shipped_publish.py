@@ -122,3 +122,32 @@ def test_what_a_killed_publisher_left_is_ignored_then_cleaned(package, tmp_path)
     build(into, env)
     assert not half.exists() and not staging.exists()
     assert sorted(p.name for p in entry.iterdir()) == sorted(["meta.json", meta["so_name"]])
+
+
+def test_build_into_refuses_to_ship_a_sanitized_module(package):
+    into, env = package
+    entry = the_entry(into)
+    before = {p.name: p.read_bytes() for p in entry.iterdir()}
+    result = subprocess.run([*OPKIT, *BUILD, "--into", str(into)], env=dict(env, OPKIT_FLAGS="sanitize=address"),
+                            capture_output=True, text=True, timeout=120)
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == (f"opkit: error: --into {into}: modules built with sanitize=address cannot be shipped: "
+                             "they abort any process that does not preload the sanitizer runtime\n"
+                             "fix: run `opkit build ... --into` without sanitize=address (unset it in OPKIT_FLAGS)\n")
+    assert [e.name for e in (into / "_opkit_modules").iterdir()] == [entry.name]
+    assert {p.name: p.read_bytes() for p in entry.iterdir()} == before
+
+
+def test_a_sanitized_process_is_never_served_a_shipped_module(package, tmp_path):
+    from opkit.cop.sanitize import asan_runtime
+
+    into, env = package
+    sanitized = dict(env, OPKIT_FLAGS="sanitize=address", LD_PRELOAD=asan_runtime(),
+                     ASAN_OPTIONS="detect_leaks=0", OPKIT_COMPILEDIR=str(tmp_path / "cache"))
+    result = subprocess.run([sys.executable, "-c", RUN], env=sanitized, cwd=tmp_path, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "'shipped'" not in result.stdout and "'built'" in result.stdout  # its own, sanitized, builds
+    keys = subprocess.run([sys.executable, "-c", "from opkit.cop.shipped import shipping_flags; "
+                           "print(shipping_flags())"], env=sanitized, capture_output=True, text=True, timeout=60)
+    assert "-fsanitize=address" in keys.stdout  # part of the shipped key too

@@ -185,8 +185,13 @@ def run_show(args):
 def run_build(args):
     if args.into is None:
         return _build_node(args)
+    from opkit.cli import CommandFailed
     from opkit.config import config
-    from opkit.cop.shipped import ship_march
+    from opkit.cop.shipped import ship_march, ship_refusal
+
+    refusal = ship_refusal()
+    if refusal is not None:
+        raise CommandFailed(f"--into {args.into}: {refusal}")
 
     # A module meant to ship is built for a named CPU baseline, never -march=native (see ship_march).
     march = ship_march()

@@ -65,13 +65,18 @@ def build_flags() -> tuple[tuple[str, ...], tuple[str, ...]]:
     if modules_use_openmp():
         compile_args.append(OPENMP_FLAG)
         link_args.append(OPENMP_FLAG)
-    if config.sanitize == "address":
-        # Without a frame pointer, ASan's stack traces lose frames.
-        sanitize = ["-fsanitize=address", "-fno-omit-frame-pointer", "-g"]  # -g: reports name source lines
-        compile_args += sanitize
-        link_args += sanitize
+    compile_args += sanitize_flags()
+    link_args += sanitize_flags()
     cflags = shlex.split(config.cflags)
     return tuple(compile_args + cflags), tuple(link_args + cflags)
+
+
+def sanitize_flags() -> list[str]:
+    """Return the compile (and link) flags of config.sanitize: part of every module's identity."""
+    if config.sanitize == "address":
+        # Without a frame pointer, ASan's stack traces lose frames; -g: reports name source lines.
+        return ["-fsanitize=address", "-fno-omit-frame-pointer", "-g"]
+    return []
 
 
 def modules_use_openmp() -> bool:

@@ -10,7 +10,8 @@ running it may have no compiler, and installs the package elsewhere), and keeps
 what decides whether it can run here: the op's content (the module template,
 every code string of its ops and types, the headers they include), the Python
 ABI, the numpy C-API version, the CPU baseline (config.march) and the build
-flags. Any difference gives another key, so a mismatch is never loaded.
+flags (a sanitizer among them). Any difference gives another key, so a mismatch is never loaded.
+Sanitized modules are never shipped, and a sanitized process never loads a shipped one.
 """
 
 from __future__ import annotations
@@ -94,7 +95,7 @@ def shipping_flags() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """
     import shlex
 
-    from opkit.cop.build import BASE_COMPILE_ARGS
+    from opkit.cop.build import BASE_COMPILE_ARGS, sanitize_flags
     from opkit.cop.host import OPENMP_FLAG
 
     march = ship_march()
@@ -103,8 +104,19 @@ def shipping_flags() -> tuple[tuple[str, ...], tuple[str, ...]]:
     if config.openmp:
         compile_args.append(OPENMP_FLAG)
         link_args.append(OPENMP_FLAG)
+    compile_args += sanitize_flags()  # never shipped (see ship_refusal), but a sanitized key is another key
+    link_args += sanitize_flags()
     cflags = shlex.split(config.cflags)
     return tuple(compile_args + cflags), tuple(link_args + cflags)
+
+
+def ship_refusal() -> str | None:
+    """Return why modules built with this configuration must not ship, or None if they may."""
+    if config.sanitize:
+        return (f"modules built with sanitize={config.sanitize} cannot be shipped: they abort any process that "
+                "does not preload the sanitizer runtime\n"
+                f"fix: run `opkit build ... --into` without sanitize={config.sanitize} (unset it in OPKIT_FLAGS)")
+    return None
 
 
 def machine_identity() -> dict:
@@ -140,8 +152,8 @@ def shipped_dir(op) -> pathlib.Path | None:
 def find_shipped(region, parts):
     """Return the shipped module computing `region`, loaded, or None if no installed package ships it."""
     directories = list(dict.fromkeys(d for d in (shipped_dir(node.op) for node in region.nodes) if d is not None))
-    if not directories or not cpu_runs(ship_march()):
-        return None
+    if not directories or not cpu_runs(ship_march()) or config.sanitize:
+        return None  # shipped modules are never sanitized: a sanitized process builds its own
     key = shipped_key(parts)
     module = _loaded.get(key)
     if module is None:
@@ -179,6 +191,9 @@ def ship_module(parts, module, into, description: dict) -> pathlib.Path:
     `description` (the op's registered name, its input dtypes and ranks, its
     signature) goes into meta.json, for `opkit doctor` and for error messages.
     """
+    refusal = ship_refusal()
+    if refusal is not None:
+        raise ValueError(refusal)
     key = shipped_key(parts)
     entry = pathlib.Path(into) / SHIPPED_DIR / key
     source = pathlib.Path(module.__file__)
