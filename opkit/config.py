@@ -97,16 +97,21 @@ def _march(value):
 _warned_omp_num_threads = False
 
 
+def usable_cores() -> int:
+    """Return the number of cores this process may run on (its affinity, e.g. under taskset)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def _default_threads():
     """Return OMP_NUM_THREADS (its first level) if set, else the cores this process may run on."""
     text = os.environ.get("OMP_NUM_THREADS", "")
     first = text.split(",")[0].strip()
     if first.isascii() and first.isdigit() and len(first) <= 6 and 1 <= int(first) <= MAX_THREADS:
         return int(first)
-    try:
-        cores = len(os.sched_getaffinity(0)) or 1
-    except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
+    cores = usable_cores()
     global _warned_omp_num_threads
     if text.strip() and not _warned_omp_num_threads:
         _warned_omp_num_threads = True
@@ -147,7 +152,7 @@ _FLAGS = {
                         "seconds one compiler or linker command may run before it is stopped"),
     "cache_max_bytes": (2 * 1024**3, _number("cache_max_bytes", int, MAX_BYTES),
                         "size cap of the compile cache; least recently used entries are evicted"),
-    "openmp": (lambda: (os.cpu_count() or 1) > 1, _boolean("openmp"),
+    "openmp": (lambda: usable_cores() > 1, _boolean("openmp"),
                "compile modules with -fopenmp when the compiler supports it (threads, OpenMPOp ops)"),
     "threads": (_default_threads, _positive("threads", MAX_THREADS),
                 "threads for large loops (default: OMP_NUM_THREADS, else every core); read at run time"),

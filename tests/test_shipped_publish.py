@@ -151,3 +151,41 @@ def test_a_sanitized_process_is_never_served_a_shipped_module(package, tmp_path)
     keys = subprocess.run([sys.executable, "-c", "from opkit.cop.shipped import shipping_flags; "
                            "print(shipping_flags())"], env=sanitized, capture_output=True, text=True, timeout=60)
     assert "-fsanitize=address" in keys.stdout  # part of the shipped key too
+
+
+@pytest.mark.parametrize("flags", ["", ",openmp=false"])  # what one core chooses by default, and said outright
+def test_a_one_core_machine_without_a_compiler_runs_a_module_shipped_by_a_two_core_build(package, tmp_path, flags):
+    into, env = package
+    assert len(os.sched_getaffinity(0)) >= 2  # the fixture's build ran with OpenMP on by default
+    one_core = dict(env, OMP_NUM_THREADS="1", OPKIT_FLAGS="cxx=/nonexistent/bin/c++" + flags)
+    code = RUN + "print(opkit.config.openmp, opkit.config.threads)\n"
+    result = subprocess.run(["taskset", "-c", "0", sys.executable, "-c", code], env=one_core, cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split("\n")[:2] == ["{'shipped': 1}", "False 1"]  # one core: OpenMP off by default
+
+
+def test_a_one_core_build_ships_the_module_a_two_core_build_does(package):
+    into, env = package
+    entries = sorted(e.name for e in (into / "_opkit_modules").iterdir())
+    result = subprocess.run(["taskset", "-c", "0", *OPKIT, *BUILD, "--into", str(into)], env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "was already built: nothing to do" in result.stdout  # the same module, from the cache
+    assert sorted(e.name for e in (into / "_opkit_modules").iterdir()) == entries
+
+
+def test_build_into_refuses_a_compiler_without_openmp(package, tmp_path):
+    into, env = package
+    entries = sorted(e.name for e in (into / "_opkit_modules").iterdir())
+    wrapper = tmp_path / "g++-without-openmp"
+    wrapper.write_text('#!/bin/sh\nfor a in "$@"; do [ "$a" = -fopenmp ] && exit 1; done\nexec g++ "$@"\n')
+    wrapper.chmod(0o755)
+    result = subprocess.run([*OPKIT, *BUILD, "--into", str(into)], capture_output=True, text=True, timeout=300,
+                            env=dict(env, OPKIT_FLAGS=f"cxx={wrapper}", OPKIT_COMPILEDIR=str(tmp_path / "cache")))
+    assert (result.returncode, result.stderr) == (1, (
+        "opkit: error: modules meant to ship are built with OpenMP (-fopenmp), so that they run on any machine "
+        "whatever its cores, and this compiler cannot link -fopenmp\n"
+        "fix: install the compiler's OpenMP runtime (libgomp, libomp), or choose a compiler that has one: "
+        "OPKIT_FLAGS=cxx=...\n"))
+    assert sorted(e.name for e in (into / "_opkit_modules").iterdir()) == entries

@@ -198,8 +198,27 @@ def run_build(args):
     if march != config.march:
         print(f"building for the CPU baseline {march or 'of the compiler'} (config.march={config.march!r} is this "
               "host's own CPU; set OPKIT_FLAGS=march=... to choose another baseline)")
-    with config.change_flags(march=march):
+    # Shipped modules are always built with OpenMP (see shipping_flags), whatever this host's cores.
+    with config.change_flags(march=march, openmp=True):
+        _require_openmp()
         return _build_node(args)
+
+
+def _require_openmp():
+    """Refuse to build a module to ship with a compiler that cannot compile OpenMP (-fopenmp)."""
+    from opkit.cli import CommandFailed
+    from opkit.cop.build import modules_use_openmp
+    from opkit.errors import CompileError
+
+    try:
+        usable = modules_use_openmp()
+    except CompileError:
+        return  # no compiler at all: the build itself says so
+    if not usable:
+        raise CommandFailed("modules meant to ship are built with OpenMP (-fopenmp), so that they run on any machine "
+                            "whatever its cores, and this compiler cannot link -fopenmp\n"
+                            "fix: install the compiler's OpenMP runtime (libgomp, libomp), or choose a compiler "
+                            "that has one: OPKIT_FLAGS=cxx=...")
 
 
 def _build_node(args):

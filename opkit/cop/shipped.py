@@ -91,7 +91,9 @@ def shipping_flags() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Return the (compile, link) flags of a shipped module: known without asking a compiler.
 
     build_flags() probes the compiler (for OpenMP); a machine without one must
-    compute the same key, so OpenMP counts here as config.openmp asks for it.
+    compute the same key. Shipped modules are always built with OpenMP (`opkit
+    build --into` sees to it), whatever the cores of the building or the running
+    machine: how many threads run is a run-time matter (config.threads).
     """
     import shlex
 
@@ -100,10 +102,8 @@ def shipping_flags() -> tuple[tuple[str, ...], tuple[str, ...]]:
 
     march = ship_march()
     compile_args = list(BASE_COMPILE_ARGS) + ([f"-march={march}"] if march else [])
-    link_args = []
-    if config.openmp:
-        compile_args.append(OPENMP_FLAG)
-        link_args.append(OPENMP_FLAG)
+    compile_args.append(OPENMP_FLAG)
+    link_args = [OPENMP_FLAG]
     compile_args += sanitize_flags()  # never shipped (see ship_refusal), but a sanitized key is another key
     link_args += sanitize_flags()
     cflags = shlex.split(config.cflags)
