@@ -32,7 +32,11 @@ RUN = textwrap.dedent("""
 @pytest.fixture(scope="module")
 def package(tmp_path_factory):
     """Return (the package's source directory, the environment that sees it), with one module shipped."""
-    base = tmp_path_factory.mktemp("publish")
+    return make_package(tmp_path_factory.mktemp("publish"))
+
+
+def make_package(base):
+    """Put the example's package, importable, under `base` and ship one module; return (its directory, env)."""
     site = base / "site"
     shutil.copytree(ROOT / "examples" / "vector_times_vector" / "vector_times_vector", site / "vector_times_vector",
                     ignore=shutil.ignore_patterns("__pycache__", "_opkit_modules"))

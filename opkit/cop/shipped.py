@@ -260,14 +260,64 @@ def _remove(path: pathlib.Path) -> None:
             path.unlink()
 
 
+_IDENTITY_LABELS = {"python_abi": "Python", "numpy_c_api": "numpy C-API", "cpu": "CPU", "platform": "platform"}
+
+
+def built_for(meta: dict) -> str:
+    """Return what a shipped module was built for, in words (from its meta.json)."""
+    return ", ".join(f"{label} {meta.get(field, '?')}" for field, label in _IDENTITY_LABELS.items())
+
+
+def entry_problem(entry: pathlib.Path, key: str | None = None) -> tuple[str, bool] | None:
+    """Return why the shipped module in `entry` does not load here, and whether it is damaged; None if it fits.
+
+    `key`: the shipped key asked for, when known; a module built for this
+    machine from other code or flags is then said to be another build.
+    """
+    try:
+        meta = json.loads((entry / META).read_text(encoding="utf-8"))
+        so = entry / os.path.basename(meta["so_name"])
+    except OSError as exc:
+        return f"{entry / META} cannot be read ({exc.strerror or exc})", True
+    except (ValueError, KeyError, TypeError):
+        return f"{entry / META} is damaged (not the JSON opkit wrote)", True
+    here = machine_identity()
+    differences = [f"{label} {meta.get(field)}, this machine has {here[field]}"
+                   for field, label in _IDENTITY_LABELS.items() if meta.get(field) != here[field]]
+    if differences:
+        return "built for " + "; ".join(differences), False
+    if not cpu_runs(ship_march()):
+        return f"this CPU lacks instructions of its baseline march={ship_march()}", False
+    if config.sanitize:
+        return f"this process is sanitized (sanitize={config.sanitize}): shipped modules are never used", False
+    try:
+        size = so.stat().st_size
+    except OSError as exc:
+        return f"its shared object {so} cannot be read ({exc.strerror or exc})", True
+    if size != meta.get("so_size"):
+        return f"its shared object {so} is damaged: {size} bytes where meta.json says {meta.get('so_size')}", True
+    if hashlib.sha256(so.read_bytes()).hexdigest() != meta.get("so_sha256"):
+        return f"its shared object {so} is damaged: its content does not match the sha256 in meta.json", True
+    if key is not None and meta.get("key") != key:
+        return ("built from other code or build flags (another version of the op, or other OPKIT_FLAGS cflags)",
+                False)
+    if key is not None:
+        try:
+            load_module(so, meta["module_name"])
+        except ImportError as exc:
+            return f"its shared object {so} cannot be loaded: {exc}", True
+    return None
+
+
 def shipped_entries(directory: pathlib.Path | None) -> list[dict]:
-    """Return the meta.json of every module in a shipped directory (those that can be read)."""
+    """Return the meta.json of every module in a shipped directory, with its folder as "entry" (damaged: that only)."""
     entries = []
     for meta_path in sorted(directory.glob(f"*/{META}")) if directory is not None else []:
         if meta_path.parent.name.startswith("."):
             continue  # an older opkit's staging folder, not a module
         try:
-            entries.append(json.loads(meta_path.read_text(encoding="utf-8")))
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            continue
+            meta = {}
+        entries.append({**(meta if isinstance(meta, dict) else {}), "entry": str(meta_path.parent)})
     return entries
