@@ -106,3 +106,25 @@ def test_a_module_shipped_by_another_python_says_so(package, tmp_path):
     text = missing_module_error(env, tmp_path)
     assert f"Python cpython-399-x86_64-linux-gnu, this machine has " in text
     assert "fits this machine" not in text
+
+
+def test_with_a_compiler_a_truncated_shipped_module_is_said_once_and_rebuilt(package, tmp_path):
+    into, env = package
+    entry, meta = entry_of(into)
+    so = entry / meta["so_name"]
+    so.write_bytes(so.read_bytes()[:1000])
+    code = textwrap.dedent("""
+        import warnings, numpy as np, opkit
+        warnings.simplefilter("always")
+        with warnings.catch_warnings(record=True) as caught:
+            for _ in range(2):
+                a = np.arange(4.0)
+                assert (opkit.ops.vector_times_vector.compute(a, a) == a * a).all()
+        print(*[f"{w.category.__name__}: {w.message}" for w in caught], sep="\\n")
+    """)
+    result = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        f"RuntimeWarning: the shipped module in {entry} is not used: its shared object {so} is damaged: 1000 bytes "
+        f"where meta.json says {meta['so_size']}"]

@@ -26,6 +26,7 @@ import platform
 import re
 import shutil
 import sys
+import warnings
 
 from opkit.config import config
 from opkit.cop.build import extension_suffix
@@ -162,7 +163,20 @@ def find_shipped(region, parts):
             if module is not None:
                 _loaded[key] = module
                 break
+            if (directory / key).is_dir():
+                _warn_unusable(directory / key, key)
     return module
+
+
+_warned: set[str] = set()  # shipped entries already said to be unusable in this process
+
+
+def _warn_unusable(entry: pathlib.Path, key: str) -> None:
+    """Say once per process which shipped module exists for a key but cannot be used, and why."""
+    problem = entry_problem(entry, key)
+    if problem is not None and str(entry) not in _warned:
+        _warned.add(str(entry))
+        warnings.warn(f"the shipped module in {entry} is not used: {problem[0]}", RuntimeWarning, stacklevel=4)
 
 
 def _load(entry: pathlib.Path, key: str):
