@@ -17,7 +17,9 @@ def _default_compiledir():
     import sysconfig
 
     tag = sysconfig.get_config_var("SOABI") or f"py{sys.version_info[0]}{sys.version_info[1]}"
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):  # unset, empty or relative: the XDG spec says to use ~/.cache
+        base = os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "opkit", tag)
 
 
@@ -30,25 +32,56 @@ def _choice(name, allowed):
     return check
 
 
-def _number(name, kind):
+# The largest values of the numeric flags: beyond them a wait or a size stops meaning anything, and
+# the C and OS interfaces they reach overflow (poll()'s milliseconds, the C int of the thread limit).
+MAX_SECONDS = 1_000_000  # about 11.6 days
+MAX_BYTES = 2**63 - 1
+MAX_THREADS = 65536
+
+
+def _number(name, kind, most, zero=True):
+    """Check a numeric flag: a finite `kind` from 0 (above 0 without `zero`) to `most`; never a bool, NaN or inf."""
+    what = "number of seconds" if kind is float else "whole number of bytes"
+    bounds = f"from 0 to {most}" if zero else f"above 0 and at most {most}"
+
     def check(value):
         try:
-            return kind(value)
-        except (TypeError, ValueError):
-            raise ValueError(f"opkit flag {name}={value!r} must be a {kind.__name__}") from None
+            if isinstance(value, bool):
+                raise TypeError(value)
+            number = kind(value)
+            if kind is int and isinstance(value, float) and number != value:
+                raise ValueError(value)
+        except (TypeError, ValueError, OverflowError):
+            raise ValueError(f"opkit flag {name}={value!r} must be a {what}") from None
+        if not (0 <= number if zero else 0 < number) or not number <= most:  # False for NaN too
+            raise ValueError(f"opkit flag {name}={value!r} must be a finite {what} {bounds}")
+        return number
 
     return check
 
 
-def _positive(name):
+def _positive(name, most):
     def check(value):
         try:
             number = int(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             number = 0
-        if number < 1 or isinstance(value, bool):
-            raise ValueError(f"opkit flag {name}={value!r} must be a whole number of at least 1")
+        if number < 1 or number > most or isinstance(value, bool) or (isinstance(value, float) and number != value):
+            raise ValueError(f"opkit flag {name}={value!r} must be a whole number from 1 to {most}")
         return number
+
+    return check
+
+
+def _directory(name):
+    """Check a directory flag: an absolute path once `~` is expanded (never empty, never the working directory)."""
+    def check(value):
+        path = os.path.expanduser(str(value).strip()) if value is not None else ""
+        if not path or not os.path.isabs(path):
+            raise ValueError(f"{name}={value!r} must be an absolute directory path (e.g. ~/.cache/opkit); "
+                             f"{'an empty value' if not path else 'a relative path'} would put compiled modules "
+                             "in the working directory")
+        return path
 
     return check
 
@@ -61,15 +94,34 @@ def _march(value):
     return text
 
 
-def _default_threads():
-    """Return OMP_NUM_THREADS (its first level) if set, else the cores this process may run on."""
-    first = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
-    if first.isdigit() and int(first) > 0:
-        return int(first)
+_warned_omp_num_threads = False
+
+
+def usable_cores() -> int:
+    """Return the number of cores this process may run on (its affinity, e.g. under taskset)."""
     try:
         return len(os.sched_getaffinity(0)) or 1
     except (AttributeError, OSError):
         return os.cpu_count() or 1
+
+
+def _default_threads():
+    """Return OMP_NUM_THREADS (its first level) if set, else the cores this process may run on."""
+    text = os.environ.get("OMP_NUM_THREADS", "")
+    first = text.split(",")[0].strip()
+    if first.isascii() and first.isdigit() and len(first) <= 6 and 1 <= int(first) <= MAX_THREADS:
+        return int(first)
+    cores = usable_cores()
+    global _warned_omp_num_threads
+    if text.strip() and not _warned_omp_num_threads:
+        _warned_omp_num_threads = True
+        # Not opkit's variable: `import opkit` must not fail on it, so it says what it does instead.
+        import warnings
+
+        warnings.warn(f"OMP_NUM_THREADS={text!r} is not a thread count from 1 to {MAX_THREADS}: opkit runs large "
+                      f"loops on up to {cores} threads (the cores this process may run on); set "
+                      "OPKIT_FLAGS=threads=N to choose", RuntimeWarning, stacklevel=2)
+    return cores
 
 
 def _boolean(name):
@@ -90,17 +142,19 @@ def _boolean(name):
 _FLAGS = {
     "floatX": ("float64", _choice("floatX", _FLOATX), "dtype of ot.matrix() & co. without a dtype"),
     "mode": ("FAST_RUN", _choice("mode", _MODES), "default compilation mode"),
-    "compiledir": (_default_compiledir, os.path.expanduser, "where compiled modules are cached"),
+    "compiledir": (_default_compiledir, _directory("opkit flag compiledir"), "where compiled modules are cached"),
     "cxx": ("", str, "C++ compiler command (empty: g++, then clang++, then c++)"),
     "cflags": ("", str, "extra compiler flags, space separated"),
     "sanitize": ("", _choice("sanitize", _SANITIZERS), "build modules with a sanitizer (address)"),
-    "compile_lock_timeout": (600.0, _number("compile_lock_timeout", float),
+    "compile_lock_timeout": (600.0, _number("compile_lock_timeout", float, MAX_SECONDS),
                              "seconds to wait for another process compiling the same module"),
-    "cache_max_bytes": (2 * 1024**3, _number("cache_max_bytes", int),
+    "compile_timeout": (600.0, _number("compile_timeout", float, MAX_SECONDS, zero=False),
+                        "seconds one compiler or linker command may run before it is stopped"),
+    "cache_max_bytes": (2 * 1024**3, _number("cache_max_bytes", int, MAX_BYTES),
                         "size cap of the compile cache; least recently used entries are evicted"),
-    "openmp": (lambda: (os.cpu_count() or 1) > 1, _boolean("openmp"),
+    "openmp": (lambda: usable_cores() > 1, _boolean("openmp"),
                "compile modules with -fopenmp when the compiler supports it (threads, OpenMPOp ops)"),
-    "threads": (_default_threads, _positive("threads"),
+    "threads": (_default_threads, _positive("threads", MAX_THREADS),
                 "threads for large loops (default: OMP_NUM_THREADS, else every core); read at run time"),
     "march": ("native", _march, "-march= of compiled modules: native (this host's CPU), or a baseline "
                                 "such as x86-64-v2 for modules meant to ship; empty: the compiler's default"),
@@ -122,6 +176,7 @@ class Config:
     cflags: str
     sanitize: str
     compile_lock_timeout: float
+    compile_timeout: float
     cache_max_bytes: int
     python_fallback: bool
     profile: bool
@@ -139,8 +194,8 @@ class Config:
         object.__setattr__(self, "_values", values)
         for name, value in parse_flags(environ.get("OPKIT_FLAGS", "")).items():
             setattr(self, name, value)
-        if environ.get("OPKIT_COMPILEDIR"):
-            self.compiledir = environ["OPKIT_COMPILEDIR"]
+        if "OPKIT_COMPILEDIR" in environ:  # set but empty (an unset shell variable) is an error, not the cwd
+            self._set("compiledir", _directory("OPKIT_COMPILEDIR")(environ["OPKIT_COMPILEDIR"]))
 
     def __getattr__(self, name):
         error = object.__getattribute__(self, "_error")
@@ -241,7 +296,7 @@ def threads_cell_address() -> int:
 
 
 def _publish_threads(value: int) -> None:
-    _threads_cell[0] = 1 if _forked_after_team else value
+    _threads_cell[0] = 1 if _forked_after_team else min(value, MAX_THREADS)
 
 
 def _after_fork_in_child() -> None:

@@ -62,7 +62,7 @@ def test_the_default_compiledir_is_in_the_user_cache(tmp_path):
     ("floatX=float8", "opkit flag floatX='float8' is not one of 'float64', 'float32', 'float16'"),
     ("mode=FAST", "opkit flag mode='FAST' is not one of 'FAST_RUN', 'FAST_COMPILE', 'DebugMode'"),
     ("floatX", "OPKIT_FLAGS entry 'floatX' is not name=value"),
-    ("compile_lock_timeout=soon", "opkit flag compile_lock_timeout='soon' must be a float"),
+    ("compile_lock_timeout=soon", "opkit flag compile_lock_timeout='soon' must be a number of seconds"),
     ("python_fallback=maybe", "opkit flag python_fallback='maybe' must be true or false"),
     ("colour=blue", f"OPKIT_FLAGS: unknown opkit flag 'colour'. Valid flags: {', '.join(FLAG_NAMES)}"),
 ])

@@ -14,7 +14,7 @@ import pytest
 
 import opkit
 import opkit.tensor as ot
-from opkit.config import THREAD_GRAIN, _threads_cell
+from opkit.config import MAX_THREADS, THREAD_GRAIN, _threads_cell
 from opkit.core.tensor.scalar_ops import has_c_dtype
 from opkit.cop.build import modules_use_openmp
 
@@ -115,7 +115,8 @@ def test_the_threads_flag_defaults_to_omp_num_threads_and_rejects_nonsense():
         patch.setenv("OMP_NUM_THREADS", "3,2")
         assert opkit.config.__class__(environ={}).threads == 3
     for bad in ("0", "-2", "many"):
-        with pytest.raises(ValueError, match=f"opkit flag threads='{bad}' must be a whole number of at least 1"):
+        expected = f"opkit flag threads='{bad}' must be a whole number from 1 to {MAX_THREADS}\\Z"
+        with pytest.raises(ValueError, match=expected):
             opkit.config.__class__(environ={"OPKIT_FLAGS": f"threads={bad}"})
 
 

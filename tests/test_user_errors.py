@@ -80,11 +80,12 @@ def test_python_dash_m_opkit_runs_the_command():
 
 # An unwritable cache location, checked in a child on which mode bits are enforced (see test_cache_env.py).
 @pytest.mark.parametrize("case", ["read-only HOME", "0500 cache dir", "dir owned by another user"])
-def test_an_unwritable_cache_location_is_one_error_with_the_right_fix(tmp_path, case):
+def test_an_unwritable_cache_location_is_one_error_with_the_right_fix(tmp_path, case, monkeypatch):
     home = tmp_path / "home"
     home.mkdir()
     root = home / ".cache" / "opkit"
-    env = {"HOME": str(home), "XDG_CACHE_HOME": "", "OPKIT_COMPILEDIR": ""}
+    monkeypatch.delenv("OPKIT_COMPILEDIR")  # the default location (an empty value is an error)
+    env = {"HOME": str(home), "XDG_CACHE_HOME": ""}
     if case == "read-only HOME":
         home.chmod(0o500)
         expected = f"{home} is not writable, so "

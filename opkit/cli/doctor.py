@@ -63,49 +63,58 @@ def plugin_checks() -> list[tuple[str, bool, str]]:
 
 
 def shipped_checks() -> list[tuple[str, bool, str]]:
-    """List, per installed op, the signatures its package ships modules for that load on this machine."""
+    """List, per installed op, the signatures its package ships modules for that load on this machine, and the
+    shipped modules that do not (what each was built for and why it does not fit; a damaged one is a problem)."""
     from opkit.plugins.manager import load_plugins
-
-    from opkit.cop.shipped import describe_entries
 
     state = load_plugins()
     checks = []
     for name, registrations in sorted(state.ops.items()):
-        op = registrations[0].obj
-        signatures = runnable_signatures(name, op)
+        signatures, unusable = shipped_modules(name, registrations[0].obj)
         if signatures:
             checks.append(("runs without a compiler", True, f"{name}: {'; '.join(f'({s})' for s in signatures)}"))
-        _, unfit = describe_entries(op)
-        checks.extend(("shipped, not for here", True, f"{name}: {line}") for line in unfit)
+        checks += [("shipped module", not damaged, f"{name} {detail}") for detail, damaged in unusable]
     if not checks:
         checks.append(("runs without a compiler", True, "no installed op ships compiled modules "
                                                         "(`opkit build OP --dtypes ... --into PACKAGE_DIR` adds them)"))
     return checks
 
 
-def runnable_signatures(name, op) -> list[str]:
-    """Return the signatures of `op`'s shipped modules whose identity matches this machine (sorted)."""
+def shipped_modules(name, op) -> tuple[list[str], list[tuple[str, bool]]]:
+    """Return the signatures of `op`'s shipped modules that load here (sorted), and for each one that does not
+    a line (its signature, what it was built for, why it does not fit) and whether it is damaged."""
+    import pathlib
+
     from opkit.cli import CommandFailed
     from opkit.cli.ops import make_node
     from opkit.cop.codegen import collect_module
     from opkit.cop.region import Region
-    from opkit.cop.shipped import entry_problem, shipped_dir, shipped_entries, shipped_key
+    from opkit.cop.shipped import built_for, entry_problem, shipped_dir, shipped_entries, shipped_key
 
     op_class = f"{type(op).__module__}.{type(op).__qualname__}"
-    found = set()
-    for entry in shipped_entries(shipped_dir(op)):
-        if entry.get("op_class") != op_class:
+    found, unusable = set(), []
+    for meta in shipped_entries(shipped_dir(op)):
+        entry = pathlib.Path(meta["entry"])
+        if "op_class" not in meta:
+            problem, damaged = entry_problem(entry)
+            unusable.append((f"(a module in {entry}): not used: {problem}", damaged))
             continue
-        ndims = entry.get("ndims") or []
+        if meta["op_class"] != op_class:
+            continue
+        ndims = meta.get("ndims") or []
         try:
-            node = make_node(name, ",".join(entry.get("dtypes", [])),
+            node = make_node(name, ",".join(meta.get("dtypes", [])),
                              ",".join(map(str, ndims)) if None not in ndims else None)
-            parts = collect_module(Region.from_nodes([node], lambda variable: True))
+            key = shipped_key(collect_module(Region.from_nodes([node], lambda variable: True)))
         except (CommandFailed, TypeError, ValueError, NotImplementedError):
-            continue
-        if shipped_key(parts) == entry.get("key") and entry_problem(entry["entry"], entry.get("key")) is None:
-            found.add(entry.get("signature", "?"))
-    return sorted(found)
+            key = ""  # no node of these dtypes here: another version of the op
+        problem = entry_problem(entry, key)
+        if problem is None:
+            found.add(meta.get("signature", "?"))
+        else:
+            unusable.append((f"({meta.get('signature', '?')}) built for {built_for(meta)}: not used: {problem[0]}",
+                             problem[1]))
+    return sorted(found), unusable
 
 
 def run_doctor(args):

@@ -201,16 +201,40 @@ def run_build(args):
     if args.into is None:
         return _build_node(args)
     _check_into(args, make_node(args.op, args.dtypes, args.ndims))  # before spending a compile on it
+    from opkit.cli import CommandFailed
     from opkit.config import config
-    from opkit.cop.shipped import ship_march
+    from opkit.cop.shipped import ship_march, ship_refusal
+
+    refusal = ship_refusal()
+    if refusal is not None:
+        raise CommandFailed(f"--into {args.into}: {refusal}")
 
     # A module meant to ship is built for a named CPU baseline, never -march=native (see ship_march).
     march = ship_march()
     if march != config.march:
         print(f"building for the CPU baseline {march or 'of the compiler'} (config.march={config.march!r} is this "
               "host's own CPU; set OPKIT_FLAGS=march=... to choose another baseline)")
-    with config.change_flags(march=march):
+    # Shipped modules are always built with OpenMP (see shipping_flags), whatever this host's cores.
+    with config.change_flags(march=march, openmp=True):
+        _require_openmp()
         return _build_node(args)
+
+
+def _require_openmp():
+    """Refuse to build a module to ship with a compiler that cannot compile OpenMP (-fopenmp)."""
+    from opkit.cli import CommandFailed
+    from opkit.cop.build import modules_use_openmp
+    from opkit.errors import CompileError
+
+    try:
+        usable = modules_use_openmp()
+    except CompileError:
+        return  # no compiler at all: the build itself says so
+    if not usable:
+        raise CommandFailed("modules meant to ship are built with OpenMP (-fopenmp), so that they run on any machine "
+                            "whatever its cores, and this compiler cannot link -fopenmp\n"
+                            "fix: install the compiler's OpenMP runtime (libgomp, libomp), or choose a compiler "
+                            "that has one: OPKIT_FLAGS=cxx=...")
 
 
 def _build_node(args):

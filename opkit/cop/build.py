@@ -20,7 +20,7 @@ import sys
 import sysconfig
 
 from opkit.config import config
-from opkit.cop.compiler import Compiler, find_compiler, python_include_dirs
+from opkit.cop.compiler import Compiler, find_compiler, python_include_dirs, run_tool
 from opkit.cop.host import OPENMP_FLAG, openmp_supported
 from opkit.cop.pch import pch_args, pch_removed
 from opkit.errors import CompileError
@@ -47,9 +47,10 @@ _LINK_ERROR = re.compile(r"^.*(?:\berror\b|undefined reference|ld returned).*$",
 class _CommandFailed(Exception):
     """A compiler or linker command exited with an error, or could not be run."""
 
-    def __init__(self, command, returncode, output):
+    def __init__(self, command, returncode, output, timed_out=None):
         super().__init__(returncode)
         self.command, self.returncode, self.output = command, returncode, output
+        self.timed_out = timed_out  # the limit it ran past (seconds), or None
 
 
 def build_flags() -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -64,13 +65,18 @@ def build_flags() -> tuple[tuple[str, ...], tuple[str, ...]]:
     if modules_use_openmp():
         compile_args.append(OPENMP_FLAG)
         link_args.append(OPENMP_FLAG)
-    if config.sanitize == "address":
-        # Without a frame pointer, ASan's stack traces lose frames.
-        sanitize = ["-fsanitize=address", "-fno-omit-frame-pointer", "-g"]  # -g: reports name source lines
-        compile_args += sanitize
-        link_args += sanitize
+    compile_args += sanitize_flags()
+    link_args += sanitize_flags()
     cflags = shlex.split(config.cflags)
     return tuple(compile_args + cflags), tuple(link_args + cflags)
+
+
+def sanitize_flags() -> list[str]:
+    """Return the compile (and link) flags of config.sanitize: part of every module's identity."""
+    if config.sanitize == "address":
+        # Without a frame pointer, ASan's stack traces lose frames; -g: reports name source lines.
+        return ["-fsanitize=address", "-fno-omit-frame-pointer", "-g"]
+    return []
 
 
 def modules_use_openmp() -> bool:
@@ -147,13 +153,18 @@ def build_extension(source: str, module_name: str, work_dir, *, include_dirs=(),
 
 def _run(command):
     """Run one compiler command with its output captured (nothing reaches stdout); raise _CommandFailed."""
+    timeout = config.compile_timeout
     try:
-        run = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, text=True, errors="replace", check=False)
+        returncode, output = run_tool(command, timeout)
+    except subprocess.TimeoutExpired:
+        raise _CommandFailed(command, None, f"stopped after {timeout:g} s (config.compile_timeout)",
+                             timed_out=timeout) from None
     except OSError as exc:
         raise _CommandFailed(command, None, f"cannot run {command[0]}: {exc}") from exc
-    if run.returncode != 0:
-        raise _CommandFailed(command, run.returncode, run.stdout)
+    if returncode != 0:
+        raise _CommandFailed(command, returncode, output)
+
+
 def first_errors(output: str, source_path, limit: int = MAX_ERRORS) -> list[str]:
     """Return the first error lines of compiler output, those in user files before the generated one."""
     generated = os.path.realpath(source_path)
@@ -193,8 +204,19 @@ def _compile_error(failed: _CommandFailed, module_name: str, source_path: pathli
     # A path in the command keeps its bytes, UTF-8 or not (Python holds the others as lone surrogates).
     log_path.write_text(f"$ {shlex.join(failed.command)}\n{failed.output}", encoding="utf-8",
                         errors="surrogateescape")
-    errors = first_errors(failed.output, source_path)
     step = "compiling" if "-c" in failed.command else "linking"
+    if failed.timed_out is not None:
+        lines = [f"{step} the C++ module {module_name!r} timed out: the compiler was stopped after "
+                 f"{failed.timed_out:g} s (config.compile_timeout)",
+                 f"command: {shlex.join(failed.command)}",
+                 "a compiler waits for ever on a #include of a FIFO or a device, or when it hangs",
+                 "fix: include only regular files; if the module is just slow to build, raise the limit: "
+                 "OPKIT_FLAGS=compile_timeout=SECONDS (or opkit.config.compile_timeout = ...)",
+                 f"full source kept at {source_path}"]
+        error = CompileError("\n".join(lines), command=failed.command, source_path=source_path)
+        error.output = failed.output
+        return error
+    errors = first_errors(failed.output, source_path)
     status = "could not be run" if failed.returncode is None else f"exit status {failed.returncode}"
     lines = [f"{step} the C++ module {module_name!r} failed ({status})", *errors]
     if "Python.h" in failed.output and "No such file" in failed.output:

@@ -7,6 +7,7 @@ import functools
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import sysconfig
@@ -76,6 +77,30 @@ def _identify(command: tuple[str, ...]) -> str:
                            command=[*command, "--version"]) from exc
     lines = (run.stdout or run.stderr).strip().splitlines()
     return f"{os.path.realpath(command[0])} {lines[0] if lines else ''}".strip()
+
+
+def run_tool(command, timeout: float) -> tuple[int, str]:
+    """Run a compiler command; return its exit status and its output (stdout and stderr, as text).
+
+    The command runs in a session of its own, so that running past `timeout`
+    seconds, or an interrupt, stops the driver and everything it started (cc1plus,
+    as, ld) before subprocess.TimeoutExpired (or the interrupt) is raised: a
+    `#include` of a FIFO, or a hung compiler, must not hold a module's lock for ever.
+    """
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, errors="replace", start_new_session=True)
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except BaseException:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        process.kill()
+        process.wait()
+        process.stdout.close()  # a descendant that left the session may still hold the pipe: never read it
+        raise
+    return process.returncode, output
 
 
 def python_include_dirs() -> list[str]:

@@ -21,8 +21,10 @@ import os
 import subprocess
 import warnings
 
+from opkit.config import config
 from opkit.cop.cache import default_cache
 from opkit.cop.cache_layout import PCH_DIGEST_LENGTH, PCH_DIR
+from opkit.cop.compiler import run_tool
 from opkit.cop.host import native_target
 from opkit.cop.private_fs import make_private_dirs, private_problem, write_private
 
@@ -115,11 +117,13 @@ def _build(compiler, compile_args, include_dirs, root, directory):
             os.replace(tmp_header, header)
             command = [*compiler.command, *compile_args, *[f"-I{d}" for d in include_dirs],
                        "-x", "c++-header", str(header), "-o", str(tmp_gch)]
-            run = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                                 errors="replace")
-            if run.returncode != 0:
+            try:
+                returncode, output = run_tool(command, config.compile_timeout)
+            except subprocess.TimeoutExpired:
+                returncode, output = None, f"stopped after {config.compile_timeout:g} s (config.compile_timeout)"
+            if returncode != 0:
                 warnings.warn(f"opkit could not build its precompiled header (compiles will be slower):\n"
-                              f"{run.stdout}{run.stderr}"[:2000], RuntimeWarning, stacklevel=4)
+                              f"{output}"[:2000], RuntimeWarning, stacklevel=4)
                 return False
             os.chmod(tmp_gch, 0o600)
             os.replace(tmp_gch, gch)

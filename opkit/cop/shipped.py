@@ -10,20 +10,14 @@ running it may have no compiler, and installs the package elsewhere), and keeps
 what decides whether it can run here: the op's content (the module template,
 every code string of its ops and types, the headers they include), the Python
 ABI, the numpy C-API version, the CPU baseline (config.march) and the build
-flags. Any difference gives another key, so a mismatch is never loaded.
-OpenMP is not part of it: a module's thread count is read at run time, so a
-module built with OpenMP runs on one core, and one built without it runs
-anywhere; a machine with one core (where config.openmp is off by default)
-finds the modules a many-core build shipped.
-
-A shipped entry that cannot serve (damaged, built for another machine, or
-from other code) is never loaded silently in its place: `entry_problem` says
-why, find_shipped warns once for the entry it skips, and MissingModuleError and
-`opkit doctor` say what each shipped module was built for and why it does not fit.
+flags (a sanitizer among them). Any difference gives another key, so a mismatch is never loaded.
+Sanitized modules are never shipped, and a sanitized process never loads a shipped one.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -50,7 +44,6 @@ _LINE_PATH = re.compile(r'(#line \d+ ")([^"\n]*/)?([^"\n/]*")')
 
 _package_dirs: dict[str, pathlib.Path | None] = {}  # top-level package -> its shipped directory, if any
 _loaded: dict[str, object] = {}  # shipped key -> loaded module
-_warned: set[str] = set()  # entries whose problem was reported once in this process
 
 
 # A module meant to ship is built for a named baseline, never for the building host's own CPU
@@ -78,21 +71,16 @@ def ship_march() -> str:
 
 def cpu_runs(march: str, cpuinfo: str | None = None) -> bool:
     """Return False if this CPU is known to lack what `march` needs (an x86-64 level /proc/cpuinfo does not meet)."""
-    return not missing_cpu_flags(march, cpuinfo)
-
-
-def missing_cpu_flags(march: str, cpuinfo: str | None = None) -> list[str]:
-    """Return the CPU flags `march` needs that /proc/cpuinfo does not list ([] where opkit cannot tell)."""
     needed = _X86_LEVELS.get(march)
     if not needed:
-        return []  # the base level, or a name opkit cannot check: the user who named it vouches for it
+        return True  # the base level, or a name opkit cannot check: the user who named it vouches for it
     try:
         text = pathlib.Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace") if cpuinfo is None \
             else cpuinfo
     except OSError:
-        return []  # not Linux: no way to tell here
+        return True  # not Linux: no way to tell here
     flags = set(next((line.partition(":")[2].split() for line in text.splitlines() if line.startswith("flags")), ()))
-    return [flag for flag in needed if flags and flag not in flags]
+    return not flags or all(flag in flags for flag in needed)
 
 
 def cpu_baseline() -> str:
@@ -101,20 +89,35 @@ def cpu_baseline() -> str:
 
 
 def shipping_flags() -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Return the (compile, link) flags of a shipped module's key: known without asking a compiler.
+    """Return the (compile, link) flags of a shipped module: known without asking a compiler.
 
     build_flags() probes the compiler (for OpenMP); a machine without one must
-    compute the same key, and OpenMP does not decide whether a module runs here
-    (see the module docstring), so -fopenmp is left out.
+    compute the same key. Shipped modules are always built with OpenMP (`opkit
+    build --into` sees to it), whatever the cores of the building or the running
+    machine: how many threads run is a run-time matter (config.threads).
     """
     import shlex
 
-    from opkit.cop.build import BASE_COMPILE_ARGS
+    from opkit.cop.build import BASE_COMPILE_ARGS, sanitize_flags
+    from opkit.cop.host import OPENMP_FLAG
+
     march = ship_march()
     compile_args = list(BASE_COMPILE_ARGS) + ([f"-march={march}"] if march else [])
-    link_args = []
+    compile_args.append(OPENMP_FLAG)
+    link_args = [OPENMP_FLAG]
+    compile_args += sanitize_flags()  # never shipped (see ship_refusal), but a sanitized key is another key
+    link_args += sanitize_flags()
     cflags = shlex.split(config.cflags)
     return tuple(compile_args + cflags), tuple(link_args + cflags)
+
+
+def ship_refusal() -> str | None:
+    """Return why modules built with this configuration must not ship, or None if they may."""
+    if config.sanitize:
+        return (f"modules built with sanitize={config.sanitize} cannot be shipped: they abort any process that "
+                "does not preload the sanitizer runtime\n"
+                f"fix: run `opkit build ... --into` without sanitize={config.sanitize} (unset it in OPKIT_FLAGS)")
+    return None
 
 
 def machine_identity() -> dict:
@@ -148,14 +151,10 @@ def shipped_dir(op) -> pathlib.Path | None:
 
 
 def find_shipped(region, parts):
-    """Return the shipped module computing `region`, loaded, or None if no installed package ships it.
-
-    An entry stored under the region's key that cannot be used (damaged, or its
-    meta disagrees) is skipped with one warning that names its file and why.
-    """
+    """Return the shipped module computing `region`, loaded, or None if no installed package ships it."""
     directories = list(dict.fromkeys(d for d in (shipped_dir(node.op) for node in region.nodes) if d is not None))
-    if not directories or not cpu_runs(ship_march()):
-        return None
+    if not directories or not cpu_runs(ship_march()) or config.sanitize:
+        return None  # shipped modules are never sanitized: a sanitized process builds its own
     key = shipped_key(parts)
     module = _loaded.get(key)
     if module is None:
@@ -164,77 +163,40 @@ def find_shipped(region, parts):
             if module is not None:
                 _loaded[key] = module
                 break
+            if (directory / key).is_dir():
+                _warn_unusable(directory / key, key)
     return module
+
+
+_warned: set[str] = set()  # shipped entries already said to be unusable in this process
+
+
+def _warn_unusable(entry: pathlib.Path, key: str) -> None:
+    """Say once per process which shipped module exists for a key but cannot be used, and why."""
+    problem = entry_problem(entry, key)
+    if problem is not None and str(entry) not in _warned:
+        _warned.add(str(entry))
+        warnings.warn(f"the shipped module in {entry} is not used: {problem[0]}", RuntimeWarning, stacklevel=4)
 
 
 def _load(entry: pathlib.Path, key: str):
     """Load a shipped entry whose meta.json and shared object agree with `key`; None if absent or unusable."""
-    if not entry.is_dir():
-        return None
-    problem = entry_problem(entry, key)
-    if problem is None:
+    try:
         meta = json.loads((entry / META).read_text(encoding="utf-8"))
-        try:
-            module = load_module(entry / os.path.basename(meta["so_name"]), meta["module_name"])
-        except ImportError as exc:
-            problem = f"{entry / os.path.basename(meta['so_name'])} cannot be loaded: {exc}"
-        else:
-            module_events["shipped"] += 1
-            return module
-    if str(entry) not in _warned:
-        _warned.add(str(entry))
-        warnings.warn(f"opkit: the shipped module {entry} is not used: {problem}", RuntimeWarning, stacklevel=2)
-    return None
-
-
-def entry_problem(entry: pathlib.Path, key: str | None = None) -> str | None:
-    """Return why the shipped entry `entry` cannot serve this machine, or None if it can.
-
-    Checked: meta.json is opkit's and readable, the shared object is whole (its
-    size and SHA-256 as meta.json records them), the machine it was built for
-    is this one (Python ABI, numpy C-API, CPU baseline, platform), and, given
-    `key`, that it was built from the code the op has here.
-    """
-    meta_path = entry / META
-    try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        return f"{meta_path} cannot be read ({exc})"
-    if not isinstance(meta, dict) or meta.get("format") != SHIPPED_FORMAT:
-        return f"{meta_path} is not a meta.json of {SHIPPED_FORMAT}"
-    mismatch = machine_mismatch(meta)
-    if mismatch:
-        return f"built for {built_for(meta)}; {mismatch}"
-    so = entry / os.path.basename(str(meta.get("so_name", "")))
-    try:
+        so = entry / os.path.basename(meta["so_name"])
         data = so.read_bytes()
-    except OSError as exc:
-        return f"{so} cannot be read ({exc.strerror or exc})"
-    if len(data) != meta.get("so_size"):
-        return f"{so} is damaged: {len(data)} bytes, meta.json says {meta.get('so_size')} (truncated or overwritten)"
-    if hashlib.sha256(data).hexdigest() != meta.get("so_sha256"):
-        return f"{so} is damaged: its SHA-256 is not the one meta.json records"
-    if key is not None and (meta.get("key") != key or entry.name != key):
-        return "built from other code or build flags than the op has here (another op version, or other OPKIT_FLAGS)"
-    return None
-
-
-def built_for(meta: dict) -> str:
-    """Return what a shipped module was built for, in words (from its meta.json)."""
-    return (f"Python {meta.get('python_abi', '?')}, numpy C-API {meta.get('numpy_c_api', '?')}, "
-            f"CPU {meta.get('cpu', '?')}, platform {meta.get('platform', '?')}")
-
-
-def machine_mismatch(meta: dict) -> str | None:
-    """Return how this machine differs from the one a shipped module (its meta.json) was built for, or None."""
-    here = machine_identity()
-    names = {"python_abi": "Python", "numpy_c_api": "numpy C-API", "cpu": "CPU baseline", "platform": "platform"}
-    differences = [f"this machine has {names[field]} {here[field]}" for field in names if meta.get(field) != here[field]]
-    march = str(meta.get("cpu", "")).rpartition("march=")[2]
-    lacking = missing_cpu_flags(march) if str(meta.get("cpu", "")).startswith(platform.machine() + " ") else []
-    if lacking:
-        differences.append(f"this CPU lacks {' '.join(lacking)}, which {march} needs")
-    return ", ".join(differences) or None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if meta.get("key") != key or meta.get("format") != SHIPPED_FORMAT:
+        return None
+    if len(data) != meta.get("so_size") or hashlib.sha256(data).hexdigest() != meta.get("so_sha256"):
+        return None
+    try:
+        module = load_module(so, meta["module_name"])
+    except (ImportError, KeyError):
+        return None
+    module_events["shipped"] += 1
+    return module
 
 
 def ship_module(parts, module, into, description: dict) -> pathlib.Path:
@@ -243,58 +205,133 @@ def ship_module(parts, module, into, description: dict) -> pathlib.Path:
     `description` (the op's registered name, its input dtypes and ranks, its
     signature) goes into meta.json, for `opkit doctor` and for error messages.
     """
+    refusal = ship_refusal()
+    if refusal is not None:
+        raise ValueError(refusal)
     key = shipped_key(parts)
     entry = pathlib.Path(into) / SHIPPED_DIR / key
     source = pathlib.Path(module.__file__)
     data = source.read_bytes()
-    so_name = f"{module.__name__}{extension_suffix()}"
+    digest = hashlib.sha256(data).hexdigest()
+    # Named by its content: a new build never overwrites the file an older meta.json names (see _publish).
+    so_name = f"{module.__name__}.{digest[:16]}{extension_suffix()}"
     meta = {"format": SHIPPED_FORMAT, "key": key, "module_name": module.__name__, "so_name": so_name,
-            "so_size": len(data), "so_sha256": hashlib.sha256(data).hexdigest(), **machine_identity(),
+            "so_size": len(data), "so_sha256": digest, **machine_identity(),
             **description}
-    staging = entry.with_name(f".{key}.{os.getpid()}")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    (staging / so_name).write_bytes(data)
-    (staging / META).write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    shutil.rmtree(entry, ignore_errors=True)
-    os.rename(staging, entry)
+    entry.mkdir(parents=True, exist_ok=True)
+    with _publish_lock(entry):
+        _publish(entry, data, meta)
+        for staging in entry.parent.glob(f".{key}.*"):  # an older opkit's staging folder, left by a kill
+            _remove(staging)
     return entry
 
 
-def shipped_entries(directory: pathlib.Path | None) -> list[dict]:
-    """Return the meta.json of every module in a shipped directory (those that can be read).
+@contextlib.contextmanager
+def _publish_lock(entry: pathlib.Path):
+    """Hold an flock on the entry's directory: one publisher per key at a time; the kernel frees it if one dies."""
+    fd = os.open(entry, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
-    Each carries its entry's directory under "entry" (not in the file itself).
+
+def _publish(entry: pathlib.Path, data: bytes, meta: dict) -> None:
+    """Put a module into its entry by per-file atomic replaces; at every instant the entry holds a usable module.
+
+    The shared object goes in first under its content name, then meta.json is
+    replaced (the switch), and only then are files no meta.json names removed:
+    a kill at any point leaves the old module or the new one, never neither.
+    Publishing the same bytes again changes nothing.
     """
+    so = entry / meta["so_name"]
+    if not (so.is_file() and so.stat().st_size == len(data) and
+            hashlib.sha256(so.read_bytes()).hexdigest() == meta["so_sha256"]):
+        _replace(so, data)
+    _replace(entry / META, (json.dumps(meta, indent=1, sort_keys=True) + "\n").encode())
+    for leftover in entry.iterdir():
+        if leftover.name not in (META, meta["so_name"]):
+            _remove(leftover)
+
+
+def _replace(path: pathlib.Path, data: bytes) -> None:
+    """Write `path` whole or not at all: a private temporary file, flushed to disk, renamed over it."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(temporary, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
+def _remove(path: pathlib.Path) -> None:
+    """Remove an old shared object, a killed publisher's temporary file or an older opkit's leftover folder."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(OSError):
+            path.unlink()
+
+
+_IDENTITY_LABELS = {"python_abi": "Python", "numpy_c_api": "numpy C-API", "cpu": "CPU", "platform": "platform"}
+
+
+def built_for(meta: dict) -> str:
+    """Return what a shipped module was built for, in words (from its meta.json)."""
+    return ", ".join(f"{label} {meta.get(field, '?')}" for field, label in _IDENTITY_LABELS.items())
+
+
+def entry_problem(entry: pathlib.Path, key: str | None = None) -> tuple[str, bool] | None:
+    """Return why the shipped module in `entry` does not load here, and whether it is damaged; None if it fits.
+
+    `key`: the shipped key asked for, when known; a module built for this
+    machine from other code or flags is then said to be another build.
+    """
+    try:
+        meta = json.loads((entry / META).read_text(encoding="utf-8"))
+        so = entry / os.path.basename(meta["so_name"])
+    except OSError as exc:
+        return f"{entry / META} cannot be read ({exc.strerror or exc})", True
+    except (ValueError, KeyError, TypeError):
+        return f"{entry / META} is damaged (not the JSON opkit wrote)", True
+    here = machine_identity()
+    differences = [f"{label} {meta.get(field)}, this machine has {here[field]}"
+                   for field, label in _IDENTITY_LABELS.items() if meta.get(field) != here[field]]
+    if differences:
+        return "built for " + "; ".join(differences), False
+    if not cpu_runs(ship_march()):
+        return f"this CPU lacks instructions of its baseline march={ship_march()}", False
+    if config.sanitize:
+        return f"this process is sanitized (sanitize={config.sanitize}): shipped modules are never used", False
+    try:
+        size = so.stat().st_size
+    except OSError as exc:
+        return f"its shared object {so} cannot be read ({exc.strerror or exc})", True
+    if size != meta.get("so_size"):
+        return f"its shared object {so} is damaged: {size} bytes where meta.json says {meta.get('so_size')}", True
+    if hashlib.sha256(so.read_bytes()).hexdigest() != meta.get("so_sha256"):
+        return f"its shared object {so} is damaged: its content does not match the sha256 in meta.json", True
+    if key is not None and meta.get("key") != key:
+        return ("built from other code or build flags (another version of the op, or other OPKIT_FLAGS cflags)",
+                False)
+    if key is not None:
+        try:
+            load_module(so, meta["module_name"])
+        except ImportError as exc:
+            return f"its shared object {so} cannot be loaded: {exc}", True
+    return None
+
+
+def shipped_entries(directory: pathlib.Path | None) -> list[dict]:
+    """Return the meta.json of every module in a shipped directory, with its folder as "entry" (damaged: that only)."""
     entries = []
     for meta_path in sorted(directory.glob(f"*/{META}")) if directory is not None else []:
+        if meta_path.parent.name.startswith("."):
+            continue  # an older opkit's staging folder, not a module
         try:
             meta = json.loads(meta_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            continue
-        if isinstance(meta, dict):
-            entries.append({**meta, "entry": meta_path.parent})
+            meta = {}
+        entries.append({**(meta if isinstance(meta, dict) else {}), "entry": str(meta_path.parent)})
     return entries
-
-
-def describe_entries(op, signature: str | None = None, key: str | None = None) -> tuple[list[str], list[str]]:
-    """Return (signatures that serve here, lines for the others: what each was built for and why it does not fit).
-
-    `signature`, `key`: the signature asked for and its shipped key here, if
-    known: an entry of that signature under another key was built from other code.
-    """
-    op_class = f"{type(op).__module__}.{type(op).__qualname__}"
-    fitting, others = set(), []
-    for meta in shipped_entries(shipped_dir(op)):
-        if meta.get("op_class") != op_class:
-            continue
-        entry = meta["entry"]
-        problem = entry_problem(entry)
-        if problem is None and key is not None and meta.get("signature") == signature and entry.name != key:
-            problem = "built from other code or build flags than the op has here"
-        if problem is None:
-            fitting.add(meta.get("signature", "?"))
-        else:
-            others.append(f"({meta.get('signature', '?')}) in {entry}: {problem}")
-    return sorted(fitting), others
-

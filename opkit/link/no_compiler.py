@@ -9,6 +9,7 @@ they do everywhere.
 
 from __future__ import annotations
 
+import pathlib
 import warnings
 
 from opkit.config import config
@@ -55,7 +56,7 @@ def _binder(node):
 
 def missing_module_error(node, cause=None) -> MissingModuleError:
     """Return the error for a node with C code, no shipped module and no compiler: what is missing, how to build it."""
-    from opkit.cop.shipped import describe_entries
+    from opkit.cop.shipped import shipped_dir, shipped_entries
 
     op = node.op
     name = registered_name(op)
@@ -68,18 +69,16 @@ def missing_module_error(node, cause=None) -> MissingModuleError:
     package = type(op).__module__.partition(".")[0]
     command += f" --into <the source directory of the package {package}>"
     op_class = f"{type(op).__module__}.{type(op).__qualname__}"
-    shipped, unfit = describe_entries(op, signature, _shipped_key(node))
+    entries = shipped_entries(shipped_dir(op))
+    shipped = sorted({e.get("signature", "?") for e in entries if e.get("op_class") == op_class})
+    details = shipped_details(node, [e for e in entries if e.get("op_class") in (op_class, None)])
     lines = [f"no compiled module for {node} with inputs ({signature}), and no C++ compiler to build one",
              f"op: {op} ({op_class})"]
     if cause is not None and str(cause):
         lines.append(f"compiler: {str(cause).splitlines()[0]}")
-    if shipped:
-        lines.append(f"installed packages ship {op} for: {'; '.join(f'({s})' for s in shipped)}")
-    elif not unfit:
-        lines.append(f"no installed package ships a module for {op}")
-    if unfit:
-        lines.append(f"shipped modules of {op} that this machine cannot use:")
-        lines.extend(f"  {line}" for line in unfit)
+    lines.append(f"installed packages ship {op} for: {'; '.join(f'({s})' for s in shipped)}" if shipped
+                 else f"no installed package ships a module for {op}")
+    lines += details
     lines.append(f"fix: on a machine with a C++ compiler, run `{command}` and reinstall that package")
     lines.append("  or install a C++ compiler here (`opkit doctor` checks the toolchain)")
     if op.has_perform():
@@ -87,15 +86,34 @@ def missing_module_error(node, cause=None) -> MissingModuleError:
     return MissingModuleError("\n".join(lines), node=node, signature=signature, build_command=command)
 
 
-def _shipped_key(node) -> str | None:
-    """Return the shipped key of `node`'s one-node module here, or None if its code cannot be generated."""
+def shipped_details(node, entries) -> list[str]:
+    """Return a line per shipped module of node's op: what it was built for, and why it is not used here."""
+    from opkit.cop.shipped import built_for, entry_problem
+
+    key = _shipped_key_of(node)
+    signature = ", ".join(str(v.type) for v in node.inputs)
+    lines = []
+    for meta in sorted(entries, key=lambda m: (m.get("signature", ""), m["entry"])):
+        if "op_class" not in meta:  # meta.json could not be read: which op it was is unknown
+            problem, _ = entry_problem(pathlib.Path(meta["entry"]))
+            lines.append(f"  a shipped module in {meta['entry']} is not used: {problem}")
+            continue
+        problem = entry_problem(pathlib.Path(meta["entry"]), key if meta.get("signature") == signature else None)
+        status = (f"not used: {problem[0]}" if problem is not None else
+                  "fits this machine" + ("" if meta.get("signature") == signature else " (another signature)"))
+        lines.append(f"  ({meta.get('signature', '?')}) built for {built_for(meta)}: {status}")
+    return lines
+
+
+def _shipped_key_of(node) -> str | None:
+    """Return the shipped key of a one-node module of `node`, or None if it has none."""
     from opkit.cop.codegen import collect_module
     from opkit.cop.region import Region
     from opkit.cop.shipped import shipped_key
 
     try:
         return shipped_key(collect_module(Region.from_nodes([node], lambda variable: True)))
-    except Exception:  # the error being built names the node; a second failure here must not hide it
+    except Exception:  # noqa: BLE001 - the error being reported matters more than this detail
         return None
 
 
