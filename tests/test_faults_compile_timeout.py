@@ -113,24 +113,45 @@ def test_a_fifo_include_times_out_with_the_command_named_and_the_compiler_stoppe
         assert "timed out: the compiler was stopped after 1 s" in str(again.value)
 
 
-def test_a_hung_compiler_and_what_it_started_are_stopped(tmp_path, monkeypatch):
-    """A real compiler wrapper: compile commands start a child and hang; everything else is g++."""
-    monkeypatch.setenv("OPKIT_NO_PCH", "1")
+HUNG_CHILD = """
+import sys
+import numpy as np
+import opkit, opkit.tensor as ot
+from opkit.errors import CompileError
+x = ot.lvector("x")
+try:
+    opkit.function([x], x * 11 + 5, mode="FAST_COMPILE")
+except CompileError as exc:
+    print(exc)
+else:
+    sys.exit("no CompileError")
+"""
+
+
+def test_a_hung_compiler_and_what_it_started_are_stopped(tmp_path):
+    """A real compiler wrapper: compile commands start a child and hang; everything else is g++.
+
+    In a fresh process, so that no module this session already loaded serves the graph.
+    """
+    import subprocess
+    import sys
+
     pids = tmp_path / "pids"
     wrapper = tmp_path / "hanging-g++"
     wrapper.write_text('#!/bin/sh\nfor a in "$@"; do\n  if [ "$a" = -c ]; then\n'
                        f'    sleep 1000 & echo $! >> {pids}\n    echo $$ >> {pids}\n    exec sleep 1000\n'
                        '  fi\ndone\nexec g++ "$@"\n')
     wrapper.chmod(0o755)
-    x = ot.lvector("x")
-    with opkit.config.change_flags(cxx=str(wrapper), compiledir=str(tmp_path / "cache"), compile_timeout=2):
-        with pytest.raises(CompileError) as excinfo:
-            opkit.function([x], x * 11 + 5, mode="FAST_COMPILE")
-    lines = str(excinfo.value).splitlines()
+    env = {**os.environ, "OPKIT_NO_PCH": "1", "OPKIT_COMPILEDIR": str(tmp_path / "cache"),
+           "OPKIT_FLAGS": f"cxx={wrapper},compile_timeout=2"}
+    run = subprocess.run([sys.executable, "-c", HUNG_CHILD], env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
     assert lines[0].endswith("' timed out: the compiler was stopped after 2 s (config.compile_timeout)")
     assert lines[1].startswith(f"command: {wrapper} ")
     child, driver = pids.read_text().split()
     assert eventually(lambda: gone(int(child)) and gone(int(driver)))
+    x = ot.lvector("x")
     with opkit.config.change_flags(compiledir=str(tmp_path / "cache")):
         f = opkit.function([x], x * 11 + 5, mode="FAST_COMPILE")  # the same key, with a working compiler
         assert f(np.arange(3)).tolist() == [5, 16, 27]
