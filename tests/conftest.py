@@ -5,10 +5,21 @@ import pytest
 
 @pytest.fixture(scope="session", autouse=True)
 def private_compiledir(tmp_path_factory):
-    """Point OPKIT_COMPILEDIR and config.compiledir at a session temporary directory."""
+    """Point OPKIT_COMPILEDIR and config.compiledir at a session temporary directory.
+
+    Under pytest-xdist (`-n auto`) every worker is a session of its own; they share one
+    compile cache, beside their own temporary directories, so no module is compiled once
+    per worker (and the cache's cross-process locking is exercised on every run).
+    """
+    import os
+
     from opkit.config import config
 
-    path = tmp_path_factory.mktemp("opkit-compiledir")
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        path = tmp_path_factory.getbasetemp().parent / "opkit-compiledir"
+        path.mkdir(exist_ok=True)
+    else:
+        path = tmp_path_factory.mktemp("opkit-compiledir")
     old = config.compiledir
     with pytest.MonkeyPatch.context() as patch:
         # The environment variable reaches subprocesses, which read config afresh.

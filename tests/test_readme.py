@@ -23,7 +23,7 @@ def test_the_quickstart_is_two_commands_that_activate_the_venv_and_name_the_dist
     commands = sh_block_after("## Quickstart")
     assert len(commands) == 2
     assert all(". .venv/bin/activate && pip install -e " in command for command in commands)
-    assert commands[0].endswith("&& opkit demo") and commands[1].endswith("&& python -m pytest")
+    assert commands[0].endswith("&& opkit demo") and commands[1].endswith("&& python -m pytest -n auto")
     assert "opkit-sdk" in README and "pip install opkit-sdk" in README
     assert 'name = "opkit-sdk"' in (ROOT / "pyproject.toml").read_text()
     for package in ("examples/vector_times_vector", "plugins/opkit-tutorial-ops"):
