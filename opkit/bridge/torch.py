@@ -184,5 +184,5 @@ class _Bridge:
 
 def bridge_of(custom_op):
     """Return the _Bridge behind a custom op made by as_torch_op (for tests and tools)."""
-    return _bridges[custom_op._name.split("::", 1)[1]]
+    return _bridges[custom_op._name]
 
