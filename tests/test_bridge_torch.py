@@ -337,3 +337,15 @@ def test_import_opkit_does_not_import_torch():
               "print(json.dumps([m for m in sys.modules if m.split('.')[0] == 'torch' or m == 'opkit.bridge.torch']))")
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120)
     assert json.loads(result.stdout) == []
+
+
+def test_the_benchmark_figure_runs_and_reports_its_ratio(tmp_path):
+    report = tmp_path / "report.json"
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick", "--only", "torch_bridge_1",
+                             "--no-pytensor", "--json", str(report)], capture_output=True, text=True, timeout=600,
+                            cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    [figure] = json.loads(report.read_text())["figures"]
+    assert figure["baseline"] == "torch custom_op (empty)"
+    assert {"opkit", "torch a*b", "op.compute"} <= set(figure["contenders"])
+    assert "bridged / empty custom_op: " in result.stdout
