@@ -101,7 +101,10 @@ class _Bridge:
 
     def run(self, *tensors):
         where = self.where
-        arrays = [as_array(t, where) for t in tensors]
+        try:  # CPU tensors torch can share as they are: one call each (as_array says why not, otherwise)
+            arrays = [t.numpy() for t in tensors]
+        except Exception:
+            arrays = [as_array(t, where) for t in tensors]
         if self.copy_inputs:
             arrays = [a.copy() for a in arrays]
         result = self.op.compute(*arrays)

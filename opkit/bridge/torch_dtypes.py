@@ -47,6 +47,11 @@ def check_cpu(tensor, where):
 
 def as_array(tensor, where) -> np.ndarray:
     """Return a numpy array sharing `tensor`'s memory (strides kept): what opkit's compiled module reads."""
+    if tensor.is_cpu:
+        try:  # the common case in one call: torch refuses what it cannot share (below, each case said)
+            return tensor.numpy()
+        except (RuntimeError, TypeError):
+            pass
     check_cpu(tensor, where)
     if tensor.dtype not in FROM_TORCH:
         to_opkit_dtype(tensor.dtype, where)  # raises, naming the dtype
