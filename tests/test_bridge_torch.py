@@ -13,6 +13,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import opkit
 import opkit.scalar
@@ -349,3 +351,45 @@ def test_the_benchmark_figure_runs_and_reports_its_ratio(tmp_path):
     assert figure["baseline"] == "torch custom_op (empty)"
     assert {"opkit", "torch a*b", "op.compute"} <= set(figure["contenders"])
     assert "bridged / empty custom_op: " in result.stdout
+
+
+# ---- more of eager and autograd: any length and stride; gradients torch does not ask for ----
+
+
+@given(n=st.integers(0, 12), step=st.integers(1, 3), offset=st.integers(0, 2), flip=st.booleans())
+@settings(max_examples=25, deadline=None)
+def test_any_length_and_stride_gives_numpys_result(vtv_grad, n, step, offset, flip):
+    bridged = bridge.as_torch_op(vtv_grad)  # compiled once for float64 vectors: the examples reuse it
+    base = torch.arange(n * step + offset, dtype=torch.float64) * 0.5 - 1
+    x = base[offset::step][:n]
+    y = (x.flip(0) if flip else x) + 2
+    np.testing.assert_array_equal(bridged(x, y).numpy(), x.numpy() * y.numpy())
+
+
+@pytest.fixture(scope="module")
+def undefined_grad(vtv_class):
+    """The tutorial's op whose gradient with respect to y is undefined (NullType)."""
+    from opkit.core.gradient_types import grad_undefined
+
+    class HalfGrad(vtv_class):
+        def grad(self, inputs, output_grads):
+            (x, y), (gz,) = inputs, output_grads
+            return [self(gz, y), grad_undefined(self, 1, y, "y is a count here")]
+
+        def infer_shape(self, node, input_shapes):
+            return [input_shapes[0]]
+
+    return HalfGrad()
+
+
+def test_an_undefined_gradient_is_refused_only_when_torch_asks_for_it(undefined_grad):
+    bridged = bridge.as_torch_op(undefined_grad)
+    x, y = _pair(4)
+    x.requires_grad_()
+    bridged(x, y).sum().backward()  # y needs no gradient: its undefined one is never asked for
+    np.testing.assert_array_equal(x.grad.numpy(), y.numpy())
+    y.requires_grad_()
+    with pytest.raises(NotImplementedError, match=r"the gradient of HalfGrad for input 1: This variable is Null "
+                                                  r"because the grad method for input 1 .* is mathematically "
+                                                  r"undefined. y is a count here"):
+        bridged(x, y).sum().backward()

@@ -158,7 +158,13 @@ class _Bridge:
         ctx.save_for_backward(*inputs)
 
     def backward(self, ctx, *grads):
-        return tuple(self.gradient(*ctx.saved_tensors, *grads))
+        inputs = ctx.saved_tensors
+        graph = self._grad_graph(inputs + grads)
+        for i, (kind, needed) in enumerate(zip(graph.kinds, ctx.needs_input_grad)):
+            if needed and isinstance(kind, str):  # an undefined gradient torch asks for: the op's reason
+                raise NotImplementedError(f"the gradient of {self.where} for input {i}: {kind}")
+        results = self.gradient(*inputs, *grads)
+        return tuple(r if needed else None for r, needed in zip(results, ctx.needs_input_grad))
 
     def _grad_graph(self, tensors):
         types = tuple((to_opkit_dtype(t.dtype, self.where), t.dim()) for t in tensors)
@@ -170,13 +176,11 @@ class _Bridge:
 
     def run_grad(self, *tensors):
         graph = self._grad_graph(tensors)
-        for kind in graph.kinds:
-            if isinstance(kind, str):
-                raise NotImplementedError(f"the gradient of {self.where}: {kind}")
         arrays = [as_array(t, self.where) for t in tensors]
         computed = graph.function()(*arrays) if graph.outputs else []
-        return [torch.zeros_like(x, dtype=to_torch_dtype(dtype, self.where)) if kind is None
-                else as_tensor(computed[kind], arrays, True)
+        # disconnected gradients, and undefined ones torch does not ask for (backward checked): zeros
+        return [as_tensor(computed[kind], arrays, True) if isinstance(kind, int)
+                else torch.zeros_like(x, dtype=to_torch_dtype(dtype, self.where), memory_format=torch.contiguous_format)
                 for kind, x, dtype in zip(graph.kinds, tensors, graph.dtypes)]
 
     def fake_grad(self, *tensors):
