@@ -393,3 +393,27 @@ def test_an_undefined_gradient_is_refused_only_when_torch_asks_for_it(undefined_
                                                   r"because the grad method for input 1 .* is mathematically "
                                                   r"undefined. y is a count here"):
         bridged(x, y).sum().backward()
+
+
+def test_the_custom_op_name_is_the_same_in_another_process(vtv_class):
+    script = ("import sys; sys.path.insert(0, sys.argv[1])\n"
+              "from vector_times_vector.op import VectorTimesVector\n"
+              "from opkit.bridge.torch import as_torch_op\n"
+              "print(as_torch_op(VectorTimesVector())._name)")
+    result = subprocess.run([sys.executable, "-c", script, str(ROOT / "examples" / "vector_times_vector")],
+                            capture_output=True, text=True, check=True, timeout=300)
+    assert result.stdout.strip() == bridge.as_torch_op(vtv_class())._name
+
+
+def test_an_as_op_with_static_shapes_in_its_itypes_traces_and_runs():
+    @opkit.as_op(itypes=[ot.TensorType("float64", shape=(3,))], otypes=[ot.TensorType("float64", shape=(3,))],
+                 infer_shape=lambda node, shapes: shapes)
+    def reverse3(x):
+        return x[::-1].copy()
+
+    bridged = bridge.as_torch_op(reverse3)
+    assert bridged(torch.empty(3, device="meta", dtype=torch.float64)).shape == (3,)
+    x = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)
+    assert bridged(x).tolist() == [3.0, 2.0, 1.0]
+    compiled = torch.compile(lambda t: bridged(t) * 2, fullgraph=True, backend="aot_eager")
+    assert compiled(x).tolist() == [6.0, 4.0, 2.0]

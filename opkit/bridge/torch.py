@@ -28,7 +28,7 @@ import torch
 
 from opkit.bridge.torch_dtypes import DtypeNotMapped, as_array, as_tensor, to_opkit_dtype, to_torch_dtype
 from opkit.bridge.torch_fake import ShapeNotKnown, evaluate_shape, symbolic_shapes
-from opkit.bridge.torch_grad import GradGraph
+from opkit.bridge.torch_grad import GradGraph, input_variables
 from opkit.core.code_identity import python_identity
 from opkit.core.op import Op
 from opkit.core.tensor.type import TensorType
@@ -124,8 +124,7 @@ class _Bridge:
         types = tuple((to_opkit_dtype(t.dtype, self.where), t.dim()) for t in tensors)
         found = self._nodes.get(types)
         if found is None:
-            variables = [TensorType(dtype, (None,) * ndim)(f"x{i}") for i, (dtype, ndim) in enumerate(types)]
-            node = self.op.make_node(*variables)
+            node = self.op.make_node(*input_variables(self.op, types))
             for i, out in enumerate(node.outputs):
                 if not isinstance(out.type, TensorType):
                     raise DtypeNotMapped(f"{self.where}: output {i} is of type {out.type}, which has no torch "

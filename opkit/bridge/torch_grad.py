@@ -13,12 +13,26 @@ from opkit.core.gradient_types import DisconnectedType, NullType
 from opkit.core.tensor.type import TensorType
 
 
+def input_variables(op, input_types):
+    """Return fresh variables of `input_types` ((dtype, ndim) pairs) for `op`: its itypes where it names them.
+
+    As op.compute does: an ``as_op`` op names its input types (static shapes
+    included), any other op gets tensors of the inputs' dtypes and ranks.
+    """
+    itypes = getattr(op, "itypes", None)
+    if itypes is not None and len(itypes) == len(input_types) and all(
+            getattr(t, "dtype", None) == dtype and getattr(t, "ndim", None) == ndim
+            for t, (dtype, ndim) in zip(itypes, input_types)):
+        return [t(f"x{i}") for i, t in enumerate(itypes)]
+    return [TensorType(dtype, (None,) * ndim)(f"x{i}") for i, (dtype, ndim) in enumerate(input_types)]
+
+
 class GradGraph:
     """The L_op of `op` on inputs of `input_types` and cotangents of `cotangent_types` ((dtype, ndim) pairs)."""
 
     def __init__(self, op, input_types, cotangent_types, where):
         self.where = where
-        self.inputs = [TensorType(dtype, (None,) * ndim)(f"x{i}") for i, (dtype, ndim) in enumerate(input_types)]
+        self.inputs = input_variables(op, input_types)
         node = op.make_node(*self.inputs)
         self.cotangents = [TensorType(dtype, (None,) * ndim)(f"g{i}")
                            for i, (dtype, ndim) in enumerate(cotangent_types)]
