@@ -145,6 +145,19 @@ def test_inputs_reach_opkit_and_outputs_come_back_without_a_copy():
     assert torch_dtypes.as_tensor(out[1:], [out], copy_if_shared=True).data_ptr() != out[1:].ctypes.data
     conj = torch.tensor([1 + 2j, 3 - 1j]).conj()
     np.testing.assert_array_equal(torch_dtypes.as_array(conj, "op"), [1 - 2j, 3 + 1j])
+    negative = conj.imag  # a view with torch's negative bit: numpy would read the unnegated numbers
+    assert negative.is_neg()
+    np.testing.assert_array_equal(torch_dtypes.as_array(negative, "op"), [-2.0, 1.0])
+
+
+def test_lazy_conjugate_and_negative_views_reach_the_op_resolved():
+    z64 = ot.TensorType("complex64", shape=(None,))
+    multiply = (z64() * z64()).owner.op
+    bridged = bridge.as_torch_op(multiply, n_inputs=2)
+    z = torch.tensor([1 + 2j, 3 - 1j], dtype=torch.complex64)
+    np.testing.assert_array_equal(bridged(z.conj(), z).numpy(), np.conj(z.numpy()) * z.numpy())
+    negative = torch.tensor([1 + 2j, 3 - 1j], dtype=torch.complex128).conj().imag
+    np.testing.assert_array_equal(bridged(negative, negative).numpy(), np.array([4.0, 1.0]))
 
 
 # ---- torch.compile(fullgraph=True) ----
