@@ -203,7 +203,11 @@ def test_gradcheck_in_float64(ops, which):
 @pytest.mark.parametrize("which", OPS)
 def test_opcheck_passes(ops, which):
     x, y = (t.requires_grad_() for t in _pair(5))
-    torch.library.opcheck(bridge.as_torch_op(ops[which]), (x, y))
+    bridged = bridge.as_torch_op(ops[which])
+    torch.library.opcheck(bridged, (x, y))
+    gradient = bridge.bridge_of(bridged).gradient  # the custom op running the op's grad
+    torch.library.opcheck(gradient, (x.detach(), y.detach(), torch.ones(5, dtype=torch.float64)),
+                          test_utils=("test_schema", "test_faketensor", "test_aot_dispatch_dynamic"))
 
 
 # ---- params ----
@@ -430,3 +434,12 @@ def test_an_as_op_with_static_shapes_in_its_itypes_traces_and_runs():
     assert bridged(x).tolist() == [3.0, 2.0, 1.0]
     compiled = torch.compile(lambda t: bridged(t) * 2, fullgraph=True, backend="aot_eager")
     assert compiled(x).tolist() == [6.0, 4.0, 2.0]
+
+
+def test_two_params_values_called_in_turn_each_keep_their_own(scaffold):
+    first, second = bridge.as_torch_op(scaffold[1](0.5)), bridge.as_torch_op(scaffold[1](-3.0))
+    x, y = _pair(4)
+    expected = x.numpy() * y.numpy()
+    for _ in range(2):  # one compiled module serves both values (params are run-time data): no mix-up
+        np.testing.assert_allclose(first(x, y).numpy(), expected * 0.5, rtol=1e-15)
+        np.testing.assert_allclose(second(x, y).numpy(), expected * -3.0, rtol=1e-15)
