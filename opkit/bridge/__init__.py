@@ -2,4 +2,6 @@
 
 ``opkit.bridge.pytensor.as_pytensor_op(op)`` puts an opkit op into PyTensor
 (and so PyMC) graphs; it needs the ``opkit-sdk[pytensor]`` extra.
+``opkit.bridge.torch.as_torch_op(op)`` makes it a ``torch.library`` custom op (eager,
+torch.compile, autograd); it needs the ``opkit-sdk[torch]`` extra.
 """
