@@ -63,7 +63,7 @@ def test_write_your_own_op_runs_literally(tmp_path):
                                 timeout=600)
         assert result.returncode == 0, f"{command}\n{result.stdout}\n{result.stderr}"
         outputs.append(result.stdout)
-    assert "8 passed" in outputs[2] and "skipped" not in outputs[2]
+    assert "9 passed" in outputs[2] and "skipped" not in outputs[2]
     [row] = [line.split() for line in outputs[3].splitlines() if line.startswith("scaled_ops ")]
     promised = commands[3][1].split()
     assert row[:3] == promised[:3]

@@ -54,7 +54,7 @@ def test_a_new_package_installs_and_passes_its_own_tests(plugin_venv, tmp_path):
     result = plugin_venv.run("-m", "pytest", "-q", "-p", "no:cacheprovider", "scaled_ops", cwd=tmp_path,
                              env={"OPKIT_DISABLE_PLUGINS": "opkit-test-broken"}, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "8 passed" in result.stdout and "skipped" not in result.stdout
+    assert "9 passed" in result.stdout and "skipped" not in result.stdout
     listed = plugin_venv.run("-m", "opkit.cli", "list", cwd=tmp_path).stdout
     assert any(line.split()[:3] == ["scaled_ops", "scaled-ops", "0.1.0"] for line in listed.splitlines())
 
@@ -76,4 +76,4 @@ def test_new_with_params_scaffolds_an_op_whose_c_reads_params(tmp_path, capsys):
     result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "not registered",
                              str(project / "tests")], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "9 passed" in result.stdout and "skipped" not in result.stdout
+    assert "10 passed" in result.stdout and "skipped" not in result.stdout

@@ -38,6 +38,11 @@ def test_make_node_rejects_matrices():
         VectorTimesVector()(ot.dmatrix("x"), ot.dvector("y"))
 
 
+def test_make_node_refuses_float16_rather_than_multiplying_bits():
+    with pytest.raises(TypeError, match="does not handle float16 .npy_half holds the bits"):
+        VectorTimesVector()(ot.tensor("float16", shape=(None,)), ot.dvector("y"))
+
+
 def test_registered_through_the_entry_point():
     op = opkit.ops.vector_times_vector
     assert isinstance(op, VectorTimesVector)

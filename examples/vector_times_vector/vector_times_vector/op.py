@@ -21,6 +21,11 @@ class VectorTimesVector(opkit.COp):
             raise TypeError('x must be a 1-d vector')
         if y.type.ndim != 1:
             raise TypeError('y must be a 1-d vector')
+        # Not in the tutorial: its C multiplies DTYPE_ values, and a float16's is npy_half,
+        # an integer holding the bits, so float16 would give wrong numbers without an error.
+        if 'float16' in (x.dtype, y.dtype):
+            raise TypeError("VectorTimesVector's C code does not handle float16 (npy_half holds the bits, "
+                            f"not a number); got {x.type} and {y.type}: cast to float32 first")
 
         # Create an output variable of the same type as x
         output_var = opkit.tensor.TensorType(
