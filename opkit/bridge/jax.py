@@ -44,7 +44,8 @@ _bridged = {}  # (op, its Python code identity) -> JaxOp
 def as_jax_op(op: Op) -> JaxOp:
     """Return a JAX function computing the opkit op `op` (one per op: equal ops give the same one).
 
-    Call it on JAX arrays: ``as_jax_op(VectorTimesVector())(x, y)``; several outputs come back as a list.
+    Call it on JAX arrays: ``as_jax_op(VectorTimesVector())(x, y)``; several outputs come back as a list
+    (an op with ``default_output`` gives that output, as calling the op does).
     """
     if not isinstance(op, Op):
         raise TypeError(f"as_jax_op expects an opkit Op instance, got {op!r}")
@@ -83,6 +84,9 @@ class JaxOp:
 
     def __call__(self, *args):
         outputs = self._call(*[jnp.asarray(a) for a in args])
+        chosen = getattr(self.op, "default_output", None)
+        if chosen is not None:
+            return outputs[chosen]
         return outputs[0] if len(outputs) == 1 else list(outputs)
 
     # ---- the op's node ----
@@ -104,7 +108,7 @@ class JaxOp:
         batched = [a if b else jnp.broadcast_to(a, (axis_size,) + tuple(np.shape(a)))
                    for a, b in zip(args, in_batched)]
         outputs = self._primal(*batched)
-        return outputs, [True] * len(outputs)
+        return outputs, (True,) * len(outputs)
 
     def _ffi(self, key, make_function, label, args, specs):
         name, attributes = graph_target((self._key,) + key, make_function, label)
