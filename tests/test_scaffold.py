@@ -5,6 +5,18 @@ import pytest
 from opkit.cli import CommandFailed, main
 from opkit.cli.new import TEMPLATES, scaffold_names
 
+# The frameworks whose bridge the scaffold's tests run when `python` can import them (one test each).
+BRIDGE_FRAMEWORKS = ("jax",)
+
+
+def bridge_tests(python):
+    """Return how many bridge tests the scaffold's test file has under `python` (one per importable framework)."""
+    import subprocess
+
+    code = "import importlib.util as u, sys; print(sum(u.find_spec(n) is not None for n in sys.argv[1:]))"
+    return int(subprocess.run([python, "-c", code, *BRIDGE_FRAMEWORKS], capture_output=True, text=True,
+                              check=True).stdout)
+
 
 def test_names_follow_from_the_project_name():
     assert scaffold_names("my-ops") == {"directory": "my-ops", "dist": "my-ops", "package": "my_ops", "class_name": "MyOps",
@@ -54,7 +66,7 @@ def test_a_new_package_installs_and_passes_its_own_tests(plugin_venv, tmp_path):
     result = plugin_venv.run("-m", "pytest", "-q", "-p", "no:cacheprovider", "scaled_ops", cwd=tmp_path,
                              env={"OPKIT_DISABLE_PLUGINS": "opkit-test-broken"}, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "7 passed" in result.stdout and "skipped" not in result.stdout
+    assert f"{7 + bridge_tests(plugin_venv.python)} passed" in result.stdout and "skipped" not in result.stdout
     listed = plugin_venv.run("-m", "opkit.cli", "list", cwd=tmp_path).stdout
     assert any(line.split()[:3] == ["scaled_ops", "scaled-ops", "0.1.0"] for line in listed.splitlines())
 
@@ -76,4 +88,4 @@ def test_new_with_params_scaffolds_an_op_whose_c_reads_params(tmp_path, capsys):
     result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "not registered",
                              str(project / "tests")], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "8 passed" in result.stdout and "skipped" not in result.stdout
+    assert f"{8 + bridge_tests(sys.executable)} passed" in result.stdout and "skipped" not in result.stdout
