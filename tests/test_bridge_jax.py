@@ -321,3 +321,12 @@ def test_a_warm_jitted_call_enters_no_python_function_of_opkit(bridge, vtv, doub
     seen = _opkit_frames(lambda: python_op(x).block_until_ready())
     assert str(ROOT / "opkit" / "link" / "runner.py") in seen and str(ROOT / "opkit" / "core" / "op.py") in seen
     assert _opkit_frames(lambda: c_op(x, x).block_until_ready()) == set()
+
+
+def test_without_jax_the_bridge_says_which_extra_to_install():
+    import subprocess
+
+    code = "import sys; sys.modules['jax'] = None\nimport opkit.bridge.jax"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1
+    assert "ImportError: opkit.bridge.jax needs JAX: pip install 'opkit-sdk[jax]'" in result.stderr

@@ -24,7 +24,10 @@ Needs the ``opkit-sdk[jax]`` extra; only the CPU platform is registered.
 
 from __future__ import annotations
 
-import jax
+try:
+    import jax
+except ImportError as exc:  # pragma: no cover - exercised in a subprocess (tests/test_bridge_jax.py)
+    raise ImportError("opkit.bridge.jax needs JAX: pip install 'opkit-sdk[jax]'") from exc
 import jax.numpy as jnp
 import numpy as np
 from jax.custom_batching import custom_vmap
