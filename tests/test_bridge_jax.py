@@ -330,3 +330,30 @@ def test_without_jax_the_bridge_says_which_extra_to_install():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 1
     assert "ImportError: opkit.bridge.jax needs JAX: pip install 'opkit-sdk[jax]'" in result.stderr
+
+
+def test_an_op_returning_a_view_of_its_input_is_copied_into_xlas_buffer(bridge, opkit_rng):
+    """The handler hands XLA's output buffer to the op's C code; a transpose returns a view of its input
+    instead (view_map), which the handler copies in, strides and all."""
+    op = ot.transpose(ot.dmatrix("m")).owner.op
+    assert op.view_map
+    before = opkit_rng.standard_normal((2, 3))
+    m = jnp.asarray(before)
+    out = jax.jit(bridge.as_jax_op(op))(m)
+    np.testing.assert_array_equal(np.asarray(out), before.T)
+    np.testing.assert_array_equal(np.asarray(m), before)
+
+
+def test_an_op_that_writes_into_its_input_leaves_xlas_input_alone(bridge):
+    """An op with destroy_map runs through the compiled function, which gives it a copy of its input."""
+    from trust_ops import AddOneInplace
+
+    class Shaped(AddOneInplace):
+        def infer_shape(self, node, input_shapes):
+            return [input_shapes[0]]
+
+    before = np.arange(4.0)
+    x = jnp.asarray(before)
+    out = jax.jit(bridge.as_jax_op(Shaped()))(x)
+    np.testing.assert_array_equal(np.asarray(out), before + 1)
+    np.testing.assert_array_equal(np.asarray(x), before)

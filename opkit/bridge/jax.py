@@ -3,8 +3,9 @@
 Under ``jit`` the op runs through an XLA FFI custom call to opkit's handler
 (templates/jax_ffi.cpp, see opkit.bridge.jax_ffi), which wraps XLA's buffers
 as numpy arrays without a copy and calls the op's compiled module: no Python
-function runs (the results are copied into XLA's output buffers). Output
-shapes come from the op's ``infer_shape`` on the static input shapes.
+function runs. The op's C code gets XLA's output buffers as its outputs and
+writes into them where it reuses its outputs; a result elsewhere is copied in.
+Output shapes come from the op's ``infer_shape`` on the static input shapes.
 
 Derivatives: a ``jax.custom_jvp`` whose tangent is a ``linear_call`` of the
 op's JVP graph (from ``R_op``; without one, the transpose of its ``L_op``),
@@ -35,7 +36,7 @@ from jax.custom_derivatives import SymbolicZero, linear_call
 
 from opkit.bridge.jax_dtypes import DtypeNotMapped, jax_dtype, opkit_dtype
 from opkit.bridge.jax_ffi import graph_target
-from opkit.bridge.jax_graphs import compile_graph, jvp_graph, node_outputs, output_shapes, vjp_graph
+from opkit.bridge.jax_graphs import compile_graph, compile_node, jvp_graph, node_outputs, output_shapes, vjp_graph
 from opkit.core.code_identity import python_identity
 from opkit.core.op import Op
 
@@ -103,7 +104,7 @@ class JaxOp:
         shapes = output_shapes(self.op, signature, [tuple(np.shape(a)) for a in args])
         specs = [jax.ShapeDtypeStruct(shape, self._jax_dtype(o.type.dtype, f"output {j} of {self.op}"))
                  for j, (o, shape) in enumerate(zip(outs, shapes))]
-        return tuple(self._ffi(("node", signature), lambda: compile_graph(xs, outs, f"opkit.bridge.jax {self.op}"),
+        return tuple(self._ffi(("node", signature), lambda: compile_node(xs, outs, f"opkit.bridge.jax {self.op}"),
                                str(self.op), args, specs))
 
     def _elementwise_vmap(self, axis_size, in_batched, *args):

@@ -35,16 +35,18 @@ def handler_module():
 def graph_target(key, make_function, label):
     """Return (target name, attributes) of the graph `key`; `make_function()` compiles it the first time.
 
-    The compiled function takes numpy arrays and returns a list of arrays; `label`
-    names the graph in the errors the handler raises.
+    `make_function()` returns (function, preallocated): the compiled function takes
+    numpy arrays (then, if `preallocated`, an array per output for the C code to
+    write into) and returns an array or a list of arrays; `label` names the graph
+    in the errors the handler raises.
     """
     found = _targets.get(key)
     if found is None:
-        function = make_function()
+        function, preallocated = make_function()
         with _lock:
             found = _targets.get(key)
             if found is None:
-                found = _targets[key] = _register(function, label)
+                found = _targets[key] = _register(function, label, preallocated)
     name, slot = found
     return name, {"slot": _int64(slot), "nonce": _int64(handler_module().nonce())}
 
@@ -61,11 +63,11 @@ def noop_target():
     return name
 
 
-def _register(function, label):
+def _register(function, label, preallocated):
     from jax import ffi
 
     module = handler_module()
-    slot = module.register(function, label)
+    slot = module.register(function, label, bool(preallocated))
     name = f"opkit_graph_{slot}"
     ffi.register_ffi_target(name, module.capsule("call"), platform="cpu")
     return name, slot

@@ -2,8 +2,10 @@
 //
 // A jitted call of a bridged op reaches OpkitCall with the graph's slot as an attribute. Under the GIL
 // it wraps each XLA input buffer as a read-only numpy array (no copy), calls the slot's compiled
-// opkit function (a C object: FunctionBase over the graph's module, see templates/fastcall.cpp)
-// and copies each result into XLA's output buffer after checking its dtype and shape.
+// opkit function (a C object: FunctionBase over the graph's module, see templates/fastcall.cpp, or a
+// one-node module's runner that also takes each output's array, which the op's C code writes into
+// when it reuses its output) and copies each result that is not already XLA's output buffer into it,
+// after checking its dtype and shape.
 // OpkitNoop does nothing: the benchmark's measure of the FFI machinery itself.
 #include <Python.h>
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
@@ -17,10 +19,11 @@
 
 namespace ffi = xla::ffi;
 
-// slot -> (compiled function, label); only appended to, under the GIL; entries live for the process
-// (a jitted executable may hold a slot number as long as it lives)
+// slot -> (compiled function, label, whether it takes the outputs' arrays too); only appended to, under the
+// GIL; entries live for the process (a jitted executable may hold a slot number as long as it lives)
 static std::vector<PyObject*> opkit_functions;
 static std::vector<std::string> opkit_labels;
+static std::vector<int> opkit_preallocated;
 static int64_t opkit_nonce = 0;
 
 static int opkit_typenum(ffi::DataType type)
@@ -105,7 +108,7 @@ static std::string opkit_run(int64_t slot, ffi::RemainingArgs args, ffi::Remaini
         return "no bridged opkit graph in slot " + std::to_string(slot) + " of this process";
     const std::string& label = opkit_labels[slot];
     std::string error;
-    std::vector<PyObject*> inputs;
+    std::vector<PyObject*> inputs, targets;
     for (size_t k = 0; k < args.size() && error.empty(); ++k) {
         auto buffer = args.get<ffi::AnyBuffer>(k);
         if (buffer.has_error()) {
@@ -116,34 +119,39 @@ static std::string opkit_run(int64_t slot, ffi::RemainingArgs args, ffi::Remaini
         if (!array && error.empty()) error = opkit_exception_text();
         if (array) inputs.push_back(array);
     }
-    PyObject* result = NULL;
-    if (error.empty()) {
-        result = PyObject_Vectorcall(opkit_functions[slot], inputs.data(), inputs.size(), NULL);
-        if (!result) error = opkit_exception_text();
-    }
-    for (PyObject* array : inputs) Py_DECREF(array);
-    if (!error.empty()) {
-        Py_XDECREF(result);
-        return label + ": " + error;
-    }
-    size_t n_results = PyList_Check(result) ? (size_t)PyList_GET_SIZE(result) : 1;
-    if (n_results != rets.size()) {
-        Py_DECREF(result);
-        return label + ": the compiled graph returned " + std::to_string(n_results) + " outputs, XLA expects " +
-               std::to_string(rets.size());
-    }
     for (size_t k = 0; k < rets.size() && error.empty(); ++k) {
-        PyObject* value = PyList_Check(result) ? PyList_GET_ITEM(result, k) : result;
         auto ret = rets.get<ffi::AnyBuffer>(k);
         if (ret.has_error()) {
             error = "output " + std::to_string(k) + " is not a buffer";
             break;
         }
         PyObject* target = opkit_wrap(**ret, true, &error);
-        if (!target) {
-            if (error.empty()) error = opkit_exception_text();
-            break;
-        }
+        if (!target && error.empty()) error = opkit_exception_text();
+        if (target) targets.push_back(target);
+    }
+    size_t n_inputs = inputs.size();
+    if (error.empty() && opkit_preallocated[slot]) inputs.insert(inputs.end(), targets.begin(), targets.end());
+    PyObject* result = NULL;
+    if (error.empty()) {
+        result = PyObject_Vectorcall(opkit_functions[slot], inputs.data(), inputs.size(), NULL);
+        if (!result) error = opkit_exception_text();
+    }
+    for (size_t k = 0; k < n_inputs; ++k) Py_DECREF(inputs[k]);
+    if (!error.empty()) {
+        Py_XDECREF(result);
+        for (PyObject* target : targets) Py_DECREF(target);
+        return label + ": " + error;
+    }
+    size_t n_results = PyList_Check(result) ? (size_t)PyList_GET_SIZE(result) : 1;
+    if (n_results != rets.size()) {
+        Py_DECREF(result);
+        for (PyObject* target : targets) Py_DECREF(target);
+        return label + ": the compiled graph returned " + std::to_string(n_results) + " outputs, XLA expects " +
+               std::to_string(rets.size());
+    }
+    for (size_t k = 0; k < rets.size() && error.empty(); ++k) {
+        PyObject* value = PyList_Check(result) ? PyList_GET_ITEM(result, k) : result;
+        PyObject* target = targets[k];
         PyArrayObject* out = (PyArrayObject*)target;
         if (!PyArray_Check(value)) {
             error = "output " + std::to_string(k) + " is not a numpy array";
@@ -169,13 +177,14 @@ static std::string opkit_run(int64_t slot, ffi::RemainingArgs args, ffi::Remaini
                 Py_XDECREF(want_shape);
                 Py_XDECREF(want_text);
                 PyErr_Clear();
-            } else if (PyArray_SIZE(out) && PyArray_CopyInto(out, got) < 0) {
-                error = opkit_exception_text();
+            } else if (PyArray_SIZE(out) && !(PyArray_DATA(got) == PyArray_DATA(out) && PyArray_IS_C_CONTIGUOUS(got))
+                       && PyArray_CopyInto(out, got) < 0) {
+                error = opkit_exception_text();  // (the op wrote into XLA's buffer itself: nothing to copy)
             }
         }
-        Py_DECREF(target);
     }
     Py_DECREF(result);
+    for (PyObject* target : targets) Py_DECREF(target);
     return error.empty() ? error : label + ": " + error;
 }
 
@@ -203,18 +212,22 @@ static ffi::Error opkit_noop(ffi::RemainingArgs args, ffi::RemainingRets rets)
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(OpkitNoop, opkit_noop, ffi::Ffi::Bind().RemainingArgs().RemainingRets());
 
-// register(function, label) -> slot: the handler calls `function` for that slot from now on.
+// register(function, label, preallocated) -> slot: the handler calls `function` for that slot from now on,
+// with each output's array after the inputs when `preallocated` is true.
 static PyObject* register_function(PyObject* module, PyObject* const* args, Py_ssize_t nargs)
 {
-    if (nargs != 2 || !PyUnicode_Check(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "register(function, label)");
+    if (nargs != 3 || !PyUnicode_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "register(function, label, preallocated)");
         return NULL;
     }
+    int preallocated = PyObject_IsTrue(args[2]);
+    if (preallocated < 0) return NULL;
     const char* label = PyUnicode_AsUTF8(args[1]);
     if (!label) return NULL;
     Py_INCREF(args[0]);
     opkit_functions.push_back(args[0]);
     opkit_labels.push_back(label);
+    opkit_preallocated.push_back(preallocated);
     return PyLong_FromSsize_t((Py_ssize_t)opkit_functions.size() - 1);
 }
 
@@ -232,7 +245,7 @@ static PyObject* get_nonce(PyObject* module, PyObject* unused)
 }
 
 static PyMethodDef module_methods[] = {
-    {"register", (PyCFunction)(void(*)(void))register_function, METH_FASTCALL, "register(function, label) -> slot"},
+    {"register", (PyCFunction)(void(*)(void))register_function, METH_FASTCALL, "register(function, label, preallocated) -> slot"},
     {"capsule", handler_capsule, METH_O, "capsule('call' or 'noop'): the XLA FFI handler"},
     {"nonce", get_nonce, METH_NOARGS, "This process's nonce (the handler refuses other ones)."},
     {NULL, NULL, 0, NULL}
