@@ -357,3 +357,4 @@ def test_an_op_that_writes_into_its_input_leaves_xlas_input_alone(bridge):
     out = jax.jit(bridge.as_jax_op(Shaped()))(x)
     np.testing.assert_array_equal(np.asarray(out), before + 1)
     np.testing.assert_array_equal(np.asarray(x), before)
+
