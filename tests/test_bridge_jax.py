@@ -358,3 +358,42 @@ def test_an_op_that_writes_into_its_input_leaves_xlas_input_alone(bridge):
     np.testing.assert_array_equal(np.asarray(out), before + 1)
     np.testing.assert_array_equal(np.asarray(x), before)
 
+
+
+def test_float32_without_x64_stays_float32_through_grad_and_jvp(bridge, scaffold):
+    """JAX's default (x64 off): the op, its JVP and its VJP (whose scale is a float64 param) give float32."""
+    jax.config.update("jax_enable_x64", False)
+    try:
+        f = bridge.as_jax_op(scaffold(3.0))
+        x = jnp.arange(3.0, dtype=jnp.float32)
+        out, tangent = jax.jvp(f, (x, x), (jnp.ones(3, jnp.float32), jnp.zeros(3, jnp.float32)))
+        grad = jax.jit(jax.grad(lambda a: jnp.sum(f(a, x))))(x)
+        assert out.dtype == tangent.dtype == grad.dtype == jnp.float32
+        np.testing.assert_allclose(np.asarray(tangent), 3 * np.arange(3.0), rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(grad), 3 * np.arange(3.0), rtol=1e-6)
+    finally:
+        jax.config.update("jax_enable_x64", True)
+
+
+def test_any_length_and_values_match_numpy(bridge, vtv):
+    """Property: for vectors of any length (empty too) and finite values, jit and grad agree with numpy."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    from hypothesis.extra import numpy as hnp
+
+    f = bridge.as_jax_op(vtv)
+    jitted = jax.jit(f)
+    grad = jax.jit(jax.grad(lambda a, b: jnp.sum(f(a, b)), argnums=(0, 1)))
+    values = st.floats(-1e6, 1e6, allow_nan=False)
+
+    @settings(max_examples=8, deadline=None)
+    @given(st.integers(0, 4).flatmap(lambda n: st.tuples(hnp.arrays(np.float64, n, elements=values),
+                                                         hnp.arrays(np.float64, n, elements=values))))
+    def check(pair):
+        a, b = pair
+        np.testing.assert_array_equal(np.asarray(jitted(a, b)), a * b)
+        ga, gb = grad(a, b)
+        np.testing.assert_array_equal(np.asarray(ga), b)
+        np.testing.assert_array_equal(np.asarray(gb), a)
+
+    check()

@@ -115,7 +115,7 @@ def jvp_graph(op, signature, wrt, out_positions):
         # linear in the cotangents, the result may still read their shapes: give it zeros of the outputs' shape
         used = set(map(id, graph_inputs(list(results))))
         givens = {c: zeros_like(o) for c, o in zip(cotangents, chosen) if id(c) in used}
-    return xs + tangents, list(results), givens
+    return xs + tangents, _cast_like(results, chosen), givens
 
 
 def vjp_graph(op, signature, wrt, out_positions):
@@ -129,5 +129,12 @@ def vjp_graph(op, signature, wrt, out_positions):
     chosen = [outs[j] for j in out_positions]
     cotangents = [o.type() for o in chosen]
     results = Lop(chosen, [xs[i] for i in wrt], cotangents, disconnected_inputs="ignore")
-    return xs + cotangents, list(results)
+    return xs + cotangents, _cast_like(results, [xs[i] for i in wrt])
+
+
+def _cast_like(results, models):
+    """Cast each result to its model's dtype (JAX wants a tangent of its primal's dtype), in the graph."""
+    from opkit.core.tensor.alloc import cast
+
+    return [r if r.type.dtype == m.type.dtype else cast(r, m.type.dtype) for r, m in zip(results, models)]
 
