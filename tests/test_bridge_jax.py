@@ -397,3 +397,35 @@ def test_any_length_and_values_match_numpy(bridge, vtv):
         np.testing.assert_array_equal(np.asarray(gb), a)
 
     check()
+
+
+class _TwiceAndSign(opkit.Op):
+    """Two outputs: 2 * x (float) and x > 0 (int8, no tangent); Python perform only."""
+
+    __props__ = ()
+
+    def make_node(self, x):
+        x = ot.as_tensor_variable(x)
+        return opkit.Apply(self, [x], [x.type(), ot.TensorType("int8", shape=(None,) * x.ndim)()])
+
+    def perform(self, node, inputs, output_storage):
+        output_storage[0][0] = 2 * inputs[0]
+        output_storage[1][0] = (inputs[0] > 0).astype("int8")
+
+    def infer_shape(self, node, input_shapes):
+        return [input_shapes[0], input_shapes[0]]
+
+    def grad(self, inputs, output_grads):
+        return [output_grads[0] * 2]
+
+
+def test_several_outputs_come_back_as_a_list_and_an_integer_one_has_no_tangent(bridge):
+    f = bridge.as_jax_op(_TwiceAndSign())
+    x = jnp.asarray([-1.0, 0.5, 2.0])
+    twice, sign = jax.jit(f)(x)
+    np.testing.assert_array_equal(np.asarray(twice), [-2.0, 1.0, 4.0])
+    assert sign.dtype == jnp.int8 and np.asarray(sign).tolist() == [0, 1, 1]
+    (_, _), (t_twice, t_sign) = jax.jvp(f, (x,), (jnp.ones(3),))
+    np.testing.assert_array_equal(np.asarray(t_twice), [2.0, 2.0, 2.0])
+    assert t_sign.dtype == jax.dtypes.float0
+    check_grads(lambda v: f(v)[0], (x,), order=1, modes=("fwd", "rev"))
