@@ -429,3 +429,25 @@ def test_several_outputs_come_back_as_a_list_and_an_integer_one_has_no_tangent(b
     np.testing.assert_array_equal(np.asarray(t_twice), [2.0, 2.0, 2.0])
     assert t_sign.dtype == jax.dtypes.float0
     check_grads(lambda v: f(v)[0], (x,), order=1, modes=("fwd", "rev"))
+
+
+def test_without_a_compiler_the_handler_says_it_needs_one(tmp_path):
+    import os
+    import subprocess
+
+    code = ("import jax, jax.numpy as jnp, opkit.tensor as ot\nfrom opkit.bridge.jax import as_jax_op\n"
+            "as_jax_op(ot.mul)(jnp.ones(2), jnp.ones(2))")
+    env = dict(os.environ, OPKIT_FLAGS="cxx=/nonexistent/c++", OPKIT_COMPILEDIR=str(tmp_path))
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert result.returncode == 1
+    assert "opkit.CompileError: the C++ compiler '/nonexistent/c++' set by config.cxx was not found" in result.stderr
+    assert ("while compiling opkit's XLA FFI handler: opkit.bridge.jax runs every op through it, so it needs a "
+            "working C++ compiler (run `opkit doctor`)") in result.stderr
+
+
+def test_subnormals_are_kept_as_numpy_keeps_them(bridge, vtv):
+    """XLA's CPU threads flush subnormals to zero; the handler runs the op's C with IEEE arithmetic."""
+    x, y = np.array([1e-310, 1.0]), np.array([0.5, 5e-324])
+    out = jax.jit(bridge.as_jax_op(vtv))(jnp.asarray(x), jnp.asarray(y))
+    np.testing.assert_array_equal(np.asarray(out), x * y)
+    assert np.asarray(out)[0] == 5e-311

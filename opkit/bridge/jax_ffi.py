@@ -25,11 +25,18 @@ def handler_module():
     from opkit.cop.codegen import GeneratedModule
     from opkit.cop.compile import compile_generated
 
+    from opkit.errors import CompileError, add_note
+
     path = pathlib.Path(__file__).resolve().parent.parent / "templates" / "jax_ffi.cpp"
     # jax's version is part of the source, so of the module's key: another jaxlib's headers build another module
     source = f"// jax {jax.__version__}\n" + path.read_text(encoding="utf-8")
     generated = GeneratedModule(source, include_dirs=[ffi.include_dir()])
-    return compile_generated(generated, f"opkit's XLA FFI handler (jax {jax.__version__})")
+    try:
+        return compile_generated(generated, f"opkit's XLA FFI handler (jax {jax.__version__})")
+    except CompileError as exc:
+        add_note(exc, "while compiling opkit's XLA FFI handler: opkit.bridge.jax runs every op through it, so it "
+                     "needs a working C++ compiler (run `opkit doctor`)")
+        raise
 
 
 def graph_target(key, make_function, label):
@@ -42,6 +49,7 @@ def graph_target(key, make_function, label):
     """
     found = _targets.get(key)
     if found is None:
+        handler_module()  # first: without it no graph can run (and its error says so)
         function, preallocated = make_function()
         with _lock:
             found = _targets.get(key)

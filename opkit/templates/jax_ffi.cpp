@@ -16,6 +16,10 @@
 #include <string>
 #include <vector>
 #include "xla/ffi/api/ffi.h"
+#if defined(__x86_64__) || defined(__i386__)
+#include <pmmintrin.h>
+#include <xmmintrin.h>
+#endif
 
 namespace ffi = xla::ffi;
 
@@ -188,15 +192,43 @@ static std::string opkit_run(int64_t slot, ffi::RemainingArgs args, ffi::Remaini
     return error.empty() ? error : label + ": " + error;
 }
 
+// XLA's CPU threads flush subnormals to zero (FTZ/DAZ); an op's C code is compiled for IEEE arithmetic,
+// as numpy runs: the handler runs it with subnormals kept, then gives XLA back its own mode.
+struct OpkitIeeeSubnormals {
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned int flush, denormals;
+    OpkitIeeeSubnormals() : flush(_MM_GET_FLUSH_ZERO_MODE()), denormals(_MM_GET_DENORMALS_ZERO_MODE()) {
+        _MM_SET_FLUSH_ZERO_MODE(_MM_FLUSH_ZERO_OFF);
+        _MM_SET_DENORMALS_ZERO_MODE(_MM_DENORMALS_ZERO_OFF);
+    }
+    ~OpkitIeeeSubnormals() {
+        _MM_SET_FLUSH_ZERO_MODE(flush);
+        _MM_SET_DENORMALS_ZERO_MODE(denormals);
+    }
+#elif defined(__aarch64__)
+    uint64_t fpcr;
+    OpkitIeeeSubnormals() {
+        __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
+        uint64_t ieee = fpcr & ~(uint64_t(1) << 24);  // FZ off
+        __asm__ volatile("msr fpcr, %0" : : "r"(ieee));
+    }
+    ~OpkitIeeeSubnormals() { __asm__ volatile("msr fpcr, %0" : : "r"(fpcr)); }
+#endif
+};
+
 static ffi::Error opkit_call(int64_t slot, int64_t nonce, ffi::RemainingArgs args, ffi::RemainingRets rets)
 {
     if (nonce != opkit_nonce)  // an executable compiled by another process (a persistent cache)
         return ffi::Error(ffi::ErrorCode::kFailedPrecondition,
                           "opkit: this XLA executable calls a bridged opkit graph of another process; "
                           "call opkit.bridge.jax.as_jax_op(op) in this process and trace the function again");
-    PyGILState_STATE gil = PyGILState_Ensure();
-    std::string error = opkit_run(slot, args, rets);
-    PyGILState_Release(gil);
+    std::string error;
+    {
+        OpkitIeeeSubnormals ieee;
+        PyGILState_STATE gil = PyGILState_Ensure();
+        error = opkit_run(slot, args, rets);
+        PyGILState_Release(gil);
+    }
     if (!error.empty()) return ffi::Error(ffi::ErrorCode::kInternal, error);
     return ffi::Error::Success();
 }
