@@ -17,8 +17,9 @@ opkit and called through the same handler. Float inputs and outputs only
 ``vmap``: an ``Elemwise`` op runs once on the batched arrays (its own
 broadcasting; unbatched inputs broadcast to the batch first); any other op
 runs once per batch element (``vmap_method="sequential"``). ``vmap`` of
-``grad`` or ``jvp`` is not supported (JAX has no batching rule for
-``linear_call``).
+``grad`` or ``jvp`` (so ``jacfwd``/``jacrev``) is not supported (JAX has no
+batching rule for ``linear_call``), nor are second derivatives. See
+docs/bridge_jax.md.
 
 Needs the ``opkit-sdk[jax]`` extra; only the CPU platform is registered.
 """
