@@ -321,6 +321,10 @@ def test_a_warm_jitted_call_enters_no_python_function_of_opkit(bridge, vtv, doub
     seen = _opkit_frames(lambda: python_op(x).block_until_ready())
     assert str(ROOT / "opkit" / "link" / "runner.py") in seen and str(ROOT / "opkit" / "core" / "op.py") in seen
     assert _opkit_frames(lambda: c_op(x, x).block_until_ready()) == set()
+    # the gradient's jitted call: the op's node, then its VJP graph (an opkit Function over one C module)
+    c_grad = jax.jit(jax.grad(lambda a, b: jnp.sum(bridge.as_jax_op(vtv)(a, b))))
+    c_grad(x, x).block_until_ready()
+    assert _opkit_frames(lambda: c_grad(x, x).block_until_ready()) == set()
 
 
 def test_without_jax_the_bridge_says_which_extra_to_install():
