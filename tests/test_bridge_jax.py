@@ -152,6 +152,9 @@ def test_python_only_op_with_r_op(bridge, double_op, opkit_rng):
     f = bridge.as_jax_op(double_op)
     x = jnp.asarray(opkit_rng.standard_normal((2, 3)))
     np.testing.assert_array_equal(np.asarray(jax.jit(f)(x)), 2 * np.asarray(x))
+    # on a 0-d array, perform's 2 * x is a numpy scalar: the handler takes it as a 0-d array
+    assert float(jax.jit(f)(jnp.asarray(1.5))) == 3.0
+    assert float(jax.grad(f)(1.5)) == 2.0
     check_grads(f, (x,), order=1, modes=("fwd", "rev"))
     _, tangent = jax.jvp(f, (x,), (jnp.ones_like(x),))
     np.testing.assert_array_equal(np.asarray(tangent), np.full((2, 3), 2.0))
@@ -455,3 +458,29 @@ def test_subnormals_are_kept_as_numpy_keeps_them(bridge, vtv):
     out = jax.jit(bridge.as_jax_op(vtv))(jnp.asarray(x), jnp.asarray(y))
     np.testing.assert_array_equal(np.asarray(out), x * y)
     assert np.asarray(out)[0] == 5e-311
+
+
+class _Unconvertible:
+    def __array__(self, dtype=None, copy=None):
+        raise ValueError("no array here")
+
+
+class _ReturnsJunk(opkit.Op):
+    """A Python op whose perform stores something numpy cannot make an array of."""
+
+    __props__ = ()
+
+    def make_node(self, x):
+        x = ot.as_tensor_variable(x)
+        return opkit.Apply(self, [x], [x.type()])
+
+    def perform(self, node, inputs, output_storage):
+        output_storage[0][0] = _Unconvertible()
+
+    def infer_shape(self, node, input_shapes):
+        return [input_shapes[0]]
+
+
+def test_an_output_that_is_no_array_is_named(bridge):
+    with pytest.raises(Exception, match=r"_ReturnsJunk: output 0 is not an array: ValueError: no array here"):
+        jax.jit(bridge.as_jax_op(_ReturnsJunk()))(jnp.ones(2)).block_until_ready()

@@ -154,11 +154,13 @@ static std::string opkit_run(int64_t slot, ffi::RemainingArgs args, ffi::Remaini
                std::to_string(rets.size());
     }
     for (size_t k = 0; k < rets.size() && error.empty(); ++k) {
-        PyObject* value = PyList_Check(result) ? PyList_GET_ITEM(result, k) : result;
+        PyObject* item = PyList_Check(result) ? PyList_GET_ITEM(result, k) : result;
         PyObject* target = targets[k];
         PyArrayObject* out = (PyArrayObject*)target;
-        if (!PyArray_Check(value)) {
-            error = "output " + std::to_string(k) + " is not a numpy array";
+        // a 0-d output from Python code may be a numpy scalar: as an array, its dtype is checked below
+        PyObject* value = PyArray_Check(item) ? (Py_INCREF(item), item) : PyArray_FromAny(item, NULL, 0, 0, 0, NULL);
+        if (!value) {
+            error = "output " + std::to_string(k) + " is not an array: " + opkit_exception_text();
         } else {
             PyArrayObject* got = (PyArrayObject*)value;
             bool same = PyArray_NDIM(got) == PyArray_NDIM(out) &&
@@ -182,10 +184,11 @@ static std::string opkit_run(int64_t slot, ffi::RemainingArgs args, ffi::Remaini
                 Py_XDECREF(want_text);
                 PyErr_Clear();
             } else if (PyArray_SIZE(out) && !(PyArray_DATA(got) == PyArray_DATA(out) && PyArray_IS_C_CONTIGUOUS(got))
-                       && PyArray_CopyInto(out, got) < 0) {
-                error = opkit_exception_text();  // (the op wrote into XLA's buffer itself: nothing to copy)
+                       && PyArray_CopyInto(out, got) < 0) {  // (written into XLA's buffer by the op: no copy)
+                error = opkit_exception_text();
             }
         }
+        Py_XDECREF(value);
     }
     Py_DECREF(result);
     for (PyObject* target : targets) Py_DECREF(target);
