@@ -142,7 +142,7 @@ class JaxOp:
         if out_positions:
             if wrt:
                 linear = linear_call(self._tangent_fn(signature, wrt, out_positions, primals_out),
-                                     self._cotangent_fn(signature, wrt, out_positions, primals),
+                                     self._cotangent_fn(signature, wrt, out_positions),
                                      tuple(primals), tuple(tangents[i] for i in wrt))
             else:
                 linear = [jnp.zeros_like(primals_out[j]) for j in out_positions]
@@ -165,7 +165,7 @@ class JaxOp:
 
         return tangent
 
-    def _cotangent_fn(self, signature, wrt, out_positions, primals_in):
+    def _cotangent_fn(self, signature, wrt, out_positions):
         label = f"the VJP of {self.op}"
 
         def cotangent(primals, cotangents):
