@@ -484,3 +484,18 @@ class _ReturnsJunk(opkit.Op):
 def test_an_output_that_is_no_array_is_named(bridge):
     with pytest.raises(Exception, match=r"_ReturnsJunk: output 0 is not an array: ValueError: no array here"):
         jax.jit(bridge.as_jax_op(_ReturnsJunk()))(jnp.ones(2)).block_until_ready()
+
+
+def test_jacobians_and_vmap_of_derivatives_match_numpy(bridge, vtv, opkit_rng):
+    """jacfwd/jacrev and vmap of grad/jvp batch the derivatives' linear_call (opkit.bridge.jax_batching)."""
+    f = bridge.as_jax_op(vtv)
+    x, y = _vectors(opkit_rng, 4)
+    np.testing.assert_array_equal(np.asarray(jax.jacfwd(lambda a: f(a, y))(x)), np.diag(np.asarray(y)))
+    np.testing.assert_array_equal(np.asarray(jax.jit(jax.jacrev(lambda a: f(x, a)))(y)), np.diag(np.asarray(x)))
+    batch = jnp.stack([x, y, x * y])
+    per_row = jax.jit(jax.vmap(jax.grad(lambda a: jnp.sum(f(a, a) * y))))(batch)
+    np.testing.assert_allclose(np.asarray(per_row), 2 * np.asarray(batch) * np.asarray(y), rtol=1e-15)
+    through_vmap = jax.grad(lambda b: jnp.sum(jax.vmap(f, (0, None))(b, y)))(batch)
+    np.testing.assert_allclose(np.asarray(through_vmap), np.broadcast_to(np.asarray(y), (3, 4)), rtol=0)
+    tangents = jax.vmap(lambda t: jax.jvp(f, (x, y), (t, t))[1])(batch)
+    np.testing.assert_allclose(np.asarray(tangents), np.asarray(batch) * np.asarray(y + x), rtol=1e-14)

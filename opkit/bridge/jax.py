@@ -17,9 +17,9 @@ opkit and called through the same handler. Float inputs and outputs only
 ``vmap``: an ``Elemwise`` op runs once on the batched arrays (its own
 broadcasting; unbatched inputs broadcast to the batch first); any other op
 runs once per batch element (``vmap_method="sequential"``). ``vmap`` of
-``grad`` or ``jvp`` (so ``jacfwd``/``jacrev``) is not supported (JAX has no
-batching rule for ``linear_call``), nor are second derivatives. See
-docs/bridge_jax.md.
+``grad`` or ``jvp`` (so ``jacfwd``/``jacrev``) works through a batching rule
+for ``linear_call`` (opkit.bridge.jax_batching); second derivatives do not.
+See docs/bridge_jax.md.
 
 Needs the ``opkit-sdk[jax]`` extra; only the CPU platform is registered.
 """
@@ -35,6 +35,7 @@ import numpy as np
 from jax.custom_batching import custom_vmap
 from jax.custom_derivatives import SymbolicZero, linear_call
 
+from opkit.bridge.jax_batching import register as _register_batching
 from opkit.bridge.jax_dtypes import DtypeNotMapped, jax_dtype, opkit_dtype
 from opkit.bridge.jax_ffi import graph_target
 from opkit.bridge.jax_graphs import compile_graph, compile_node, jvp_graph, node_outputs, output_shapes, vjp_graph
@@ -44,6 +45,7 @@ from opkit.core.op import Op
 __all__ = ["as_jax_op", "JaxOp", "DtypeNotMapped"]
 
 _bridged = {}  # (op, its Python code identity) -> JaxOp
+_register_batching()  # vmap of the derivatives' linear_call (jacfwd, jacrev, vmap of grad)
 
 
 def as_jax_op(op: Op) -> JaxOp:
