@@ -1,0 +1,183 @@
+"""Use opkit ops in JAX: ``as_jax_op(op)`` gives a function usable under ``jax.jit``, ``grad``, ``jvp``, ``vmap``.
+
+Under ``jit`` the op runs through an XLA FFI custom call to opkit's handler
+(templates/jax_ffi.cpp, see opkit.bridge.jax_ffi), which wraps XLA's buffers
+as numpy arrays without a copy and calls the op's compiled module: no Python
+function runs. The op's C code gets XLA's output buffers as its outputs and
+writes into them where it reuses its outputs; a result elsewhere is copied in.
+Output shapes come from the op's ``infer_shape`` on the static input shapes.
+
+Derivatives: a ``jax.custom_jvp`` whose tangent is a ``linear_call`` of the
+op's JVP graph (from ``R_op``; without one, the transpose of its ``L_op``),
+with the op's VJP graph (from ``grad``/``L_op``) as its transpose, so both
+forward (``jvp``) and reverse (``grad``) modes work; each graph is compiled by
+opkit and called through the same handler. Float inputs and outputs only
+(complex ones are refused); integer and bool ones have no tangent.
+
+``vmap``: an ``Elemwise`` op runs once on the batched arrays (its own
+broadcasting; unbatched inputs broadcast to the batch first); any other op
+runs once per batch element (``vmap_method="sequential"``). ``vmap`` of
+``grad`` or ``jvp`` (so ``jacfwd``/``jacrev``) works through a batching rule
+for ``linear_call`` (opkit.bridge.jax_batching); second derivatives do not.
+See docs/bridge_jax.md.
+
+Needs the ``opkit-sdk[jax]`` extra; only the CPU platform is registered.
+"""
+
+from __future__ import annotations
+
+try:
+    import jax
+except ImportError as exc:  # pragma: no cover - exercised in a subprocess (tests/test_bridge_jax.py)
+    raise ImportError("opkit.bridge.jax needs JAX: pip install 'opkit-sdk[jax]'") from exc
+import jax.numpy as jnp
+import numpy as np
+from jax.custom_batching import custom_vmap
+from jax.custom_derivatives import SymbolicZero, linear_call
+
+from opkit.bridge.jax_batching import register as _register_batching
+from opkit.bridge.jax_dtypes import DtypeNotMapped, jax_dtype, opkit_dtype
+from opkit.bridge.jax_ffi import graph_target
+from opkit.bridge.jax_graphs import compile_graph, compile_node, jvp_graph, node_outputs, output_shapes, vjp_graph
+from opkit.core.code_identity import python_identity
+from opkit.core.op import Op
+
+__all__ = ["as_jax_op", "JaxOp", "DtypeNotMapped"]
+
+_bridged = {}  # (op, its Python code identity) -> JaxOp
+_register_batching()  # vmap of the derivatives' linear_call (jacfwd, jacrev, vmap of grad)
+
+
+def as_jax_op(op: Op) -> JaxOp:
+    """Return a JAX function computing the opkit op `op` (one per op: equal ops give the same one).
+
+    Call it on JAX arrays: ``as_jax_op(VectorTimesVector())(x, y)``; several outputs come back as a list
+    (an op with ``default_output`` gives that output, as calling the op does).
+    """
+    if not isinstance(op, Op):
+        raise TypeError(f"as_jax_op expects an opkit Op instance, got {op!r}")
+    try:
+        key = (op, python_identity(op))
+        found = _bridged.get(key)
+    except TypeError:  # an unhashable op: a fresh bridge each time
+        return JaxOp(op)
+    if found is None:
+        found = _bridged[key] = JaxOp(op)
+    return found
+
+
+class JaxOp:
+    """A JAX function running the opkit op `op` (made by `as_jax_op`)."""
+
+    def __init__(self, op):
+        from opkit.core.tensor.elemwise import Elemwise
+
+        self.op = op
+        try:
+            hash(op)
+            self._key = (op, python_identity(op))
+        except TypeError:
+            self._key = ("unhashable", id(op))  # the compiled graphs hold the op: its id stays its own
+        primal = self._primal
+        if isinstance(op, Elemwise):
+            primal = custom_vmap(self._primal)
+            primal.def_vmap(self._elementwise_vmap)
+        self._run = primal
+        self._call = jax.custom_jvp(primal)
+        self._call.defjvp(self._jvp, symbolic_zeros=True)
+
+    def __repr__(self):
+        return f"as_jax_op({self.op})"
+
+    def __call__(self, *args):
+        outputs = self._call(*[jnp.asarray(a) for a in args])
+        chosen = getattr(self.op, "default_output", None)
+        if chosen is not None:
+            return outputs[chosen]
+        return outputs[0] if len(outputs) == 1 else list(outputs)
+
+    # ---- the op's node ----
+
+    def _signature(self, args):
+        return tuple((opkit_dtype(a.dtype, f"input {i} of {self.op}"), np.ndim(a)) for i, a in enumerate(args))
+
+    def _primal(self, *args):
+        signature = self._signature(args)
+        xs, outs = node_outputs(self.op, signature)
+        shapes = output_shapes(self.op, signature, [tuple(np.shape(a)) for a in args])
+        specs = [jax.ShapeDtypeStruct(shape, self._jax_dtype(o.type.dtype, f"output {j} of {self.op}"))
+                 for j, (o, shape) in enumerate(zip(outs, shapes))]
+        return tuple(self._ffi(("node", signature), lambda: compile_node(xs, outs, f"opkit.bridge.jax {self.op}"),
+                               str(self.op), args, specs))
+
+    def _elementwise_vmap(self, axis_size, in_batched, *args):
+        # every input gets the batch axis first; opkit's Elemwise computes the batch in one call
+        batched = [a if b else jnp.broadcast_to(a, (axis_size,) + tuple(np.shape(a)))
+                   for a, b in zip(args, in_batched)]
+        outputs = self._primal(*batched)
+        return outputs, (True,) * len(outputs)
+
+    def _ffi(self, key, make_function, label, args, specs):
+        name, attributes = graph_target((self._key,) + key, make_function, label)
+        return jax.ffi.ffi_call(name, specs, vmap_method="sequential")(*args, **attributes)
+
+    @staticmethod
+    def _jax_dtype(dtype, where):
+        return jax_dtype(dtype, where, jax.config.jax_enable_x64)
+
+    # ---- derivatives: JVP from R_op, its transpose from L_op ----
+
+    def _jvp(self, primals, tangents):
+        signature = self._signature(primals)
+        _, outs = node_outputs(self.op, signature)
+        dtypes = [d for d, _ in signature] + [o.type.dtype for o in outs]
+        if any(np.dtype(d).kind == "c" for d in dtypes):
+            raise NotImplementedError(f"{self.op} has complex inputs or outputs; opkit's JAX bridge does not "
+                                      "differentiate complex functions (JAX and opkit differ in their conventions)")
+        # a zero tangent (an input JAX does not differentiate) is left out: a linear argument must be unknown
+        # when JAX transposes the tangent for grad, and a known zero is not
+        wrt = tuple(i for i, (d, _) in enumerate(signature)
+                    if np.dtype(d).kind == "f" and not isinstance(tangents[i], SymbolicZero))
+        out_positions = tuple(j for j, o in enumerate(outs) if np.dtype(o.type.dtype).kind == "f")
+        primals_out = self._run(*primals)
+        tangents_out = [np.zeros(np.shape(p), dtype=jax.dtypes.float0) for p in primals_out]
+        if out_positions:
+            if wrt:
+                linear = linear_call(self._tangent_fn(signature, wrt, out_positions, primals_out),
+                                     self._cotangent_fn(signature, wrt, out_positions),
+                                     tuple(primals), tuple(tangents[i] for i in wrt))
+            else:
+                linear = [jnp.zeros_like(primals_out[j]) for j in out_positions]
+            for j, tangent in zip(out_positions, linear):
+                tangents_out[j] = tangent.astype(primals_out[j].dtype)
+        return primals_out, tuple(tangents_out)
+
+    def _tangent_fn(self, signature, wrt, out_positions, primals_out):
+        label = f"the JVP of {self.op}"
+
+        def tangent(primals, tangents):
+            inputs, outputs, givens = jvp_graph(self.op, signature, wrt, out_positions)
+            specs = [jax.ShapeDtypeStruct(np.shape(primals_out[j]), self._jax_dtype(o.type.dtype, label))
+                     for j, o in zip(out_positions, outputs)]
+            args = list(primals) + [t.astype(primals[i].dtype) for i, t in zip(wrt, tangents)]
+            results = self._ffi(("jvp", signature, wrt, out_positions),
+                                lambda: compile_graph(inputs, outputs, f"opkit.bridge.jax JVP of {self.op}", givens),
+                                label, args, specs)
+            return tuple(r.astype(primals_out[j].dtype) for j, r in zip(out_positions, results))
+
+        return tangent
+
+    def _cotangent_fn(self, signature, wrt, out_positions):
+        label = f"the VJP of {self.op}"
+
+        def cotangent(primals, cotangents):
+            inputs, outputs = vjp_graph(self.op, signature, wrt, out_positions)
+            specs = [jax.ShapeDtypeStruct(np.shape(primals[i]), self._jax_dtype(o.type.dtype, label))
+                     for i, o in zip(wrt, outputs)]
+            args = list(primals) + list(cotangents)
+            results = self._ffi(("vjp", signature, wrt, out_positions),
+                                lambda: compile_graph(inputs, outputs, f"opkit.bridge.jax VJP of {self.op}"),
+                                label, args, specs)
+            return tuple(r.astype(primals[i].dtype) for i, r in zip(wrt, results))
+
+        return cotangent

@@ -1,0 +1,140 @@
+"""The opkit graphs the JAX bridge compiles for an op: its node, its JVP and its VJP; and static shapes.
+
+Nothing here imports JAX: types are (dtype name, ndim) pairs, shapes tuples of ints.
+"""
+
+from __future__ import annotations
+
+from opkit.core.graph import Constant, graph_inputs
+
+
+def tensor_types(signature):
+    """Return shape-free opkit tensor types for ((dtype, ndim), ...): one module serves every shape."""
+    from opkit.core.tensor.type import TensorType
+
+    return [TensorType(dtype, shape=(None,) * ndim) for dtype, ndim in signature]
+
+
+def node_outputs(op, signature):
+    """Return the output variables of `op` applied to fresh shape-free variables (their types: dtype, ndim)."""
+    variables = [t() for t in tensor_types(signature)]
+    node = op.make_node(*variables)
+    return variables, list(node.outputs)
+
+
+def output_shapes(op, signature, shapes):
+    """Return each output's static shape, from the op's infer_shape on the static input `shapes`.
+
+    Raises ValueError when an output's shape depends on the inputs' values (or the op has no infer_shape):
+    XLA must know every output's shape before the call.
+    """
+    from opkit.core.shape_inference import ShapeInference
+    from opkit.core.tensor.type import TensorType
+
+    variables = [TensorType(dtype, shape=shape)() for (dtype, _), shape in zip(signature, shapes)]
+    node = op.make_node(*variables)
+    if getattr(op, "infer_shape", None) is None:
+        raise ValueError(f"{op} has no infer_shape, and JAX needs each output's shape before the call.\n"
+                         "Hint: give the op infer_shape(node, input_shapes) returning one shape tuple per output.")
+    inference = ShapeInference()
+    result = []
+    for position, out in enumerate(node.outputs):
+        if getattr(out.type, "ndim", None) is None:
+            raise TypeError(f"output {position} of {op} is of type {out.type}, not a tensor; opkit's JAX bridge "
+                            "passes only tensors")
+        dims = inference.shape_of(out)
+        if dims is None or any(not isinstance(v, Constant) for v in graph_inputs(list(dims))):
+            raise ValueError(f"the shape of output {position} of {op} depends on the values of its inputs (its "
+                             f"infer_shape cannot tell it from the shapes {list(shapes)}), and JAX needs it before "
+                             "the call: opkit's JAX bridge cannot run this op")
+        result.append(_evaluate(dims))
+    return result
+
+
+def _evaluate(dims):
+    if all(isinstance(d, Constant) for d in dims):
+        return tuple(int(d.data) for d in dims)
+    from opkit.link.function import function
+
+    # only constants feed these: Python's linker folds them without compiling C
+    return tuple(int(v) for v in function([], list(dims), mode="FAST_COMPILE")())
+
+
+def compile_graph(inputs, outputs, name, givens=None):
+    """Return (the opkit function of the graph, False), trusting its inputs (XLA has checked dtype and rank)."""
+    from opkit.link.function import function
+
+    compiled = function(inputs, outputs, name=name, on_unused_input="ignore", givens=givens or None)
+    compiled.trust_input = True
+    return compiled, False
+
+
+def compile_node(inputs, outputs, name):
+    """Return (runner, True) for the op's one node: its module's runner, which also takes an array per output.
+
+    The op's C code finds XLA's output buffer as its output and writes into it
+    where it reuses its output (the tutorial's convention). Falls back to
+    `compile_graph` where that is not safe or possible: an op without C code, one
+    that writes into its inputs (destroy_map: XLA's inputs are not its to change)
+    or whose make_node put other nodes before it.
+    """
+    from opkit.cop.cinterface import op_has_c
+    from opkit.cop.compile import make_region_runner
+    from opkit.cop.region import Region
+
+    node = outputs[0].owner if outputs else None
+    if (node is None or any(o.owner is not node for o in outputs) or list(node.inputs) != list(inputs)
+            or getattr(node.op, "destroy_map", None) or not op_has_c(node)):
+        return compile_graph(inputs, outputs, name)
+    region = Region.from_nodes([node], lambda variable: True)
+    region.preallocated = True
+    return make_region_runner(region, name), True
+
+
+def jvp_graph(op, signature, wrt, out_positions):
+    """Return (inputs, outputs, givens) of the JVP: inputs are the op's inputs then a tangent per `wrt` position.
+
+    The outputs are the tangents of the outputs at `out_positions`, from the op's R_op; an op without
+    R_op gets them by transposing its L_op (the L_op of the L_op with respect to its cotangents).
+    """
+    from opkit.core.gradient import Lop, Rop
+    from opkit.core.tensor.alloc import zeros_like
+
+    xs, outs = node_outputs(op, signature)
+    chosen = [outs[j] for j in out_positions]
+    tangents = [xs[i].type() for i in wrt]
+    givens = {}
+    try:
+        results = Rop(chosen, [xs[i] for i in wrt], tangents, disconnected_outputs="ignore")
+    except NotImplementedError as exc:
+        if "R_op" not in str(exc):
+            raise
+        cotangents = [o.type() for o in chosen]
+        pulled = Lop(chosen, [xs[i] for i in wrt], cotangents, disconnected_inputs="ignore")
+        results = Lop(pulled, cotangents, tangents, disconnected_inputs="ignore")
+        # linear in the cotangents, the result may still read their shapes: give it zeros of the outputs' shape
+        used = set(map(id, graph_inputs(list(results))))
+        givens = {c: zeros_like(o) for c, o in zip(cotangents, chosen) if id(c) in used}
+    return xs + tangents, _cast_like(results, chosen), givens
+
+
+def vjp_graph(op, signature, wrt, out_positions):
+    """Return (inputs, outputs) of the VJP: the op's inputs then a cotangent per output at `out_positions`.
+
+    The outputs are the cotangents of the inputs at `wrt`, from the op's L_op (grad).
+    """
+    from opkit.core.gradient import Lop
+
+    xs, outs = node_outputs(op, signature)
+    chosen = [outs[j] for j in out_positions]
+    cotangents = [o.type() for o in chosen]
+    results = Lop(chosen, [xs[i] for i in wrt], cotangents, disconnected_inputs="ignore")
+    return xs + cotangents, _cast_like(results, [xs[i] for i in wrt])
+
+
+def _cast_like(results, models):
+    """Cast each result to its model's dtype (JAX wants a tangent of its primal's dtype), in the graph."""
+    from opkit.core.tensor.alloc import cast
+
+    return [r if r.type.dtype == m.type.dtype else cast(r, m.type.dtype) for r, m in zip(results, models)]
+
