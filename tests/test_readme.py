@@ -4,6 +4,7 @@ import os
 import re
 import subprocess
 import sys
+from importlib.util import find_spec
 
 import pytest
 
@@ -97,6 +98,11 @@ def python_block_after(heading: str) -> str:
     ("Your own ops mix with opkit's tensor ops", "[4. 5.]"),
     ("## Shared variables, updates and givens", "[ 1.  -2.   0.5]"),
     ("## Use opkit ops from PyTensor and PyMC", "[array(34.), array([18., 30.])]\n[15.  9.  3.]"),
+    # torch and jax come with the test extra; CI's second Python installs test-base only
+    pytest.param("### From PyTorch", "34.0 [18.0, 30.0]\n[1.0, 4.0, 7.0]",
+                 marks=pytest.mark.skipif(find_spec("torch") is None, reason="needs opkit-sdk[torch]")),
+    pytest.param("### From JAX", "[3. 6.]\n[18. 36.]\n[3. 3.]\n[[0. 3.]\n [6. 9.]]",
+                 marks=pytest.mark.skipif(find_spec("jax") is None, reason="needs opkit-sdk[jax]")),
 ])
 def test_the_python_examples_run_and_print_what_they_say(heading, prints, tmp_path):
     env = dict(os.environ, PYTENSOR_FLAGS=f"base_compiledir={tmp_path / 'pytensor'}")
