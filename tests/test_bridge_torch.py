@@ -302,6 +302,22 @@ def first_n():
     return first_n
 
 
+def test_opkits_broadcasting_ops_trace_under_torch_compile_and_raise_numpys_broadcast_error():
+    # The shape of an elementwise node comes from BroadcastAxis and shape checks, evaluated by their perform
+    mul = bridge.as_torch_op((ot.dmatrix("x") * ot.dvector("y")).owner.op, n_inputs=2)
+    f = torch.compile(lambda p, q: mul(p, q) * 2, fullgraph=True, backend="aot_eager")
+    a, b = torch.randn(3, 4, dtype=torch.float64), torch.randn(4, dtype=torch.float64)
+    assert torch.equal(f(a, b), a * b * 2)
+    assert f(torch.zeros(0, 4, dtype=torch.float64), b).shape == (0, 4)
+    a.requires_grad_(), b.requires_grad_()
+    assert torch.autograd.gradcheck(mul, (a[:, ::2], b[::2]))
+    message = r"the inputs of mul with shapes \(3, 4\), \(5,\) cannot be broadcast together: axis 1 has lengths \[4, 5\]"
+    with pytest.raises(ValueError, match=message):
+        mul(torch.ones(3, 4, dtype=torch.float64), torch.ones(5, dtype=torch.float64))
+    with pytest.raises(Exception, match=message):  # torch.compile wraps it in its own error
+        f(torch.ones(3, 4, dtype=torch.float64), torch.ones(5, dtype=torch.float64))
+
+
 def test_a_value_dependent_shape_is_refused_under_torch_compile_naming_the_op(first_n):
     bridged = bridge.as_torch_op(first_n)
     x, n = torch.arange(5.0, dtype=torch.float64), torch.tensor(3)

@@ -5,7 +5,8 @@ of each input, as opkit's shape inference gives them, and returns numbers or
 opkit variables. Those variables are evaluated here on the tensors' sizes:
 ``Shape_i`` of an input, constants, casts and integer arithmetic (add, sub,
 mul, neg, maximum, minimum), so torch.compile's symbolic sizes pass through
-unchanged. A shape that reads an input's values, or an op without a usable
+unchanged; any other op of integer scalars (broadcasting, shape checks) runs its
+``perform`` on the sizes, which specializes them. A shape that reads an input's values, or an op without a usable
 infer_shape, raises `ShapeNotKnown`, naming the op.
 """
 
@@ -22,6 +23,13 @@ from opkit.core.tensor.alloc import Cast
 
 _ARITHMETIC = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "neg": operator.neg,
                "maximum": torch.sym_max, "minimum": torch.sym_min}
+
+
+def _runs_on_scalars(node):
+    """Whether `node` maps integer scalars to one integer scalar and can run in Python."""
+    variables = [*node.inputs, *node.outputs]
+    return (len(node.outputs) == 1 and node.op.has_perform()
+            and all(getattr(v.type, "ndim", None) == 0 and np.dtype(v.type.dtype).kind in "iub" for v in variables))
 
 
 class ShapeNotKnown(NotImplementedError):
@@ -77,6 +85,14 @@ def _evaluate(dim, node, sizes, where, done):
             value = _ARITHMETIC[name](*operands)
         elif isinstance(owner.op, Cast):
             value = operands[0]
+        elif _runs_on_scalars(owner):
+            # Any other op of integer scalars (BroadcastAxis, the shape checks' Assert and Depend, ...): its own
+            # perform on the sizes, as opkit would compute the shape. int() of a SymInt makes torch.compile
+            # specialize that size (a guard, recompiled when it changes), which is exact.
+            storage = [[None]]
+            owner.op.perform(owner, [np.asarray(int(v), dtype=i.dtype) for v, i in zip(operands, owner.inputs)],
+                             storage)
+            value = int(storage[0][0])
         else:
             raise ShapeNotKnown(f"the infer_shape of {where} computes a dimension with {owner.op}, which the torch "
                                 "bridge cannot evaluate on torch's sizes (it evaluates Shape_i, constants, casts, "
