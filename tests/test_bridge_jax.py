@@ -173,6 +173,24 @@ def test_elementwise_op_under_vmap_is_one_batched_call(bridge, opkit_rng):
     check_grads(f, (x, ys[0]), order=1, modes=("fwd", "rev"))
 
 
+@pytest.mark.parametrize("in_axes", [(0, None), (None, 0), (0, 0), (1, None)])
+@pytest.mark.parametrize("x_shape, y_shape", [((3, 4), (4,)), ((4,), (3, 4)), ((), (2, 3)), ((2, 1), (5,)), ((3,), ())])
+def test_elementwise_vmap_aligns_examples_of_different_ranks_as_numpy_broadcasts(bridge, opkit_rng, in_axes,
+                                                                              x_shape, y_shape):
+    # the batch axis goes first, the examples' own axes are aligned on the right, as numpy aligns them
+    f = bridge.as_jax_op(ot.mul)
+    if in_axes[0] == 1 and len(x_shape) == 0:
+        in_axes = (0, None)
+    batch = 2
+    x = opkit_rng.standard_normal(x_shape if in_axes[0] is None else
+                                  x_shape[:in_axes[0]] + (batch,) + x_shape[in_axes[0]:])
+    y = opkit_rng.standard_normal(y_shape if in_axes[1] is None else (batch,) + y_shape)
+    got = np.asarray(jax.jit(jax.vmap(f, in_axes=in_axes))(jnp.asarray(x), jnp.asarray(y)))
+    xs = [x if in_axes[0] is None else np.take(x, k, axis=in_axes[0]) for k in range(batch)]
+    ys = [y if in_axes[1] is None else y[k] for k in range(batch)]
+    np.testing.assert_array_equal(got, np.stack([a * b for a, b in zip(xs, ys)]))
+
+
 # ---- dtypes: every shared one through the handler, both ways ----
 
 SHARED = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",

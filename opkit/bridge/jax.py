@@ -111,9 +111,13 @@ class JaxOp:
                                str(self.op), args, specs))
 
     def _elementwise_vmap(self, axis_size, in_batched, *args):
-        # every input gets the batch axis first; opkit's Elemwise computes the batch in one call
-        batched = [a if b else jnp.broadcast_to(a, (axis_size,) + tuple(np.shape(a)))
-                   for a, b in zip(args, in_batched)]
+        # Every input gets the batch axis first, after numpy's alignment of the example's axes on the right
+        # (an example of rank 1 beside one of rank 2 gets a length-1 axis before its own); an unbatched input
+        # gets a length-1 batch axis, which opkit's Elemwise broadcasts: the batch is computed in one call.
+        ranks = [np.ndim(a) - 1 if b else np.ndim(a) for a, b in zip(args, in_batched)]
+        rank = max(ranks, default=0)
+        batched = [jnp.reshape(a, (axis_size if b else 1,) + (1,) * (rank - r) + tuple(np.shape(a))[1 if b else 0:])
+                   for a, b, r in zip(args, in_batched, ranks)]
         outputs = self._primal(*batched)
         return outputs, (True,) * len(outputs)
 
