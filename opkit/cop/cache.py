@@ -14,10 +14,8 @@ import hashlib
 import json
 import os
 import pathlib
-import shutil
 import stat
 import sys
-import tempfile
 import time
 import warnings
 
@@ -195,6 +193,8 @@ class ModuleCache(CacheUpkeep):
                                       " rebuilding", CacheWarning, stacklevel=4)
                 for stale in self.root.glob(f".build-{key}-*"):
                     remove_tree(stale)
+                import tempfile  # only to build: a warm process does not import it
+
                 tmp = pathlib.Path(tempfile.mkdtemp(prefix=f".build-{key}-", dir=self.root))
                 os.chmod(tmp, 0o700)
             except OSError as exc:
@@ -329,6 +329,9 @@ def process_cache() -> ModuleCache:
     """
     global _process
     if _process is None:
+        import shutil
+        import tempfile
+
         root = tempfile.mkdtemp(prefix="opkit-scratch-")
         atexit.register(shutil.rmtree, root, True)
         _process = ModuleCache(root)

@@ -18,7 +18,6 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
-import subprocess
 import warnings
 
 from opkit.config import config
@@ -117,6 +116,8 @@ def _build(compiler, compile_args, include_dirs, root, directory):
             os.replace(tmp_header, header)
             command = [*compiler.command, *compile_args, *[f"-I{d}" for d in include_dirs],
                        "-x", "c++-header", str(header), "-o", str(tmp_gch)]
+            import subprocess
+
             try:
                 returncode, output = run_tool(command, config.compile_timeout)
             except subprocess.TimeoutExpired:

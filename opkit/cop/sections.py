@@ -6,7 +6,6 @@ first problem, and the `opkit check` lint, which reports every problem.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import hashlib
 import os
@@ -135,6 +134,8 @@ def _parse_tag(rest: str, line: int) -> tuple[str | None, Problem | None]:
 
 def unknown_tag_message(tag: str) -> str:
     """Describe an unknown tag, with the closest valid tag and the full list."""
+    import difflib  # compiles a regex on import: only for this message
+
     close = difflib.get_close_matches(tag.lower(), TAGS, n=1, cutoff=0.6)
     hint = f"; did you mean {close[0]!r}?" if close else ";"
     return f"unknown section tag {tag!r}{hint} valid tags: {', '.join(TAGS)}"

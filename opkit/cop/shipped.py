@@ -24,7 +24,6 @@ import os
 import pathlib
 import platform
 import re
-import shutil
 import sys
 import warnings
 
@@ -268,6 +267,8 @@ def _replace(path: pathlib.Path, data: bytes) -> None:
 def _remove(path: pathlib.Path) -> None:
     """Remove an old shared object, a killed publisher's temporary file or an older opkit's leftover folder."""
     if path.is_dir() and not path.is_symlink():
+        import shutil
+
         shutil.rmtree(path, ignore_errors=True)
     else:
         with contextlib.suppress(OSError):
