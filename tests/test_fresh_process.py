@@ -16,6 +16,7 @@ import pytest
 
 import opkit
 from opkit.cop import compiler, host
+from opkit.core import digest
 
 # Only a build (or an error message) needs these: a warm process must not pay for importing them.
 BUILD_ONLY = ("subprocess", "tempfile", "shutil", "socket", "zipfile", "importlib.resources", "difflib",
@@ -105,3 +106,22 @@ def test_which_finds_what_shutil_which_finds(name, tmp_path, monkeypatch):
     for path in (os.environ.get("PATH", ""), f"{tmp_path}{os.pathsep}{os.environ.get('PATH', '')}", ""):
         monkeypatch.setenv("PATH", path)
         assert compiler._which(name) == shutil.which(name)
+
+
+@pytest.mark.parametrize("size", [0, 1, 1000, digest.LARGE - 1, digest.LARGE, digest.LARGE + 7])
+def test_digest_sha256_is_hashlib_s_for_every_size_and_update(size):
+    import hashlib
+
+    data = bytes(range(256)) * (size // 256) + bytes(size % 256)
+    assert digest.sha256(data).hexdigest() == hashlib.sha256(data).hexdigest()
+    grown, reference = digest.sha256(data[:size // 2]), hashlib.sha256(data[:size // 2])
+    grown.update(data[size // 2:])
+    reference.update(data[size // 2:])
+    assert grown.copy().digest() == reference.digest() and grown.hexdigest() == reference.hexdigest()
+
+
+def test_a_warm_process_does_not_load_openssl_for_its_hashes(tmp_path):
+    compiledir = tmp_path / "cache"
+    _run(WARM_SCRIPT, compiledir)
+    warm = _run(WARM_SCRIPT, compiledir)
+    assert "_hashlib" not in warm["modules"] and "hashlib" not in warm["modules"]

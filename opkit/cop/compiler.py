@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import os
 import shlex
 import sys
 import sysconfig
+from typing import NamedTuple
 
 from opkit.config import config
 from opkit.errors import CompileError
@@ -17,8 +17,7 @@ CANDIDATES = ("g++", "clang++", "c++")
 _found: dict[tuple[str, str], Compiler] = {}
 
 
-@dataclasses.dataclass(frozen=True)
-class Compiler:
+class Compiler(NamedTuple):  # not a frozen dataclass: creating one costs each process a millisecond
     """A C++ compiler: the command that runs it and what it is (path and version line)."""
 
     command: tuple[str, ...]

@@ -11,10 +11,10 @@ cache shared between machines never serves a module built for other CPU features
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 
 from opkit.cop.private_fs import make_private_dirs, write_private
+from opkit.core.digest import sha256
 
 HOST_DIR = "host"
 OPENMP_FLAG = "-fopenmp"
@@ -72,7 +72,7 @@ def remembered(question: str, facts, ask) -> str:
     (another compiler, another CPU) ask again; a cache that cannot be written asks
     in every process.
     """
-    digest = hashlib.sha256("\0".join([question, *facts]).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    digest = sha256("\0".join([question, *facts]).encode("utf-8", "surrogateescape")).hexdigest()[:32]
     path = _host_dir() / f"{question}-{digest}"
     try:
         answer = path.read_text(encoding="utf-8", errors="surrogateescape")

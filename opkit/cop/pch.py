@@ -16,7 +16,6 @@ cannot be written (read-only) simply builds without a PCH.
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import os
 import warnings
 
@@ -26,6 +25,7 @@ from opkit.cop.cache_layout import PCH_DIGEST_LENGTH, PCH_DIR
 from opkit.cop.compiler import run_tool
 from opkit.cop.host import native_target
 from opkit.cop.private_fs import make_private_dirs, private_problem, write_private
+from opkit.core.digest import sha256
 
 PCH_HEADER = """// opkit precompiled header: what every generated module includes first.
 #define PY_SSIZE_T_CLEAN
@@ -52,8 +52,8 @@ def pch_args(compiler, compile_args, include_dirs):
         return []
     # The CPU features of -march=native too: a shared cache holds one PCH per CPU.
     target = [native_target(compiler)] if "-march=native" in compile_args else []
-    digest = hashlib.sha256("\n".join([PCH_HEADER, compiler.identity, *compile_args, *include_dirs, *target])
-                            .encode()).hexdigest()[:PCH_DIGEST_LENGTH]
+    digest = sha256("\n".join([PCH_HEADER, compiler.identity, *compile_args, *include_dirs, *target])
+                    .encode()).hexdigest()[:PCH_DIGEST_LENGTH]
     root = default_cache().root
     directory = root / PCH_DIR / digest
     header = directory / HEADER

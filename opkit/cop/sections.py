@@ -7,13 +7,13 @@ first problem, and the `opkit check` lint, which reports every problem.
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from opkit.core.digest import sha256
 from opkit.errors import SectionError
 
 TAGS = (
@@ -284,7 +284,7 @@ def _shorten(name, limit=80):
 
 def content_version(paths) -> str:
     """Return a sha256 hex digest of the section files and every local header they include."""
-    digest = hashlib.sha256(_VERSION_SCHEMA)
+    digest = sha256(_VERSION_SCHEMA)
     seen = set()
     for path in _path_list(paths):
         for file in [Path(os.path.abspath(path)), *local_includes(path)]:

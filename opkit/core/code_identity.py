@@ -14,10 +14,11 @@ The C an op generates is the link layer's part of the identity (opkit.link.code_
 from __future__ import annotations
 
 import functools
-import hashlib
 import threading
 import types
 import weakref
+
+from opkit.core.digest import sha256
 
 _SIMPLE = (type(None), bool, int, float, complex, str, bytes, type(Ellipsis))
 _class_digests: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # class -> (its dict values, digest)
@@ -30,13 +31,13 @@ _SKIPPED = frozenset(["__doc__", "__dict__", "__weakref__", "__module__", "__qua
 
 def python_identity(value) -> str:
     """Return a hex digest of the code `value` (an op, usually) runs: its class's and what it holds."""
-    return hashlib.sha256(_describe(value, _DEPTH, set()).encode("utf-8", "surrogatepass")).hexdigest()
+    return sha256(_describe(value, _DEPTH, set()).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def class_identity(cls) -> str:
     """Return a hex digest of the code of `cls` and its bases (opkit's and the user's; not builtins)."""
-    return hashlib.sha256("\0".join(_class_digest(k) for k in cls.__mro__
-                                    if k.__module__ != "builtins").encode()).hexdigest()
+    return sha256("\0".join(_class_digest(k) for k in cls.__mro__
+                            if k.__module__ != "builtins").encode()).hexdigest()
 
 
 def _class_digest(klass) -> str:
@@ -58,7 +59,7 @@ def _class_digest(klass) -> str:
                          if name not in _SKIPPED)
     finally:
         in_progress.discard(klass)
-    digest = hashlib.sha256(f"{klass.__module__}.{klass.__qualname__}\0{text}".encode("utf-8", "surrogatepass"))
+    digest = sha256(f"{klass.__module__}.{klass.__qualname__}\0{text}".encode("utf-8", "surrogatepass"))
     if top:
         try:
             _class_digests[klass] = (values, digest.hexdigest())

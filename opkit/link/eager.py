@@ -24,12 +24,12 @@ else falls to the Python ``Op.compute``: EAGER_MEMO (by the op's identity, then
 
 from __future__ import annotations
 
-import hashlib
 from itertools import chain
 from operator import attrgetter
 
 import numpy as np
 
+from opkit.core.digest import sha256
 from opkit.core.memo import BoundedMemo
 from opkit.core.op import EAGER_MEMO
 from opkit.core.tensor.weak import is_weak_number
@@ -154,7 +154,7 @@ def _params_free_key(op, node, types):
     if not fields:
         return None
     others = {name: value for name, value in vars(op).items() if name not in fields}
-    code = hashlib.sha256(c_identity(node).encode("utf-8", "surrogatepass")).hexdigest()
+    code = sha256(c_identity(node).encode("utf-8", "surrogatepass")).hexdigest()
     return ("params", type(op), class_identity(type(op)), python_identity(others), code, *types)
 
 
