@@ -125,3 +125,23 @@ def test_a_warm_process_does_not_load_openssl_for_its_hashes(tmp_path):
     _run(WARM_SCRIPT, compiledir)
     warm = _run(WARM_SCRIPT, compiledir)
     assert "_hashlib" not in warm["modules"] and "hashlib" not in warm["modules"]
+
+
+def test_a_wrapped_compiler_is_asked_again_when_the_compiler_it_runs_changes(tmp_path, monkeypatch):
+    """`ccache g++`: the wrapper's file does not change when g++ is installed again; g++'s file does."""
+    monkeypatch.setattr(compiler, "_found", {})
+    wrapper = tmp_path / "wrap"
+    wrapper.write_text('#!/bin/sh\nexec "$@"\n')
+    wrapper.chmod(0o755)
+    inner_dir = tmp_path / "bin"
+    inner_dir.mkdir()
+    _logging_compiler(inner_dir, "innercc 1.0")
+    monkeypatch.setenv("PATH", f"{inner_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    with opkit.config.change_flags(compiledir=str(tmp_path / "cache")):
+        command = (str(wrapper), "g++")
+        assert compiler._identify(command).endswith("innercc 1.0")
+        assert compiler._identify(command).endswith("innercc 1.0")
+        assert (inner_dir / "log").read_text().count("asked") == 1
+        _logging_compiler(inner_dir, "innercc 2.0")
+        assert compiler._identify(command).endswith("innercc 2.0")
+        assert (inner_dir / "log").read_text().count("asked") == 2

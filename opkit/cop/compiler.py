@@ -92,19 +92,32 @@ def _identify(command: tuple[str, ...]) -> str:
     """Return the compiler's resolved path and the first line of its `--version`.
 
     Spawning `--version` costs a fresh process 2-10 ms, so the answer is kept in the
-    cache directory (opkit.cop.host.remembered), named by the command and the
-    resolved program's file: path, device, inode, size, modification and change
-    times. A compiler installed again, or rewritten in place, is asked again.
+    cache directory (opkit.cop.host.remembered), named by the command and the files
+    of the programs it names: the compiler's, and those of its other words that name
+    a program on PATH (`ccache g++`: g++ too): path, device, inode, size, modification
+    and change times. A compiler installed again, or rewritten in place, is asked again.
     """
     from opkit.cop.host import remembered
 
-    real = os.path.realpath(command[0])
     try:
-        st = os.stat(real)
+        facts = [*command, *_file_facts(command[0])]
     except OSError:
         return _ask_identity(command)  # says why it cannot be run
-    facts = [*command, real, *(str(n) for n in (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))]
+    for word in command[1:]:
+        program = None if word.startswith("-") else _which(word)
+        if program is not None:
+            try:
+                facts += _file_facts(program)
+            except OSError:
+                pass
     return remembered("compiler-identity", facts, lambda: _ask_identity(command))
+
+
+def _file_facts(path: str) -> list[str]:
+    """Return what tells a program's file from another: its resolved path, device, inode, size and times."""
+    real = os.path.realpath(path)
+    st = os.stat(real)
+    return [real, *(str(n) for n in (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))]
 
 
 def _ask_identity(command: tuple[str, ...]) -> str:
