@@ -388,3 +388,21 @@ def test_the_dispatcher_is_a_method_of_every_op_and_keeps_the_python_compute_s_f
     np.testing.assert_array_equal(type(add).compute(add, a, a), a + a)
     with pytest.raises(TypeError):
         Op.compute()
+
+
+def test_an_op_s_code_identity_is_the_same_with_the_dispatcher_installed_and_without():
+    import subprocess
+
+    from opkit.core.code_identity import class_identity, python_identity
+
+    _dispatcher()
+    here = [python_identity(add), python_identity(Doubled()), class_identity(Op)]
+    script = ("import sys; sys.path.insert(0, sys.argv[1]); import opkit.tensor\n"
+              "from opkit.core.op import Op\nfrom opkit.core.tensor.basic import add\n"
+              "from opkit.core.code_identity import class_identity, python_identity\n"
+              "from test_eager_dispatch import Doubled\n"
+              "assert 'EagerCompute' not in type(Op.__dict__['compute']).__name__\n"
+              "print(python_identity(add), python_identity(Doubled()), class_identity(Op))")
+    result = subprocess.run([sys.executable, "-c", script, str(pathlib.Path(__file__).parent)],
+                            capture_output=True, text=True, check=True, timeout=300)
+    assert result.stdout.split() == here

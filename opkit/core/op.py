@@ -54,10 +54,13 @@ def install_compute_dispatcher(dispatcher_type):
     serves warm calls (an op and argument types it was given) without a Python frame
     and calls the Python ``Op.compute`` below for everything else.
     """
+    from opkit.core.code_identity import describe_as
+
     current = Op.__dict__["compute"]
     if isinstance(current, dispatcher_type):
         return current
     dispatcher = dispatcher_type(python_compute)
+    describe_as(dispatcher, python_compute)  # an op's code identity is the same with or without it
     Op.compute = dispatcher
     return dispatcher
 
