@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import opkit
-import opkit.tensor as ot
+import opkit.tensor  # noqa: F401  (imports opkit.link, which Op.compute needs)
 from opkit.core.op import EAGER_MEMO, Op, python_compute
 from opkit.core.tensor.basic import add, maximum, mul
 from opkit.core.tensor.type import TensorType
