@@ -31,6 +31,7 @@ import figure_big_graph  # noqa: E402
 import figure_bridge_jax  # noqa: E402
 import figure_bridge_torch  # noqa: E402
 import figure_compile  # noqa: E402
+import figure_eager  # noqa: E402
 import figures_call  # noqa: E402
 import figure_reduce  # noqa: E402
 import figures_process  # noqa: E402
@@ -50,6 +51,7 @@ FIGURES = {"call_trusted": figures_call.call_trusted, "call_validated": figures_
            "elemwise_1e8": figures_speed.elemwise_1e8, "sum_xy": figure_reduce.sum_xy,
            "sum_xy_numpy": figure_reduce.sum_xy_numpy,
            **figure_big_graph.FIGURES,
+           **figure_eager.FIGURES,
            **figure_bridge_torch.FIGURES, **figure_bridge_jax.FIGURES}
 
 

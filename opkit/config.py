@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import array
 import contextlib
-import difflib
 import os
 import sys
 
@@ -238,6 +237,8 @@ class Config:
 
 
 def _unknown_message(name):
+    import difflib  # compiles a regex on import: only for this message
+
     close = difflib.get_close_matches(name, list(_FLAGS), n=1)
     hint = f" Did you mean {close[0]!r}?" if close else ""
     return f"unknown opkit flag {name!r}.{hint} Valid flags: {', '.join(sorted(_FLAGS))}"

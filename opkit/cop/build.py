@@ -15,7 +15,6 @@ import os
 import pathlib
 import re
 import shlex
-import subprocess
 import sys
 import sysconfig
 
@@ -153,6 +152,8 @@ def build_extension(source: str, module_name: str, work_dir, *, include_dirs=(),
 
 def _run(command):
     """Run one compiler command with its output captured (nothing reaches stdout); raise _CommandFailed."""
+    import subprocess
+
     timeout = config.compile_timeout
     try:
         returncode, output = run_tool(command, timeout)

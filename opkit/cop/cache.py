@@ -10,14 +10,11 @@ from __future__ import annotations
 
 import atexit
 import collections
-import hashlib
 import json
 import os
 import pathlib
-import shutil
 import stat
 import sys
-import tempfile
 import time
 import warnings
 
@@ -30,6 +27,7 @@ from opkit.cop.load import load_module
 from opkit.cop.lock import CacheWarning, CompileLockTimeout, KeyLock  # noqa: F401  (re-exported)
 from opkit.cop.private_fs import (CacheNotWritableError, UnsafeCacheDirError, check_private, make_private_dirs, make_tree_private, unwritable_fix,
                                   private_problem, remove_tree, write_private)
+from opkit.core.digest import sha256
 
 
 # What this process did with compiled modules: "built" (compiled and published), "loaded" (from disk).
@@ -43,7 +41,7 @@ class _CorruptEntry(Exception):
 
 def cache_key(*parts) -> str:
     """Hash strings and bytes, with CACHE_FORMAT, into a stable hex key (never Python's hash())."""
-    digest = hashlib.sha256(CACHE_FORMAT.encode())
+    digest = sha256(CACHE_FORMAT.encode())
     for part in parts:
         if isinstance(part, str):
             # surrogateescape: a path's bytes that are not UTF-8 (lone surrogates in Python) hash as those bytes
@@ -73,7 +71,7 @@ def _verify(entry: pathlib.Path, key: str, module_name: str) -> pathlib.Path:
         raise _CorruptEntry(f"its meta.json or shared object cannot be read ({exc})") from exc
     if (meta.get("key"), meta.get("format"), meta.get("module_name")) != (key, CACHE_FORMAT, module_name):
         raise _CorruptEntry("its meta.json names another key, format or module")
-    if len(data) != meta.get("so_size") or hashlib.sha256(data).hexdigest() != meta.get("so_sha256"):
+    if len(data) != meta.get("so_size") or sha256(data).hexdigest() != meta.get("so_sha256"):
         raise _CorruptEntry(f"{so_name} does not match the size and sha256 in meta.json")
     return entry / so_name
 
@@ -195,6 +193,8 @@ class ModuleCache(CacheUpkeep):
                                       " rebuilding", CacheWarning, stacklevel=4)
                 for stale in self.root.glob(f".build-{key}-*"):
                     remove_tree(stale)
+                import tempfile  # only to build: a warm process does not import it
+
                 tmp = pathlib.Path(tempfile.mkdtemp(prefix=f".build-{key}-", dir=self.root))
                 os.chmod(tmp, 0o700)
             except OSError as exc:
@@ -271,7 +271,7 @@ class ModuleCache(CacheUpkeep):
         os.rename(so, unique)
         data = unique.read_bytes()
         meta = {"key": key, "format": CACHE_FORMAT, "module_name": module_name, "so_name": unique.name,
-                "so_size": len(data), "so_sha256": hashlib.sha256(data).hexdigest(),
+                "so_size": len(data), "so_sha256": sha256(data).hexdigest(),
                 "created": time.time(), "python": sys.version.split()[0], "extra": extra_meta or {}}
         write_private(tmp / META, json.dumps(meta, indent=1).encode("utf-8"))
         write_private(tmp / STAMP, b"")
@@ -329,6 +329,9 @@ def process_cache() -> ModuleCache:
     """
     global _process
     if _process is None:
+        import shutil
+        import tempfile
+
         root = tempfile.mkdtemp(prefix="opkit-scratch-")
         atexit.register(shutil.rmtree, root, True)
         _process = ModuleCache(root)

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import os
 import shlex
-import shutil
-import signal
-import subprocess
 import sys
 import sysconfig
+from typing import NamedTuple
 
 from opkit.config import config
 from opkit.errors import CompileError
@@ -20,8 +17,7 @@ CANDIDATES = ("g++", "clang++", "c++")
 _found: dict[tuple[str, str], Compiler] = {}
 
 
-@dataclasses.dataclass(frozen=True)
-class Compiler:
+class Compiler(NamedTuple):  # not a frozen dataclass: creating one costs each process a millisecond
     """A C++ compiler: the command that runs it and what it is (path and version line)."""
 
     command: tuple[str, ...]
@@ -43,13 +39,13 @@ def _locate() -> tuple[str, ...]:
     """Return the compiler command with its program resolved to a path, or raise CompileError."""
     if config.cxx:
         command = shlex.split(config.cxx)
-        path = shutil.which(command[0]) if command else None
+        path = _which(command[0]) if command else None
         if path is None:
             raise CompileError(_missing_message(f"the C++ compiler {config.cxx!r} set by config.cxx was not found"),
                                command=command)
         return (path, *command[1:])
     for name in CANDIDATES:
-        path = shutil.which(name)
+        path = _which(name)
         if path is not None:
             return (path,)
     raise CompileError(_missing_message(f"no C++ compiler found: tried {', '.join(CANDIDATES)} on PATH"))
@@ -66,9 +62,67 @@ def _missing_message(what: str) -> str:
     ])
 
 
+def _which(name: str) -> str | None:
+    """Return what shutil.which(name) returns on POSIX (importing shutil costs a warm process bz2 and lzma)."""
+    def runnable(path):
+        return os.path.exists(path) and os.access(path, os.F_OK | os.X_OK) and not os.path.isdir(path)
+
+    if os.path.dirname(name):
+        return name if runnable(name) else None
+    path = os.environ.get("PATH")
+    if path is None:
+        try:
+            path = os.confstr("CS_PATH")
+        except (AttributeError, ValueError):
+            path = os.defpath
+    if not path:
+        return None
+    seen = set()
+    for directory in os.fsdecode(path).split(os.pathsep):
+        normal = os.path.normcase(directory)
+        if normal not in seen:
+            seen.add(normal)
+            candidate = os.path.join(directory, name)
+            if runnable(candidate):
+                return candidate
+    return None
+
+
 def _identify(command: tuple[str, ...]) -> str:
-    """Return the compiler's resolved path and the first line of its `--version`."""
-    # Spawning `--version` costs about 1 ms, so it is not cached on disk.
+    """Return the compiler's resolved path and the first line of its `--version`.
+
+    Spawning `--version` costs a fresh process 2-10 ms, so the answer is kept in the
+    cache directory (opkit.cop.host.remembered), named by the command and the files
+    of the programs it names: the compiler's, and those of its other words that name
+    a program on PATH (`ccache g++`: g++ too): path, device, inode, size, modification
+    and change times. A compiler installed again, or rewritten in place, is asked again.
+    """
+    from opkit.cop.host import remembered
+
+    try:
+        facts = [*command, *_file_facts(command[0])]
+    except OSError:
+        return _ask_identity(command)  # says why it cannot be run
+    for word in command[1:]:
+        program = None if word.startswith("-") else _which(word)
+        if program is not None:
+            try:
+                facts += _file_facts(program)
+            except OSError:
+                pass
+    return remembered("compiler-identity", facts, lambda: _ask_identity(command))
+
+
+def _file_facts(path: str) -> list[str]:
+    """Return what tells a program's file from another: its resolved path, device, inode, size and times."""
+    real = os.path.realpath(path)
+    st = os.stat(real)
+    return [real, *(str(n) for n in (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))]
+
+
+def _ask_identity(command: tuple[str, ...]) -> str:
+    import subprocess
+
     try:
         run = subprocess.run([*command, "--version"], capture_output=True, text=True, errors="replace",
                              timeout=60, check=False)
@@ -87,6 +141,9 @@ def run_tool(command, timeout: float) -> tuple[int, str]:
     as, ld) before subprocess.TimeoutExpired (or the interrupt) is raised: a
     `#include` of a FIFO, or a hung compiler, must not hold a module's lock for ever.
     """
+    import signal
+    import subprocess
+
     process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True, errors="replace", start_new_session=True)
     try:

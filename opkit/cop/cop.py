@@ -13,12 +13,12 @@ function. CONTEXT is never defined: opkit passes no context objects to ops.
 
 from __future__ import annotations
 
-import hashlib
 import inspect
 import os
 import re
 from collections.abc import Sequence
 
+from opkit.core.digest import sha256
 from opkit.core.op import Op
 from opkit.core.type import MethodNotDefined
 from opkit.cop.codegen import RESTORE_LINE_PRAGMA
@@ -218,7 +218,7 @@ class COp(Op):
         cover the headers they include, recursively. (A module's cache key is
         its content in any case; this version says the op may be cached at all.)
         """
-        parsed = hashlib.sha256()
+        parsed = sha256()
         for tag, sections in self.code_sections.items():
             for section in sections:
                 parsed.update(repr((tag, section.path, section.line, section.text)).encode())

@@ -11,13 +11,10 @@ cache shared between machines never serves a module built for other CPU features
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
-import platform
-import subprocess
-import tempfile
 
 from opkit.cop.private_fs import make_private_dirs, write_private
+from opkit.core.digest import sha256
 
 HOST_DIR = "host"
 OPENMP_FLAG = "-fopenmp"
@@ -36,11 +33,17 @@ def cpu_signature() -> str:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as handle:
             first = handle.read().split("\n\n")[0]
     except OSError:
+        import platform
+
         return f"{platform.machine()} {platform.processor()}"
     wanted = ("vendor_id", "cpu family", "model", "model name", "flags", "Features", "CPU implementer",
               "CPU part", "isa")
     lines = [line for line in first.splitlines() if line.split(":")[0].strip() in wanted]
-    return "\n".join(lines) or f"{platform.machine()} {platform.processor()}"
+    if lines:
+        return "\n".join(lines)
+    import platform
+
+    return f"{platform.machine()} {platform.processor()}"
 
 
 def native_target(compiler) -> str:
@@ -57,23 +60,31 @@ def _answer(question: str, compiler, ask) -> str:
     """Return the answer to `question` about compiler and CPU: from memory, the cache directory, or `ask()`."""
     memo = (question, compiler.command, compiler.identity)
     answer = _answers.get(memo)
-    if answer is not None:
-        return answer
-    digest = hashlib.sha256("\0".join([question, *compiler.command, compiler.identity, cpu_signature()])
-                            .encode()).hexdigest()[:32]
+    if answer is None:
+        answer = _answers[memo] = remembered(question, [*compiler.command, compiler.identity, cpu_signature()], ask)
+    return answer
+
+
+def remembered(question: str, facts, ask) -> str:
+    """Return the answer to `question` about `facts` (strings): from the cache directory, or `ask()` (then kept).
+
+    The file is named by a digest of the question and every fact, so other facts
+    (another compiler, another CPU) ask again; a cache that cannot be written asks
+    in every process.
+    """
+    digest = sha256("\0".join([question, *facts]).encode("utf-8", "surrogateescape")).hexdigest()[:32]
     path = _host_dir() / f"{question}-{digest}"
     try:
-        answer = path.read_text(encoding="utf-8")
+        answer = path.read_text(encoding="utf-8", errors="surrogateescape")
     except (OSError, ValueError):
         answer = ask()
         try:
             make_private_dirs(path.parent)
             tmp = path.with_name(f".tmp-{os.getpid()}-{os.urandom(4).hex()}")
-            write_private(tmp, answer.encode())
+            write_private(tmp, answer.encode("utf-8", "surrogateescape"))
             os.replace(tmp, path)
         except OSError:  # a read-only cache: ask again in the next process
             pass
-    _answers[memo] = answer
     return answer
 
 
@@ -84,6 +95,8 @@ def _host_dir():
 
 
 def _probe_native(command) -> str:
+    import subprocess
+
     try:
         run = subprocess.run([*command, "-march=native", "-E", "-v", "-x", "c++", os.devnull, "-o", os.devnull],
                              stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace",
@@ -114,6 +127,9 @@ def _target_words(words):
 
 
 def _probe_openmp(command) -> str:
+    import subprocess
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="opkit-openmp-") as work:
         source = os.path.join(work, "probe.cpp")
         with open(source, "w", encoding="utf-8") as handle:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import fcntl
 import os
 import pathlib
-import socket
 import threading
 import time
 import warnings
@@ -92,7 +91,7 @@ class KeyLock:
             if os.fstat(fd).st_ino != os.stat(self.path).st_ino:
                 raise FileNotFoundError(self.path)
             os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()} {socket.gethostname()} {time.time():.3f}\n".encode(), 0)
+            os.pwrite(fd, f"{os.getpid()} {os.uname().nodename} {time.time():.3f}\n".encode(), 0)
         except BaseException as exc:
             os.close(fd)
             if isinstance(exc, (BlockingIOError, FileNotFoundError)):

@@ -16,9 +16,7 @@ cannot be written (read-only) simply builds without a PCH.
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import os
-import subprocess
 import warnings
 
 from opkit.config import config
@@ -27,6 +25,7 @@ from opkit.cop.cache_layout import PCH_DIGEST_LENGTH, PCH_DIR
 from opkit.cop.compiler import run_tool
 from opkit.cop.host import native_target
 from opkit.cop.private_fs import make_private_dirs, private_problem, write_private
+from opkit.core.digest import sha256
 
 PCH_HEADER = """// opkit precompiled header: what every generated module includes first.
 #define PY_SSIZE_T_CLEAN
@@ -53,8 +52,8 @@ def pch_args(compiler, compile_args, include_dirs):
         return []
     # The CPU features of -march=native too: a shared cache holds one PCH per CPU.
     target = [native_target(compiler)] if "-march=native" in compile_args else []
-    digest = hashlib.sha256("\n".join([PCH_HEADER, compiler.identity, *compile_args, *include_dirs, *target])
-                            .encode()).hexdigest()[:PCH_DIGEST_LENGTH]
+    digest = sha256("\n".join([PCH_HEADER, compiler.identity, *compile_args, *include_dirs, *target])
+                    .encode()).hexdigest()[:PCH_DIGEST_LENGTH]
     root = default_cache().root
     directory = root / PCH_DIR / digest
     header = directory / HEADER
@@ -117,6 +116,8 @@ def _build(compiler, compile_args, include_dirs, root, directory):
             os.replace(tmp_header, header)
             command = [*compiler.command, *compile_args, *[f"-I{d}" for d in include_dirs],
                        "-x", "c++-header", str(header), "-o", str(tmp_gch)]
+            import subprocess
+
             try:
                 returncode, output = run_tool(command, config.compile_timeout)
             except subprocess.TimeoutExpired:

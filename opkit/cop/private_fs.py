@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import pathlib
 import re
-import shutil
 import stat
 
 
@@ -100,6 +99,8 @@ def remove_tree(path) -> bool:
         except OSError:
             return False
         return True
+    import shutil  # imports bz2 and lzma: not on a warm path
+
     shutil.rmtree(path, ignore_errors=True)
     if os.path.lexists(path):
         _open_up(path)

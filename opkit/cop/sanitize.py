@@ -13,7 +13,6 @@ import functools
 import os
 import platform
 import shlex
-import subprocess
 import sys
 
 from opkit.config import config
@@ -38,6 +37,8 @@ def _runtime_names():
 @functools.lru_cache(maxsize=None)
 def _print_file_name(command, name):
     """Return the compiler's full path for library `name`, or None (it echoes a bare name back)."""
+    import subprocess
+
     try:
         run = subprocess.run([*command, f"-print-file-name={name}"], capture_output=True, text=True,
                              timeout=60, check=False)

@@ -6,15 +6,14 @@ first problem, and the `opkit check` lint, which reports every problem.
 
 from __future__ import annotations
 
-import difflib
 import functools
-import hashlib
 import os
 import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from opkit.core.digest import sha256
 from opkit.errors import SectionError
 
 TAGS = (
@@ -135,6 +134,8 @@ def _parse_tag(rest: str, line: int) -> tuple[str | None, Problem | None]:
 
 def unknown_tag_message(tag: str) -> str:
     """Describe an unknown tag, with the closest valid tag and the full list."""
+    import difflib  # compiles a regex on import: only for this message
+
     close = difflib.get_close_matches(tag.lower(), TAGS, n=1, cutoff=0.6)
     hint = f"; did you mean {close[0]!r}?" if close else ";"
     return f"unknown section tag {tag!r}{hint} valid tags: {', '.join(TAGS)}"
@@ -283,7 +284,7 @@ def _shorten(name, limit=80):
 
 def content_version(paths) -> str:
     """Return a sha256 hex digest of the section files and every local header they include."""
-    digest = hashlib.sha256(_VERSION_SCHEMA)
+    digest = sha256(_VERSION_SCHEMA)
     seen = set()
     for path in _path_list(paths):
         for file in [Path(os.path.abspath(path)), *local_includes(path)]:

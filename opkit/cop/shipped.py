@@ -18,13 +18,11 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import json
 import os
 import pathlib
 import platform
 import re
-import shutil
 import sys
 import warnings
 
@@ -35,6 +33,7 @@ from opkit.cop.codegen import template_text
 from opkit.cop.compile import local_headers
 from opkit.cop.compiler import numpy_c_api_version, python_abi
 from opkit.cop.load import load_module
+from opkit.core.digest import sha256
 
 SHIPPED_DIR = "_opkit_modules"
 SHIPPED_FORMAT = "opkit-shipped-1"
@@ -189,7 +188,7 @@ def _load(entry: pathlib.Path, key: str):
         return None
     if meta.get("key") != key or meta.get("format") != SHIPPED_FORMAT:
         return None
-    if len(data) != meta.get("so_size") or hashlib.sha256(data).hexdigest() != meta.get("so_sha256"):
+    if len(data) != meta.get("so_size") or sha256(data).hexdigest() != meta.get("so_sha256"):
         return None
     try:
         module = load_module(so, meta["module_name"])
@@ -212,7 +211,7 @@ def ship_module(parts, module, into, description: dict) -> pathlib.Path:
     entry = pathlib.Path(into) / SHIPPED_DIR / key
     source = pathlib.Path(module.__file__)
     data = source.read_bytes()
-    digest = hashlib.sha256(data).hexdigest()
+    digest = sha256(data).hexdigest()
     # Named by its content: a new build never overwrites the file an older meta.json names (see _publish).
     so_name = f"{module.__name__}.{digest[:16]}{extension_suffix()}"
     meta = {"format": SHIPPED_FORMAT, "key": key, "module_name": module.__name__, "so_name": so_name,
@@ -247,7 +246,7 @@ def _publish(entry: pathlib.Path, data: bytes, meta: dict) -> None:
     """
     so = entry / meta["so_name"]
     if not (so.is_file() and so.stat().st_size == len(data) and
-            hashlib.sha256(so.read_bytes()).hexdigest() == meta["so_sha256"]):
+            sha256(so.read_bytes()).hexdigest() == meta["so_sha256"]):
         _replace(so, data)
     _replace(entry / META, (json.dumps(meta, indent=1, sort_keys=True) + "\n").encode())
     for leftover in entry.iterdir():
@@ -268,6 +267,8 @@ def _replace(path: pathlib.Path, data: bytes) -> None:
 def _remove(path: pathlib.Path) -> None:
     """Remove an old shared object, a killed publisher's temporary file or an older opkit's leftover folder."""
     if path.is_dir() and not path.is_symlink():
+        import shutil
+
         shutil.rmtree(path, ignore_errors=True)
     else:
         with contextlib.suppress(OSError):
@@ -310,7 +311,7 @@ def entry_problem(entry: pathlib.Path, key: str | None = None) -> tuple[str, boo
         return f"its shared object {so} cannot be read ({exc.strerror or exc})", True
     if size != meta.get("so_size"):
         return f"its shared object {so} is damaged: {size} bytes where meta.json says {meta.get('so_size')}", True
-    if hashlib.sha256(so.read_bytes()).hexdigest() != meta.get("so_sha256"):
+    if sha256(so.read_bytes()).hexdigest() != meta.get("so_sha256"):
         return f"its shared object {so} is damaged: its content does not match the sha256 in meta.json", True
     if key is not None and meta.get("key") != key:
         return ("built from other code or build flags (another version of the op, or other OPKIT_FLAGS cflags)",

@@ -14,10 +14,11 @@ The C an op generates is the link layer's part of the identity (opkit.link.code_
 from __future__ import annotations
 
 import functools
-import hashlib
 import threading
 import types
 import weakref
+
+from opkit.core.digest import sha256
 
 _SIMPLE = (type(None), bool, int, float, complex, str, bytes, type(Ellipsis))
 _class_digests: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # class -> (its dict values, digest)
@@ -28,15 +29,27 @@ _SKIPPED = frozenset(["__doc__", "__dict__", "__weakref__", "__module__", "__qua
                       "_abc_impl", "__parameters__", "__orig_bases__", "__hash__"])
 
 
+_stand_ins: dict = {}  # id(object) -> (object, the Python function it stands in for)
+
+
+def describe_as(stand_in, function) -> None:
+    """Describe `stand_in`, a C object installed in place of the Python `function`, as `function`.
+
+    Op.compute's C dispatcher (opkit.core.op.install_compute_dispatcher) is one: an
+    identity must not depend on whether this process has installed it.
+    """
+    _stand_ins[id(stand_in)] = (stand_in, function)
+
+
 def python_identity(value) -> str:
     """Return a hex digest of the code `value` (an op, usually) runs: its class's and what it holds."""
-    return hashlib.sha256(_describe(value, _DEPTH, set()).encode("utf-8", "surrogatepass")).hexdigest()
+    return sha256(_describe(value, _DEPTH, set()).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def class_identity(cls) -> str:
     """Return a hex digest of the code of `cls` and its bases (opkit's and the user's; not builtins)."""
-    return hashlib.sha256("\0".join(_class_digest(k) for k in cls.__mro__
-                                    if k.__module__ != "builtins").encode()).hexdigest()
+    return sha256("\0".join(_class_digest(k) for k in cls.__mro__
+                            if k.__module__ != "builtins").encode()).hexdigest()
 
 
 def _class_digest(klass) -> str:
@@ -58,7 +71,7 @@ def _class_digest(klass) -> str:
                          if name not in _SKIPPED)
     finally:
         in_progress.discard(klass)
-    digest = hashlib.sha256(f"{klass.__module__}.{klass.__qualname__}\0{text}".encode("utf-8", "surrogatepass"))
+    digest = sha256(f"{klass.__module__}.{klass.__qualname__}\0{text}".encode("utf-8", "surrogatepass"))
     if top:
         try:
             _class_digests[klass] = (values, digest.hexdigest())
@@ -68,6 +81,9 @@ def _class_digest(klass) -> str:
 
 
 def _describe(value, depth, seen) -> str:
+    stand_in = _stand_ins.get(id(value))
+    if stand_in is not None and stand_in[0] is value:
+        value = stand_in[1]
     if isinstance(value, _SIMPLE):
         return repr(value)
     if isinstance(value, (tuple, list)):

@@ -29,8 +29,9 @@ def _props_str(self):
 
 _c_thunk_maker = None
 _eager_runner = None
-# Op.compute's warm path: id(op) -> (op, {(dtype, ndim, dtype, ndim, ...): compiled function}). opkit.link
-# fills it; holding the op keeps its id from being reused while the entry lives.
+# Op.compute's warm path in Python: id(op) -> (op, {(dtype, ndim, dtype, ndim, ...): compiled function}).
+# opkit.link fills it (and the C dispatcher it installs as Op.compute, which serves exact native arrays
+# before this); holding the op keeps its id from being reused while the entry lives.
 EAGER_MEMO: dict = {}
 
 
@@ -44,6 +45,24 @@ def set_eager_runner(run):
     """Install `run(op, values)`, what `Op.compute` calls (opkit.link sets it: core does not compile)."""
     global _eager_runner
     _eager_runner = run
+
+
+def install_compute_dispatcher(dispatcher_type):
+    """Make ``Op.compute`` a `dispatcher_type` over the Python compute, and return it.
+
+    opkit.link.eager installs its C method descriptor once a C call path exists: it
+    serves warm calls (an op and argument types it was given) without a Python frame
+    and calls the Python ``Op.compute`` below for everything else.
+    """
+    from opkit.core.code_identity import describe_as
+
+    current = Op.__dict__["compute"]
+    if isinstance(current, dispatcher_type):
+        return current
+    dispatcher = dispatcher_type(python_compute)
+    describe_as(dispatcher, python_compute)  # an op's code identity is the same with or without it
+    Op.compute = dispatcher
+    return dispatcher
 
 
 class Op(CLinkerObject):
@@ -229,6 +248,9 @@ class Op(CLinkerObject):
 
     def __repr__(self):
         return str(self)
+
+
+python_compute = Op.compute  # what a C dispatcher installed as Op.compute falls back to
 
 
 def _name_outputs(node, default_output, name):

@@ -7,10 +7,10 @@ share one compiled module.
 
 from __future__ import annotations
 
-import hashlib
 import keyword
 import re
 
+from opkit.core.digest import sha256
 from opkit.core.type import CType, MethodNotDefined
 
 _FIELD = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z", re.ASCII)
@@ -154,7 +154,7 @@ class ParamsType(CType):
     # ---- the C interface: a pointer to a generated struct ----
 
     def struct_name(self):
-        digest = hashlib.sha256(self._struct_body("STRUCT").encode()).hexdigest()[:16]
+        digest = sha256(self._struct_body("STRUCT").encode()).hexdigest()[:16]
         return f"opkit_params_{digest}"
 
     def _struct_body(self, struct):

@@ -10,14 +10,14 @@ the local headers it includes, opkit.cop.compile), without the toolchain: a
 
 from __future__ import annotations
 
-import hashlib
 
 from opkit.core.code_identity import python_identity
+from opkit.core.digest import sha256
 
 
 def node_identity(node) -> str:
     """Return a hex digest of what decides what `node` computes (see the module docstring)."""
-    digest = hashlib.sha256(python_identity(node.op).encode())
+    digest = sha256(python_identity(node.op).encode())
     digest.update(b"\0" + c_identity(node).encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
 

@@ -9,20 +9,27 @@ parameter value for every call does not grow it without bound). An op with
 a ParamsType shares one compiled function among all values of its params
 (they are run-time data): a new value rebinds the same module with its
 params. The modules live in the compile cache on disk as any other, so another
-process loads them rather than compiling. A warm call, served by Op.compute
-from opkit.core.op.EAGER_MEMO, costs two dict lookups (by the op's identity,
-then by a (dtype, ndim) per input: the op is never hashed) and the compiled
-function's call, whose C check of its inputs stays.
+process loads them rather than compiling.
+
+A warm call costs about a compiled function's call: once this process has a C
+call path (templates/fastcall.cpp), each function made here is also entered in
+a C dispatcher installed as ``Op.compute`` (a method descriptor: no Python
+frame). It serves a call when the op is the very object an entry was made for
+(held, so its address is not reused) and every argument is an exact ndarray in
+native byte order with the entry's type number and ndim (numeric dtypes only),
+then calls the compiled function, whose C check of its inputs stays. Anything
+else falls to the Python ``Op.compute``: EAGER_MEMO (by the op's identity, then
+(dtype, ndim) per input: the op is never hashed), then `compute` below.
 """
 
 from __future__ import annotations
 
-import hashlib
 from itertools import chain
 from operator import attrgetter
 
 import numpy as np
 
+from opkit.core.digest import sha256
 from opkit.core.memo import BoundedMemo
 from opkit.core.op import EAGER_MEMO
 from opkit.core.tensor.weak import is_weak_number
@@ -31,6 +38,8 @@ COMPILED_LIMIT = 256
 _compiled = BoundedMemo(COMPILED_LIMIT)  # (op, code identity, *input types) -> compiled function
 _IDENTITY_LIMIT = 1024
 _dtype_and_ndim = attrgetter("dtype", "ndim")
+_C_KINDS = frozenset("biufc")
+_dispatcher = None  # the C dispatcher installed as Op.compute (opkit.core.op.install_compute_dispatcher)
 
 
 def compute(op, values):
@@ -93,8 +102,43 @@ def _function(op, arrays, types):
                 _compiled[key] = function
     if id(op) not in EAGER_MEMO and len(EAGER_MEMO) >= _IDENTITY_LIMIT:
         EAGER_MEMO.clear()  # a memo only: ops made afresh for every call must not pile up
+        if _dispatcher:
+            _dispatcher._clear()
     EAGER_MEMO.setdefault(id(op), (op, {}))[1][types] = function  # keeps op alive: its id is not reused
+    _register_in_c(op, types, function)
     return function
+
+
+def _register_in_c(op, types, function):
+    """Let the C dispatcher (Op.compute, once installed) serve `op` on arrays of `types` with `function`."""
+    global _dispatcher
+    signature = c_signature(types)
+    if signature is None:
+        return
+    if _dispatcher is None:
+        from opkit.core.op import install_compute_dispatcher
+        from opkit.link.fastcall import loaded_eager_compute_type
+
+        dispatcher_type = loaded_eager_compute_type()
+        if dispatcher_type is None:  # no C call path in this process (PyFunction): Python serves compute
+            return
+        _dispatcher = install_compute_dispatcher(dispatcher_type)
+    _dispatcher._register(op, signature, function)
+
+
+def c_signature(types):
+    """Return ((typenum, ndim), ...) for a (dtype, ndim, dtype, ndim, ...) key, or None.
+
+    None unless every dtype is a native numeric one (bool, ints, floats, complex):
+    for those the type number and the byte order are the whole dtype, which is what
+    the C dispatcher checks (the Python memo serves every other dtype).
+    """
+    signature = []
+    for dtype, ndim in zip(types[::2], types[1::2]):
+        if dtype.kind not in _C_KINDS or not dtype.isnative or dtype.isbuiltin != 1 or dtype.metadata:
+            return None
+        signature.append((dtype.num, ndim))
+    return tuple(signature)
 
 
 def _params_free_key(op, node, types):
@@ -110,7 +154,7 @@ def _params_free_key(op, node, types):
     if not fields:
         return None
     others = {name: value for name, value in vars(op).items() if name not in fields}
-    code = hashlib.sha256(c_identity(node).encode("utf-8", "surrogatepass")).hexdigest()
+    code = sha256(c_identity(node).encode("utf-8", "surrogatepass")).hexdigest()
     return ("params", type(op), class_identity(type(op)), python_identity(others), code, *types)
 
 

@@ -1,20 +1,39 @@
-"""The C base class of opkit.Function (templates/fastcall.cpp), compiled once and cached."""
+"""The call-path module (templates/fastcall.cpp): opkit.Function's C base and Op.compute's C dispatcher.
+
+It is compiled once and cached like any module (its key is its source's content).
+"""
 
 from __future__ import annotations
 
-import functools
-from importlib import resources
+import pathlib
+
+SOURCE = pathlib.Path(__file__).resolve().parent.parent / "templates" / "fastcall.cpp"
 
 
-@functools.lru_cache(maxsize=None)
+_loaded = None  # the module, once built or loaded
+
+
+def _module():
+    global _loaded
+    if _loaded is None:
+        from opkit.cop.codegen import GeneratedModule
+        from opkit.cop.compile import compile_generated
+
+        source = SOURCE.read_text(encoding="utf-8")
+        _loaded = compile_generated(GeneratedModule(source), "opkit call path (FunctionBase)")
+    return _loaded
+
+
 def function_base():
     """Return (FunctionBase, enable_vectorcall) from the compiled call-path module."""
-    from opkit.cop.codegen import GeneratedModule
-    from opkit.cop.compile import compile_generated
-
-    source = resources.files("opkit").joinpath("templates", "fastcall.cpp").read_text(encoding="utf-8")
-    module = compile_generated(GeneratedModule(source), "opkit call path (FunctionBase)")
+    module = _module()
     return module.FunctionBase, module.enable_vectorcall
+
+
+def loaded_eager_compute_type():
+    """Return EagerCompute (the C method descriptor that serves Op.compute's warm calls, opkit.link.eager),
+    or None if this process has not loaded the call-path module (it is never compiled for this)."""
+    return None if _loaded is None else _loaded.EagerCompute
 
 
 def input_signature(types):

@@ -20,10 +20,10 @@ opkit.link.code_identity), the mode and the flags that change the built code.
 
 from __future__ import annotations
 
-import hashlib
 import pickle
 
 from opkit.config import config
+from opkit.core.digest import sha256
 from opkit.core.graph import Apply, Constant, Variable, io_toposort
 from opkit.core.memo import BoundedMemo
 
@@ -121,7 +121,7 @@ def graph_token(recipe, mode, single=False, identities=(), flags=None) -> str:
     node's code identity (node_identities); `flags`: build_flags() by default.
     """
     described_inputs, constants, nodes, output_refs = recipe
-    digest = hashlib.sha256(b"opkit.function 2")
+    digest = sha256(b"opkit.function 2")
 
     def add(part):
         data = _dumps(part)
