@@ -43,6 +43,12 @@ def _template():
     return env.get_template("module.cpp.j2")
 
 
+@functools.lru_cache(maxsize=None)
+def node_template():
+    """Return the template of one node's translation unit (an incremental build's object; see opkit.cop.incremental)."""
+    return _template().environment.get_template("node.cpp.j2")
+
+
 def _unique(items):
     seen, result = set(), []
     for item in items:
@@ -98,19 +104,34 @@ class ModuleParts:
         return "\n".join(dict.fromkeys(texts))  # each text once: nodes sharing code repeat theirs
 
 
-def collect_module(region) -> ModuleParts:
-    """Ask every op and type of `region` for its C code; return the parts its module renders from."""
+def collect_module(region, external=None) -> ModuleParts:
+    """Ask every op and type of `region` for its C code; return the parts its module renders from.
+
+    `external` maps node indices to NodeUnits compiled on their own (an
+    incremental build, opkit.cop.incremental): those nodes are calls into their
+    objects, and the module is the glue that links with them.
+    """
+    external = external or {}
     labels = itertools.count(1)
     names = {}
     for position, variable in enumerate(ordered_variables(region)):
         names[variable] = f"V{position}"
     variables = _variable_blocks(region, names, labels)
     nodes, params, collected, sharing = [], [], _Collector(), _Sharing()
+    states, n_params = [], 0
     for index, node in enumerate(region.nodes):
         params_name = None
-        if getattr(node.op, "params_type", None) is not None:
+        has_params = getattr(node.op, "params_type", None) is not None
+        unit = external.get(index)
+        if unit is not None:
+            states.append(dict(symbol=unit.symbol, value=n_params if has_params else None))
+            nodes.append(_external_block(node, index, names, next(labels), unit, len(states) - 1))
+            n_params += has_params
+            continue
+        if has_params:
             params_name = f"node_{index}_params"
-            params.append(_params_block(node.op.params_type, params_name))
+            params.append(_params_block(node.op.params_type, params_name, n_params))
+            n_params += 1
         nodes.append(_node_block(node, index, names, labels, collected, params_name, sharing))
         if params_name is not None:
             # After the op: its support code may define what the struct's fields use (CEnumType's constants).
@@ -127,7 +148,7 @@ def collect_module(region) -> ModuleParts:
         init_code=_unique(collected.init_code) + collected.init_code_apply,
         n_constants=len(region.constants), storage_count=sum(v["keep"] is not None for v in variables),
         variables=variables, nodes=nodes, outputs=[names[v] for v in region.outputs],
-        n_inputs=len(region.inputs), params=params, n_shared=len(region.shared),
+        n_inputs=len(region.inputs), params=params, n_params=n_params, n_shared=len(region.shared),
         updates=[dict(name=names[v], cell=k) for k, v in region.updates],
     )
     if len(region.nodes) > QUICK_RUN_ABOVE:  # another module (and key); small graphs are unchanged
@@ -136,6 +157,10 @@ def collect_module(region) -> ModuleParts:
         context["preallocated"] = True
     if config.profile:  # another module (and key); without it the context, so the source, is unchanged
         context["profile"] = True
+    if states:  # an incremental build's glue: the node objects it calls, each node's state
+        context["states"] = states
+        context["externals"] = [dict(symbol=u.symbol, cleanup=u.has_cleanup)
+                                for u in {u.symbol: u for u in external.values()}.values()]
     no_args = set(collected.no_compile_args)
     return ModuleParts(context, _unique(collected.header_dirs), _unique(collected.lib_dirs),
                        _unique(collected.libraries),
@@ -150,9 +175,14 @@ def template_text() -> str:
 
 @functools.lru_cache(maxsize=None)
 def _template_source():
-    # The file beside the package, read directly: importlib.resources costs the warm path milliseconds.
-    path = pathlib.Path(__file__).resolve().parent.parent / "templates" / "module.cpp.j2"
-    return path.read_text(encoding="utf-8")
+    # The files beside the package, read directly: importlib.resources costs the warm path milliseconds.
+    return "\0".join(template_file(name) for name in ("module.cpp.j2", "threads.inc.j2", "node.cpp.j2"))
+
+
+@functools.lru_cache(maxsize=None)
+def template_file(name) -> str:
+    """Return the text of one of opkit's code templates (module, node, what they include)."""
+    return (pathlib.Path(__file__).resolve().parent.parent / "templates" / name).read_text(encoding="utf-8")
 
 
 def render_parts(parts: ModuleParts) -> GeneratedModule:
@@ -278,10 +308,13 @@ def region_params(region):
     return [node.op.node_params(node) for node in region.nodes if getattr(node.op, "params_type", None) is not None]
 
 
-def _params_block(params_type, name):
-    """Return the C of one node's params: a struct member, extracted once per function in init()."""
+def _params_block(params_type, name, index=0):
+    """Return the C of one node's params: a struct member, extracted once per function in init().
+
+    `index` is its position among the params make() is given (see region_params).
+    """
     sub = {"fail": "{ return -1; }"}
-    return dict(name=name, declare=call(params_type, "c_declare", name, sub, check_input=True, default=""),
+    return dict(name=name, index=index, declare=call(params_type, "c_declare", name, sub, check_input=True, default=""),
                 init=call(params_type, "c_init", name, sub, default=""),
                 extract=call(params_type, "c_extract", name, sub, check_input=True, default=""),
                 cleanup=call(params_type, "c_cleanup", name, sub, default=""))
@@ -308,6 +341,16 @@ def _node_block(node, index, names, labels, collected, params_name=None, sharing
     if sharing is not None:
         sharing.remember(node, params_name, name, texts)
     return _node_dict(op, name, label, inputs, outputs, code, cleanup)
+
+
+def _external_block(node, index, names, label, unit, state):
+    """Return the node entry of a node compiled on its own: a call of its object on the variables' addresses."""
+    slots = "void* const slots[] = {" + ", ".join(f"(void*)&{names[v]}" for v in node.inputs + node.outputs) + "};"
+    code = (f"{slots}\nif ({unit.symbol}_run(node_state[{state}], slots)) "
+            f"{{ __failure = {label}; goto __label_{label}; }}")
+    cleanup = f"{{\n{slots}\n{unit.symbol}_cleanup(node_state[{state}], slots);\n}}" if unit.has_cleanup else ""
+    return dict(_node_dict(node.op, f"node_{index}", label, [names[v] for v in node.inputs],
+                           [names[v] for v in node.outputs], code, cleanup), external=True)
 
 
 def _node_dict(op, name, label, inputs, outputs, code, cleanup):
