@@ -104,12 +104,12 @@ class ModuleParts:
         return "\n".join(dict.fromkeys(texts))  # each text once: nodes sharing code repeat theirs
 
 
-def collect_module(region, external=None) -> ModuleParts:
+def collect_module(region, external=None, setups=()) -> ModuleParts:
     """Ask every op and type of `region` for its C code; return the parts its module renders from.
 
-    `external` maps node indices to NodeUnits compiled on their own (an
-    incremental build, opkit.cop.incremental): those nodes are calls into their
-    objects, and the module is the glue that links with them.
+    `external` maps node indices to the Entry each is compiled as elsewhere (an
+    incremental build, opkit.cop.incremental), and `setups` names those objects:
+    such nodes are calls into them, and the module is the glue that links with them.
     """
     external = external or {}
     labels = itertools.count(1)
@@ -161,6 +161,7 @@ def collect_module(region, external=None) -> ModuleParts:
         context["states"] = states
         context["externals"] = [dict(symbol=u.symbol, cleanup=u.has_cleanup)
                                 for u in {u.symbol: u for u in external.values()}.values()]
+        context["setups"] = list(setups)
     no_args = set(collected.no_compile_args)
     return ModuleParts(context, _unique(collected.header_dirs), _unique(collected.lib_dirs),
                        _unique(collected.libraries),
