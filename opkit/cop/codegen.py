@@ -104,19 +104,22 @@ class ModuleParts:
         return "\n".join(dict.fromkeys(texts))  # each text once: nodes sharing code repeat theirs
 
 
-def collect_module(region, external=None, setups=()) -> ModuleParts:
+def collect_module(region, external=None, setups=(), external_declares=()) -> ModuleParts:
     """Ask every op and type of `region` for its C code; return the parts its module renders from.
 
     `external` maps node indices to the Entry each is compiled as elsewhere (an
     incremental build, opkit.cop.incremental), and `setups` names those objects:
-    such nodes are calls into them, and the module is the glue that links with them.
+    such nodes are calls into them, and the module is the glue that links with them;
+    the variables of types whose c_declare is in `external_declares` are fetched,
+    synced and cleaned up by functions, one per distinct code (see _VariableHelpers).
     """
     external = external or {}
     labels = itertools.count(1)
     names = {}
     for position, variable in enumerate(ordered_variables(region)):
         names[variable] = f"V{position}"
-    variables = _variable_blocks(region, names, labels)
+    helpers = _VariableHelpers(external_declares) if external else None
+    variables = _variable_blocks(region, names, labels, helpers)
     nodes, params, collected, sharing = [], [], _Collector(), _Sharing()
     states, n_params = [], 0
     for index, node in enumerate(region.nodes):
@@ -162,6 +165,7 @@ def collect_module(region, external=None, setups=()) -> ModuleParts:
         context["externals"] = [dict(symbol=u.symbol, cleanup=u.has_cleanup)
                                 for u in {u.symbol: u for u in external.values()}.values()]
         context["setups"] = list(setups)
+        context["support_code"] = context["support_code"] + helpers.functions
     no_args = set(collected.no_compile_args)
     return ModuleParts(context, _unique(collected.header_dirs), _unique(collected.lib_dirs),
                        _unique(collected.libraries),
@@ -258,7 +262,13 @@ def _checked_inputs(region):
     return checked | {id(v) for v in region.inputs + region.shared if id(v) not in read}
 
 
-def _variable_blocks(region, names, labels):
+def _variable_blocks(region, names, labels, helpers=None):
+    """Return each variable's block of the module (declare, fetch, sync, cleanup, where its value comes from).
+
+    With `helpers` (a _VariableHelpers, in an incremental build's glue), the
+    fetch, sync and cleanup of a variable whose type declares one C variable
+    are calls of a function per distinct code, not that code again for every variable.
+    """
     outputs = set(map(id, region.outputs)) | {id(v) for _, v in region.updates}
     inputs = {id(v): k for k, v in enumerate(region.inputs)}
     shared = {id(v): k for k, v in enumerate(region.shared)}
@@ -271,25 +281,28 @@ def _variable_blocks(region, names, labels):
         label = next(labels)
         sub = {"fail": _fail(label), "id": label}
         ctype = variable.type
+        if id(variable) in inputs or id(variable) in shared:
+            role = ("extract", id(variable) in checked)
+        elif id(variable) in constants:
+            role = ("extract", False)
+        else:
+            role = ("fetch_or_init", False)
+        fetch, sync, cleanup = _variable_code(ctype, role, name, sub)
+        if helpers is not None and helpers.accepts(ctype):
+            fetch, sync, cleanup = helpers.calls(ctype, role, name, label)
         block = dict(name=name, label=label, keep=None, output=None, sync="",
                      declare=call(ctype, "c_declare", name, sub, check_input=True, default=""),
-                     cleanup=call(ctype, "c_cleanup", name, sub, default=""))
+                     cleanup=cleanup, fetch=fetch)
         if id(variable) in inputs:
-            block.update(source=f"args[{inputs[id(variable)]}]", comment=f"input {inputs[id(variable)]}: {ctype}",
-                         fetch=call(ctype, "c_extract", name, sub, check_input=id(variable) in checked, default=""))
+            block.update(source=f"args[{inputs[id(variable)]}]", comment=f"input {inputs[id(variable)]}: {ctype}")
         elif id(variable) in shared:
             # Read from the cell at every call: a value set between calls is seen, no old pointer is kept.
             block.update(source=f"opkit_shared_value(shared[{shared[id(variable)]}])",
-                         comment=f"shared {shared[id(variable)]}: {ctype}",
-                         fetch=call(ctype, "c_extract", name, sub, check_input=id(variable) in checked, default=""))
+                         comment=f"shared {shared[id(variable)]}: {ctype}")
         elif id(variable) in constants:
-            block.update(source=f"constants[{constants[id(variable)]}]", comment=f"constant: {ctype}",
-                         fetch=call(ctype, "c_extract", name, sub, check_input=False, default=""))
+            block.update(source=f"constants[{constants[id(variable)]}]", comment=f"constant: {ctype}")
         else:
-            extract = call(ctype, "c_extract", name, sub, check_input=False, default="")
-            init = call(ctype, "c_init", name, sub, default="")
-            block.update(fetch=f"if (py_{name} != Py_None) {{\n{extract}\n}} else {{\n{init}\n}}",
-                         sync=call(ctype, "c_sync", name, sub, default=""))
+            block.update(sync=sync)
             if id(variable) in outputs:
                 block.update(source=f"args[{given[id(variable)]}]" if id(variable) in given else "Py_None",
                              comment=f"output: {ctype}", output=True)
@@ -302,6 +315,55 @@ def _variable_blocks(region, names, labels):
                 keep += 1
         blocks.append(block)
     return blocks
+
+
+def _variable_code(ctype, role, name, sub):
+    """Return a variable's (fetch, sync, cleanup) C: `role` is ("extract", check_input) or ("fetch_or_init", _)."""
+    kind, check = role
+    cleanup = call(ctype, "c_cleanup", name, sub, default="")
+    if kind == "extract":
+        return call(ctype, "c_extract", name, sub, check_input=check, default=""), "", cleanup
+    extract = call(ctype, "c_extract", name, sub, check_input=False, default="")
+    init = call(ctype, "c_init", name, sub, default="")
+    return (f"if (py_{name} != Py_None) {{\n{extract}\n}} else {{\n{init}\n}}",
+            call(ctype, "c_sync", name, sub, default=""), cleanup)
+
+
+class _VariableHelpers:
+    """The functions an incremental build's glue calls for its variables: one per distinct code.
+
+    Each takes the variable's PyObject* and C value by address, runs the type's
+    code on local copies named `v` and writes them back; 1 means it failed.
+    """
+
+    def __init__(self, declares):
+        self._declares = declares
+        self._index = {}
+        self.functions = []
+
+    def accepts(self, ctype) -> bool:
+        return getattr(type(ctype), "c_declare", None) in self._declares
+
+    def calls(self, ctype, role, name, label):
+        fetch, sync, cleanup = _variable_code(ctype, role, "v", {"fail": "{ __failure = 1; goto __label_1; }",
+                                                                   "id": 1})
+        declare = call(ctype, "c_declare", "v", {"fail": "", "id": 1}, check_input=True, default="")
+        args = f"&py_{name}, (void*)&{name}"
+        failed = f"{{ __failure = {label}; goto __label_{label}; }}"
+        return (f"if ({self._function(declare, fetch)}({args})) {failed}" if fetch.strip() else "",
+                f"if ({self._function(declare, sync)}({args})) {failed}" if sync.strip() else "",
+                f"{self._function(declare, cleanup)}({args});" if cleanup.strip() else "")
+
+    def _function(self, declare, code) -> str:
+        name = self._index.get((declare, code))
+        if name is None:
+            name = self._index[(declare, code)] = f"opkit_variable_{len(self.functions)}"
+            self.functions.append(
+                f"static int {name}(PyObject** py_slot, void* slot)\n{{\n    int __failure = 0;\n"
+                f"    PyObject* py_v = *py_slot;\n{declare}\n    v = *(decltype(v)*)slot;\n    {{\n{code}\n    }}\n"
+                f"    goto __label_1;\n__label_1:\n    *py_slot = py_v;\n    *(decltype(v)*)slot = v;\n"
+                f"    return __failure;\n}}")
+        return name
 
 
 def region_params(region):

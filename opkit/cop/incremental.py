@@ -213,14 +213,18 @@ def incremental_builder(region, parts):
         for k, piece in enumerate(distinct):
             entries[piece.identity] = Entry(f"{chunk.symbol}_{k}", bool(piece.fields["cleanup"].strip()))
     external = {index: entries[piece.identity] for index, piece in pieces.items()}
-    glue = render_parts(collect_module(region, external=external, setups=[c.symbol for c in chunks.values()]))
+    glue = render_parts(collect_module(region, external=external, setups=[c.symbol for c in chunks.values()],
+                                       external_declares=declares))
     every = [glue, *(c.generated for c in chunks.values())]
 
     def build(tmp_dir, module_name):
-        objects = ensure_objects(list(chunks.values()))
+        def compile_glue():
+            return compile_object(glue.with_name(module_name), module_name, tmp_dir,
+                                  include_dirs=glue.include_dirs, extra_compile_args=glue.compile_args)
+
+        # The glue names the chunks' entry points only: it compiles beside them.
+        objects, glue_object = ensure_objects(list(chunks.values()), also=compile_glue)
         local = [link_copy(path, tmp_dir) for path in objects]
-        glue_object = compile_object(glue.with_name(module_name), module_name, tmp_dir,
-                                     include_dirs=glue.include_dirs, extra_compile_args=glue.compile_args)
         try:
             return link_extension([glue_object, *local], module_name, tmp_dir,
                                   library_dirs=_unique([d for g in every for d in g.library_dirs]),
@@ -236,8 +240,12 @@ def incremental_builder(region, parts):
     return build
 
 
-def ensure_objects(chunks) -> list:
-    """Return each chunk's cached object file, compiling the missing ones in parallel (one compiler per core)."""
+def ensure_objects(chunks, also=None):
+    """Return each chunk's cached object file, and what `also()` returns (None without it).
+
+    The missing objects are compiled in parallel, one compiler per core, `also`
+    (the glue's compile) among them.
+    """
     cache = object_cache()
     paths = {}
     missing = []
@@ -253,22 +261,26 @@ def ensure_objects(chunks) -> list:
 
         pch_args(find_compiler(), build_flags()[0], python_include_dirs())  # built once, before the threads
 
-        def build_one(chunk):
-            def build(tmp_dir):
-                generated = chunk.generated
-                return compile_object(generated.with_name(chunk.symbol), chunk.symbol, tmp_dir,
-                                      include_dirs=generated.include_dirs,
-                                      extra_compile_args=generated.compile_args)
-            return cache.get_or_build(chunk.key, build, module_name=chunk.symbol,
-                                      extra_meta={"description": chunk.description, "kind": "chunk of nodes"})
+    def build_one(chunk):
+        def build(tmp_dir):
+            generated = chunk.generated
+            return compile_object(generated.with_name(chunk.symbol), chunk.symbol, tmp_dir,
+                                  include_dirs=generated.include_dirs, extra_compile_args=generated.compile_args)
+        return cache.get_or_build(chunk.key, build, module_name=chunk.symbol,
+                                  extra_meta={"description": chunk.description, "kind": "chunk of nodes"})
 
-        workers = max(1, min(len(missing), usable_cores()))
-        if workers == 1:
-            for chunk in missing:
-                paths[chunk.key] = build_one(chunk)
-        else:
-            with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-                futures = {chunk.key: pool.submit(build_one, chunk) for chunk in missing}
-                for key, future in futures.items():
-                    paths[key] = future.result()
-    return [paths[chunk.key] for chunk in chunks]
+    jobs = [(chunk.key, lambda chunk=chunk: build_one(chunk)) for chunk in missing]
+    if also is not None:
+        jobs.append((None, also))
+    workers = max(1, min(len(jobs), usable_cores()))
+    results = {}
+    if workers == 1:
+        for key, job in jobs:
+            results[key] = job()
+    else:
+        with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+            futures = [(key, pool.submit(job)) for key, job in jobs]
+            for key, future in futures:
+                results[key] = future.result()
+    paths.update({key: path for key, path in results.items() if key is not None})
+    return [paths[chunk.key] for chunk in chunks], results.get(None)
