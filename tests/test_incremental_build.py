@@ -51,6 +51,10 @@ class Tagged(Op):
     def c_code(self, node, name, inputs, outputs, sub):
         x, y, z, fail = inputs[0], inputs[1], outputs[0], sub["fail"]
         return f"""// tag: {self.tag}
+if (PyArray_DIMS({y})[0] != PyArray_DIMS({x})[0]) {{
+    PyErr_SetString(PyExc_ValueError, "Tagged: x and y differ in length");
+    {fail}
+}}
 if (NULL == {z} || PyArray_DIMS({z})[0] != PyArray_DIMS({x})[0]) {{
     Py_XDECREF({z});
     {z} = (PyArrayObject*)PyArray_EMPTY(1, PyArray_DIMS({x}), NPY_FLOAT64, 0);
@@ -353,3 +357,29 @@ def test_clear_removes_the_objects_too(tmp_path):
     shutil.rmtree(tmp_path, ignore_errors=True)
 
 
+
+
+def test_updates_profile_and_failing_nodes_keep_their_meaning_in_an_incremental_build(tmp_path):
+    tags = [f"upd-{k}" for k in range(N)]
+    with opkit.config.change_flags(compiledir=str(tmp_path)):
+        c = opkit.shared(np.ones(4), name="c")
+        x, y = ot.dvector("x"), ot.dvector("y")
+        z = c
+        for tag in tags:
+            z = Tagged(tag)(z, y)
+        built = object_events["built"]
+        f = opkit.function([y], z, updates={c: z + 1.0}, mode=C_LINKER, profile=True)
+        assert object_events["built"] > built
+        b = np.full(4, 1.01)
+        expected = np.ones(4)
+        for _ in range(3):
+            np.testing.assert_allclose(f(b), expected * b ** N, rtol=1e-13)
+            expected = expected * b ** N + 1.0
+            np.testing.assert_allclose(c.get_value(), expected, rtol=1e-13)
+        rows = f.profile.nodes()
+        assert len(rows) == N + 1 and all(calls == 3 and where == "C" for _, where, calls, _ in rows)
+        with pytest.raises(ValueError, match="Tagged: x and y differ in length") as caught:  # and still works
+            f(np.ones(3))
+        if sys.version_info >= (3, 11):
+            assert "Apply node that failed" in "\n".join(getattr(caught.value, "__notes__", []))
+        np.testing.assert_allclose(f(b), expected * b ** N, rtol=1e-13)

@@ -18,6 +18,7 @@ import shutil
 import stat
 import sys
 import tempfile
+import threading
 import time
 import warnings
 
@@ -39,6 +40,15 @@ module_events: collections.Counter = collections.Counter()
 
 class _CorruptEntry(Exception):
     """A cache entry does not match its meta.json, does not load, or cannot be used."""
+
+
+_events_lock = threading.Lock()
+
+
+def _count(events: collections.Counter, what: str) -> None:
+    """Count an event: modules may be built on several threads at once (opkit.link.c_linker)."""
+    with _events_lock:
+        events[what] += 1
 
 
 def cache_key(*parts) -> str:
@@ -159,7 +169,7 @@ class ModuleCache(CacheUpkeep):
             module = self._open(so, module_name)
         except ImportError as exc:
             raise _CorruptEntry(str(exc)) from exc
-        self.events["loaded"] += 1
+        _count(self.events, "loaded")
         try:
             os.utime(entry / STAMP)  # the least recently used entries are evicted first
         except OSError:
@@ -284,7 +294,7 @@ class ModuleCache(CacheUpkeep):
         make_tree_private(tmp)
         size = entry_stats(str(tmp))[0]
         os.rename(tmp, self.entry_dir(key))
-        self.events["built"] += 1
+        _count(self.events, "built")
         return self.entry_dir(key) / unique.name, size
 
     def _remove_tree(self, path: pathlib.Path):
