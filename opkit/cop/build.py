@@ -126,8 +126,11 @@ def build_extension(source: str, module_name: str, work_dir, *, include_dirs=(),
 
 
 def compile_object(source: str, name: str, work_dir, *, include_dirs=(), extra_compile_args=(),
-                   compiler: Compiler | None = None) -> pathlib.Path:
-    """Compile `source` as C++ into `<work_dir>/<name>.o` (kept beside `<name>.cpp`); return its path."""
+                   compiler: Compiler | None = None, syntax_only: bool = False) -> pathlib.Path:
+    """Compile `source` as C++ into `<work_dir>/<name>.o` (kept beside `<name>.cpp`); return its path.
+
+    With `syntax_only`, only check it (g++ -fsyntax-only): no object is written.
+    """
     work_dir = pathlib.Path(work_dir)
     work_dir.mkdir(parents=True, exist_ok=True)
     source_path = work_dir / f"{name}.cpp"
@@ -139,8 +142,9 @@ def compile_object(source: str, name: str, work_dir, *, include_dirs=(), extra_c
     with_pch = pch_args(compiler, compile_args, python_include_dirs())
 
     def compile_command(pch):
-        return [*compiler.command, *[f"-I{d}" for d in headers], "-c", str(source_path),
-                "-o", str(obj), *compile_args, *pch, *extra_compile_args]
+        output = ["-fsyntax-only"] if syntax_only else ["-c", str(source_path), "-o", str(obj)]
+        return [*compiler.command, *[f"-I{d}" for d in headers], *output, *([str(source_path)] if syntax_only else []),
+                *compile_args, *pch, *extra_compile_args]
 
     try:
         try:

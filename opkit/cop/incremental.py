@@ -23,6 +23,7 @@ from __future__ import annotations
 import concurrent.futures
 import dataclasses
 import os
+import pathlib
 import re
 
 from opkit.config import config, usable_cores
@@ -31,10 +32,13 @@ from opkit.cop.cache_objects import link_copy, object_cache
 from opkit.cop.cinterface import call, include_line
 from opkit.cop.codegen import (MODULE_NAME_PLACEHOLDER, QUICK_RUN_ABOVE, GeneratedModule, _Collector, _unique,
                                collect_module, node_template, render_parts, restore_line_numbers)
+from opkit.errors import CompileError
 
 # A region of more nodes than this is built incrementally (config.incremental); a small one is
 # cheaper as one module (one compiler run instead of an object, the glue and a link).
 INCREMENTAL_ABOVE = QUICK_RUN_ABOVE
+# The linker flag that keeps the first of several definitions of a name (GNU ld, gold, lld).
+MULTIPLE_DEFINITIONS = "-Wl,--allow-multiple-definition"
 _READS_PY_OBJECT = re.compile(r"\bpy_[IO]\d+\b")
 _SUB = {"fail": "{ __failure = 1; goto __label_1; }", "id": 1}
 
@@ -225,11 +229,28 @@ def incremental_builder(region, parts):
         # The glue names the chunks' entry points only: it compiles beside them.
         objects, glue_object = ensure_objects(list(chunks.values()), also=compile_glue)
         local = [link_copy(path, tmp_dir) for path in objects]
-        try:
+
+        def link(*extra):
             return link_extension([glue_object, *local], module_name, tmp_dir,
                                   library_dirs=_unique([d for g in every for d in g.library_dirs]),
                                   libraries=_unique([name for g in every for name in g.libraries]),
-                                  extra_link_args=_unique([a for g in every for a in g.compile_args if a in LINK_TOO]))
+                                  extra_link_args=[*extra, *_unique([a for g in every for a in g.compile_args
+                                                                     if a in LINK_TOO])])
+        try:
+            try:
+                return link()
+            except CompileError as exc:
+                if "multiple definition of" not in (getattr(exc, "output", "") or ""):
+                    raise
+            # Support code that defines a function or a variable (not static) is in every chunk that
+            # needs it. If the module is valid C++ as one file, each name has one definition there:
+            # the chunks' copies are that same text, and the link keeps one of each.
+            (pathlib.Path(tmp_dir) / f"{module_name}.log").unlink(missing_ok=True)
+            whole = render_parts(parts)
+            compile_object(whole.with_name(module_name), f"{module_name}_whole", tmp_dir,
+                           include_dirs=whole.include_dirs, extra_compile_args=whole.compile_args, syntax_only=True)
+            (pathlib.Path(tmp_dir) / f"{module_name}_whole.cpp").unlink(missing_ok=True)
+            return link(MULTIPLE_DEFINITIONS)
         finally:
             for path in (glue_object, *local):
                 try:
