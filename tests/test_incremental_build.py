@@ -383,3 +383,47 @@ def test_updates_profile_and_failing_nodes_keep_their_meaning_in_an_incremental_
         if sys.version_info >= (3, 11):
             assert "Apply node that failed" in "\n".join(getattr(caught.value, "__notes__", []))
         np.testing.assert_allclose(f(b), expected * b ** N, rtol=1e-13)
+
+
+class Defines(Tagged):
+    """A Tagged node whose support code defines a function (not static) returning `value`."""
+
+    __props__ = ("tag", "value")
+
+    def __init__(self, tag, value):
+        super().__init__(tag)
+        self.value = value
+
+    def c_support_code(self, **kwargs):
+        return [super().c_support_code(), f"int opkit_test_defined(void) {{ return {self.value}; }}\n"]
+
+
+def _ends_defining(values):
+    """A chain of N Tagged nodes whose first and last nodes are Defines (in two chunks)."""
+    def make(z, y, k):
+        if k in (0, N - 1):
+            return Defines(f"def-{k}", values[0 if k == 0 else 1])(z, y)
+        return Tagged(f"def-{k}")(z, y)
+    x, y = ot.dvector("x"), ot.dvector("y")
+    z = x
+    for k in range(N):
+        z = make(z, y, k)
+    return [x, y], z
+
+
+def test_support_code_defining_a_name_in_two_chunks_links_once(tmp_path, caplog):
+    a, b = np.linspace(0.5, 1.5, 6), np.full(6, 1.01)
+    with opkit.config.change_flags(compiledir=str(tmp_path)), caplog.at_level("INFO", logger="opkit"):
+        built = object_events["built"]
+        f = opkit.function(*_ends_defining((7, 7)), mode=C_LINKER)
+        assert object_events["built"] - built >= 2
+        np.testing.assert_allclose(f(a, b), a * b ** N, rtol=1e-13)
+    assert not [r for r in caplog.records if "building it as one module" in r.getMessage()]
+
+
+def test_two_definitions_of_a_name_report_the_whole_modules_redefinition(tmp_path):
+    with opkit.config.change_flags(compiledir=str(tmp_path)):
+        with pytest.raises(opkit.CompileError) as caught:
+            opkit.function(*_ends_defining((7, 8)), mode=C_LINKER)
+    message = str(caught.value)
+    assert "redefinition of" in message and "opkit_test_defined" in message
