@@ -187,9 +187,14 @@ def _pytensor_model(ctx, scale, mode):
     return pt.function(inputs, outputs, mode=mode)
 
 
-def model_nodes() -> int:
-    """Return the number of apply nodes of the model's function after opkit's rewrites."""
-    return len(_opkit_model(1.0).maker.fgraph.apply_nodes)
+def model_nodes() -> tuple[int, int, int]:
+    """Return the model function's (apply nodes after opkit's rewrites, C regions, nodes of its biggest region)."""
+    from opkit.cop.region import Region
+    from opkit.link.partition import partition
+
+    fgraph = _opkit_model(1.0).maker.fgraph
+    regions = [step for step in partition(fgraph) if isinstance(step, Region)]
+    return len(fgraph.apply_nodes), len(regions), max(len(r.nodes) for r in regions)
 
 
 def _fresh_opkit_cache():
@@ -256,8 +261,10 @@ def _model_figure(ctx: Context, warm: bool) -> Figure:
     samplers = {label: once_sampler(build, unit=1.0 if not warm else 1e-3) for label, build in builders.items()}
     rounds = ctx.rounds(5 if warm else 3, 1)
     stats = interleave(samplers, rounds)
+    nodes, regions, biggest = model_nodes()
     notes = [f"hierarchical normal model, {BLOCKS} blocks, {5 * BLOCKS + 4} parameters, logp and its gradient: "
-             f"{model_nodes()} nodes after opkit's rewrites, one C module",
+             f"{nodes} nodes after opkit's rewrites, in {regions} C regions (the biggest {biggest} nodes; Alloc, "
+             "MakeVector and ResolvedShape have no C code and run in Python between them)",
              f"{rounds} round(s); {ctx.cores}"]
     if warm:
         notes.append("warm: the same model's function built again in this process (graph, rewrites, cache lookup)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import pathlib
 import re
 import time
 
@@ -125,8 +126,10 @@ def _cache_for(versioned):
 def _build(generated, key, description, incremental=None):
     """Build `generated` under `key`; `incremental(tmp_dir, name)`, if given, links it from node objects instead.
 
-    An incremental build that fails for any reason but a timeout is done again as
-    one module: the error a user sees, if any, is the whole module's.
+    An incremental build that fails (a compile error, a lock waited for too long,
+    an object cache that cannot be written), unless a compiler ran past
+    config.compile_timeout, is done again as one module: the error a user sees,
+    if any, is the whole module's.
     """
     name = module_name_for(key)
 
@@ -134,16 +137,19 @@ def _build(generated, key, description, incremental=None):
         started = time.perf_counter()
         built = None
         if incremental is not None:
+            from opkit.cop.private_fs import CacheNotWritableError
+
             try:
                 built = incremental(tmp_dir, name)
-            except CompileError as exc:
+            except (CompileError, CacheNotWritableError) as exc:  # a cache bypassed for a damaged entry, say
                 if getattr(exc, "timed_out", None) is not None:
                     raise
                 from opkit.logs import log_info
 
-                log_info("incremental build of %s failed, building it as one module:\n%s", name, exc.message)
+                log_info("incremental build of %s failed, building it as one module:\n%s", name, exc)
+                (pathlib.Path(tmp_dir) / f"{name}.log").unlink(missing_ok=True)
         if built is None:
-                built = build_extension(generated.with_name(name), name, tmp_dir, include_dirs=generated.include_dirs,
+            built = build_extension(generated.with_name(name), name, tmp_dir, include_dirs=generated.include_dirs,
                                     library_dirs=generated.library_dirs, libraries=generated.libraries,
                                     extra_compile_args=generated.compile_args)
         elapsed = time.perf_counter() - started
