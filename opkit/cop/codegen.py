@@ -45,7 +45,7 @@ def _template():
 
 @functools.lru_cache(maxsize=None)
 def node_template():
-    """Return the template of one node's translation unit (an incremental build's object; see opkit.cop.incremental)."""
+    """Return the template of a chunk of nodes compiled on its own (see opkit.cop.incremental)."""
     return _template().environment.get_template("node.cpp.j2")
 
 
@@ -125,10 +125,10 @@ def collect_module(region, external=None, setups=(), external_declares=()) -> Mo
     for index, node in enumerate(region.nodes):
         params_name = None
         has_params = getattr(node.op, "params_type", None) is not None
-        unit = external.get(index)
-        if unit is not None:
-            states.append(dict(symbol=unit.symbol, value=n_params if has_params else None))
-            nodes.append(_external_block(node, index, names, next(labels), unit, len(states) - 1))
+        entry = external.get(index)
+        if entry is not None:
+            states.append(dict(symbol=entry.symbol, value=n_params if has_params else None))
+            nodes.append(_external_block(node, index, names, next(labels), entry, len(states) - 1))
             n_params += has_params
             continue
         if has_params:
@@ -162,8 +162,8 @@ def collect_module(region, external=None, setups=(), external_declares=()) -> Mo
         context["profile"] = True
     if states:  # an incremental build's glue: the node objects it calls, each node's state
         context["states"] = states
-        context["externals"] = [dict(symbol=u.symbol, cleanup=u.has_cleanup)
-                                for u in {u.symbol: u for u in external.values()}.values()]
+        context["externals"] = [dict(symbol=e.symbol, cleanup=e.has_cleanup)
+                                for e in {e.symbol: e for e in external.values()}.values()]
         context["setups"] = list(setups)
         context["support_code"] = context["support_code"] + helpers.functions
     no_args = set(collected.no_compile_args)
@@ -406,12 +406,12 @@ def _node_block(node, index, names, labels, collected, params_name=None, sharing
     return _node_dict(op, name, label, inputs, outputs, code, cleanup)
 
 
-def _external_block(node, index, names, label, unit, state):
+def _external_block(node, index, names, label, entry, state):
     """Return the node entry of a node compiled on its own: a call of its object on the variables' addresses."""
     slots = "void* const slots[] = {" + ", ".join(f"(void*)&{names[v]}" for v in node.inputs + node.outputs) + "};"
-    code = (f"{slots}\nif ({unit.symbol}_run(node_state[{state}], slots)) "
+    code = (f"{slots}\nif ({entry.symbol}_run(node_state[{state}], slots)) "
             f"{{ __failure = {label}; goto __label_{label}; }}")
-    cleanup = f"{{\n{slots}\n{unit.symbol}_cleanup(node_state[{state}], slots);\n}}" if unit.has_cleanup else ""
+    cleanup = f"{{\n{slots}\n{entry.symbol}_cleanup(node_state[{state}], slots);\n}}" if entry.has_cleanup else ""
     return dict(_node_dict(node.op, f"node_{index}", label, [names[v] for v in node.inputs],
                            [names[v] for v in node.outputs], code, cleanup), external=True)
 
