@@ -427,3 +427,19 @@ def test_two_definitions_of_a_name_report_the_whole_modules_redefinition(tmp_pat
             opkit.function(*_ends_defining((7, 8)), mode=C_LINKER)
     message = str(caught.value)
     assert "redefinition of" in message and "opkit_test_defined" in message
+
+
+@pytest.mark.parametrize("flags", [{"cflags": "-DOPKIT_TEST_INCREMENTAL=1"}, {"openmp": not opkit.config.openmp}],
+                         ids=["cflags", "openmp"])
+def test_the_build_flags_are_part_of_every_objects_identity(tmp_path, flags):
+    tags = [f"flags-{k}" for k in range(N)]
+    a, b = np.linspace(0.5, 1.5, 6), np.full(6, 1.01)
+    with opkit.config.change_flags(compiledir=str(tmp_path)):
+        opkit.function(*_tagged_chain(tags), mode=C_LINKER)
+        first = _objects(tmp_path)
+        with opkit.config.change_flags(**flags):
+            built = object_events["built"]
+            f = opkit.function(*_tagged_chain(tags), mode=C_LINKER)
+            assert object_events["built"] - built == len(first)  # every object again, none reused
+        assert len(_objects(tmp_path)) == 2 * len(first)
+        np.testing.assert_allclose(f(a, b), a * b ** N, rtol=1e-13)
