@@ -32,6 +32,7 @@ import figure_bridge_jax  # noqa: E402
 import figure_bridge_torch  # noqa: E402
 import figure_compile  # noqa: E402
 import figure_eager  # noqa: E402
+import figure_incremental  # noqa: E402
 import figures_call  # noqa: E402
 import figure_reduce  # noqa: E402
 import figures_process  # noqa: E402
@@ -50,7 +51,7 @@ FIGURES = {"call_trusted": figures_call.call_trusted, "call_validated": figures_
            "elemwise_1e4": figures_speed.elemwise_1e4, "elemwise_1e7": figures_speed.elemwise_1e7,
            "elemwise_1e8": figures_speed.elemwise_1e8, "sum_xy": figure_reduce.sum_xy,
            "sum_xy_numpy": figure_reduce.sum_xy_numpy,
-           **figure_big_graph.FIGURES,
+           **figure_big_graph.FIGURES, **figure_incremental.FIGURES,
            **figure_eager.FIGURES,
            **figure_bridge_torch.FIGURES, **figure_bridge_jax.FIGURES}
 

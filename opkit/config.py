@@ -157,6 +157,9 @@ _FLAGS = {
                 "threads for large loops (default: OMP_NUM_THREADS, else every core); read at run time"),
     "march": ("native", _march, "-march= of compiled modules: native (this host's CPU), or a baseline "
                                 "such as x86-64-v2 for modules meant to ship; empty: the compiler's default"),
+    "incremental": (True, _boolean("incremental"),
+                    "build a big graph's module from one cached object per node, so a graph that differs "
+                    "by a few nodes compiles only those"),
     "python_fallback": (False, _boolean("python_fallback"),
                         "run perform() when no C++ compiler is found, instead of raising"),
     "profile": (False, _boolean("profile"), "time every node of compiled functions (f.profile.summary())"),
@@ -177,6 +180,7 @@ class Config:
     compile_lock_timeout: float
     compile_timeout: float
     cache_max_bytes: int
+    incremental: bool
     python_fallback: bool
     profile: bool
     verbose: bool

@@ -39,20 +39,26 @@ def _chain(n, other_at=None):
     return [x, y, w], z
 
 
-@pytest.fixture(scope="module")
-def chain(tmp_path_factory):
+@pytest.fixture(scope="module", params=[False, True], ids=["one-module", "incremental"])
+def chain(request, tmp_path_factory):
+    """The chain built as one module, and incrementally (its nodes in a chunk object; opkit.cop.incremental)."""
     compiledir = tmp_path_factory.mktemp("big")
     inputs, z = _chain(N, other_at=N // 2)
-    with opkit.config.change_flags(compiledir=str(compiledir)):
+    with opkit.config.change_flags(compiledir=str(compiledir), incremental=request.param):
         f = opkit.function(inputs, z)
     (source,) = _graph_source(compiledir)
-    return f, source
+    return f, source, request.param
 
 
 def test_a_chain_of_one_cop_computes_the_product_and_shares_its_support_code(chain):
-    f, source = chain
+    f, source, incremental = chain
     a, b = np.linspace(0.5, 1.5, 7), np.full(7, 1.01)
     np.testing.assert_allclose(f(a, b, b), a * b ** N, rtol=1e-13)
+    if incremental:
+        # The module is the glue: every node calls its chunk's entry point, the op's code is in the chunk.
+        assert "Apply-specific main function" not in source
+        assert len(re.findall(r"_run\(node_state\[\d+\], slots\)", source)) == N
+        return
     # One copy of the apply-specific functions, called by every node; each node's code is a function.
     assert source.count("Apply-specific main function") == 1
     assert set(re.findall(r"#define APPLY_SPECIFIC\(str\) str##_(\w+)", source)) == {"node_0"}
@@ -60,7 +66,7 @@ def test_a_chain_of_one_cop_computes_the_product_and_shares_its_support_code(cha
 
 
 def test_a_failing_middle_node_raises_its_error_names_it_and_the_function_still_works(chain):
-    f, _ = chain
+    f, _, _ = chain
     a, b = np.ones(5), np.full(5, 2.0)
     with pytest.raises(ValueError, match="Shape mismatch") as caught:
         f(a, b, np.ones(3))  # only node N // 2 reads w

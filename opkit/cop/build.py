@@ -111,25 +111,40 @@ def build_extension(source: str, module_name: str, work_dir, *, include_dirs=(),
                     libraries=(), extra_compile_args=(), extra_link_args=(),
                     compiler: Compiler | None = None) -> pathlib.Path:
     """Compile `source` as C++ into `<work_dir>/<module_name><EXT_SUFFIX>` and return its path."""
+    obj = compile_object(source, module_name, work_dir, include_dirs=include_dirs,
+                         extra_compile_args=extra_compile_args, compiler=compiler)
+    try:
+        return link_extension([obj], module_name, work_dir, library_dirs=library_dirs, libraries=libraries,
+                              extra_link_args=[*extra_link_args, *[a for a in extra_compile_args if a in LINK_TOO]],
+                              compiler=compiler)
+    finally:
+        try:
+            os.unlink(obj)
+        except FileNotFoundError:
+            pass
+
+
+def compile_object(source: str, name: str, work_dir, *, include_dirs=(), extra_compile_args=(),
+                   compiler: Compiler | None = None, syntax_only: bool = False) -> pathlib.Path:
+    """Compile `source` as C++ into `<work_dir>/<name>.o` (kept beside `<name>.cpp`); return its path.
+
+    With `syntax_only`, only check it (g++ -fsyntax-only): no object is written.
+    """
     work_dir = pathlib.Path(work_dir)
     work_dir.mkdir(parents=True, exist_ok=True)
-    source_path = work_dir / f"{module_name}.cpp"
+    source_path = work_dir / f"{name}.cpp"
     source_path.write_text(source, encoding="utf-8")
-    target = work_dir / f"{module_name}{extension_suffix()}"
-    obj = work_dir / f"{module_name}.o"
-    compile_args, link_args = build_flags()
+    obj = work_dir / f"{name}.o"
+    compile_args, _ = build_flags()
     compiler = compiler or find_compiler()
     headers = [*include_dirs, *python_include_dirs()]
     with_pch = pch_args(compiler, compile_args, python_include_dirs())
-    def compile_command(pch):
-        return [*compiler.command, *[f"-I{d}" for d in headers], "-c", str(source_path),
-                "-o", str(obj), *compile_args, *pch, *extra_compile_args]
 
-    # An rpath for every library directory: a library found there at link time is found at load time too.
-    link_command = [*compiler.command, *shared_link_flags(), str(obj),
-                    *[f"-L{d}" for d in library_dirs], *[f"-Wl,-rpath,{d}" for d in library_dirs],
-                    *[f"-l{name}" for name in libraries], "-o", str(target), *link_args, *extra_link_args,
-                    *[a for a in extra_compile_args if a in LINK_TOO]]
+    def compile_command(pch):
+        output = ["-fsyntax-only"] if syntax_only else ["-c", str(source_path), "-o", str(obj)]
+        return [*compiler.command, *[f"-I{d}" for d in headers], *output, *([str(source_path)] if syntax_only else []),
+                *compile_args, *pch, *extra_compile_args]
+
     try:
         try:
             _run(compile_command(with_pch))
@@ -139,14 +154,30 @@ def build_extension(source: str, module_name: str, work_dir, *, include_dirs=(),
             # `opkit cache clear` (another process) took the precompiled header away during this compile:
             # the module does not need it, so it is compiled once more without it.
             _run(compile_command([]))
+    except _CommandFailed as failed:
+        raise _compile_error(failed, name, source_path) from None
+    return obj
+
+
+def link_extension(objects, module_name: str, work_dir, *, library_dirs=(), libraries=(), extra_link_args=(),
+                   compiler: Compiler | None = None) -> pathlib.Path:
+    """Link object files into `<work_dir>/<module_name><EXT_SUFFIX>` and return its path.
+
+    The error of a failed link names `<work_dir>/<module_name>.cpp` (the module's
+    own source, when there is one) as where to look.
+    """
+    work_dir = pathlib.Path(work_dir)
+    target = work_dir / f"{module_name}{extension_suffix()}"
+    _, link_args = build_flags()
+    compiler = compiler or find_compiler()
+    # An rpath for every library directory: a library found there at link time is found at load time too.
+    link_command = [*compiler.command, *shared_link_flags(), *[str(o) for o in objects],
+                    *[f"-L{d}" for d in library_dirs], *[f"-Wl,-rpath,{d}" for d in library_dirs],
+                    *[f"-l{name}" for name in libraries], "-o", str(target), *link_args, *extra_link_args]
+    try:
         _run(link_command)
     except _CommandFailed as failed:
-        raise _compile_error(failed, module_name, source_path) from None
-    finally:
-        try:
-            os.unlink(obj)
-        except FileNotFoundError:
-            pass
+        raise _compile_error(failed, module_name, work_dir / f"{module_name}.cpp") from None
     return target
 
 
@@ -216,6 +247,7 @@ def _compile_error(failed: _CommandFailed, module_name: str, source_path: pathli
                  f"full source kept at {source_path}"]
         error = CompileError("\n".join(lines), command=failed.command, source_path=source_path)
         error.output = failed.output
+        error.timed_out = failed.timed_out
         return error
     errors = first_errors(failed.output, source_path)
     status = "could not be run" if failed.returncode is None else f"exit status {failed.returncode}"

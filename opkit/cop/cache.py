@@ -15,6 +15,7 @@ import os
 import pathlib
 import stat
 import sys
+import threading
 import time
 import warnings
 
@@ -37,6 +38,15 @@ module_events: collections.Counter = collections.Counter()
 
 class _CorruptEntry(Exception):
     """A cache entry does not match its meta.json, does not load, or cannot be used."""
+
+
+_events_lock = threading.Lock()
+
+
+def _count(events: collections.Counter, what: str) -> None:
+    """Count an event: modules may be built on several threads at once (opkit.link.c_linker)."""
+    with _events_lock:
+        events[what] += 1
 
 
 def cache_key(*parts) -> str:
@@ -79,6 +89,8 @@ def _verify(entry: pathlib.Path, key: str, module_name: str) -> pathlib.Path:
 class ModuleCache(CacheUpkeep):
     """Compiled modules on disk under `root`, found by key, built once across processes."""
 
+    events = module_events  # what this process did: "built", "loaded"
+
     def __init__(self, root):
         self.root = pathlib.Path(os.path.abspath(os.path.expanduser(os.fspath(root))))
         self._loaded = {}
@@ -118,6 +130,10 @@ class ModuleCache(CacheUpkeep):
             self._loaded[key] = module
         return module
 
+    def _open(self, path: pathlib.Path, module_name: str):
+        """Return what an entry serves from its verified file: the loaded module (ImportError if it cannot be)."""
+        return load_module(path, module_name)
+
     def _lock(self, key: str) -> KeyLock:
         """Return the lock of `key`, creating its shard directory (and making an old shard private)."""
         shard = self.root / key[:2]
@@ -148,10 +164,10 @@ class ModuleCache(CacheUpkeep):
             raise _CorruptEntry(problem)
         so = _verify(entry, key, module_name)
         try:
-            module = load_module(so, module_name)
+            module = self._open(so, module_name)
         except ImportError as exc:
             raise _CorruptEntry(str(exc)) from exc
-        module_events["loaded"] += 1
+        _count(self.events, "loaded")
         try:
             os.utime(entry / STAMP)  # the least recently used entries are evicted first
         except OSError:
@@ -205,7 +221,7 @@ class ModuleCache(CacheUpkeep):
                 raise self._not_writable(f"the compile cache {self.root} cannot be written ({exc})") from None
             so, size = self._publish(tmp, key, build, module_name, extra_meta)
             try:
-                module = load_module(so, module_name)
+                module = self._open(so, module_name)
             except ImportError:
                 self._remove_tree(entry)
                 raise
@@ -278,7 +294,7 @@ class ModuleCache(CacheUpkeep):
         make_tree_private(tmp)
         size = entry_stats(str(tmp))[0]
         os.rename(tmp, self.entry_dir(key))
-        module_events["built"] += 1
+        _count(self.events, "built")
         return self.entry_dir(key) / unique.name, size
 
     def _remove_tree(self, path: pathlib.Path):

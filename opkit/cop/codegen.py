@@ -43,6 +43,12 @@ def _template():
     return env.get_template("module.cpp.j2")
 
 
+@functools.lru_cache(maxsize=None)
+def node_template():
+    """Return the template of a chunk of nodes compiled on its own (see opkit.cop.incremental)."""
+    return _template().environment.get_template("node.cpp.j2")
+
+
 def _unique(items):
     seen, result = set(), []
     for item in items:
@@ -98,19 +104,37 @@ class ModuleParts:
         return "\n".join(dict.fromkeys(texts))  # each text once: nodes sharing code repeat theirs
 
 
-def collect_module(region) -> ModuleParts:
-    """Ask every op and type of `region` for its C code; return the parts its module renders from."""
+def collect_module(region, external=None, setups=(), external_declares=()) -> ModuleParts:
+    """Ask every op and type of `region` for its C code; return the parts its module renders from.
+
+    `external` maps node indices to the Entry each is compiled as elsewhere (an
+    incremental build, opkit.cop.incremental), and `setups` names those objects:
+    such nodes are calls into them, and the module is the glue that links with them;
+    the variables of types whose c_declare is in `external_declares` are fetched,
+    synced and cleaned up by functions, one per distinct code (see _VariableHelpers).
+    """
+    external = external or {}
     labels = itertools.count(1)
     names = {}
     for position, variable in enumerate(ordered_variables(region)):
         names[variable] = f"V{position}"
-    variables = _variable_blocks(region, names, labels)
+    helpers = _VariableHelpers(external_declares) if external else None
+    variables = _variable_blocks(region, names, labels, helpers)
     nodes, params, collected, sharing = [], [], _Collector(), _Sharing()
+    states, n_params = [], 0
     for index, node in enumerate(region.nodes):
         params_name = None
-        if getattr(node.op, "params_type", None) is not None:
+        has_params = getattr(node.op, "params_type", None) is not None
+        entry = external.get(index)
+        if entry is not None:
+            states.append(dict(symbol=entry.symbol, value=n_params if has_params else None))
+            nodes.append(_external_block(node, index, names, next(labels), entry, len(states) - 1))
+            n_params += has_params
+            continue
+        if has_params:
             params_name = f"node_{index}_params"
-            params.append(_params_block(node.op.params_type, params_name))
+            params.append(_params_block(node.op.params_type, params_name, n_params))
+            n_params += 1
         nodes.append(_node_block(node, index, names, labels, collected, params_name, sharing))
         if params_name is not None:
             # After the op: its support code may define what the struct's fields use (CEnumType's constants).
@@ -127,7 +151,7 @@ def collect_module(region) -> ModuleParts:
         init_code=_unique(collected.init_code) + collected.init_code_apply,
         n_constants=len(region.constants), storage_count=sum(v["keep"] is not None for v in variables),
         variables=variables, nodes=nodes, outputs=[names[v] for v in region.outputs],
-        n_inputs=len(region.inputs), params=params, n_shared=len(region.shared),
+        n_inputs=len(region.inputs), params=params, n_params=n_params, n_shared=len(region.shared),
         updates=[dict(name=names[v], cell=k) for k, v in region.updates],
     )
     if len(region.nodes) > QUICK_RUN_ABOVE:  # another module (and key); small graphs are unchanged
@@ -136,6 +160,12 @@ def collect_module(region) -> ModuleParts:
         context["preallocated"] = True
     if config.profile:  # another module (and key); without it the context, so the source, is unchanged
         context["profile"] = True
+    if states:  # an incremental build's glue: the node objects it calls, each node's state
+        context["states"] = states
+        context["externals"] = [dict(symbol=e.symbol, cleanup=e.has_cleanup)
+                                for e in {e.symbol: e for e in external.values()}.values()]
+        context["setups"] = list(setups)
+        context["support_code"] = context["support_code"] + helpers.functions
     no_args = set(collected.no_compile_args)
     return ModuleParts(context, _unique(collected.header_dirs), _unique(collected.lib_dirs),
                        _unique(collected.libraries),
@@ -150,9 +180,14 @@ def template_text() -> str:
 
 @functools.lru_cache(maxsize=None)
 def _template_source():
-    # The file beside the package, read directly: importlib.resources costs the warm path milliseconds.
-    path = pathlib.Path(__file__).resolve().parent.parent / "templates" / "module.cpp.j2"
-    return path.read_text(encoding="utf-8")
+    # The files beside the package, read directly: importlib.resources costs the warm path milliseconds.
+    return "\0".join(template_file(name) for name in ("module.cpp.j2", "threads.inc.j2", "node.cpp.j2"))
+
+
+@functools.lru_cache(maxsize=None)
+def template_file(name) -> str:
+    """Return the text of one of opkit's code templates (module, node, what they include)."""
+    return (pathlib.Path(__file__).resolve().parent.parent / "templates" / name).read_text(encoding="utf-8")
 
 
 def render_parts(parts: ModuleParts) -> GeneratedModule:
@@ -227,7 +262,13 @@ def _checked_inputs(region):
     return checked | {id(v) for v in region.inputs + region.shared if id(v) not in read}
 
 
-def _variable_blocks(region, names, labels):
+def _variable_blocks(region, names, labels, helpers=None):
+    """Return each variable's block of the module (declare, fetch, sync, cleanup, where its value comes from).
+
+    With `helpers` (a _VariableHelpers, in an incremental build's glue), the
+    fetch, sync and cleanup of a variable whose type declares one C variable
+    are calls of a function per distinct code, not that code again for every variable.
+    """
     outputs = set(map(id, region.outputs)) | {id(v) for _, v in region.updates}
     inputs = {id(v): k for k, v in enumerate(region.inputs)}
     shared = {id(v): k for k, v in enumerate(region.shared)}
@@ -240,25 +281,28 @@ def _variable_blocks(region, names, labels):
         label = next(labels)
         sub = {"fail": _fail(label), "id": label}
         ctype = variable.type
+        if id(variable) in inputs or id(variable) in shared:
+            role = ("extract", id(variable) in checked)
+        elif id(variable) in constants:
+            role = ("extract", False)
+        else:
+            role = ("fetch_or_init", False)
+        fetch, sync, cleanup = _variable_code(ctype, role, name, sub)
+        if helpers is not None and helpers.accepts(ctype):
+            fetch, sync, cleanup = helpers.calls(ctype, role, name, label)
         block = dict(name=name, label=label, keep=None, output=None, sync="",
                      declare=call(ctype, "c_declare", name, sub, check_input=True, default=""),
-                     cleanup=call(ctype, "c_cleanup", name, sub, default=""))
+                     cleanup=cleanup, fetch=fetch)
         if id(variable) in inputs:
-            block.update(source=f"args[{inputs[id(variable)]}]", comment=f"input {inputs[id(variable)]}: {ctype}",
-                         fetch=call(ctype, "c_extract", name, sub, check_input=id(variable) in checked, default=""))
+            block.update(source=f"args[{inputs[id(variable)]}]", comment=f"input {inputs[id(variable)]}: {ctype}")
         elif id(variable) in shared:
             # Read from the cell at every call: a value set between calls is seen, no old pointer is kept.
             block.update(source=f"opkit_shared_value(shared[{shared[id(variable)]}])",
-                         comment=f"shared {shared[id(variable)]}: {ctype}",
-                         fetch=call(ctype, "c_extract", name, sub, check_input=id(variable) in checked, default=""))
+                         comment=f"shared {shared[id(variable)]}: {ctype}")
         elif id(variable) in constants:
-            block.update(source=f"constants[{constants[id(variable)]}]", comment=f"constant: {ctype}",
-                         fetch=call(ctype, "c_extract", name, sub, check_input=False, default=""))
+            block.update(source=f"constants[{constants[id(variable)]}]", comment=f"constant: {ctype}")
         else:
-            extract = call(ctype, "c_extract", name, sub, check_input=False, default="")
-            init = call(ctype, "c_init", name, sub, default="")
-            block.update(fetch=f"if (py_{name} != Py_None) {{\n{extract}\n}} else {{\n{init}\n}}",
-                         sync=call(ctype, "c_sync", name, sub, default=""))
+            block.update(sync=sync)
             if id(variable) in outputs:
                 block.update(source=f"args[{given[id(variable)]}]" if id(variable) in given else "Py_None",
                              comment=f"output: {ctype}", output=True)
@@ -273,15 +317,67 @@ def _variable_blocks(region, names, labels):
     return blocks
 
 
+def _variable_code(ctype, role, name, sub):
+    """Return a variable's (fetch, sync, cleanup) C: `role` is ("extract", check_input) or ("fetch_or_init", _)."""
+    kind, check = role
+    cleanup = call(ctype, "c_cleanup", name, sub, default="")
+    if kind == "extract":
+        return call(ctype, "c_extract", name, sub, check_input=check, default=""), "", cleanup
+    extract = call(ctype, "c_extract", name, sub, check_input=False, default="")
+    init = call(ctype, "c_init", name, sub, default="")
+    return (f"if (py_{name} != Py_None) {{\n{extract}\n}} else {{\n{init}\n}}",
+            call(ctype, "c_sync", name, sub, default=""), cleanup)
+
+
+class _VariableHelpers:
+    """The functions an incremental build's glue calls for its variables: one per distinct code.
+
+    Each takes the variable's PyObject* and C value by address, runs the type's
+    code on local copies named `v` and writes them back; 1 means it failed.
+    """
+
+    def __init__(self, declares):
+        self._declares = declares
+        self._index = {}
+        self.functions = []
+
+    def accepts(self, ctype) -> bool:
+        return getattr(type(ctype), "c_declare", None) in self._declares
+
+    def calls(self, ctype, role, name, label):
+        fetch, sync, cleanup = _variable_code(ctype, role, "v", {"fail": "{ __failure = 1; goto __label_1; }",
+                                                                   "id": 1})
+        declare = call(ctype, "c_declare", "v", {"fail": "", "id": 1}, check_input=True, default="")
+        args = f"&py_{name}, (void*)&{name}"
+        failed = f"{{ __failure = {label}; goto __label_{label}; }}"
+        return (f"if ({self._function(declare, fetch)}({args})) {failed}" if fetch.strip() else "",
+                f"if ({self._function(declare, sync)}({args})) {failed}" if sync.strip() else "",
+                f"{self._function(declare, cleanup)}({args});" if cleanup.strip() else "")
+
+    def _function(self, declare, code) -> str:
+        name = self._index.get((declare, code))
+        if name is None:
+            name = self._index[(declare, code)] = f"opkit_variable_{len(self.functions)}"
+            self.functions.append(
+                f"static int {name}(PyObject** py_slot, void* slot)\n{{\n    int __failure = 0;\n"
+                f"    PyObject* py_v = *py_slot;\n{declare}\n    v = *(decltype(v)*)slot;\n    {{\n{code}\n    }}\n"
+                f"    goto __label_1;\n__label_1:\n    *py_slot = py_v;\n    *(decltype(v)*)slot = v;\n"
+                f"    return __failure;\n}}")
+        return name
+
+
 def region_params(region):
     """Return the params of each node of `region` that has a params_type, in node order (passed to make)."""
     return [node.op.node_params(node) for node in region.nodes if getattr(node.op, "params_type", None) is not None]
 
 
-def _params_block(params_type, name):
-    """Return the C of one node's params: a struct member, extracted once per function in init()."""
+def _params_block(params_type, name, index=0):
+    """Return the C of one node's params: a struct member, extracted once per function in init().
+
+    `index` is its position among the params make() is given (see region_params).
+    """
     sub = {"fail": "{ return -1; }"}
-    return dict(name=name, declare=call(params_type, "c_declare", name, sub, check_input=True, default=""),
+    return dict(name=name, index=index, declare=call(params_type, "c_declare", name, sub, check_input=True, default=""),
                 init=call(params_type, "c_init", name, sub, default=""),
                 extract=call(params_type, "c_extract", name, sub, check_input=True, default=""),
                 cleanup=call(params_type, "c_cleanup", name, sub, default=""))
@@ -308,6 +404,16 @@ def _node_block(node, index, names, labels, collected, params_name=None, sharing
     if sharing is not None:
         sharing.remember(node, params_name, name, texts)
     return _node_dict(op, name, label, inputs, outputs, code, cleanup)
+
+
+def _external_block(node, index, names, label, entry, state):
+    """Return the node entry of a node compiled on its own: a call of its object on the variables' addresses."""
+    slots = "void* const slots[] = {" + ", ".join(f"(void*)&{names[v]}" for v in node.inputs + node.outputs) + "};"
+    code = (f"{slots}\nif ({entry.symbol}_run(node_state[{state}], slots)) "
+            f"{{ __failure = {label}; goto __label_{label}; }}")
+    cleanup = f"{{\n{slots}\n{entry.symbol}_cleanup(node_state[{state}], slots);\n}}" if entry.has_cleanup else ""
+    return dict(_node_dict(node.op, f"node_{index}", label, [names[v] for v in node.inputs],
+                           [names[v] for v in node.outputs], code, cleanup), external=True)
 
 
 def _node_dict(op, name, label, inputs, outputs, code, cleanup):

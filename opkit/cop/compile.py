@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import pathlib
 import re
 import time
 
@@ -104,7 +105,9 @@ def compile_region(region, description=""):
             key = region_key(parts)
             module = _cache_for(parts.versioned).lookup(key, module_name_for(key))
             if module is None:
-                module = _build(render_parts(parts), key, description)
+                from opkit.cop.incremental import incremental_builder
+
+                module = _build(render_parts(parts), key, description, incremental_builder(region, parts))
     except CompileError as exc:
         raise _with_context(exc, region)
     return module
@@ -120,14 +123,35 @@ def _cache_for(versioned):
     return default_cache() if versioned else process_cache()
 
 
-def _build(generated, key, description):
+def _build(generated, key, description, incremental=None):
+    """Build `generated` under `key`; `incremental(tmp_dir, name)`, if given, links it from node objects instead.
+
+    An incremental build that fails (a compile error, a lock waited for too long,
+    an object cache that cannot be written), unless a compiler ran past
+    config.compile_timeout, is done again as one module: the error a user sees,
+    if any, is the whole module's.
+    """
     name = module_name_for(key)
 
     def build(tmp_dir):
         started = time.perf_counter()
-        built = build_extension(generated.with_name(name), name, tmp_dir, include_dirs=generated.include_dirs,
-                                library_dirs=generated.library_dirs, libraries=generated.libraries,
-                                extra_compile_args=generated.compile_args)
+        built = None
+        if incremental is not None:
+            from opkit.cop.private_fs import CacheNotWritableError
+
+            try:
+                built = incremental(tmp_dir, name)
+            except (CompileError, CacheNotWritableError) as exc:  # a cache bypassed for a damaged entry, say
+                if getattr(exc, "timed_out", None) is not None:
+                    raise
+                from opkit.logs import log_info
+
+                log_info("incremental build of %s failed, building it as one module:\n%s", name, exc)
+                (pathlib.Path(tmp_dir) / f"{name}.log").unlink(missing_ok=True)
+        if built is None:
+            built = build_extension(generated.with_name(name), name, tmp_dir, include_dirs=generated.include_dirs,
+                                    library_dirs=generated.library_dirs, libraries=generated.libraries,
+                                    extra_compile_args=generated.compile_args)
         elapsed = time.perf_counter() - started
         if elapsed > COMPILE_LOG_AFTER:
             from opkit.logs import log_info

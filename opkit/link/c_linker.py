@@ -141,8 +141,10 @@ class GraphCLinker:
 
     def _regions_runner(self, fgraph, steps):
         binders, labels = [], []
+        built = _compile_regions([step for step in steps if isinstance(step, Region)])
         for step in steps:
             if isinstance(step, Region):
+                built[id(step)]()  # its module, compiled beside the others (raises what its compile raised)
                 bind = region_binder(step, _region_runner(step, f"region of {len(step.nodes)} node(s)"))
                 binders.append(lambda storage, compute_map, bind=bind: bind(storage))
                 labels.append(step.nodes[0] if len(step.nodes) == 1 else f"C region {step.nodes}")
@@ -151,6 +153,41 @@ class GraphCLinker:
                 labels.append(step)
         return sequential_runner(fgraph, lambda storage, compute_map: [b(storage, compute_map) for b in binders],
                                  labels)
+
+
+def _compile_regions(regions):
+    """Compile the modules of several regions at once (one compiler per core); return each one's waiter.
+
+    A graph split by nodes without C code has a module per region: built one after
+    another, a cold graph waits for each in turn. The waiter of a region returns
+    once its module is in this process's cache (what make_region_runner then finds),
+    or raises what compiling it raised.
+    """
+    from opkit.config import usable_cores
+    from opkit.cop.compile import compile_region
+
+    cores = usable_cores()
+    if len(regions) < 2 or cores < 2:
+        return {id(region): (lambda: None) for region in regions}
+    import concurrent.futures
+
+    pool = concurrent.futures.ThreadPoolExecutor(min(cores, len(regions)))
+    # The biggest first: the others fill the cores while it builds.
+    futures = {id(region): pool.submit(compile_region, region, f"region of {len(region.nodes)} node(s)")
+               for region in sorted(regions, key=lambda r: -len(r.nodes))}
+    pool.shutdown(wait=False)
+
+    def waiter(future):
+        def wait():
+            try:
+                future.result()
+            except BaseException:
+                for other in futures.values():  # what has not started yet never will
+                    other.cancel()
+                raise
+        return wait
+
+    return {key: waiter(future) for key, future in futures.items()}
 
 
 class NodeCLinker(PyLinker):
