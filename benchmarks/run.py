@@ -31,6 +31,7 @@ import figure_big_graph  # noqa: E402
 import figure_compile  # noqa: E402
 import figures_call  # noqa: E402
 import figure_reduce  # noqa: E402
+import figure_reductions  # noqa: E402
 import figures_process  # noqa: E402
 import figures_speed  # noqa: E402
 from context import Context, import_pytensor, machine_description, prepare_environment, usable_cores  # noqa: E402
@@ -47,7 +48,7 @@ FIGURES = {"call_trusted": figures_call.call_trusted, "call_validated": figures_
            "elemwise_1e4": figures_speed.elemwise_1e4, "elemwise_1e7": figures_speed.elemwise_1e7,
            "elemwise_1e8": figures_speed.elemwise_1e8, "sum_xy": figure_reduce.sum_xy,
            "sum_xy_numpy": figure_reduce.sum_xy_numpy,
-           **figure_big_graph.FIGURES}
+           **figure_big_graph.FIGURES, **figure_reductions.FIGURES}
 
 
 class UsageError(Exception):
