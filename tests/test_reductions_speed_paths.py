@@ -30,7 +30,7 @@ ARG_AXES = (None, 0, 1, 2)  # numpy's argmax takes one axis or None
 TOTAL = ("sum", "prod", "mean")  # defined on empty reductions
 PARTIAL = ("max", "min")  # ValueError on an empty reduction, as argmax and argmin
 LAYOUTS = ("c", "f", "permuted", "negative", "gaps")
-SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 _FUNCTIONS = {}
 
 
@@ -106,7 +106,7 @@ def arrays(draw, dtype="float64"):
     elif exact:  # powers of two: +-0.5, +-1, +-2 (every order gives the same sum, mean and product)
         base = (rng.choice([-1.0, 1.0], shape) * 2.0 ** rng.choice([-1, 0, 0, 0, 0, 0, 0, 1], shape)).astype(dtype)
     else:
-        base = (rng.uniform(0.8, 1.25, shape) * rng.choice([-1.0, 1.0], shape)).astype(dtype)
+        base = (rng.uniform(0.95, 1.05, shape) * rng.choice([-1.0, 1.0], shape)).astype(dtype)
     if np.dtype(dtype).kind == "f" and size:
         for _ in range(draw(st.sampled_from([0, 0, 1, 3]))):
             base.flat[draw(st.integers(0, size - 1))] = np.nan
@@ -125,7 +125,7 @@ def _check(results, x, group, keepdims, exact):
             bound = (2 * terms if kind == "prod" else 50) * eps * scale
             np.testing.assert_array_equal(np.isnan(result), np.isnan(expected), err_msg=what)
             error = np.abs(result.astype(np.float64) - expected)
-            assert np.all(np.isnan(expected) | (error <= bound)), what
+            assert np.all(np.isnan(expected) | (result == expected) | (error <= bound)), what
         else:
             np.testing.assert_array_equal(result, expected, err_msg=what, strict=True)
 
@@ -156,7 +156,7 @@ def test_float64_every_reduction_and_axis_matches_numpy_on_any_thread_count(keep
 
 
 @pytest.mark.parametrize("dtype", ["float32", "uint8"])
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_other_dtypes_match_numpy_on_any_thread_count(dtype, data):
     x, exact = data.draw(arrays(dtype))
@@ -175,3 +175,27 @@ def test_max_of_a_nan_row_in_every_layout_and_thread_count():
         for kind in LAYOUTS:
             x = layout(base, kind)
             _check(_run_on_threads(f, x), x, "partial", False, True)
+
+
+def test_past_a_chunk_every_layout_gives_the_same_bits_on_any_thread_count():
+    """Axes longer than a chunk (65536): rows cut into subtrees, chunks of a packed Fortran matrix, leaves.
+
+    A C-order axis 0 (rows of adjacent outputs), a Fortran-order one (contiguous leaves) and
+    the strided cursor (gaps) follow the same tree: the same bits, on 1, 2 and 3 threads.
+    """
+    x = ot.dmatrix("x")
+    outputs = [getattr(ot, kind)(x, axis=axis) for kind in ("sum", "prod", "max", "min", "mean")
+               for axis in (None, 0, 1)]
+    f = opkit.function([x], outputs)
+    rng = np.random.default_rng(5)
+    for shape in [(70001, 3), (3, 70001), (300, 701)]:
+        base = rng.uniform(0.999, 1.001, shape) * rng.choice([-1.0, 1.0], shape)
+        base[shape[0] // 2, shape[1] // 2] = np.nan if shape == (300, 701) else base[0, 0]
+        results = [_run_on_threads(f, layout(base[None], kind)[0]) for kind in ("c", "f", "gaps")]
+        for other in results[1:]:
+            for (kind_axis, a, b) in zip(outputs, results[0], other):
+                assert a.tobytes() == b.tobytes(), (kind_axis, shape)
+        for (kind, axis), result in zip([(k, a) for k in ("sum", "prod", "max", "min", "mean")
+                                         for a in (None, 0, 1)], results[0]):
+            expected = _numpy(kind, base, axis, False)
+            np.testing.assert_allclose(result, expected, rtol=1e-9, atol=1e-9, err_msg=f"{kind} {axis} {shape}")

@@ -267,6 +267,11 @@ def _leaves(plan, inputs):
     return f"{pointers}\n{hoisted}\n{flat}\n{strided}\n{_rows_leaf(plan)}"
 
 
+def _packs(plan):
+    """True if a Fortran-order matrix reduced over every axis is packed chunk by chunk (one array input)."""
+    return plan.n_inputs == 1 and not plan.scalar[0]
+
+
 def _finish(plan):
     if plan.op.kind == "mean":  # numpy divides by the count as float64 (np.intp), then rounds to the result
         return f"({plan.out_t})((npy_float64)acc / (npy_float64)m)"
@@ -281,6 +286,35 @@ def _empty_check(plan, sub):
         PyErr_SetString(PyExc_ValueError, "zero-size array to reduction operation {ufunc} which has no identity");
         {sub['fail']}
     }}"""
+
+
+def _transposed_branch(plan, sub):
+    """C code of the loop over a Fortran-order matrix reduced over every axis (one array input), or ""."""
+    if not _packs(plan):
+        return ""
+    acc_t, finish, in_t = plan.acc_t, _finish(plan), plan.in_types[0]
+    packed_leaf = _leaf(plan, "leaf_packed", lambda k: "buf[start - first + at]", "", "")
+    return f"""    }} else if (transposed) {{
+        /* A Fortran-order matrix, every axis reduced: each chunk of the logical (row-major) order is packed,
+           reading memory in order, into the thread's buffer, then reduced as leaf_flat would: the same bits. */
+        const npy_intp chunks = (m + OPKIT_REDUCE_CHUNK - 1) / OPKIT_REDUCE_CHUNK;
+        const int threads = OPKIT_THREADS_FOR(m);
+        {in_t}* buffers = ({in_t}*)malloc(threads * OPKIT_REDUCE_CHUNK * sizeof({in_t}));
+        {acc_t}* partial = ({acc_t}*)malloc(chunks * sizeof({acc_t}));
+        if (!buffers || !partial) {{ free(buffers); free(partial); PyErr_NoMemory(); {sub['fail']} }}
+        opkit_reduce_for(chunks, threads, [&](npy_intp c) {{
+            {in_t}* buf = buffers + OPKIT_THREAD_INDEX() * OPKIT_REDUCE_CHUNK;
+            const npy_intp first = c * OPKIT_REDUCE_CHUNK;
+            const npy_intp count = m - first < OPKIT_REDUCE_CHUNK ? m - first : OPKIT_REDUCE_CHUNK;
+            opkit_reduce_pack_transposed(p0, t_rows, t_cols, first, count, buf);
+{packed_leaf}
+            auto one = [&](npy_intp start, npy_intp n) {{ return leaf_packed(0, start, n); }};
+            partial[c] = opkit_reduce_pairwise<{acc_t}>(leaf_size, first, count, one, combine);
+        }});
+        const {acc_t} acc = opkit_reduce_tree(partial, chunks, combine);
+        pz[0] = {finish};
+        free(buffers);
+        free(partial);"""
 
 
 def _loops(plan, sub):
@@ -335,7 +369,7 @@ def _loops(plan, sub):
                 pz[b * n_in + c0 + w] = {finish};
             }}
         }}
-        free(scratch);
+        free(scratch);{_transposed_branch(plan, sub)}
     }} else if (n_out == 1 || (n_out < 16 && m >= OPKIT_REDUCE_CHUNK)) {{
         for (npy_intp o = 0; o < n_out; ++o) {{
             auto one_flat = [&](npy_intp start, npy_intp n) {{ return leaf_flat(o, start, n); }};
@@ -385,6 +419,10 @@ def reduce_c_code(op, node, inputs, outputs, sub):
     const int scalar[{nin}] = {{{', '.join(str(int(s)) for s in plan.scalar)}}};
     npy_intp n_outer = n_out, n_in = 1;
     const bool dense = opkit_reduce_dense<{nin}>(ins, scalar, {nd}, dims, reduced, &n_outer, &n_in);
+    npy_intp t_rows = 0, t_cols = 0;
+    const bool transposed = {'true' if _packs(plan) else 'false'} && !dense && n_out == 1
+                            && opkit_reduce_transposed(ins[0], {nd}, dims, &t_rows, &t_cols);
+    (void)t_rows; (void)t_cols;
     opkit_reduce_axes<{nin}> axes;
     if (!dense) opkit_reduce_split_axes(axes, ins, {nd}, dims, reduced);
 {_leaves(plan, inputs)}

@@ -201,6 +201,49 @@ static void opkit_reduce_node_rows(npy_intp leaf_size, opkit_reduce_node node, n
 #define OPKIT_THREAD_INDEX() 0
 #endif
 
+/* ---- A Fortran-order matrix reduced over every axis ----
+   Return 1 if x is a rows x cols matrix (axes of length 1 aside) stored in Fortran order: element (i, j)
+   at element i + j * rows. Its logical (row-major) order crosses memory; the loop packs each chunk. */
+static int opkit_reduce_transposed(PyArrayObject* x, int nd, const npy_intp* dims, npy_intp* rows, npy_intp* cols)
+{
+    int a = -1, b = -1;
+    if (PyArray_NDIM(x) != nd) return 0;
+    for (int d = 0; d < nd; ++d) {
+        if (PyArray_DIMS(x)[d] != dims[d]) return 0;
+        if (dims[d] == 1) continue;
+        if (a < 0) a = d;
+        else if (b < 0) b = d;
+        else return 0;
+    }
+    const npy_intp item = PyArray_ITEMSIZE(x);
+    if (b < 0 || PyArray_STRIDES(x)[a] != item || PyArray_STRIDES(x)[b] != item * dims[a]) return 0;
+    *rows = dims[a];
+    *cols = dims[b];
+    return 1;
+}
+
+/* Copy logical elements [first, first + count) (number i * cols + j for element (i, j)) of such a matrix
+   into buf: 8 columns at a time, each read down its rows in memory order, each row of 8 written at once. */
+template <typename T>
+static void opkit_reduce_pack_transposed(const T* p, npy_intp rows, npy_intp cols, npy_intp first, npy_intp count,
+                                         T* buf)
+{
+    const npy_intp last = first + count - 1, i0 = first / cols, i1 = last / cols;
+    for (npy_intp j0 = 0; j0 < cols; j0 += 8) {
+        const npy_intp width = cols - j0 < 8 ? cols - j0 : 8;
+        const T* block = p + j0 * rows;
+        for (npy_intp i = i0; i <= i1; ++i) {
+            const npy_intp r0 = i * cols + j0;
+            if (r0 >= first && r0 + width - 1 <= last) {
+                for (npy_intp jj = 0; jj < width; ++jj) buf[r0 + jj - first] = block[i + jj * rows];
+            } else {  /* the chunk starts or ends inside this row */
+                for (npy_intp jj = 0; jj < width; ++jj)
+                    if (r0 + jj >= first && r0 + jj <= last) buf[r0 + jj - first] = block[i + jj * rows];
+            }
+        }
+    }
+}
+
 /* ---- Dense layouts: the fast loops read every input in memory order ----
    Return 1 if output o = b * n_in + c (b < n_outer, c < n_in) and reduced element r (numbered row-major
    over the reduced axes) are at element b * m * n_in + r * n_in + c of every non-scalar input, setting
