@@ -35,6 +35,7 @@ import figure_eager  # noqa: E402
 import figure_incremental  # noqa: E402
 import figures_call  # noqa: E402
 import figure_reduce  # noqa: E402
+import figure_reductions  # noqa: E402
 import figures_process  # noqa: E402
 import figures_speed  # noqa: E402
 from context import Context, import_pytensor, machine_description, prepare_environment, usable_cores  # noqa: E402
@@ -52,7 +53,7 @@ FIGURES = {"call_trusted": figures_call.call_trusted, "call_validated": figures_
            "elemwise_1e8": figures_speed.elemwise_1e8, "sum_xy": figure_reduce.sum_xy,
            "sum_xy_numpy": figure_reduce.sum_xy_numpy,
            **figure_big_graph.FIGURES, **figure_incremental.FIGURES,
-           **figure_eager.FIGURES,
+           **figure_eager.FIGURES, **figure_reductions.FIGURES,
            **figure_bridge_torch.FIGURES, **figure_bridge_jax.FIGURES}
 
 

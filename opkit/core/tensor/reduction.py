@@ -165,7 +165,7 @@ class Reduce(Op):
         return reduce_c_code(self, node, inputs, outputs, sub)
 
     def c_code_cache_version(self):
-        return (2,)
+        return (3,)
 
     def __str__(self):
         return f"{self.kind.capitalize()}{{axis={self.axis}, keepdims={self.keepdims}}}"
@@ -243,6 +243,26 @@ class Argmax(Op):
         dims = input_shapes[0]
         return [check_chain(nonempty_checks([dims[a] for a in self._axes(len(dims))],
                                             f"attempt to get {self.kind} of an empty sequence"))]
+
+    # C code: see opkit.core.tensor.reduction_arg_c.
+    def has_c_code(self, node):
+        from opkit.core.tensor.reduction_arg_c import arg_has_c
+
+        return arg_has_c(self, node)
+
+    def c_support_code(self):
+        from opkit.core.tensor.elemwise_c import SUPPORT_CODE
+        from opkit.core.tensor.reduction_c_support import REDUCE_SUPPORT_CODE
+
+        return SUPPORT_CODE + REDUCE_SUPPORT_CODE
+
+    def c_code(self, node, name, inputs, outputs, sub):
+        from opkit.core.tensor.reduction_arg_c import arg_c_code
+
+        return arg_c_code(self, node, inputs, outputs, sub)
+
+    def c_code_cache_version(self):
+        return (1,)
 
     def grad(self, inputs, output_grads):
         # As PyTensor: an index has no derivative; the input gets a zero gradient.
