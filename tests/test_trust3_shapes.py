@@ -101,17 +101,19 @@ def test_reductions_of_empty_arrays_match_numpy(reduction, mode):
                                   ("float64", -1, True), ("int32", 1, False), ("bool", 0, True)]:
         x = ot.matrix("x", dtype=dtype)
         out = getattr(x, reduction)(axis=axis, keepdims=keepdims)
-        f = opkit.function([x], [out, out.shape], mode=mode)
+        # the value and the shape apart: with both in one function, the shape's checks raise first and
+        # would hide a value path that returns where numpy raises
+        f, f_shape = opkit.function([x], out, mode=mode), opkit.function([x], out.shape, mode=mode)
         for shape in EMPTY_MATRICES + [(1, 0)]:
             a = (np.arange(np.prod(shape)).reshape(shape) % 3).astype(dtype)
             expected = _outcome(lambda: np.asarray(getattr(np, reduction)(a, axis=axis, keepdims=keepdims)))
-            got = _outcome(lambda: f(a))
+            got, got_shape = _outcome(lambda: f(a)), _outcome(lambda: f_shape(a))
             where = (reduction, dtype, axis, keepdims, shape, mode)
             if expected[0] == "raises":
-                assert got == expected, where
+                assert got == expected and got_shape == expected, where
                 continue
-            assert got[0] == "ok", (where, got)
-            value, value_shape = got[1]
+            assert got[0] == "ok" and got_shape[0] == "ok", (where, got, got_shape)
+            value, value_shape = got[1], got_shape[1]
             assert value.dtype == expected[1].dtype and value.shape == expected[1].shape, where
             np.testing.assert_array_equal(value, expected[1], err_msg=str(where))
             assert tuple(value_shape) == expected[1].shape, where

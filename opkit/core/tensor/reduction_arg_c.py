@@ -60,7 +60,7 @@ def arg_c_code(op, node, inputs, outputs, sub):
     const int reduced[{max(nd, 1)}] = {{{', '.join(map(str, reduced)) or '0'}}};
     npy_intp n_out = 1, m = 1;
     for (int d = 0; d < {nd}; ++d) (reduced[d] ? m : n_out) *= dims[d];
-    if (m == 0 && n_out > 0) {{
+    if (m == 0) {{  /* numpy raises even when there is no output: argmin of a (0, 0) matrix over axis 1 */
         PyErr_SetString(PyExc_ValueError, "attempt to get {op.kind} of an empty sequence");
         {fail}
     }}
