@@ -17,7 +17,7 @@ DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"
           "float16", "float32", "float64", "complex64", "complex128"]
 INT_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"]
 MODES = {"c": opkit.Mode(linker="c", optimizer=None), "py": opkit.Mode(linker="py", optimizer=None),
-         "FAST_RUN": "FAST_RUN", "FAST_COMPILE": "FAST_COMPILE"}
+         "FAST_RUN": "FAST_RUN", "FAST_COMPILE": "FAST_COMPILE", "DebugMode": "DebugMode"}
 
 
 def _values(rows):
