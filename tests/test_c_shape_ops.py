@@ -112,3 +112,15 @@ def test_alloc_is_numpy_broadcast_to(functions, a, b, rows):
         else:
             result = _call(functions[name], value, a, b, (a, b))
             np.testing.assert_array_equal(result[DTYPES.index("float64")], want, strict=True)
+
+
+def test_uint64_lengths_stay_in_python():
+    """uint64 values above int64's range: perform raises numpy's error, so those nodes keep no C."""
+    u = TensorType("uint64", ())("u")
+    assert not op_has_c(alloc(ot.dvector("v"), u).owner)
+    assert not op_has_c(make_vector(u).owner)
+    assert op_has_c(alloc(ot.dvector("v"), ot.iscalar("i")).owner)
+    f = opkit.function([u], [make_vector(u), alloc(np.float32(1.5), u)])
+    vector, filled = f(np.uint64(3))
+    np.testing.assert_array_equal(vector, np.asarray([3], dtype="int64"), strict=True)
+    np.testing.assert_array_equal(filled, np.full(3, 1.5, dtype="float32"), strict=True)
