@@ -256,8 +256,7 @@ def _model_figure(ctx: Context, warm: bool) -> Figure:
     stats = interleave(samplers, rounds)
     nodes, regions, biggest = model_nodes()
     notes = [f"hierarchical normal model, {BLOCKS} blocks, {5 * BLOCKS + 4} parameters, logp and its gradient: "
-             f"{nodes} nodes after opkit's rewrites, in {regions} C regions (the biggest {biggest} nodes; Alloc, "
-             "MakeVector and ResolvedShape have no C code and run in Python between them)",
+             f"{nodes} nodes after opkit's rewrites, in {regions} C region(s) (the biggest {biggest} nodes)",
              f"{rounds} round(s); {ctx.cores}"]
     if warm:
         notes.append("warm: the same model's function built again in this process (graph, rewrites, cache lookup)")

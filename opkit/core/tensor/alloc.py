@@ -59,6 +59,36 @@ class Alloc(Op):
         value, *dims = inputs
         output_storage[0][0] = broadcast_copy(value, [int(d) for d in dims], node.outputs[0].dtype, "alloc")
 
+    def has_c_code(self, node):
+        # uint64 lengths above int64's range: perform raises numpy's error.
+        return all(d.dtype != "uint64" for d in node.inputs[1:])
+
+    def c_support_code(self):
+        from opkit.core.tensor.reshape import RESHAPE_SUPPORT_CODE
+
+        return RESHAPE_SUPPORT_CODE + ALLOC_SUPPORT_CODE
+
+    def c_code(self, node, name, inputs, outputs, sub):
+        from opkit.core.tensor.c_interface import c_dtype
+
+        (value, *dims), (z,) = inputs, outputs
+        nd = len(dims)
+        fill = "\n".join(f"    dims[{i}] = (npy_intp)*({c_dtype(v.dtype)}*)PyArray_DATA({d});"
+                         for i, (v, d) in enumerate(zip(node.inputs[1:], dims)))
+        return f"""
+{{
+    npy_intp dims[{max(nd, 1)}];
+{fill}
+    Py_XDECREF({z});
+    {z} = (PyArrayObject*)PyArray_EMPTY({nd}, dims, PyArray_TYPE({value}), 0);
+    if (!{z}) {sub['fail']}
+    if (opkit_alloc_fill({z}, {value})) {sub['fail']}
+}}
+"""
+
+    def c_code_cache_version(self):
+        return (1,)
+
     def infer_shape(self, node, input_shapes):
         return [tuple(node.inputs[1:])]
 
@@ -88,6 +118,34 @@ class Alloc(Op):
 
 
 alloc = Alloc()
+
+
+ALLOC_SUPPORT_CODE = r"""
+#ifndef OPKIT_ALLOC_SUPPORT
+#define OPKIT_ALLOC_SUPPORT
+/* Copy `value` broadcast into the new array `z`, or raise broadcast_copy's ValueError (alloc.py). */
+static int opkit_alloc_fill(PyArrayObject* z, PyArrayObject* value)
+{
+    int nd = PyArray_NDIM(z), k = PyArray_NDIM(value), bad = k > nd;
+    for (int i = 0; !bad && i < k; ++i) {
+        npy_intp v = PyArray_DIMS(value)[i], t = PyArray_DIMS(z)[nd - k + i];
+        bad = v != 1 && v != t;
+    }
+    if (bad) {
+        char msg[1024];
+        size_t len = snprintf(msg, sizeof msg, "alloc: cannot broadcast a value of shape ");
+        len = opkit_format_shape(msg, len, sizeof msg, k, PyArray_DIMS(value));
+        if (len < sizeof msg) len += snprintf(msg + len, sizeof msg - len, " to the shape ");
+        len = opkit_format_shape(msg, len, sizeof msg, nd, PyArray_DIMS(z));
+        if (len < sizeof msg) snprintf(msg + len, sizeof msg - len, ": numpy's broadcasting needs each of its "
+                                       "lengths to be 1 or the target's, counted from the last axis");
+        PyErr_SetString(PyExc_ValueError, msg);
+        return -1;
+    }
+    return PyArray_CopyInto(z, value);
+}
+#endif
+"""
 
 
 def shape_dims(x):

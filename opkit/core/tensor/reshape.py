@@ -149,37 +149,33 @@ class ResolvedShape(Op):
         return [node.outputs[0]]  # it raises where the reshape would
 
     def has_c_code(self, node):
-        return node.inputs[0].type.shape[0] is not None and all(v.dtype == "int64" for v in node.inputs)
+        return all(v.dtype == "int64" for v in node.inputs)
 
     def c_support_code(self):
         return RESHAPE_SUPPORT_CODE
 
     def c_code(self, node, name, inputs, outputs, sub):
         (shape, *dims), (out,) = inputs, outputs
-        nd = node.inputs[0].type.shape[0]
         source = ", ".join(f"(npy_intp)((npy_int64*)PyArray_DATA({d}))[0]" for d in dims) or "0"
         return f"""
 {{
     const npy_intp source[{max(len(dims), 1)}] = {{{source}}};
     npy_intp nd = PyArray_DIMS({shape})[0];
-    npy_intp dims[{max(nd, 1)}];
-    if (nd != {nd}) {{
-        PyErr_Format(PyExc_ValueError, "reshape: the shape vector has %lld entries, the op was built for {nd}",
-                     (long long)nd);
-        {sub['fail']}
-    }}
-    if (opkit_resolve_shape({len(dims)}, source, {shape}, (int)nd, dims)) {sub['fail']}
+    npy_intp* dims = (npy_intp*)PyMem_Malloc((size_t)(nd > 0 ? nd : 1) * sizeof(npy_intp));
+    if (!dims) {{ PyErr_NoMemory(); {sub['fail']} }}
+    if (opkit_resolve_shape({len(dims)}, source, {shape}, (int)nd, dims)) {{ PyMem_Free(dims); {sub['fail']} }}
     if (!{out} || PyArray_DIMS({out})[0] != nd) {{
         Py_XDECREF({out});
         {out} = (PyArrayObject*)PyArray_EMPTY(1, &nd, NPY_INT64, 0);
-        if (!{out}) {sub['fail']}
+        if (!{out}) {{ PyMem_Free(dims); {sub['fail']} }}
     }}
     for (npy_intp d = 0; d < nd; ++d) ((npy_int64*)PyArray_DATA({out}))[d] = (npy_int64)dims[d];
+    PyMem_Free(dims);
 }}
 """
 
     def c_code_cache_version(self):
-        return (1,)
+        return (2,)
 
 
 def reshape(x, shape, ndim=None):

@@ -31,6 +31,32 @@ class MakeVector(Op):
     def perform(self, node, inputs, output_storage):
         output_storage[0][0] = np.asarray(inputs, dtype="int64").reshape(len(inputs))
 
+    def has_c_code(self, node):
+        # uint64 values above int64's range: perform raises numpy's OverflowError.
+        return all(v.dtype != "uint64" for v in node.inputs)
+
+    def c_code(self, node, name, inputs, outputs, sub):
+        from opkit.core.tensor.c_interface import c_dtype
+
+        (out,) = outputs
+        n = len(inputs)
+        fill = "\n".join(f"    data[{i}] = (npy_int64)*({c_dtype(v.dtype)}*)PyArray_DATA({x});"
+                         for i, (v, x) in enumerate(zip(node.inputs, inputs)))
+        return f"""
+{{
+    npy_intp n = {n};
+    Py_XDECREF({out});
+    {out} = (PyArrayObject*)PyArray_EMPTY(1, &n, NPY_INT64, 0);
+    if (!{out}) {sub['fail']}
+    npy_int64* data = (npy_int64*)PyArray_DATA({out});
+    (void)data;
+{fill}
+}}
+"""
+
+    def c_code_cache_version(self):
+        return (1,)
+
     def infer_shape(self, node, input_shapes):
         return [(len(node.inputs),)]
 
