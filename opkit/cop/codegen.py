@@ -430,12 +430,25 @@ QUICK_RUN_ABOVE = 24
 _APPLY_LABEL = re.compile(r"APPLY_SPECIFIC\s*\([^()]*\)\s*:(?!:)")
 
 
-@dataclass
 class _Shared:
-    """The first node of an op on given types: later identical nodes call its apply code."""
+    """The first node of an op on given types: later identical nodes call its apply code.
 
-    name: str
-    texts: tuple
+    A plain class, not a dataclass: building one at import costs a warm process time.
+    """
+
+    __slots__ = ("name", "texts")
+
+    def __init__(self, name, texts):
+        self.name = name
+        self.texts = texts
+
+    def __repr__(self):
+        return f"_Shared(name={self.name!r}, texts={self.texts!r})"
+
+    def __eq__(self, other):
+        return (self.name, self.texts) == (other.name, other.texts) if type(other) is _Shared else NotImplemented
+
+    __hash__ = None
 
     def accepts(self, texts, code, cleanup) -> bool:
         """Return True if a later node renders the same apply code, and its code defines nothing by name.
