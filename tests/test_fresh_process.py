@@ -20,7 +20,7 @@ from opkit.core import digest
 
 # Only a build (or an error message) needs these: a warm process must not pay for importing them.
 BUILD_ONLY = ("subprocess", "tempfile", "shutil", "socket", "zipfile", "importlib.resources", "difflib",
-              "jinja2", "setuptools", "bz2", "lzma")
+              "jinja2", "setuptools", "bz2", "lzma", "opkit.cop.pch")
 
 WARM_SCRIPT = """
 import json, sys

@@ -21,7 +21,6 @@ import sysconfig
 from opkit.config import config
 from opkit.cop.compiler import Compiler, find_compiler, python_include_dirs, run_tool
 from opkit.cop.host import OPENMP_FLAG, openmp_supported
-from opkit.cop.pch import pch_args, pch_removed
 from opkit.errors import CompileError
 
 # No -g and no -Wall: debug info and warnings cost compile time and nobody reads them here.
@@ -138,6 +137,8 @@ def compile_object(source: str, name: str, work_dir, *, include_dirs=(), extra_c
     compile_args, _ = build_flags()
     compiler = compiler or find_compiler()
     headers = [*include_dirs, *python_include_dirs()]
+    from opkit.cop.pch import pch_args, pch_removed  # only a build needs it: not imported by a warm process
+
     with_pch = pch_args(compiler, compile_args, python_include_dirs())
 
     def compile_command(pch):

@@ -6,11 +6,11 @@ import functools
 import itertools
 import pathlib
 import re
-from dataclasses import dataclass, field
 
 from opkit.config import config
 from opkit.cop.cinterface import as_list, call, include_line
 from opkit.core.aliasing import view_roots
+from opkit.core.record import Record
 
 MODULE_NAME_PLACEHOLDER = "OPKIT_MODULE_NAME"
 # An op's code ends a chunk that moved the compiler into its own file with `#line` with this
@@ -18,16 +18,19 @@ MODULE_NAME_PLACEHOLDER = "OPKIT_MODULE_NAME"
 RESTORE_LINE_PRAGMA = "#pragma opkit_restore_line"
 
 
-@dataclass
-class GeneratedModule:
+class GeneratedModule(Record):
     """A module's source with the build settings its ops and types asked for."""
 
-    source: str
-    include_dirs: list = field(default_factory=list)
-    library_dirs: list = field(default_factory=list)
-    libraries: list = field(default_factory=list)
-    compile_args: list = field(default_factory=list)
-    versioned: bool = True
+    _FIELDS = ("source", "include_dirs", "library_dirs", "libraries", "compile_args", "versioned")
+
+    def __init__(self, source, include_dirs=None, library_dirs=None, libraries=None, compile_args=None,
+                 versioned=True):
+        self.source = source
+        self.include_dirs = [] if include_dirs is None else include_dirs
+        self.library_dirs = [] if library_dirs is None else library_dirs
+        self.libraries = [] if libraries is None else libraries
+        self.compile_args = [] if compile_args is None else compile_args
+        self.versioned = versioned
 
     def with_name(self, module_name):
         return self.source.replace(MODULE_NAME_PLACEHOLDER, module_name)
@@ -62,8 +65,7 @@ def _fail(label):
     return f"{{ __failure = {label}; goto __label_{label}; }}"
 
 
-@dataclass
-class ModuleParts:
+class ModuleParts(Record):
     """Everything a region's module is rendered from: the template's context and the build settings.
 
     It is what the module *is*: every code string of every op and type, in
@@ -71,12 +73,15 @@ class ModuleParts:
     process finds its module without importing jinja2 or rendering.
     """
 
-    context: dict
-    include_dirs: list
-    library_dirs: list
-    libraries: list
-    compile_args: list
-    versioned: bool
+    _FIELDS = ("context", "include_dirs", "library_dirs", "libraries", "compile_args", "versioned")
+
+    def __init__(self, context, include_dirs, library_dirs, libraries, compile_args, versioned):
+        self.context = context
+        self.include_dirs = include_dirs
+        self.library_dirs = library_dirs
+        self.libraries = libraries
+        self.compile_args = compile_args
+        self.versioned = versioned
 
     def content(self) -> str:
         """Return a canonical text of the context: equal for equal modules, different otherwise.
@@ -430,12 +435,14 @@ QUICK_RUN_ABOVE = 24
 _APPLY_LABEL = re.compile(r"APPLY_SPECIFIC\s*\([^()]*\)\s*:(?!:)")
 
 
-@dataclass
-class _Shared:
+class _Shared(Record):
     """The first node of an op on given types: later identical nodes call its apply code."""
 
-    name: str
-    texts: tuple
+    _FIELDS = ("name", "texts")
+
+    def __init__(self, name, texts):
+        self.name = name
+        self.texts = texts
 
     def accepts(self, texts, code, cleanup) -> bool:
         """Return True if a later node renders the same apply code, and its code defines nothing by name.

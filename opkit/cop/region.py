@@ -5,29 +5,32 @@ How a graph is cut into regions is the link layer's business (opkit.link.partiti
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from opkit.core.graph import Constant
+from opkit.core.record import Record
 
 
-@dataclass
-class Region:
+class Region(Record):
     """Nodes compiled together; what flows in per call, as constants, and out.
 
     A whole function's region may also read shared variables (`shared`, one
     cell each) and store updates into those cells once its outputs are computed.
+    Equal regions have equal fields, `module` aside (see opkit.core.record).
     """
 
-    nodes: list
-    inputs: list
-    constants: list
-    outputs: list
-    shared: list = field(default_factory=list)   # inputs read from a shared variable's cell k (see make)
-    updates: list = field(default_factory=list)  # (k, variable): the variable is stored into cell k
-    # The runner also takes an array (or None) for each output after the inputs, which the C code
-    # finds in its output as a previous call's result (DebugMode's check_preallocated_output).
-    preallocated: bool = False
-    module: object = field(default=None, compare=False, repr=False)  # once make_region_runner has compiled it
+    _FIELDS = ("nodes", "inputs", "constants", "outputs", "shared", "updates", "preallocated")
+
+    def __init__(self, nodes, inputs, constants, outputs, shared=None, updates=None, preallocated=False,
+                 module=None):
+        self.nodes = nodes
+        self.inputs = inputs
+        self.constants = constants
+        self.outputs = outputs
+        self.shared = [] if shared is None else shared  # inputs read from a shared variable's cell k (see make)
+        self.updates = [] if updates is None else updates  # (k, variable): the variable is stored into cell k
+        # The runner also takes an array (or None) for each output after the inputs, which the C code
+        # finds in its output as a previous call's result (DebugMode's check_preallocated_output).
+        self.preallocated = preallocated
+        self.module = module  # once make_region_runner has compiled it
 
     @classmethod
     def from_nodes(cls, nodes, needed_outside):

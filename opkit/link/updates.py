@@ -12,26 +12,29 @@ reading and writing inside its module; every other linker gets
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
 
 from opkit.core.graph import Constant, Variable, ancestors, io_toposort
+from opkit.core.record import Record
 from opkit.core.shared import SharedVariable
 
 
-@dataclass
-class SharedPlan:
+class SharedPlan(Record):
     """The shared variables of a function and where its graph reads and writes them.
 
     The graph's inputs are the explicit inputs, then one placeholder per shared
     variable (``shared[k]``); its outputs are the returned outputs, then one
     per update, storing into ``shared[updates[j]]``.
+    A Record (see opkit.core.record): compared and pickled as the dataclass it was.
     """
 
-    outputs: list                                       # the returned outputs, givens and placeholders in
-    shared: list = field(default_factory=list)          # SharedVariable per cell k
-    placeholders: list = field(default_factory=list)    # the graph input standing for shared[k]
-    update_values: list = field(default_factory=list)   # the expression of each update
-    updates: list = field(default_factory=list)         # the cell k each update is stored into
+    _FIELDS = ("outputs", "shared", "placeholders", "update_values", "updates")
+
+    def __init__(self, outputs, shared=None, placeholders=None, update_values=None, updates=None):
+        self.outputs = outputs  # the returned outputs, givens and placeholders in
+        self.shared = [] if shared is None else shared  # SharedVariable per cell k
+        self.placeholders = [] if placeholders is None else placeholders  # the graph input standing for shared[k]
+        self.update_values = [] if update_values is None else update_values  # the expression of each update
+        self.updates = [] if updates is None else updates  # the cell k each update is stored into
 
     def cells(self):
         """Return each shared variable's storage list, the cell a compiled function reads and writes."""
