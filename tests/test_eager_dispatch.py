@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 import opkit
 import opkit.tensor  # noqa: F401  (imports opkit.link, which Op.compute needs)
 from opkit.core.op import EAGER_MEMO, Op, python_compute
+from test_faults_eager_identity import _times_op
 from opkit.core.tensor.basic import add, maximum, mul
 from opkit.core.tensor.type import TensorType
 from opkit.link import eager
@@ -299,19 +300,6 @@ def test_eight_threads_calling_compute_concurrently_get_their_own_correct_result
     finally:
         sys.setswitchinterval(previous)
     assert failures == []
-
-
-def _times_op(c_file):
-    class VectorOp(opkit.COp):
-        __props__ = ()
-
-        def __init__(self):
-            super().__init__(str(c_file), "APPLY_SPECIFIC(vector_times_vector)")
-
-        def make_node(self, x, y):
-            return opkit.Apply(self, [x, y], [x.type()])
-
-    return VectorOp
 
 
 def test_an_op_created_again_after_its_c_file_changed_is_not_served_the_old_entry(tmp_path):

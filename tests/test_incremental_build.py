@@ -24,6 +24,7 @@ from opkit import Apply, COp, Op, ParamsType
 from opkit.cop.cache import CacheWarning, module_events
 from opkit.cop.cache_objects import object_events
 from opkit.cop.incremental import CHUNK_MEAN, INCREMENTAL_ABOVE, node_piece
+from test_big_graphs import Counter  # z = x + count: state of each node's own
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 N = INCREMENTAL_ABOVE + 16
@@ -96,27 +97,6 @@ class Scaled(Op):
 
     def c_code(self, node, name, inputs, outputs, sub):
         return f"{outputs[0]} = {inputs[0]} * opkit_test_scale;"
-
-    def c_code_cache_version(self):
-        return (1,)
-
-
-class Counter(Op):
-    """z = x + count, then count += 1: state of each node's own (support_code_struct)."""
-
-    __props__ = ()
-
-    def make_node(self, x):
-        return Apply(self, [os_.as_scalar(x)], [os_.float64()])
-
-    def c_support_code_struct(self, node, name):
-        return f"double count_{name};"
-
-    def c_init_code_struct(self, node, name, sub):
-        return f"count_{name} = 0;"
-
-    def c_code(self, node, name, inputs, outputs, sub):
-        return f"{outputs[0]} = {inputs[0]} + count_{name};\ncount_{name} += 1;"
 
     def c_code_cache_version(self):
         return (1,)
