@@ -39,6 +39,7 @@ from opkit.bridge.jax_batching import register as _register_batching
 from opkit.bridge.jax_dtypes import DtypeNotMapped, jax_dtype, opkit_dtype
 from opkit.bridge.jax_ffi import graph_target
 from opkit.bridge.jax_graphs import compile_graph, compile_node, jvp_graph, node_outputs, output_shapes, vjp_graph
+from opkit.bridge.one_per_op import one_per_op
 from opkit.core.code_identity import python_identity
 from opkit.core.op import Op
 
@@ -54,16 +55,7 @@ def as_jax_op(op: Op) -> JaxOp:
     Call it on JAX arrays: ``as_jax_op(VectorTimesVector())(x, y)``; several outputs come back as a list
     (an op with ``default_output`` gives that output, as calling the op does).
     """
-    if not isinstance(op, Op):
-        raise TypeError(f"as_jax_op expects an opkit Op instance, got {op!r}")
-    try:
-        key = (op, python_identity(op))
-        found = _bridged.get(key)
-    except TypeError:  # an unhashable op: a fresh bridge each time
-        return JaxOp(op)
-    if found is None:
-        found = _bridged[key] = JaxOp(op)
-    return found
+    return one_per_op(_bridged, op, JaxOp, "as_jax_op")
 
 
 class JaxOp:

@@ -28,7 +28,7 @@ from pytensor.graph.utils import MethodNotDefined as PtMethodNotDefined
 from opkit.bridge.eager import run_op
 from opkit.bridge.pytensor_graph import mirror_variable, to_pytensor_graph
 from opkit.bridge.pytensor_types import TypeNotMapped, to_pytensor_params, to_pytensor_type
-from opkit.core.code_identity import python_identity
+from opkit.bridge.one_per_op import one_per_op
 from opkit.core.gradient_types import disconnected_type
 from opkit.core.graph import Variable
 from opkit.core.memo import BoundedMemo
@@ -58,16 +58,7 @@ def as_pytensor_op(op: Op) -> PyTensorOp:
 
     Call it on PyTensor variables: ``as_pytensor_op(VectorTimesVector())(x, y)``.
     """
-    if not isinstance(op, Op):
-        raise TypeError(f"as_pytensor_op expects an opkit Op instance, got {op!r}")
-    try:
-        key = (op, python_identity(op))
-        found = _bridged.get(key)
-    except TypeError:  # an unhashable op: a fresh bridge each time
-        return PyTensorOp(op)
-    if found is None:
-        found = _bridged[key] = PyTensorOp(op)
-    return found
+    return one_per_op(_bridged, op, PyTensorOp, "as_pytensor_op")
 
 
 class PyTensorOp(PtCOp):
