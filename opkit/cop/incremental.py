@@ -30,8 +30,9 @@ from opkit.config import config, usable_cores
 from opkit.cop.build import LINK_TOO, build_flags, compile_object, link_extension
 from opkit.cop.cache_objects import link_copy, object_cache
 from opkit.cop.cinterface import call, include_line
-from opkit.cop.codegen import (MODULE_NAME_PLACEHOLDER, QUICK_RUN_ABOVE, GeneratedModule, _Collector, _unique,
-                               collect_module, node_template, render_parts, restore_line_numbers)
+from opkit.cop.codegen import (MODULE_NAME_PLACEHOLDER, QUICK_RUN_ABOVE, GeneratedModule, collect_module,
+                               node_template, render_parts, restore_line_numbers)
+from opkit.cop.node_code import Collector, unique
 from opkit.errors import CompileError
 
 # A region of more nodes than this is built incrementally (config.incremental); a small one is
@@ -121,7 +122,7 @@ def node_piece(node) -> NodePiece | None:
     cleanup = call(op, "c_code_cleanup", node, NODE_NAME, inputs, outputs, dict(sub), default="") or ""
     if _READS_PY_OBJECT.search(code) or _READS_PY_OBJECT.search(cleanup):
         return None
-    collected = _Collector()
+    collected = Collector()
     collected.add_op(op, node, NODE_NAME, "params" if params_type is not None else None)
     params = None
     if params_type is not None:
@@ -140,10 +141,10 @@ def node_piece(node) -> NodePiece | None:
                  for name, v in zip(names, node.inputs + node.outputs)]
     fields = dict(params=params, struct_support=collected.struct_support, struct_init=collected.struct_init[0],
                   struct_cleanup=collected.struct_cleanup[0], variables=variables, code=code, cleanup=cleanup)
-    piece = NodePiece(fields, _unique(collected.headers), _unique(collected.support_code),
-                      collected.support_code_apply, _unique(collected.init_code) + collected.init_code_apply,
-                      _unique(collected.header_dirs), _unique(collected.lib_dirs), _unique(collected.libraries),
-                      _unique(collected.compile_args), _unique(collected.no_compile_args), "")
+    piece = NodePiece(fields, unique(collected.headers), unique(collected.support_code),
+                      collected.support_code_apply, unique(collected.init_code) + collected.init_code_apply,
+                      unique(collected.header_dirs), unique(collected.lib_dirs), unique(collected.libraries),
+                      unique(collected.compile_args), unique(collected.no_compile_args), "")
     piece.identity = cache_key(repr(dataclasses.astuple(piece)))
     return piece
 
@@ -169,11 +170,11 @@ def make_chunk(pieces) -> Chunk:
         nodes.append(dict(_named(piece.fields, name), name=name))
         support_apply += _named(piece.support_code_apply, name)
         init_code += _named(piece.init_code, name)
-    every = lambda attribute: _unique([x for p in pieces for x in getattr(p, attribute)])  # noqa: E731
+    every = lambda attribute: unique([x for p in pieces for x in getattr(p, attribute)])  # noqa: E731
     no_args = set(every("no_compile_args"))
     source = node_template().render(
         symbol=MODULE_NAME_PLACEHOLDER, include_lines=[include_line(h) for h in every("headers")],
-        support_code=every("support_code") + support_apply, nodes=nodes, init_code=_unique(init_code))
+        support_code=every("support_code") + support_apply, nodes=nodes, init_code=unique(init_code))
     generated = GeneratedModule(restore_line_numbers(source), every("header_dirs"), every("lib_dirs"),
                                 every("libraries"), [a for a in every("compile_args") if a not in no_args])
     return Chunk(list(pieces), generated, module_key(generated), f"{len(pieces)} node(s)")
@@ -232,9 +233,9 @@ def incremental_builder(region, parts):
 
         def link(*extra):
             return link_extension([glue_object, *local], module_name, tmp_dir,
-                                  library_dirs=_unique([d for g in every for d in g.library_dirs]),
-                                  libraries=_unique([name for g in every for name in g.libraries]),
-                                  extra_link_args=[*extra, *_unique([a for g in every for a in g.compile_args
+                                  library_dirs=unique([d for g in every for d in g.library_dirs]),
+                                  libraries=unique([name for g in every for name in g.libraries]),
+                                  extra_link_args=[*extra, *unique([a for g in every for a in g.compile_args
                                                                      if a in LINK_TOO])])
         try:
             try:

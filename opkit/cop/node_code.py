@@ -1,0 +1,146 @@
+"""What each node adds to a generated module: its sections collected once, and apply code shared by equal nodes."""
+
+from __future__ import annotations
+
+import re
+
+from opkit.cop.cinterface import as_list, call
+from opkit.core.record import Record
+
+
+def unique(items):
+    """Return `items` without repeats, in first-seen order."""
+    seen, result = set(), []
+    for item in items:
+        if item not in seen:
+            seen.add(item)
+            result.append(item)
+    return result
+
+
+_APPLY_LABEL = re.compile(r"APPLY_SPECIFIC\s*\([^()]*\)\s*:(?!:)")
+
+
+class _Shared(Record):
+    """The first node of an op on given types: later identical nodes call its apply code."""
+
+    _FIELDS = ("name", "texts")
+
+    def __init__(self, name, texts):
+        self.name = name
+        self.texts = texts
+
+    def accepts(self, texts, code, cleanup) -> bool:
+        """Return True if a later node renders the same apply code, and its code defines nothing by name.
+
+        Names made from the node's name (APPLY_SPECIFIC) are shared, so a node
+        with struct members, or a `code` that defines a label from its name
+        (labels are per function), keeps its own name.
+        """
+        if texts != self.texts or any(self.texts[2:]):
+            return False
+        body = f"{code}\n{cleanup}".replace(f"APPLY_SPECIFIC(str) str##_{self.name}", "")  # the macro's own line
+        return self.name not in body and not _APPLY_LABEL.search(body)
+
+
+class Sharing:
+    """Nodes of one op on the same types generate their apply-specific C once (the first node's name).
+
+    200 nodes of one COp then compile one copy of its support functions, not 200.
+    """
+
+    def __init__(self):
+        self._first = {}
+
+    @staticmethod
+    def _key(node, params_name):
+        if params_name is not None:
+            return None
+        key = (node.op, tuple(v.type for v in node.inputs), tuple(v.type for v in node.outputs))
+        try:
+            hash(key)
+        except TypeError:
+            return None
+        return key
+
+    def lookup(self, node, params_name):
+        key = self._key(node, params_name)
+        return None if key is None else self._first.get(key)
+
+    def remember(self, node, params_name, name, texts):
+        key = self._key(node, params_name)
+        if key is not None and key not in self._first:
+            self._first[key] = _Shared(name, texts)
+
+
+class Collector:
+    """Gather support code, headers and flags from every op and type of a module."""
+
+    def __init__(self):
+        self.headers, self.header_dirs, self.libraries, self.lib_dirs = [], [], [], []
+        self.compile_args, self.no_compile_args = [], []
+        self.support_code, self.support_code_apply, self.init_code, self.init_code_apply = [], [], [], []
+        self.struct_support, self.struct_init, self.struct_cleanup = [], [], []
+        self.versioned = True
+        self._types_seen = set()
+
+    def _flags(self, obj):
+        for attribute, method in (("headers", "c_headers"), ("header_dirs", "c_header_dirs"),
+                                  ("libraries", "c_libraries"), ("lib_dirs", "c_lib_dirs"),
+                                  ("compile_args", "c_compile_args"), ("no_compile_args", "c_no_compile_args")):
+            getattr(self, attribute).extend(as_list(call(obj, method, c_compiler=None)))
+        self.support_code.extend(as_list(call(obj, "c_support_code")))
+        self.init_code.extend(as_list(call(obj, "c_init_code")))
+
+    def add_type(self, ctype):
+        # A type seen before gives the same code again; one with methods assigned on the instance counts
+        # by identity only (equal instances may carry other methods).
+        seen = ("id", id(ctype)) if any(callable(v) for v in getattr(ctype, "__dict__", {}).values()) \
+            else ("eq", ctype)
+        try:
+            if seen in self._types_seen:
+                return
+            self._types_seen.add(seen)
+        except TypeError:  # an unhashable type: ask it every time
+            pass
+        self._flags(ctype)
+        if not call(ctype, "c_code_cache_version", default=()):
+            self.versioned = False
+
+    @staticmethod
+    def apply_texts(op, node, name, params_name=None):
+        """Return the node's apply-level code under `name`: support, init, struct support, init, cleanup."""
+        struct_sub = {"fail": "{ return -1; }"}
+        if params_name is not None:
+            struct_sub["params"] = params_name
+        # `sub` only for methods that take it: the tutorials' c_support_code_struct(node, name) does not.
+        return (as_list(call(op, "c_support_code_apply", node, name)),
+                as_list(call(op, "c_init_code_apply", node, name)),
+                as_list(call(op, "c_support_code_struct", node, name, sub=dict(struct_sub))),
+                as_list(call(op, "c_init_code_struct", node, name, struct_sub)),
+                as_list(call(op, "c_cleanup_code_struct", node, name, sub=dict(struct_sub))))
+
+    def add_op(self, op, node, name, params_name=None, apply_code=True):
+        """Collect an op's flags and code; `apply_code=False` for a node sharing an earlier node's code.
+
+        A sharing node's op equals the earlier node's, on the same types: its
+        flags, support code and version are the ones already collected.
+        """
+        if not apply_code:
+            self.struct_init.append("")
+            self.struct_cleanup.append("")
+            return None
+        self._flags(op)
+        texts = self.apply_texts(op, node, name, params_name)
+        support_apply, init_apply, struct_support, init, cleanup = texts
+        self.support_code_apply.extend(support_apply)
+        self.init_code_apply.extend(init_apply)
+        self.struct_support.extend(struct_support)
+        self.struct_init.append("\n".join(init))
+        self.struct_cleanup.append("\n".join(cleanup))
+        version = call(op, "c_code_cache_version_apply", node, default=None)
+        if version is None:
+            version = call(op, "c_code_cache_version", default=())
+        if not version:
+            self.versioned = False
+        return texts
