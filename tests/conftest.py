@@ -92,6 +92,22 @@ INSTALLED_IN_PLUGIN_VENV = (
 )
 
 
+@pytest.fixture(scope="module")
+def vtv_class():
+    """The tutorial's VectorTimesVector, imported from examples/ (the package is not installed here)."""
+    import sys
+
+    path = str(ROOT / "examples" / "vector_times_vector")
+    sys.path.insert(0, path)
+    try:
+        from vector_times_vector.op import VectorTimesVector
+    finally:
+        sys.path.remove(path)
+    yield VectorTimesVector
+    for name in [m for m in sys.modules if m.split(".")[0] == "vector_times_vector"]:
+        del sys.modules[name]
+
+
 class PluginVenv:
     """A virtual environment whose packages come from real `pip install`s."""
 

@@ -56,19 +56,6 @@ def bridge(pytensor):
     return opkit.bridge.pytensor
 
 
-@pytest.fixture(scope="module")
-def vtv_class():
-    """The tutorial's VectorTimesVector, imported from examples/ (the package is not installed here)."""
-    sys.path.insert(0, str(ROOT / "examples" / "vector_times_vector"))
-    try:
-        from vector_times_vector.op import VectorTimesVector
-    finally:
-        sys.path.remove(str(ROOT / "examples" / "vector_times_vector"))
-    yield VectorTimesVector
-    for name in [m for m in sys.modules if m.split(".")[0] == "vector_times_vector"]:
-        del sys.modules[name]
-
-
 # ---- the tutorial's op under PyTensor's default mode, its C linker and FAST_COMPILE ----
 
 MODES = ("default", "c", "FAST_COMPILE")

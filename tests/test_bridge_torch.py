@@ -30,19 +30,6 @@ from conftest import ROOT  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def vtv_class():
-    """The tutorial's VectorTimesVector, imported from examples/ (the package is not installed here)."""
-    sys.path.insert(0, str(ROOT / "examples" / "vector_times_vector"))
-    try:
-        from vector_times_vector.op import VectorTimesVector
-    finally:
-        sys.path.remove(str(ROOT / "examples" / "vector_times_vector"))
-    yield VectorTimesVector
-    for name in [m for m in sys.modules if m.split(".")[0] == "vector_times_vector"]:
-        del sys.modules[name]
-
-
-@pytest.fixture(scope="module")
 def vtv_grad(vtv_class):
     """The tutorial's op with the tutorial's infer_shape and a grad that uses the op itself."""
 
