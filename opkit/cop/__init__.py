@@ -1,0 +1,18 @@
+"""The C toolchain: #section files, macros, COp, code generation, build, load and cache."""
+
+from opkit.core import c_source as _c_source
+
+
+def _read_sections(op):
+    from opkit.cop.section_op import OpSections
+
+    return OpSections(op)
+
+
+def _render(template, macro, values):
+    from opkit.cop.templates import render
+
+    return render(template, macro, values)
+
+
+_c_source.install_c_readers(_read_sections, _render)

@@ -64,9 +64,12 @@ class Alloc(Op):
         return all(d.dtype != "uint64" for d in node.inputs[1:])
 
     def c_support_code(self):
-        from opkit.core.tensor.reshape import RESHAPE_SUPPORT_CODE
+        return '#include "reshape.h"\n' + ALLOC_SUPPORT_CODE  # TEMPORARY until Alloc is a SectionOp
 
-        return RESHAPE_SUPPORT_CODE + ALLOC_SUPPORT_CODE
+    def c_header_dirs(self, c_compiler=None):
+        import os
+
+        return [os.path.dirname(__file__)]
 
     def c_code(self, node, name, inputs, outputs, sub):
         from opkit.core.tensor.c_interface import c_dtype

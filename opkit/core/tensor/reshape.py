@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from opkit.core.c_source import SectionOp
 from opkit.core.graph import Apply, Constant, Variable
-from opkit.core.op import Op
+from opkit.core.params_type import ParamsType
+from opkit.core.scalar_type import SCALAR_TYPES
 from opkit.core.tensor.type import TensorType
 from opkit.core.tensor.variable import as_tensor_variable, constant
 
@@ -44,11 +46,13 @@ def _shape_vector(shape):
     return cast(vector, "int64")
 
 
-class Reshape(Op):
+class Reshape(SectionOp):
     """x reshaped to the int64 vector `shape` (one -1 allowed), as numpy.reshape in C order."""
 
     __props__ = ("ndim",)
     view_map = {0: [0]}
+    params_type = ParamsType(ndim=SCALAR_TYPES["int64"])
+    section_files = ("reshape.c",)
 
     def __init__(self, ndim):
         self.ndim = int(ndim)
@@ -63,32 +67,12 @@ class Reshape(Op):
             static = [s if s >= 0 else None for s in values]
         return Apply(self, [x, shape], [TensorType(x.dtype, tuple(static))()])
 
-    def perform(self, node, inputs, output_storage):
+    def perform(self, node, inputs, output_storage, params=None):
         x, shape = inputs
         output_storage[0][0] = np.reshape(x, resolve_shape(x.size, shape, x.shape))
 
-    def c_support_code(self):
-        return RESHAPE_SUPPORT_CODE
-
-    def c_code(self, node, name, inputs, outputs, sub):
-        (x, shape), (z,) = inputs, outputs
-        return f"""
-{{
-    npy_intp dims[{max(self.ndim, 1)}];
-    if (opkit_reshape_dims({x}, {shape}, {self.ndim}, dims)) {sub['fail']}
-    PyArray_Dims newshape = {{dims, {self.ndim}}};
-    PyArrayObject* reshaped = (PyArrayObject*)PyArray_Newshape({x}, &newshape, NPY_CORDER);
-    if (!reshaped) {sub['fail']}
-    Py_XDECREF({z});
-    {z} = reshaped;
-}}
-"""
-
-    def c_code_cache_version(self):
-        return (2,)
-
     def infer_shape(self, node, input_shapes):
-        from opkit.core.tensor.shape_ops import getitem
+        from opkit.core.tensor.shape_ops import getitem, make_vector
 
         x, shape = node.inputs
         static = node.outputs[0].type.shape
@@ -96,14 +80,16 @@ class Reshape(Op):
             return [static]
         if isinstance(shape, Constant) and -1 not in [int(s) for s in shape.data]:
             return [tuple(int(s) for s in shape.data)]
-        resolved = ResolvedShape(x.ndim)(shape, *input_shapes[0])
+        resolved = ResolvedShape(x.ndim)(shape, make_vector(*input_shapes[0]))
         return [tuple(s if s is not None else getitem(resolved, i) for i, s in enumerate(static))]
 
     def shape_checks(self, node, input_shapes):
         x, shape = node.inputs
         if isinstance(shape, Constant) and None not in x.type.shape:
             return []  # make_node resolved it
-        return [ResolvedShape(x.ndim)(shape, *input_shapes[0])]  # raises resolve_shape's error
+        from opkit.core.tensor.shape_ops import make_vector
+
+        return [ResolvedShape(x.ndim)(shape, make_vector(*input_shapes[0]))]  # raises resolve_shape's error
 
     def connection_pattern(self, node):
         return [[True], [False]]
@@ -124,23 +110,23 @@ class Reshape(Op):
         return f"Reshape{{{self.ndim}}}"
 
 
-class ResolvedShape(Op):
-    """The target shape of a reshape with its -1 resolved, from the source dims (shape inference)."""
+class ResolvedShape(SectionOp):
+    """The target shape of a reshape with its -1 resolved, from the source shape (shape inference)."""
 
     __props__ = ("source_ndim",)
+    section_files = ("resolved_shape.c",)
 
     def __init__(self, source_ndim):
         self.source_ndim = int(source_ndim)
 
-    def make_node(self, shape, *dims):
-        shape = as_tensor_variable(shape)
-        dims = [as_tensor_variable(d) for d in dims]
-        return Apply(self, [shape, *dims], [TensorType("int64", shape.type.shape)()])
+    def make_node(self, shape, source_shape):
+        shape, source_shape = as_tensor_variable(shape), as_tensor_variable(source_shape)
+        return Apply(self, [shape, source_shape], [TensorType("int64", shape.type.shape)()])
 
     def perform(self, node, inputs, output_storage):
-        shape, *dims = inputs
-        size = int(np.prod([int(d) for d in dims], dtype=np.int64))
-        output_storage[0][0] = np.asarray(resolve_shape(size, shape, [int(d) for d in dims]), dtype="int64")
+        shape, source = inputs
+        size = int(np.prod([int(d) for d in source], dtype=np.int64))
+        output_storage[0][0] = np.asarray(resolve_shape(size, shape, [int(d) for d in source]), dtype="int64")
 
     def infer_shape(self, node, input_shapes):
         return [input_shapes[0]]
@@ -149,33 +135,7 @@ class ResolvedShape(Op):
         return [node.outputs[0]]  # it raises where the reshape would
 
     def has_c_code(self, node):
-        return all(v.dtype == "int64" for v in node.inputs)
-
-    def c_support_code(self):
-        return RESHAPE_SUPPORT_CODE
-
-    def c_code(self, node, name, inputs, outputs, sub):
-        (shape, *dims), (out,) = inputs, outputs
-        source = ", ".join(f"(npy_intp)((npy_int64*)PyArray_DATA({d}))[0]" for d in dims) or "0"
-        return f"""
-{{
-    const npy_intp source[{max(len(dims), 1)}] = {{{source}}};
-    npy_intp nd = PyArray_DIMS({shape})[0];
-    npy_intp* dims = (npy_intp*)PyMem_Malloc((size_t)(nd > 0 ? nd : 1) * sizeof(npy_intp));
-    if (!dims) {{ PyErr_NoMemory(); {sub['fail']} }}
-    if (opkit_resolve_shape({len(dims)}, source, {shape}, (int)nd, dims)) {{ PyMem_Free(dims); {sub['fail']} }}
-    if (!{out} || PyArray_DIMS({out})[0] != nd) {{
-        Py_XDECREF({out});
-        {out} = (PyArrayObject*)PyArray_EMPTY(1, &nd, NPY_INT64, 0);
-        if (!{out}) {{ PyMem_Free(dims); {sub['fail']} }}
-    }}
-    for (npy_intp d = 0; d < nd; ++d) ((npy_int64*)PyArray_DATA({out}))[d] = (npy_int64)dims[d];
-    PyMem_Free(dims);
-}}
-"""
-
-    def c_code_cache_version(self):
-        return (2,)
+        return all(v.dtype == "int64" for v in node.inputs) and super().has_c_code(node)
 
 
 def reshape(x, shape, ndim=None):
@@ -203,61 +163,3 @@ def flatten(x, ndim=1):
     for d in dims[ndim - 1:]:
         last = last * d
     return reshape(x, [*dims[:ndim - 1], last])
-
-
-RESHAPE_SUPPORT_CODE = r"""
-#ifndef OPKIT_RESHAPE_SUPPORT
-#define OPKIT_RESHAPE_SUPPORT
-/* Append a shape as Python prints a tuple: (2, 3), (4,), (). */
-static size_t opkit_format_shape(char* msg, size_t len, size_t cap, int nd, const npy_intp* dims)
-{
-    if (len < cap) len += snprintf(msg + len, cap - len, "(");
-    for (int d = 0; d < nd; ++d)
-        if (len < cap) len += snprintf(msg + len, cap - len, "%s%lld", d ? ", " : "", (long long)dims[d]);
-    if (len < cap) len += snprintf(msg + len, cap - len, "%s)", nd == 1 ? "," : "");
-    return len;
-}
-
-/* Read the int64 vector `shape` into dims[0..nd) with its -1 resolved for a source of shape
-   source_dims[0..source_nd), as resolve_shape in reshape.py does (same ValueError text). */
-static int opkit_resolve_shape(int source_nd, const npy_intp* source_dims, PyArrayObject* shape, int nd,
-                               npy_intp* dims)
-{
-    npy_intp size = 1, known = 1;
-    for (int d = 0; d < source_nd; ++d) size *= source_dims[d];
-    int unknown = -1, bad = 0;
-    for (int d = 0; d < nd; ++d) {
-        dims[d] = (npy_intp)*(npy_int64*)PyArray_GETPTR1(shape, d);
-        if (dims[d] == -1) { bad |= unknown >= 0; unknown = d; }
-        else if (dims[d] < -1) bad = 1;
-        else known *= dims[d];
-    }
-    bad |= unknown >= 0 ? (known == 0 || size % known != 0) : known != size;
-    if (bad) {
-        char msg[1024];
-        size_t len = snprintf(msg, sizeof msg, "reshape: cannot reshape an array of shape ");
-        len = opkit_format_shape(msg, len, sizeof msg, source_nd, source_dims);
-        if (len < sizeof msg) len += snprintf(msg + len, sizeof msg - len, " (%lld elements) into shape ",
-                                              (long long)size);
-        len = opkit_format_shape(msg, len, sizeof msg, nd, dims);
-        if (len < sizeof msg) snprintf(msg + len, sizeof msg - len, ": the new shape must hold the same number "
-                                       "of elements, with at most one -1 for a length to deduce");
-        PyErr_SetString(PyExc_ValueError, msg);
-        return -1;
-    }
-    if (unknown >= 0) dims[unknown] = size / known;
-    return 0;
-}
-
-/* The dims of `x` reshaped to the int64 vector `shape` of nd entries (opkit_resolve_shape's errors). */
-static int opkit_reshape_dims(PyArrayObject* x, PyArrayObject* shape, int nd, npy_intp* dims)
-{
-    if (PyArray_DIMS(shape)[0] != nd) {
-        PyErr_Format(PyExc_ValueError, "reshape: the shape vector has %lld entries, the op was built for %d",
-                     (long long)PyArray_DIMS(shape)[0], nd);
-        return -1;
-    }
-    return opkit_resolve_shape(PyArray_NDIM(x), PyArray_DIMS(x), shape, nd, dims);
-}
-#endif
-"""

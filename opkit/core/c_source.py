@@ -1,0 +1,87 @@
+"""Where the C of opkit's own ops and types comes from: files read by opkit.cop, never Python strings.
+
+core names files and values; it neither reads nor writes C. opkit.cop installs the two readers
+below when it is imported (as opkit.link installs the C thunk maker in opkit.core.op):
+
+- An op whose C is fixed text is a `SectionOp`: `section_files` names `#section` files beside the
+  module that defines the class, expanded with the macros a user's COp gets (`DTYPE_INPUT_0`,
+  `APPLY_SPECIFIC`, `FAIL`, `PARAMS`) and emitted after `#line` directives naming those files.
+- C that varies per expression or per type comes from a jinja2 macro in opkit/templates:
+  ``render("elemwise.c.j2", "loop", ...)``. Python decides what goes in; the template holds the C.
+"""
+
+from __future__ import annotations
+
+from opkit.core.op import Op
+from opkit.core.type import MethodNotDefined
+
+_section_reader = None  # op -> an object with a COp's C methods for that op's files
+_renderer = None  # (template, macro, values) -> str
+
+
+def install_c_readers(section_reader, renderer) -> None:
+    """Install what reads a SectionOp's files and what renders a template macro (opkit.cop calls it)."""
+    global _section_reader, _renderer
+    _section_reader, _renderer = section_reader, renderer
+
+
+def render(template: str, macro: str, /, **values) -> str:
+    """Return the C text of `macro` in the jinja2 template `template` (opkit/templates) called with `values`."""
+    if _renderer is None:
+        raise MethodNotDefined("render", "opkit.cop is not imported: nothing renders opkit's C templates")
+    return _renderer(template, macro, values)
+
+
+def _sections(op):
+    if _section_reader is None:
+        raise MethodNotDefined("c_code", f"{type(op).__name__}: opkit.cop is not imported: nothing reads its "
+                                         "section files")
+    return _section_reader(op)
+
+
+class SectionOp(Op):
+    """An op of opkit's own whose C lives in `#section` files named by `section_files`.
+
+    The names are relative to the directory of the module that defines the class
+    (or, for a subclass elsewhere, of the nearest base class that names them).
+    Every C method forwards to the files as opkit.COp reads a user's; a subclass
+    may extend one with super() (add headers, a version of its own).
+    """
+
+    section_files: tuple[str, ...] = ()
+
+    def has_c_code(self, node):
+        return _sections(self).has_c_code(node)
+
+    def c_support_code(self):
+        return _sections(self).c_support_code()
+
+    def c_init_code(self):
+        return _sections(self).c_init_code()
+
+    def c_header_dirs(self, c_compiler=None):
+        return [*super().c_header_dirs(c_compiler), *_sections(self).c_header_dirs(c_compiler)]
+
+    def c_support_code_apply(self, node, name):
+        return _sections(self).c_support_code_apply(node, name)
+
+    def c_init_code_apply(self, node, name):
+        return _sections(self).c_init_code_apply(node, name)
+
+    def c_support_code_struct(self, node, name, sub=None):
+        return _sections(self).c_support_code_struct(node, name, sub)
+
+    def c_init_code_struct(self, node, name, sub):
+        return _sections(self).c_init_code_struct(node, name, sub)
+
+    def c_cleanup_code_struct(self, node, name, sub=None):
+        return _sections(self).c_cleanup_code_struct(node, name, sub)
+
+    def c_code(self, node, name, inputs, outputs, sub):
+        return _sections(self).c_code(node, name, inputs, outputs, sub)
+
+    def c_code_cleanup(self, node, name, inputs, outputs, sub):
+        return _sections(self).c_code_cleanup(node, name, inputs, outputs, sub)
+
+    def c_code_cache_version(self):
+        return _sections(self).c_code_cache_version()
