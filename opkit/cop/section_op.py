@@ -6,26 +6,15 @@ edited built-in `.c` file is what the next compile sees.
 
 from __future__ import annotations
 
-import inspect
 import os
 import threading
 
+from opkit.core.c_source import section_paths
 from opkit.cop.cop import COp
 from opkit.cop.sections import parse_files
 
 _parsed: dict = {}  # class -> ((path, mtime_ns, size) per file, parsed sections)
 _lock = threading.Lock()
-
-
-def section_paths(cls) -> tuple[str, ...]:
-    """Return the absolute paths of `cls.section_files`, beside the module of the class that names them."""
-    for klass in cls.__mro__:
-        if "section_files" in vars(klass):
-            directory = os.path.dirname(os.path.abspath(inspect.getfile(klass)))
-            files = klass.section_files
-            files = (files,) if isinstance(files, str) else tuple(files)
-            return tuple(os.path.normpath(os.path.join(directory, f)) for f in files)
-    return ()
 
 
 def _stamp(paths):

@@ -12,6 +12,9 @@ below when it is imported (as opkit.link installs the C thunk maker in opkit.cor
 
 from __future__ import annotations
 
+import inspect
+import os
+
 from opkit.core.op import Op
 from opkit.core.type import MethodNotDefined
 
@@ -30,6 +33,17 @@ def render(template: str, macro: str, /, **values) -> str:
     if _renderer is None:
         raise MethodNotDefined("render", "opkit.cop is not imported: nothing renders opkit's C templates")
     return _renderer(template, macro, values)
+
+
+def section_paths(cls) -> tuple[str, ...]:
+    """Return the absolute paths of `cls.section_files`, beside the module of the class that names them."""
+    for klass in cls.__mro__:
+        if "section_files" in vars(klass):
+            directory = os.path.dirname(os.path.abspath(inspect.getfile(klass)))
+            files = klass.section_files
+            files = (files,) if isinstance(files, str) else tuple(files)
+            return tuple(os.path.normpath(os.path.join(directory, f)) for f in files)
+    return ()
 
 
 def _sections(op):

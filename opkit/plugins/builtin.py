@@ -10,14 +10,18 @@ _TENSOR_OPS = ("add", "sub", "mul", "true_div", "neg", "exp", "log", "sqr", "sqr
 # every op name registered below (`opkit new` refuses a package that would shadow one)
 _REDUCTIONS = {"sum": "Sum", "prod": "Prod", "max": "Max", "min": "Min", "mean": "Mean", "argmax": "Argmax",
                "argmin": "Argmin"}
-BUILTIN_OP_NAMES = (*_TENSOR_OPS, *_REDUCTIONS, "dot", "shape", "deep_copy_op", "view_op")
+# ops whose constructor takes arguments, registered with the ones `opkit show NAME` uses
+_SHAPE_OPS = ("reshape", "transpose", "alloc")
+BUILTIN_OP_NAMES = (*_TENSOR_OPS, *_REDUCTIONS, "dot", "shape", "deep_copy_op", "view_op", *_SHAPE_OPS)
 
 
 @hookimpl
 def register_ops(register):
-    """Register the elementwise tensor ops, the reductions, Dot and the built-in shape and copy ops."""
+    """Register the elementwise tensor ops, the reductions, Dot, reshape, transpose, alloc and the copy ops."""
     from opkit.core import builtin_ops
     from opkit.core.tensor import basic
+    from opkit.core.tensor.alloc import Alloc, DimShuffle
+    from opkit.core.tensor.reshape import Reshape
 
     for name in _TENSOR_OPS:
         register(getattr(basic, name), name=name)
@@ -27,6 +31,9 @@ def register_ops(register):
     register(builtin_ops.Shape, name="shape")
     register(builtin_ops.DeepCopyOp, name="deep_copy_op")
     register(builtin_ops.ViewOp, name="view_op")
+    register(Reshape(1), name="reshape")  # to a vector: opkit show reshape --dtypes float64,int64
+    register(DimShuffle((1, 0)), name="transpose")  # of a matrix: --ndims 2
+    register(Alloc(), name="alloc")  # a value broadcast to dims: --dtypes float64,int64 --ndims 0,0
 
 
 @hookimpl

@@ -73,6 +73,8 @@ class PluginRegistry:
 
     def describe(self, registration: Registration) -> dict:
         """Return the info() dict of one registration."""
+        from opkit.core.c_source import section_paths
+
         obj = registration.obj
         return {
             "name": registration.name,
@@ -80,7 +82,7 @@ class PluginRegistry:
             "distribution": registration.record.distribution,
             "version": registration.record.version,
             f"{self._kind}_class": qualified_name(type(obj)),
-            "c_files": [str(path) for path in (getattr(obj, "func_files", None) or ())],
+            "c_files": [str(path) for path in (getattr(obj, "func_files", None) or section_paths(type(obj)))],
         }
 
     def _resolve(self, key: str) -> Registration:

@@ -1,0 +1,80 @@
+"""opkit's own ops are written as users write theirs: `#section` files that `opkit check` passes,
+`#line` directives that name them, and compile errors reported at their file and line."""
+
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import opkit
+from opkit.cli import main
+from opkit.core.c_source import SectionOp, section_paths
+
+PACKAGE = pathlib.Path(opkit.__file__).resolve().parent
+SECTION_FILES = sorted(PACKAGE.rglob("*.c"))
+
+
+def _section_op_classes():
+    import opkit.tensor  # noqa: F401  (imports every built-in op module)
+
+    seen, todo = [], [SectionOp]
+    while todo:
+        for klass in todo.pop().__subclasses__():
+            seen.append(klass)
+            todo.append(klass)
+    return seen
+
+
+def test_every_section_file_of_opkit_passes_opkit_check(capsys):
+    assert SECTION_FILES, "opkit ships no #section file"
+    status = main(["check", *map(str, SECTION_FILES)])
+    printed = capsys.readouterr()
+    assert status == 0, printed
+    assert f"{len(SECTION_FILES)} file(s) checked: 0 error(s), 0 warning(s)" in printed.err
+
+
+def test_every_section_file_is_named_by_an_op_and_every_named_file_exists():
+    named = {pathlib.Path(p) for klass in _section_op_classes() for p in section_paths(klass)}
+    assert all(p.is_file() for p in named), sorted(p for p in named if not p.is_file())
+    assert set(SECTION_FILES) <= named, sorted(set(SECTION_FILES) - named)
+
+
+def _line_files(output):
+    return {pathlib.Path(p) for p in re.findall(r'^#line \d+ "([^"]+)"$', output, re.M)}
+
+
+@pytest.mark.parametrize("command", [["show", "add", "--dtypes", "float64,float64"],
+                                     ["show", "reshape", "--dtypes", "float64,int64"]])
+def test_opkit_show_prints_line_directives_naming_opkits_own_c_files(command, capsys):
+    assert main(command) == 0
+    files = _line_files(capsys.readouterr().out)
+    own = {p for p in files if p.suffix == ".c" and PACKAGE in p.parents}
+    assert own, files
+    assert all(p.is_file() for p in own)
+
+
+def test_a_compile_error_planted_in_a_builtin_section_file_is_reported_at_that_file_and_line(tmp_path):
+    from opkit.core.tensor.reshape import Reshape
+
+    copy = tmp_path / "opkit"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    relative = pathlib.Path(section_paths(Reshape)[0]).relative_to(PACKAGE)
+    planted = copy / relative
+    lines = planted.read_text().splitlines(keepends=True)
+    code = next(i for i, line in enumerate(lines) if line.startswith("#section code"))
+    lines.insert(code + 1, "opkit_planted_error here;\n")
+    planted.write_text("".join(lines))
+    script = ("import numpy, opkit, opkit.tensor as ot\n"
+              "from opkit.core.tensor.reshape import reshape\n"
+              "x = ot.vector('x')\n"
+              "print(opkit.function([x], reshape(x, (2, -1)))(numpy.zeros(4)))\n")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path), OPKIT_COMPILEDIR=str(tmp_path / "cache"))
+    done = subprocess.run([sys.executable, "-c", f"import opkit; assert opkit.__file__.startswith({str(copy)!r})\n"
+                           + script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0
+    assert "CompileError" in done.stderr
+    assert f"{planted}:{code + 2}:" in done.stderr, done.stderr[-3000:]
