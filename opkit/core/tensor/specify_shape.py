@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from opkit.core.c_source import render
 from opkit.core.graph import Apply
 from opkit.core.op import Op
 from opkit.core.tensor.shape_checks import check_chain, shape_template
@@ -43,16 +44,8 @@ class SpecifyShape(Op):
         output_storage[0][0] = x
 
     def c_code(self, node, name, inputs, outputs, sub):
-        (x,), (out,) = inputs, outputs
-        got = shape_template(len(self.shape)).replace("{}", "%lld")
-        dims = "".join(f", (long long)PyArray_DIMS({x})[{a}]" for a in range(len(self.shape)))
-        checks = "".join(
-            f"if (PyArray_DIMS({x})[{axis}] != {stated}) {{\n"
-            f"    PyErr_Format(PyExc_ValueError, \"specify_shape: expected shape {_text(self.shape)}, got {got} "
-            f"(axis {axis} has length %lld, not {stated})\"{dims}, (long long)PyArray_DIMS({x})[{axis}]);\n"
-            f"    {sub['fail']}\n}}\n"
-            for axis, stated in enumerate(self.shape) if stated is not None)
-        return f"{checks}Py_XDECREF({out});\n{out} = {x};\nPy_INCREF({out});\n"
+        return render("specify_shape.c.j2", "specify_shape", x=inputs[0], z=outputs[0], fail=sub["fail"],
+                      shape=list(self.shape), text=_text(self.shape))
 
     def c_code_cache_version(self):
         return (2,)
