@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from opkit.core.c_source import SectionOp, render
@@ -219,7 +221,7 @@ class DimShuffle(SectionOp):
 
     def c_code(self, node, name, inputs, outputs, sub):
         (x,), (z,) = inputs, outputs
-        return render("view.c.j2", "dimshuffle", x=x, z=z, fail=sub["fail"], new_order=list(self.new_order))
+        return _dimshuffle_code(x, z, sub["fail"], self.new_order)
 
     def infer_shape(self, node, input_shapes):
         return [tuple(1 if a == "x" else input_shapes[0][a] for a in self.new_order)]
@@ -247,6 +249,11 @@ class DimShuffle(SectionOp):
 
     def __str__(self):
         return "DimShuffle{" + ",".join(map(str, self.new_order)) + "}"
+
+
+@functools.lru_cache(maxsize=4096)  # a hot op: graphs are generated again and again with the same names
+def _dimshuffle_code(x, z, fail, new_order):
+    return render("view.c.j2", "dimshuffle", x=x, z=z, fail=fail, new_order=new_order)
 
 
 def expand_dims(x, axes):

@@ -7,6 +7,8 @@ says which of the three are given (each an integer scalar input).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from opkit.core.c_source import SectionOp, render
@@ -112,11 +114,8 @@ class Subtensor(SectionOp):
         from opkit.core.tensor.c_interface import c_dtype
 
         x, *index_inputs = inputs
-        scalars = iter({"name": i, "ctype": c_dtype(v.dtype)} for v, i in zip(node.inputs[1:], index_inputs))
-        axes = [{"index": next(scalars)} if entry == "int" else
-                {"slice": [next(scalars) if given else None for given in entry[1:]]} for entry in self.idx_list]
-        return render("view.c.j2", "subtensor", x=x, z=outputs[0], fail=sub["fail"], ndim=node.outputs[0].ndim,
-                      axes=axes)
+        scalars = tuple((i, c_dtype(v.dtype)) for v, i in zip(node.inputs[1:], index_inputs))
+        return _subtensor_code(x, outputs[0], sub["fail"], node.outputs[0].ndim, self.idx_list, scalars)
 
     def infer_shape(self, node, input_shapes):
         x = node.inputs[0]
@@ -159,6 +158,15 @@ class Subtensor(SectionOp):
         for entry in self.idx_list:
             parts.append("i" if entry == "int" else ":".join("v" if g else "" for g in entry[1:]))
         return "Subtensor{" + ", ".join(parts) + "}"
+
+
+@functools.lru_cache(maxsize=4096)  # a hot op: graphs are generated again and again with the same names
+def _subtensor_code(x, z, fail, ndim, idx_list, scalars):
+    """The macro `subtensor` of view.c.j2 for `idx_list` whose scalar inputs are (C name, npy_ type) pairs."""
+    scalars = iter({"name": name, "ctype": ctype} for name, ctype in scalars)
+    axes = [{"index": next(scalars)} if entry == "int" else
+            {"slice": [next(scalars) if given else None for given in entry[1:]]} for entry in idx_list]
+    return render("view.c.j2", "subtensor", x=x, z=z, fail=fail, ndim=ndim, axes=axes)
 
 
 def index_checks(idx_list, index_inputs, dims):
