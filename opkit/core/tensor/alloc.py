@@ -71,8 +71,7 @@ class Alloc(SectionOp):
         from opkit.core.tensor.c_interface import c_dtype
 
         (value, *dims), (z,) = inputs, outputs
-        dims = [{"name": d, "ctype": c_dtype(v.dtype)} for v, d in zip(node.inputs[1:], dims)]
-        return render("alloc.c.j2", "alloc", value=value, z=z, fail=sub["fail"], dims=dims)
+        return _alloc_code(value, z, sub["fail"], tuple((d, c_dtype(v.dtype)) for v, d in zip(node.inputs[1:], dims)))
 
     def infer_shape(self, node, input_shapes):
         return [tuple(node.inputs[1:])]
@@ -103,6 +102,13 @@ class Alloc(SectionOp):
 
 
 alloc = Alloc()
+
+
+@functools.lru_cache(maxsize=4096)  # gradient graphs hold many: their code is made again with the same names
+def _alloc_code(value, z, fail, dims):
+    """The macro `alloc` of alloc.c.j2 for lengths read from `dims`, (C name, npy_ type) pairs."""
+    dims = [{"name": name, "ctype": ctype} for name, ctype in dims]
+    return render("alloc.c.j2", "alloc", value=value, z=z, fail=fail, dims=dims)
 
 
 def shape_dims(x):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from opkit.core.c_source import render
 from opkit.core.graph import Apply
 from opkit.core.op import Op
@@ -14,7 +16,8 @@ class SpecifyShape(Op):
     """Return the input itself, typed with the static `shape` (None entries: unknown); raise if it differs.
 
     What ``TensorType.convert_variable`` inserts to give a variable a more
-    specific type, as PyTensor's ``specify_shape``.
+    specific type, as PyTensor's ``specify_shape``. C: the macro `specify_shape` of
+    templates/specify_shape.c.j2 (a check per stated length).
     """
 
     __props__ = ("shape",)
@@ -44,8 +47,7 @@ class SpecifyShape(Op):
         output_storage[0][0] = x
 
     def c_code(self, node, name, inputs, outputs, sub):
-        return render("specify_shape.c.j2", "specify_shape", x=inputs[0], z=outputs[0], fail=sub["fail"],
-                      shape=list(self.shape), text=_text(self.shape))
+        return _specify_shape_code(inputs[0], outputs[0], sub["fail"], self.shape)
 
     def c_code_cache_version(self):
         return (2,)
@@ -69,6 +71,11 @@ class SpecifyShape(Op):
 
     def __str__(self):
         return f"SpecifyShape{{{_text(self.shape)}}}"
+
+
+@functools.lru_cache(maxsize=4096)  # its code is made again and again with the same names
+def _specify_shape_code(x, z, fail, shape):
+    return render("specify_shape.c.j2", "specify_shape", x=x, z=z, fail=fail, shape=shape, text=_text(shape))
 
 
 def _text(shape):
