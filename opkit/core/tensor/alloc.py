@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
+from opkit.core.c_source import SectionOp, render
 from opkit.core.graph import Apply, Constant
-from opkit.core.op import Op
 from opkit.core.tensor.elemwise import Elemwise
 from opkit.core.tensor.shape_checks import broadcast_into_checks, check_chain, known_nonnegative
 from opkit.core.tensor.type import TensorType
@@ -38,10 +40,11 @@ def broadcast_copy(value, shape, dtype, what):
     return result
 
 
-class Alloc(Op):
-    """Broadcast `value` to the shape given by int64 scalars, as a new array."""
+class Alloc(SectionOp):
+    """Broadcast `value` to the shape given by int64 scalars, as a new array (C: alloc.c, templates/alloc.c.j2)."""
 
     __props__ = ()
+    section_files = ("alloc.c",)
 
     def make_node(self, value, *dims):
         value = as_tensor_variable(value)
@@ -60,37 +63,15 @@ class Alloc(Op):
         output_storage[0][0] = broadcast_copy(value, [int(d) for d in dims], node.outputs[0].dtype, "alloc")
 
     def has_c_code(self, node):
-        # uint64 lengths above int64's range: perform raises numpy's error.
+        # uint64 lengths above int64's range: perform raises numpy's error. (alloc.c has no code section:
+        # the code is generated per node from templates/alloc.c.j2.)
         return all(d.dtype != "uint64" for d in node.inputs[1:])
-
-    def c_support_code(self):
-        return '#include "reshape.h"\n' + ALLOC_SUPPORT_CODE  # TEMPORARY until Alloc is a SectionOp
-
-    def c_header_dirs(self, c_compiler=None):
-        import os
-
-        return [os.path.dirname(__file__)]
 
     def c_code(self, node, name, inputs, outputs, sub):
         from opkit.core.tensor.c_interface import c_dtype
 
         (value, *dims), (z,) = inputs, outputs
-        nd = len(dims)
-        fill = "\n".join(f"    dims[{i}] = (npy_intp)*({c_dtype(v.dtype)}*)PyArray_DATA({d});"
-                         for i, (v, d) in enumerate(zip(node.inputs[1:], dims)))
-        return f"""
-{{
-    npy_intp dims[{max(nd, 1)}];
-{fill}
-    Py_XDECREF({z});
-    {z} = (PyArrayObject*)PyArray_EMPTY({nd}, dims, PyArray_TYPE({value}), 0);
-    if (!{z}) {sub['fail']}
-    if (opkit_alloc_fill({z}, {value})) {sub['fail']}
-}}
-"""
-
-    def c_code_cache_version(self):
-        return (1,)
+        return _alloc_code(value, z, sub["fail"], tuple((d, c_dtype(v.dtype)) for v, d in zip(node.inputs[1:], dims)))
 
     def infer_shape(self, node, input_shapes):
         return [tuple(node.inputs[1:])]
@@ -123,32 +104,11 @@ class Alloc(Op):
 alloc = Alloc()
 
 
-ALLOC_SUPPORT_CODE = r"""
-#ifndef OPKIT_ALLOC_SUPPORT
-#define OPKIT_ALLOC_SUPPORT
-/* Copy `value` broadcast into the new array `z`, or raise broadcast_copy's ValueError (alloc.py). */
-static int opkit_alloc_fill(PyArrayObject* z, PyArrayObject* value)
-{
-    int nd = PyArray_NDIM(z), k = PyArray_NDIM(value), bad = k > nd;
-    for (int i = 0; !bad && i < k; ++i) {
-        npy_intp v = PyArray_DIMS(value)[i], t = PyArray_DIMS(z)[nd - k + i];
-        bad = v != 1 && v != t;
-    }
-    if (bad) {
-        char msg[1024];
-        size_t len = snprintf(msg, sizeof msg, "alloc: cannot broadcast a value of shape ");
-        len = opkit_format_shape(msg, len, sizeof msg, k, PyArray_DIMS(value));
-        if (len < sizeof msg) len += snprintf(msg + len, sizeof msg - len, " to the shape ");
-        len = opkit_format_shape(msg, len, sizeof msg, nd, PyArray_DIMS(z));
-        if (len < sizeof msg) snprintf(msg + len, sizeof msg - len, ": numpy's broadcasting needs each of its "
-                                       "lengths to be 1 or the target's, counted from the last axis");
-        PyErr_SetString(PyExc_ValueError, msg);
-        return -1;
-    }
-    return PyArray_CopyInto(z, value);
-}
-#endif
-"""
+@functools.lru_cache(maxsize=4096)  # gradient graphs hold many: their code is made again with the same names
+def _alloc_code(value, z, fail, dims):
+    """The macro `alloc` of alloc.c.j2 for lengths read from `dims`, (C name, npy_ type) pairs."""
+    dims = [{"name": name, "ctype": ctype} for name, ctype in dims]
+    return render("alloc.c.j2", "alloc", value=value, z=z, fail=fail, dims=dims)
 
 
 def shape_dims(x):
@@ -235,10 +195,14 @@ def cast(x, dtype):
     return Cast(dtype)(x)
 
 
-class DimShuffle(Op):
-    """Reorder the axes of a tensor and insert length-1 axes ('x' in `new_order`): a view of the input."""
+class DimShuffle(SectionOp):
+    """Reorder the axes of a tensor and insert length-1 axes ('x' in `new_order`): a view of the input.
+
+    C: dimshuffle.c (with view.h) and the macro `dimshuffle` of templates/view.c.j2 (a line per axis).
+    """
 
     __props__ = ("new_order",)
+    section_files = ("dimshuffle.c",)
     view_map = {0: [0]}
 
     def __init__(self, new_order):
@@ -258,27 +222,12 @@ class DimShuffle(Op):
         inserted = [i for i, a in enumerate(self.new_order) if a == "x"]
         output_storage[0][0] = np.expand_dims(x, inserted) if inserted else x
 
-    def c_support_code(self):
-        from opkit.core.tensor.view_c import VIEW_SUPPORT_CODE
-
-        return VIEW_SUPPORT_CODE
+    def has_c_code(self, node):
+        return True  # dimshuffle.c has its support code; the code is generated from templates/view.c.j2
 
     def c_code(self, node, name, inputs, outputs, sub):
         (x,), (z,) = inputs, outputs
-        nd = len(self.new_order)
-        fill = "\n".join(f"    dims[{i}] = 1; strides[{i}] = 0;" if a == "x" else
-                          f"    dims[{i}] = PyArray_DIMS({x})[{a}]; strides[{i}] = PyArray_STRIDES({x})[{a}];"
-                          for i, a in enumerate(self.new_order))
-        return f"""
-{{
-    npy_intp dims[{max(nd, 1)}], strides[{max(nd, 1)}];
-{fill}
-    if (opkit_make_view(&{z}, {x}, {nd}, dims, strides, PyArray_BYTES({x}))) {sub['fail']}
-}}
-"""
-
-    def c_code_cache_version(self):
-        return (1,)
+        return _dimshuffle_code(x, z, sub["fail"], self.new_order)
 
     def infer_shape(self, node, input_shapes):
         return [tuple(1 if a == "x" else input_shapes[0][a] for a in self.new_order)]
@@ -306,6 +255,11 @@ class DimShuffle(Op):
 
     def __str__(self):
         return "DimShuffle{" + ",".join(map(str, self.new_order)) + "}"
+
+
+@functools.lru_cache(maxsize=4096)  # a hot op: graphs are generated again and again with the same names
+def _dimshuffle_code(x, z, fail, new_order):
+    return render("view.c.j2", "dimshuffle", x=x, z=z, fail=fail, new_order=new_order)
 
 
 def expand_dims(x, axes):

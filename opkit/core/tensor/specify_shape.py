@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+
+from opkit.core.c_source import render
 from opkit.core.graph import Apply
 from opkit.core.op import Op
 from opkit.core.tensor.shape_checks import check_chain, shape_template
@@ -13,7 +16,8 @@ class SpecifyShape(Op):
     """Return the input itself, typed with the static `shape` (None entries: unknown); raise if it differs.
 
     What ``TensorType.convert_variable`` inserts to give a variable a more
-    specific type, as PyTensor's ``specify_shape``.
+    specific type, as PyTensor's ``specify_shape``. C: the macro `specify_shape` of
+    templates/specify_shape.c.j2 (a check per stated length).
     """
 
     __props__ = ("shape",)
@@ -43,16 +47,7 @@ class SpecifyShape(Op):
         output_storage[0][0] = x
 
     def c_code(self, node, name, inputs, outputs, sub):
-        (x,), (out,) = inputs, outputs
-        got = shape_template(len(self.shape)).replace("{}", "%lld")
-        dims = "".join(f", (long long)PyArray_DIMS({x})[{a}]" for a in range(len(self.shape)))
-        checks = "".join(
-            f"if (PyArray_DIMS({x})[{axis}] != {stated}) {{\n"
-            f"    PyErr_Format(PyExc_ValueError, \"specify_shape: expected shape {_text(self.shape)}, got {got} "
-            f"(axis {axis} has length %lld, not {stated})\"{dims}, (long long)PyArray_DIMS({x})[{axis}]);\n"
-            f"    {sub['fail']}\n}}\n"
-            for axis, stated in enumerate(self.shape) if stated is not None)
-        return f"{checks}Py_XDECREF({out});\n{out} = {x};\nPy_INCREF({out});\n"
+        return _specify_shape_code(inputs[0], outputs[0], sub["fail"], self.shape)
 
     def c_code_cache_version(self):
         return (2,)
@@ -76,6 +71,11 @@ class SpecifyShape(Op):
 
     def __str__(self):
         return f"SpecifyShape{{{_text(self.shape)}}}"
+
+
+@functools.lru_cache(maxsize=4096)  # its code is made again and again with the same names
+def _specify_shape_code(x, z, fail, shape):
+    return render("specify_shape.c.j2", "specify_shape", x=x, z=z, fail=fail, shape=shape, text=_text(shape))
 
 
 def _text(shape):

@@ -7,8 +7,11 @@ says which of the three are given (each an integer scalar input).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
+from opkit.core.c_source import SectionOp, render
 from opkit.core.graph import Apply, Constant, Variable
 from opkit.core.op import Op
 from opkit.core.tensor.shape_checks import broadcast_into_checks, check_chain
@@ -80,10 +83,14 @@ def _static_shape(idx_list, inputs, shape):
     return tuple(None for entry in idx_list if entry != "int") + tuple(shape[len(idx_list):])
 
 
-class Subtensor(Op):
-    """x[index] for basic indexing (integers and slices): a view of x."""
+class Subtensor(SectionOp):
+    """x[index] for basic indexing (integers and slices): a view of x.
+
+    C: subtensor.c (with view.h) and the macro `subtensor` of templates/view.c.j2 (a call per indexed axis).
+    """
 
     __props__ = ("idx_list",)
+    section_files = ("subtensor.c",)
     view_map = {0: [0]}
 
     def __init__(self, idx_list):
@@ -100,45 +107,15 @@ class Subtensor(Op):
         # The trailing ... keeps a 0-d result an array viewing x (x[1] alone would be a numpy scalar).
         output_storage[0][0] = x[build_index(self.idx_list, values) + (Ellipsis,)]
 
-    def c_support_code(self):
-        from opkit.core.tensor.view_c import VIEW_SUPPORT_CODE
-
-        return VIEW_SUPPORT_CODE + SUBTENSOR_SUPPORT_CODE
+    def has_c_code(self, node):
+        return True  # subtensor.c has its support code; the code is generated from templates/view.c.j2
 
     def c_code(self, node, name, inputs, outputs, sub):
         from opkit.core.tensor.c_interface import c_dtype
 
         x, *index_inputs = inputs
-        (z,) = outputs
-        values = [f"(npy_intp)*({c_dtype(v.dtype)}*)PyArray_DATA({i})" for v, i in zip(node.inputs[1:], index_inputs)]
-        values = iter(values)
-        lines = []
-        for axis, entry in enumerate(self.idx_list):
-            if entry == "int":
-                lines.append(f"if (opkit_index_axis({x}, {axis}, {next(values)}, &data)) {sub['fail']}")
-                continue
-            start, stop, step = [next(values) if given else "0" for given in entry[1:]]
-            flags = sum(1 << k for k, given in enumerate(entry[1:]) if given)
-            lines.append(f"if (opkit_slice_axis({x}, {axis}, {flags}, {start}, {stop}, {step}, &data, dims + od, "
-                         f"strides + od)) {sub['fail']}\nod++;")
-        nd = node.outputs[0].ndim
-        body = "\n    ".join(lines)
-        return f"""
-{{
-    npy_intp dims[{max(nd, 1)}], strides[{max(nd, 1)}];
-    char* data = PyArray_BYTES({x});
-    int od = 0;
-    {body}
-    for (int a = {len(self.idx_list)}; a < PyArray_NDIM({x}); ++a, ++od) {{
-        dims[od] = PyArray_DIMS({x})[a];
-        strides[od] = PyArray_STRIDES({x})[a];
-    }}
-    if (opkit_make_view(&{z}, {x}, {nd}, dims, strides, data)) {sub['fail']}
-}}
-"""
-
-    def c_code_cache_version(self):
-        return (1,)
+        scalars = tuple((i, c_dtype(v.dtype)) for v, i in zip(node.inputs[1:], index_inputs))
+        return _subtensor_code(x, outputs[0], sub["fail"], node.outputs[0].ndim, self.idx_list, scalars)
 
     def infer_shape(self, node, input_shapes):
         x = node.inputs[0]
@@ -183,42 +160,13 @@ class Subtensor(Op):
         return "Subtensor{" + ", ".join(parts) + "}"
 
 
-SUBTENSOR_SUPPORT_CODE = r"""
-#ifndef OPKIT_SUBTENSOR_SUPPORT
-#define OPKIT_SUBTENSOR_SUPPORT
-/* x[..., i, ...] on `axis`: move *data to element i (negative counts from the end), or IndexError as numpy. */
-static int opkit_index_axis(PyArrayObject* x, int axis, npy_intp i, char** data)
-{
-    npy_intp n = PyArray_DIMS(x)[axis];
-    npy_intp j = i < 0 ? i + n : i;
-    if (j < 0 || j >= n) {
-        PyErr_Format(PyExc_IndexError, "index %lld is out of bounds for axis %d with size %lld",
-                     (long long)i, axis, (long long)n);
-        return -1;
-    }
-    *data += j * PyArray_STRIDES(x)[axis];
-    return 0;
-}
-
-/* x[..., start:stop:step, ...] on `axis` (bit k of `given`: start, stop, step given), Python's slice rules. */
-static int opkit_slice_axis(PyArrayObject* x, int axis, int given, npy_intp start, npy_intp stop, npy_intp step,
-                            char** data, npy_intp* dim, npy_intp* stride)
-{
-    Py_ssize_t b = (given & 4) ? (Py_ssize_t)step : 1;
-    if (b == 0) {
-        PyErr_SetString(PyExc_ValueError, "slice step cannot be zero");
-        return -1;
-    }
-    Py_ssize_t a = (given & 1) ? (Py_ssize_t)start : (b < 0 ? PY_SSIZE_T_MAX : 0);
-    Py_ssize_t e = (given & 2) ? (Py_ssize_t)stop : (b < 0 ? PY_SSIZE_T_MIN : PY_SSIZE_T_MAX);
-    Py_ssize_t length = PySlice_AdjustIndices(PyArray_DIMS(x)[axis], &a, &e, b);
-    *dim = length;
-    *stride = PyArray_STRIDES(x)[axis] * b;
-    if (length > 0) *data += a * PyArray_STRIDES(x)[axis];
-    return 0;
-}
-#endif
-"""
+@functools.lru_cache(maxsize=4096)  # a hot op: graphs are generated again and again with the same names
+def _subtensor_code(x, z, fail, ndim, idx_list, scalars):
+    """The macro `subtensor` of view.c.j2 for `idx_list` whose scalar inputs are (C name, npy_ type) pairs."""
+    scalars = iter({"name": name, "ctype": ctype} for name, ctype in scalars)
+    axes = [{"index": next(scalars)} if entry == "int" else
+            {"slice": [next(scalars) if given else None for given in entry[1:]]} for entry in idx_list]
+    return render("view.c.j2", "subtensor", x=x, z=z, fail=fail, ndim=ndim, axes=axes)
 
 
 def index_checks(idx_list, index_inputs, dims):

@@ -1,6 +1,4 @@
-"""C support for ops whose output is a view of their input (DimShuffle, Reshape): new strides, same data."""
-
-VIEW_SUPPORT_CODE = r"""
+/* Making a view of an array: new dims and strides over the same data (dimshuffle.c, subtensor.c). */
 #ifndef OPKIT_VIEW_SUPPORT
 #define OPKIT_VIEW_SUPPORT
 /* Replace *out with a new array viewing `base`'s memory at `data` with the given dims and strides.
@@ -20,4 +18,3 @@ static int opkit_make_view(PyArrayObject** out, PyArrayObject* base, int nd, npy
     return 0;
 }
 #endif
-"""
