@@ -13,32 +13,34 @@ running the op.
 from __future__ import annotations
 
 import operator
+import string
 
 import numpy as np
 
+from opkit.core.c_source import SectionOp, render
 from opkit.core.graph import Apply, Constant
 from opkit.core.op import Op
 from opkit.core.tensor.variable import as_tensor_variable, constant
 
-# relation: (Python test of (lhs, rhs), C test of ({0}=lhs, {1}=rhs) as long long)
+# relation: its Python test of (lhs, rhs); its C test is the macro `relation` of templates/shape_checks.c.j2
 RELATIONS = {
-    "eq": (operator.eq, "{0} == {1}"),
-    "ne": (operator.ne, "{0} != {1}"),
-    "ge": (operator.ge, "{0} >= {1}"),
-    "in_range": (lambda a, b: -b <= a < b, "(-{1} <= {0} && {0} < {1})"),
-    "broadcasts": (lambda a, b: a == 1 or a == b, "({0} == 1 || {0} == {1})"),
+    "eq": operator.eq,
+    "ne": operator.ne,
+    "ge": operator.ge,
+    "in_range": lambda a, b: -b <= a < b,
+    "broadcasts": lambda a, b: a == 1 or a == b,
 }
 EXCEPTIONS = {"ValueError": ValueError, "IndexError": IndexError}
 
 
-def _c_string(text):
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-
-
-def _c_integer(variable, name):
-    from opkit.core.tensor.c_interface import c_dtype
-
-    return f"(long long)*({c_dtype(variable.dtype)}*)PyArray_DATA({name})"
+def _message_pieces(template):
+    """Return the literal texts of `template` between its ``{}`` fields (one more than the fields)."""
+    pieces = [""]
+    for literal, field, _, _ in string.Formatter().parse(template):
+        pieces[-1] += literal
+        if field is not None:
+            pieces.append("")
+    return pieces
 
 
 def _integer_scalar(value):
@@ -71,28 +73,19 @@ class Assert(Op):
 
     def perform(self, node, inputs, output_storage):
         lhs, rhs, *args = [int(v) for v in inputs]
-        if not RELATIONS[self.relation][0](lhs, rhs):
+        if not RELATIONS[self.relation](lhs, rhs):
             raise EXCEPTIONS[self.exception](self.template.format(*args))
         output_storage[0][0] = inputs[0]
 
     def c_code(self, node, name, inputs, outputs, sub):
-        values = [_c_integer(v, i) for v, i in zip(node.inputs, inputs)]
-        test = RELATIONS[self.relation][1].format(*values[:2])
-        message = _c_string(self.template.replace("%", "%%").replace("{}", "%lld"))
-        args = "".join(f", {v}" for v in values[2:])
-        lhs, (out,) = inputs[0], outputs
-        return f"""
-if (!({test})) {{
-    PyErr_Format(PyExc_{self.exception}, {message}{args});
-    {sub['fail']}
-}}
-Py_XDECREF({out});
-{out} = {lhs};
-Py_INCREF({out});
-"""
+        from opkit.core.tensor.c_interface import c_dtype
+
+        return render("shape_checks.c.j2", "assert_", relation_kind=self.relation, exception=self.exception,
+                      pieces=_message_pieces(self.template), out=outputs[0], inputs=list(inputs),
+                      ctypes=[c_dtype(v.dtype) for v in node.inputs], fail=sub["fail"])
 
     def c_code_cache_version(self):
-        return (1,)
+        return (2,)
 
     def infer_shape(self, node, input_shapes):
         return [()]
@@ -104,11 +97,12 @@ Py_INCREF({out});
         return f"Assert{{{self.relation}: {self.exception}}}"
 
 
-class Depend(Op):
+class Depend(SectionOp):
     """Return the first input once the others (checks) are computed: their errors come first."""
 
     __props__ = ()
     view_map = {0: [0]}
+    section_files = ("depend.c",)
 
     def make_node(self, value, *checks):
         value = as_tensor_variable(value)
@@ -116,13 +110,6 @@ class Depend(Op):
 
     def perform(self, node, inputs, output_storage):
         output_storage[0][0] = inputs[0]
-
-    def c_code(self, node, name, inputs, outputs, sub):
-        (out,) = outputs
-        return f"Py_XDECREF({out});\n{out} = {inputs[0]};\nPy_INCREF({out});\n"
-
-    def c_code_cache_version(self):
-        return (1,)
 
     def infer_shape(self, node, input_shapes):
         return [input_shapes[0]]
@@ -167,7 +154,7 @@ def check_chain(checks):
     last = None
     for exception, template, relation, lhs, rhs, args in checks:
         a, b = static_int(lhs), static_int(rhs)
-        if a is not None and b is not None and RELATIONS[relation][0](a, b):
+        if a is not None and b is not None and RELATIONS[relation](a, b):
             continue
         lhs = depend(_integer_scalar(lhs), last)
         last = Assert(exception, template, relation)(lhs, rhs, *args)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from opkit.core.builtin_ops import Shape, Shape_i, shape_op
+from opkit.core.c_source import render
 from opkit.core.graph import Apply
 from opkit.core.op import Op
 from opkit.core.tensor.type import TensorType
@@ -38,24 +39,11 @@ class MakeVector(Op):
     def c_code(self, node, name, inputs, outputs, sub):
         from opkit.core.tensor.c_interface import c_dtype
 
-        (out,) = outputs
-        n = len(inputs)
-        fill = "\n".join(f"    data[{i}] = (npy_int64)*({c_dtype(v.dtype)}*)PyArray_DATA({x});"
-                         for i, (v, x) in enumerate(zip(node.inputs, inputs)))
-        return f"""
-{{
-    npy_intp n = {n};
-    Py_XDECREF({out});
-    {out} = (PyArrayObject*)PyArray_EMPTY(1, &n, NPY_INT64, 0);
-    if (!{out}) {sub['fail']}
-    npy_int64* data = (npy_int64*)PyArray_DATA({out});
-    (void)data;
-{fill}
-}}
-"""
+        return render("make_vector.c.j2", "make_vector", out=outputs[0], inputs=list(inputs),
+                      ctypes=[c_dtype(v.dtype) for v in node.inputs], fail=sub["fail"])
 
     def c_code_cache_version(self):
-        return (1,)
+        return (2,)
 
     def infer_shape(self, node, input_shapes):
         return [(len(node.inputs),)]
