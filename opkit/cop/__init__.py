@@ -3,10 +3,10 @@
 from opkit.core import c_source as _c_source
 
 
-def _read_sections(op):
+def _read_sections(op, files=None, macros=()):
     from opkit.cop.section_op import OpSections
 
-    return OpSections(op)
+    return OpSections(op, files, macros)
 
 
 def _render(template, macro, values):

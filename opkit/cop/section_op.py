@@ -31,22 +31,43 @@ def _stamp(paths):
 def parsed_sections(cls):
     """Return (paths, sections) of a SectionOp class, parsed again if a file changed."""
     paths = section_paths(cls)
+    return paths, parsed_files(paths)
+
+
+def parsed_files(paths):
+    """Return the parsed sections of the files `paths` (a tuple), parsed again if a file changed."""
     stamp = _stamp(paths)
-    entry = _parsed.get(cls)
+    entry = _parsed.get(paths)
     if entry is None or entry[0] != stamp:
         entry = (stamp, parse_files(paths))
         with _lock:
-            _parsed[cls] = entry
-    return paths, entry[1]
+            _parsed[paths] = entry
+    return entry[1]
 
 
 class OpSections(COp):
-    """A COp's C methods over a SectionOp's files, for that op (its params type and check_input)."""
+    """A COp's C methods over a SectionOp's files, for that op (its params type and check_input).
 
-    def __init__(self, op):  # noqa: the files come from the op's class, not from arguments
+    `files` (absolute paths) replace the class's `section_files`; `macros`, (name, value) pairs,
+    are defined around every section that sees macros, after the COp's own.
+    """
+
+    def __init__(self, op, files=None, macros=()):  # noqa: the files come from the op, not a COp's arguments
         self.op = op
         self.func_name = None
-        self.func_files, self.code_sections = parsed_sections(type(op))
+        if files is None:
+            self.func_files, self.code_sections = parsed_sections(type(op))
+        else:
+            self.func_files = tuple(os.path.normpath(os.path.abspath(os.fspath(f))) for f in files)
+            self.code_sections = parsed_files(self.func_files)
+        self.extra_macros = tuple(macros)
+
+    def _macros(self, tag, node, name, sub=None, inputs=None, outputs=None):
+        define, undef = super()._macros(tag, node, name, sub, inputs, outputs)
+        for macro, value in self.extra_macros:
+            define += f"#define {macro} {value}\n"
+            undef = f"#undef {macro}\n" + undef
+        return define, undef
 
     @property
     def check_input(self):

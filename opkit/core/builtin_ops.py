@@ -1,37 +1,54 @@
-"""DeepCopyOp, ViewOp, Shape and Shape_i, with C code registered per Type class."""
+"""DeepCopyOp, ViewOp, Shape and Shape_i, with C code registered per Type class.
+
+The code registered for a type is either a str of C with `%(iname)s`, `%(oname)s`, `%(fail)s` (and for
+Shape_i `%(i)s`) substituted, or a section file (an `os.PathLike`, e.g. a pathlib.Path) whose `code`
+section is expanded with the macros of a user's COp: INPUT_0, OUTPUT_0, FAIL, DTYPE_INPUT_0, ...,
+and for Shape_i SHAPE_I_INDEX (its i). opkit's own TensorType registers files (opkit/core/tensor/).
+"""
 
 from __future__ import annotations
 
 import copy
+import os
+import pathlib
 
 import numpy as np
 
+from opkit.core.c_source import file_sections
 from opkit.core.graph import Apply, Variable
 from opkit.core.op import Op
 from opkit.core.type import MethodNotDefined
 
-# Type class -> (code, version) (for Shape_i: (code, check_input, version))
+# Type class -> (code, version) (for Shape_i: (code, check_input, version)); code is a str or a Path
 _DEEP_COPY_C, _VIEW_C, _SHAPE_C, _SHAPE_I_C = {}, {}, {}, {}
 
 
+def _code(code):
+    """Return registered code as kept: a str of C as given, a section file as an absolute Path."""
+    if isinstance(code, os.PathLike):
+        return pathlib.Path(os.path.abspath(os.fspath(code)))
+    return code
+
+
 def register_deep_copy_op_c_code(type_class, code, version=()):
-    """Give DeepCopyOp C code for inputs of `type_class` (%(iname)s, %(oname)s, %(fail)s)."""
-    _DEEP_COPY_C[type_class] = (code, tuple(version))
+    """Give DeepCopyOp C code for inputs of `type_class` (%(iname)s, %(oname)s, %(fail)s), or a section file."""
+    _DEEP_COPY_C[type_class] = (_code(code), tuple(version))
 
 
 def register_view_op_c_code(type_class, code, version=()):
-    """Give ViewOp C code for inputs of `type_class` (%(iname)s, %(oname)s, %(fail)s)."""
-    _VIEW_C[type_class] = (code, tuple(version))
+    """Give ViewOp C code for inputs of `type_class` (%(iname)s, %(oname)s, %(fail)s), or a section file."""
+    _VIEW_C[type_class] = (_code(code), tuple(version))
 
 
 def register_shape_c_code(type_class, code, version=()):
-    """Give Shape C code for inputs of `type_class` (%(iname)s, %(oname)s, %(fail)s)."""
-    _SHAPE_C[type_class] = (code, tuple(version))
+    """Give Shape C code for inputs of `type_class` (%(iname)s, %(oname)s, %(fail)s), or a section file."""
+    _SHAPE_C[type_class] = (_code(code), tuple(version))
 
 
 def register_shape_i_c_code(type_class, code, check_input, version=()):
-    """Give Shape_i C code for `type_class`; `check_input` guards that dimension %(i)s exists."""
-    _SHAPE_I_C[type_class] = (code, check_input, tuple(version))
+    """Give Shape_i C code for `type_class`; `check_input` guards that dimension %(i)s exists (each a str
+    or a section file, whose macro SHAPE_I_INDEX is i)."""
+    _SHAPE_I_C[type_class] = (_code(code), _code(check_input), tuple(version))
 
 
 def _lookup(registry, variable):
@@ -57,11 +74,19 @@ class _RegisteredCOp(Op):
         return _lookup(self._registry, node.inputs[0]) is not None
 
     def c_code(self, node, name, inputs, outputs, sub):
-        code = self._entry(node)[0]
+        return self._expand(self._entry(node)[0], node, name, inputs, outputs, sub)
+
+    def _expand(self, code, node, name, inputs, outputs, sub):
+        """Return registered code for this node: a str with its %(...)s filled, a file's `code` section."""
+        if isinstance(code, pathlib.Path):
+            return file_sections(self, (code,), self._macros()).c_code(node, name, inputs, outputs, sub)
         return code % dict(iname=inputs[0], oname=outputs[0], fail=sub["fail"], **self._extra_sub())
 
     def _extra_sub(self):
         return {}
+
+    def _macros(self):
+        return ()
 
     def c_code_cache_version_apply(self, node):
         return self._entry(node)[-1]
@@ -159,8 +184,14 @@ class Shape_i(_RegisteredCOp):
 
     def c_code(self, node, name, inputs, outputs, sub):
         code, check_input = self._entry(node)[:2]
-        values = dict(iname=inputs[0], oname=outputs[0], fail=sub["fail"], i=self.i)
-        return (check_input % values if check_input else "") + code % values
+        check = self._expand(check_input, node, name, inputs, outputs, sub) if check_input else ""
+        return check + self._expand(code, node, name, inputs, outputs, sub)
+
+    def _extra_sub(self):
+        return {"i": self.i}
+
+    def _macros(self):
+        return (("SHAPE_I_INDEX", self.i),)
 
     def infer_shape(self, node, input_shapes):
         return [()]

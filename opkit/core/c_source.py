@@ -46,11 +46,20 @@ def section_paths(cls) -> tuple[str, ...]:
     return ()
 
 
-def _sections(op):
+def _sections(op, files=None, macros=()):
     if _section_reader is None:
         raise MethodNotDefined("c_code", f"{type(op).__name__}: opkit.cop is not imported: nothing reads its "
                                          "section files")
-    return _section_reader(op)
+    return _section_reader(op) if files is None else _section_reader(op, files=files, macros=macros)
+
+
+def file_sections(op, files, macros=()):
+    """Return a COp's C methods for `op` over the section files `files` (absolute paths), not its class's.
+
+    `macros` are (name, value) pairs defined, besides a user's COp macros, around every section
+    that sees macros (how a registered built-in op's file reads a prop, e.g. Shape_i's i).
+    """
+    return _sections(op, tuple(files), tuple(macros))
 
 
 class SectionOp(Op):

@@ -47,11 +47,12 @@ def register_types(register):
 
 @hookimpl
 def register_c_code(registry):
-    """Give DeepCopyOp, ViewOp, Shape and Shape_i C code for TensorType."""
+    """Give DeepCopyOp, ViewOp, Shape and Shape_i C code for TensorType: section files in opkit/core/tensor."""
     from opkit.core.tensor import c_interface
     from opkit.core.tensor.type import TensorType
 
-    registry.register_deep_copy_op_c_code(TensorType, c_interface.DEEP_COPY, version=(1,))
-    registry.register_view_op_c_code(TensorType, c_interface.VIEW, version=(1,))
-    registry.register_shape_c_code(TensorType, c_interface.SHAPE, version=(1,))
-    registry.register_shape_i_c_code(TensorType, c_interface.SHAPE_I, c_interface.SHAPE_I_CHECK, version=(1,))
+    files = c_interface.TENSOR_C_FILES
+    registry.register_deep_copy_op_c_code(TensorType, files["deep_copy"], version=(1,))
+    registry.register_view_op_c_code(TensorType, files["view"], version=(1,))
+    registry.register_shape_c_code(TensorType, files["shape"], version=(1,))
+    registry.register_shape_i_c_code(TensorType, files["shape_i"], files["shape_i_check"], version=(1,))

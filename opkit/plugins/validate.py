@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -116,7 +117,7 @@ class CCodeRegistry:
 
     def register_shape_i_c_code(self, type_class, code, check_input, version=()):
         """Give Shape_i C code for `type_class`; `check_input` guards that dimension %(i)s exists."""
-        if not isinstance(check_input, str):
+        if not isinstance(check_input, (str, os.PathLike)):
             raise self.record.error_for(f"register_shape_i_c_code: check_input must be C code (a str), "
                                         f"got {type(check_input).__name__}")
         self._stage("register_shape_i_c_code", type_class, code, check_input, version=version)
@@ -126,7 +127,7 @@ class CCodeRegistry:
 
         if not isinstance(type_class, type) or not issubclass(type_class, Type):
             raise self.record.error_for(f"{function}: expected a subclass of opkit.Type, got {type_class!r}")
-        if not isinstance(code, str):
+        if not isinstance(code, (str, os.PathLike)):  # C, or a section file
             raise self.record.error_for(f"{function}: code must be a str of C, got {type(code).__name__}")
         try:
             version = tuple(version)
