@@ -29,6 +29,7 @@ from opkit.bridge.eager import run_op
 from opkit.bridge.pytensor_graph import mirror_variable, to_pytensor_graph
 from opkit.bridge.pytensor_types import TypeNotMapped, to_pytensor_params, to_pytensor_type
 from opkit.bridge.one_per_op import one_per_op
+from opkit.core.c_source import render
 from opkit.core.gradient_types import disconnected_type
 from opkit.core.graph import Variable
 from opkit.core.memo import BoundedMemo
@@ -152,8 +153,8 @@ class PyTensorOp(PtCOp):
             return ""
         alias = opkit_params.struct_name()
         guard = f"OPKIT_BRIDGE_{alias.upper()}"
-        return (f"#ifndef {guard}\n#define {guard}\n"
-                f"typedef struct {self.params_type.name} {alias};\n#endif\n")
+        return render("bridge_pytensor.c.j2", "params_typedef", guard=guard, pytensor_struct=self.params_type.name,
+                      alias=alias)
 
     def c_support_code_apply(self, node, name):
         return self._node_code("c_support_code_apply", node, name)

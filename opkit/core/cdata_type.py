@@ -4,24 +4,14 @@ from __future__ import annotations
 
 import re
 
+from opkit.core.c_source import render
 from opkit.core.type import CType
 
 _C_IDENTIFIER = re.compile(r"[A-Za-z_][\w:]*\Z", re.ASCII)
 
-CAPSULE_SUPPORT = r"""
-#ifndef OPKIT_CDATA_CAPSULE
-#define OPKIT_CDATA_CAPSULE
-// A CDataType value in Python: a capsule whose context is the pointer's free function.
-extern "C" {
-static void opkit_cdata_destructor(PyObject* capsule)
-{
-    void (*freefunc)(void*) = (void (*)(void*))PyCapsule_GetContext(capsule);
-    void* data = PyCapsule_GetPointer(capsule, NULL);
-    if (freefunc && data) freefunc(data);
-}
-}
-#endif
-"""
+def _c(macro, **values):
+    """Return the C text of `macro` in opkit/templates/cdata_type.c.j2."""
+    return render("cdata_type.c.j2", macro, **values)
 
 
 class CDataType(CType):
@@ -62,51 +52,22 @@ class CDataType(CType):
 
     def c_free(self, name):
         """Return C code freeing the pointer in `name` (once: it is set to NULL)."""
-        if self.freefunc is None:
-            return f"{name} = NULL;"
-        return f"if ({name}) {{\n    {self.freefunc}({name});\n    {name} = NULL;\n}}"
+        return _c("free", name=name, freefunc=self.freefunc)
 
     def c_support_code(self):
-        return CAPSULE_SUPPORT
+        return _c("capsule_support")
 
     def c_declare(self, name, sub, check_input=True):
-        return f"{self.ctype} {name};"
+        return _c("declare", ctype=self.ctype, name=name)
 
     def c_init(self, name, sub):
-        return f"{name} = NULL;"
+        return _c("init", name=name)
 
     def c_extract(self, name, sub, check_input=True):
-        return f"""{name} = ({self.ctype})PyCapsule_GetPointer(py_{name}, NULL);
-if (!{name}) {{
-    {sub['fail']}
-}}"""
+        return _c("extract", ctype=self.ctype, name=name, fail=sub["fail"])
 
     def c_sync(self, name, sub):
-        freefunc = f"(void*){self.freefunc}" if self.freefunc else "NULL"
-        release = f"{self.freefunc}({name});" if self.freefunc else ""
-        return f"""{{
-    PyObject* previous_{name} = py_{name};
-    void* previous_data_{name} = PyCapsule_CheckExact(previous_{name}) ? PyCapsule_GetPointer(previous_{name}, NULL)
-                                                                          : NULL;
-    if (previous_data_{name} == (void*){name} && {name} != NULL) {{
-        // The same pointer is already owned by the capsule: keep it (a second capsule would free it twice).
-    }} else if ({name} == NULL) {{
-        Py_XDECREF(previous_{name});
-        Py_INCREF(Py_None);
-        py_{name} = Py_None;
-    }} else {{
-        py_{name} = PyCapsule_New((void*){name}, NULL, opkit_cdata_destructor);
-        if (py_{name} && PyCapsule_SetContext(py_{name}, {freefunc}) != 0) {{
-            Py_CLEAR(py_{name});
-        }}
-        if (!py_{name}) {{
-            {release}
-            py_{name} = previous_{name};
-            {sub['fail']}
-        }}
-        Py_XDECREF(previous_{name});
-    }}
-}}"""
+        return _c("sync", name=name, freefunc=self.freefunc, fail=sub["fail"])
 
     def c_cleanup(self, name, sub):
         return ""

@@ -5,9 +5,15 @@ from __future__ import annotations
 import numbers
 import re
 
+from opkit.core.c_source import render
 from opkit.core.type import CType
 
 _C_NAME = re.compile(r"[A-Za-z_]\w*\Z", re.ASCII)
+
+
+def _c(macro, **values):
+    """Return the C text of `macro` in opkit/templates/enum_type.c.j2."""
+    return render("enum_type.c.j2", macro, **values)
 
 
 class EnumType(CType):
@@ -86,40 +92,23 @@ class EnumType(CType):
 
     def c_support_code(self):
         """Define each constant as a macro; the same name defined with another value is a compile error."""
-        lines = []
-        for name, value in self.constants.items():
-            lines += [f"#ifdef {name}", f"#if {name} != {value}",
-                      f'#error "enum constant {name} is defined with another value elsewhere"',
-                      "#endif", "#else", f"#define {name} {value}", "#endif"]
-        return "\n".join(lines) + "\n"
+        return _c("constants", constants=list(self.constants.items()))
 
     def c_declare(self, name, sub, check_input=True):
-        return f"{self.ctype} {name};"
+        return _c("declare", ctype=self.ctype, name=name)
 
     def c_init(self, name, sub):
-        return f"{name} = 0;"
+        return _c("init", name=name)
 
     def _c_value(self, name, sub):
-        """C code turning the Python int in py_<name> into the variable (may fail)."""
-        return f"{name} = ({self.ctype})value_{name};"
+        """C code turning the Python int in value_<name> into the variable (may fail)."""
+        return _c("value", ctype=self.ctype, name=name, fail=sub["fail"])
 
     def c_extract(self, name, sub, check_input=True):
-        return f"""{{
-    long value_{name} = PyLong_AsLong(py_{name});
-    if (value_{name} == -1 && PyErr_Occurred()) {{
-        {sub['fail']}
-    }}
-{self._c_value(name, sub)}
-}}"""
+        return _c("extract", name=name, value=self._c_value(name, sub), fail=sub["fail"])
 
     def c_sync(self, name, sub):
-        return f"""Py_XDECREF(py_{name});
-py_{name} = PyLong_FromLong((long){name});
-if (!py_{name}) {{
-    Py_INCREF(Py_None);
-    py_{name} = Py_None;
-    {sub['fail']}
-}}"""
+        return _c("sync", name=name, fail=sub["fail"])
 
     def c_cleanup(self, name, sub):
         return ""
@@ -161,26 +150,8 @@ class CEnumType(EnumList):
         return ""
 
     def _c_value(self, name, sub):
-        cases = "\n".join(f"    case {value}: {name} = ({self.ctype})({constant}); break;"
-                          for constant, value in self.constants.items())
-        return f"""switch (value_{name}) {{
-{cases}
-    default:
-        PyErr_Format(PyExc_ValueError, "%ld is not a value of {self}", value_{name});
-        {sub['fail']}
-}}"""
+        return _c("c_value", ctype=self.ctype, name=name, cases=list(self.constants.items()),
+                  description=str(self), fail=sub["fail"])
 
     def c_sync(self, name, sub):
-        cases = " else ".join(f"if ({name} == ({self.ctype})({constant})) index_{name} = {value};"
-                              for constant, value in self.constants.items())
-        return f"""{{
-    long index_{name} = -1;
-    {cases}
-    Py_XDECREF(py_{name});
-    py_{name} = PyLong_FromLong(index_{name});
-    if (!py_{name}) {{
-        Py_INCREF(Py_None);
-        py_{name} = Py_None;
-        {sub['fail']}
-    }}
-}}"""
+        return _c("c_sync", ctype=self.ctype, name=name, cases=list(self.constants.items()), fail=sub["fail"])

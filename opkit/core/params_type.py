@@ -10,6 +10,7 @@ from __future__ import annotations
 import keyword
 import re
 
+from opkit.core.c_source import render
 from opkit.core.digest import sha256
 from opkit.core.type import CType, MethodNotDefined
 
@@ -158,34 +159,17 @@ class ParamsType(CType):
         return f"opkit_params_{digest}"
 
     def _struct_body(self, struct):
-        declare = "\n".join(f"    {_call(t, 'c_declare', f, {'fail': '{ return -1; }'})}"
-                            for f, t in zip(self.fields, self.types))
-        init = "\n".join(f"        {_call(t, 'c_init', f, {})}" for f, t in zip(self.fields, self.types))
-        cleanup = "\n".join(f"        {{\n{_call(t, 'c_cleanup', f, {})}\n        }}"
-                            for f, t in zip(self.fields, self.types))
-        extract = "\n".join(self._extract_field(f, t) for f, t in zip(self.fields, self.types))
-        return f"""struct {struct} {{
-{declare}
-    {struct}() {{
-{init}
-    }}
-    ~{struct}() {{
-{cleanup}
-    }}
-    // Read every field from `obj` (Params: the fields are attributes); 0, or -1 with an exception set.
-    int extract(PyObject* obj) {{
-{extract}
-        return 0;
-    }}
-}};"""
+        fields = list(zip(self.fields, self.types))
+        return _c("struct_body", struct=struct,
+                  declares=[_call(t, "c_declare", f, {"fail": _c("declare_fail")}) for f, t in fields],
+                  inits=[_call(t, "c_init", f, {}) for f, t in fields],
+                  cleanups=[_call(t, "c_cleanup", f, {}) for f, t in fields],
+                  extracts=[self._extract_field(f, t) for f, t in fields])
 
     @staticmethod
     def _extract_field(name, field_type):
-        fail = f"{{ Py_DECREF(py_{name}); return -1; }}"
-        return (f"        {{\n        PyObject* py_{name} = PyObject_GetAttrString(obj, \"{name}\");\n"
-                f"        if (!py_{name}) return -1;\n"
-                f"{_call(field_type, 'c_extract', name, {'fail': fail}, check_input=True)}\n"
-                f"        Py_DECREF(py_{name});\n        }}")
+        extract = _call(field_type, "c_extract", name, {"fail": _c("field_fail", name=name)}, check_input=True)
+        return _c("extract_field", name=name, extract=extract)
 
     def c_support_code(self):
         codes = []
@@ -195,35 +179,23 @@ class ParamsType(CType):
                     codes.append(code)
         struct = self.struct_name()
         guard = struct.upper()
-        codes.append(f"#ifndef {guard}\n#define {guard}\n{self._struct_body(struct)}\n#endif\n")
+        codes.append(_c("definition", guard=guard, body=self._struct_body(struct)))
         return codes
 
     def c_declare(self, name, sub, check_input=True):
-        return f"{self.struct_name()}* {name};"
+        return _c("declare", struct=self.struct_name(), name=name)
 
     def c_init(self, name, sub):
-        return f"{name} = NULL;"
+        return _c("init", name=name)
 
     def c_extract(self, name, sub, check_input=True):
-        struct = self.struct_name()
-        return f"""
-{name} = new (std::nothrow) {struct}();
-if (!{name}) {{
-    PyErr_NoMemory();
-    {sub['fail']}
-}}
-if ({name}->extract(py_{name}) != 0) {{
-    delete {name};
-    {name} = NULL;
-    {sub['fail']}
-}}"""
+        return _c("extract", struct=self.struct_name(), name=name, fail=sub["fail"])
 
     def c_sync(self, name, sub):
-        return (f'PyErr_SetString(PyExc_TypeError, "a ParamsType value cannot be computed by C code");\n'
-                f"{sub['fail']}")
+        return _c("sync", fail=sub["fail"])
 
     def c_cleanup(self, name, sub):
-        return f"delete {name};\n{name} = NULL;"
+        return _c("cleanup", name=name)
 
     def _gather(self, method):
         found = []
@@ -259,6 +231,11 @@ if ({name}->extract(py_{name}) != 0) {{
 
 
 _MISSING = object()
+
+
+def _c(macro, **values):
+    """Return the C text of `macro` in opkit/templates/params_type.c.j2."""
+    return render("params_type.c.j2", macro, **values)
 
 
 def _as_list(value):

@@ -6,58 +6,16 @@ import numbers
 
 import numpy as np
 
+from opkit.core.c_source import render
 from opkit.core.graph import Constant, Variable
 from opkit.core.type import CType
 
 DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float16", "float32", "float64", "complex64", "complex128")
 
-# Shared by every scalar variable of a module (identical support code appears once).
-EXTRACT_SUPPORT = r"""
-#ifndef OPKIT_SCALAR_EXTRACT
-#define OPKIT_SCALAR_EXTRACT
-// Read a Python number, numpy scalar or 0-d array into `out`, a C value of `typenum`. With
-// `check_input`, a value an integer or bool type cannot hold exactly (1.5, 300 for int8) is a
-// TypeError rather than a silently different number.
-static int opkit_scalar_extract(PyObject* obj, int typenum, void* out, int check_input, const char* dtype)
-{
-    PyArray_Descr* descr = PyArray_DescrFromType(typenum);
-    if (!descr) return -1;
-    if (Py_TYPE(obj) == descr->typeobj) {
-        PyArray_ScalarAsCtype(obj, out);
-        Py_DECREF(descr);
-        return 0;
-    }
-    int number = PyFloat_Check(obj) || PyLong_Check(obj) || PyComplex_Check(obj) || PyArray_IsScalar(obj, Generic)
-                 || (PyArray_Check(obj) && PyArray_NDIM((PyArrayObject*)obj) == 0);
-    if (!number) {
-        Py_DECREF(descr);
-        PyErr_Format(PyExc_TypeError, "expected a number or numpy scalar for a %s scalar, got %s",
-                     dtype, Py_TYPE(obj)->tp_name);
-        return -1;
-    }
-    PyArrayObject* arr = (PyArrayObject*)PyArray_FromAny(obj, descr, 0, 0,
-                                                         NPY_ARRAY_CARRAY | NPY_ARRAY_FORCECAST, NULL);
-    if (!arr) return -1;
-    memcpy(out, PyArray_DATA(arr), PyArray_ITEMSIZE(arr));
-    int exact = 1;
-    if (check_input && (PyTypeNum_ISINTEGER(typenum) || PyTypeNum_ISBOOL(typenum))) {
-        PyObject* back = PyArray_Scalar(PyArray_DATA(arr), PyArray_DESCR(arr), (PyObject*)arr);
-        PyObject* same = back ? PyObject_RichCompare(back, obj, Py_EQ) : NULL;
-        exact = same ? PyObject_IsTrue(same) : -1;
-        Py_XDECREF(same);
-        Py_XDECREF(back);
-    }
-    Py_DECREF(arr);
-    if (exact < 0) return -1;
-    if (!exact) {
-        PyErr_Format(PyExc_TypeError, "%R does not fit a %s scalar exactly", obj, dtype);
-        return -1;
-    }
-    return 0;
-}
-#endif
-"""
+def _c(macro, **values):
+    """Return the C text of `macro` in opkit/templates/scalar_type.c.j2."""
+    return render("scalar_type.c.j2", macro, **values)
 
 
 def _c_type(dtype):
@@ -137,28 +95,17 @@ class ScalarType(CType):
         return _c_type(self.dtype)
 
     def c_declare(self, name, sub, check_input=True):
-        return f"{_c_type(self.dtype)} {name};"
+        return _c("declare", ctype=_c_type(self.dtype), name=name)
 
     def c_init(self, name, sub):
-        return f"{name} = {_c_type(self.dtype)}();"
+        return _c("init", ctype=_c_type(self.dtype), name=name)
 
     def c_extract(self, name, sub, check_input=True):
-        return (f'if (opkit_scalar_extract(py_{name}, {_typenum(self.dtype)}, &{name}, '
-                f'{int(bool(check_input))}, "{self.dtype}") != 0) {{\n    {sub["fail"]}\n}}')
+        return _c("extract", name=name, typenum=_typenum(self.dtype), check_input=int(bool(check_input)),
+                  dtype=self.dtype, fail=sub["fail"])
 
     def c_sync(self, name, sub):
-        return f"""
-Py_XDECREF(py_{name});
-{{
-    PyArray_Descr* descr_{name} = PyArray_DescrFromType({_typenum(self.dtype)});
-    py_{name} = descr_{name} ? PyArray_Scalar(&{name}, descr_{name}, NULL) : NULL;
-    Py_XDECREF(descr_{name});
-}}
-if (!py_{name}) {{
-    Py_INCREF(Py_None);
-    py_{name} = Py_None;
-    {sub["fail"]}
-}}"""
+        return _c("sync", name=name, typenum=_typenum(self.dtype), fail=sub["fail"])
 
     def c_cleanup(self, name, sub):
         return ""
@@ -167,7 +114,7 @@ if (!py_{name}) {{
         return ["<cstring>"]
 
     def c_support_code(self):
-        return EXTRACT_SUPPORT
+        return _c("extract_support")
 
     def c_code_cache_version(self):
         return (1,)
