@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from opkit.core.graph import Apply, Variable
+from opkit.core.c_source import SectionOp
 from opkit.core.op import Op
 from opkit.core.tensor.type import TensorType
 from opkit.core.tensor.variable import as_tensor_variable, constant
@@ -173,8 +174,15 @@ static int opkit_broadcast_axis(int nin, const int* ndims, const npy_int64* dims
 """
 
 
-class Elemwise(Op):
-    """Apply `scalar_op` elementwise with numpy broadcasting and numpy's dtype rules."""
+class Elemwise(SectionOp):
+    """Apply `scalar_op` elementwise with numpy broadcasting and numpy's dtype rules.
+
+    Its fixed C (broadcast, output, loops; the scalar functions' helpers) is the
+    support_code of the section files below; the code of each node is rendered
+    from opkit/templates/elemwise.c.j2 (see elemwise_c).
+    """
+
+    section_files = ("elemwise.c", "scalar_math.c", "scalar_logic.c")
 
     __props__ = ("scalar_op",)
 
@@ -247,19 +255,14 @@ class Elemwise(Op):
         # Never fuse a multiply and an add into one rounding: numpy rounds each operation.
         return [*super().c_compile_args(c_compiler), "-ffp-contract=off"]
 
-    def c_support_code(self):
-        from opkit.core.tensor import scalar_logic, scalar_math
-        from opkit.core.tensor.elemwise_c import SUPPORT_CODE
-
-        return SUPPORT_CODE + scalar_math.SUPPORT_CODE + scalar_logic.SUPPORT_CODE
-
     def c_code(self, node, name, inputs, outputs, sub):
         from opkit.core.tensor.elemwise_c import elemwise_c_code
 
         return elemwise_c_code(node, name, inputs, outputs, sub, self._steps(node))
 
     def c_code_cache_version(self):
-        return (6,)
+        # this class's own number, then the section files' version (their text and path)
+        return (7, *super().c_code_cache_version())
 
     def grad(self, inputs, output_grads):
         from opkit.core.tensor import elemwise_grad

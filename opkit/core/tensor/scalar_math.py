@@ -103,20 +103,3 @@ clip = ScalarOp("clip", 3, _clip,
 
 ALL = {op.name: op for op in (abs, sign, tanh, sin, cos, log1p, expm1, sigmoid, softplus, floor, ceil, round,
                               minimum, clip)}
-
-SUPPORT_CODE = r"""
-#ifndef OPKIT_MATH_SUPPORT
-#define OPKIT_MATH_SUPPORT
-/* numpy's clip for floats: max keeps a NaN x, else picks lo unless x > lo; min likewise. */
-template <typename T> static inline T opkit_fclip(T x, T lo, T hi)
-{
-    T m = (x != x) ? x : ((x > lo) ? x : lo);
-    return (m != m) ? m : ((m < hi) ? m : hi);
-}
-template <typename T> static inline T opkit_iclip(T x, T lo, T hi)
-{
-    T m = (x > lo) ? x : lo;
-    return (m < hi) ? m : hi;
-}
-#endif
-"""
