@@ -1,41 +1,28 @@
 /* The fixed C of every elementwise node (opkit/core/tensor/elemwise.py) and of the reductions that
-   compute elementwise programs: broadcast, the output, the loops, numpy's power. The code of each node
+   compute elementwise programs: broadcast (its error: broadcast.c), the output, the loops, numpy's power. The code of each node
    comes from opkit/templates/elemwise.c.j2. */
 
 #section support_code
 #ifndef OPKIT_ELEMWISE_SUPPORT
 #define OPKIT_ELEMWISE_SUPPORT
-/* Set ValueError naming every input shape and the lengths that clash on `axis`,
-   worded as opkit.core.tensor.elemwise.broadcast_shape words it. */
+/* Set broadcast.c's ValueError for the shapes of `nin` arrays that clash on `axis` of their nd-d broadcast. */
 static void opkit_broadcast_error(int nd, int nin, PyArrayObject** ins, int axis, const char* what)
 {
-    char msg[2048];
-    size_t len = 0;
-#define OPKIT_APPEND(...) do { if (len < sizeof msg) len += snprintf(msg + len, sizeof msg - len, __VA_ARGS__); } while (0)
-    OPKIT_APPEND("%s with shapes ", what);
-    npy_intp lengths[64];
-    int n_lengths = 0;
-    for (int k = 0; k < nin; ++k) {
-        int ndim = PyArray_NDIM(ins[k]);
-        OPKIT_APPEND("%s(", k ? ", " : "");
-        for (int d = 0; d < ndim; ++d) OPKIT_APPEND("%s%lld", d ? ", " : "", (long long)PyArray_DIMS(ins[k])[d]);
-        OPKIT_APPEND("%s)", ndim == 1 ? "," : "");
-        int ad = axis - (nd - ndim);
-        if (ad < 0) continue;
-        npy_intp n = PyArray_DIMS(ins[k])[ad];
-        int seen = (n == 1);
-        for (int j = 0; j < n_lengths; ++j) seen |= lengths[j] == n;
-        if (!seen && n_lengths < 64) lengths[n_lengths++] = n;
-    }
-    for (int i = 1; i < n_lengths; ++i)
-        for (int j = i; j > 0 && lengths[j - 1] > lengths[j]; --j) {
-            npy_intp t = lengths[j]; lengths[j] = lengths[j - 1]; lengths[j - 1] = t;
+    int total = 0;
+    for (int k = 0; k < nin; ++k) total += PyArray_NDIM(ins[k]);
+    int* ndims = (int*)malloc(sizeof(int) * (nin + 1));
+    npy_int64* dims = (npy_int64*)malloc(sizeof(npy_int64) * (total + 1));
+    if (ndims && dims) {
+        for (int k = 0, start = 0; k < nin; start += ndims[k], ++k) {
+            ndims[k] = PyArray_NDIM(ins[k]);
+            for (int d = 0; d < ndims[k]; ++d) dims[start + d] = PyArray_DIMS(ins[k])[d];
         }
-    OPKIT_APPEND(" cannot be broadcast together: axis %d has lengths [", axis);
-    for (int j = 0; j < n_lengths; ++j) OPKIT_APPEND("%s%lld", j ? ", " : "", (long long)lengths[j]);
-    OPKIT_APPEND("]");
-#undef OPKIT_APPEND
-    PyErr_SetString(PyExc_ValueError, msg);
+        opkit_broadcast_message(nd, nin, ndims, dims, axis, what);
+    } else {
+        PyErr_NoMemory();
+    }
+    free(ndims);
+    free(dims);
 }
 
 /* Broadcast the shapes of `nin` arrays (aligned right) into dims[0..nd), as numpy does. */

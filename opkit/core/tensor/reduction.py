@@ -14,8 +14,8 @@ import warnings
 
 import numpy as np
 
-from opkit.core.graph import Apply
 from opkit.core.c_source import SectionOp
+from opkit.core.graph import Apply
 from opkit.core.tensor.shape_checks import check_chain, nonempty_checks
 from opkit.core.tensor.type import TensorType
 from opkit.core.tensor.variable import as_tensor_variable
@@ -80,7 +80,7 @@ class Reduce(SectionOp):
     """
 
     # the elementwise files too: a fused reduction computes elementwise programs
-    section_files = ("elemwise.c", "scalar_math.c", "scalar_logic.c", "reduction.c")
+    section_files = ("broadcast.c", "elemwise.c", "scalar_math.c", "scalar_logic.c", "reduction.c")
 
     __props__ = ("kind", "axis", "keepdims")
     kind = "sum"
@@ -199,7 +199,7 @@ class Mean(Reduce):
 class Argmax(SectionOp):
     """Index of the first maximum over `axis` (several axes: over their flattened product), int64."""
 
-    section_files = ("elemwise.c", "reduction.c")
+    section_files = ("broadcast.c", "elemwise.c", "reduction.c")
 
     __props__ = ("axis", "keepdims")
     numpy_function = staticmethod(np.argmax)
