@@ -30,15 +30,14 @@ def program_statements(program, input_dtypes, scalar_inputs=()):
 
     n_inputs = len(input_dtypes)
     uniform = [bool(f) for f in scalar_inputs] + [False] * (n_inputs - len(scalar_inputs))
-    lines = []
+    steps = []
     operand_dtypes = program_operand_dtypes(program, input_dtypes)
-    for step, ((scalar_op, refs, out_dtype), loop) in enumerate(zip(program, operand_dtypes)):
-        args = [render(TEMPLATE, "operand", ctype=c_dtype(d), name=f"v{r}" if r < n_inputs else f"t{r - n_inputs}")
-                for r, d in zip(refs, loop)]
-        expr = scalar_op.c_expression(args, out_dtype, uniform_last=bool(refs) and uniform[refs[-1]])
-        lines.append(render(TEMPLATE, "step", index=step, ctype=c_dtype(out_dtype), expr=expr))
+    for (scalar_op, refs, out_dtype), loop in zip(program, operand_dtypes):
+        operands = [(c_dtype(d), f"v{r}" if r < n_inputs else f"t{r - n_inputs}") for r, d in zip(refs, loop)]
+        scalar = scalar_op.c_values(out_dtype, uniform_last=bool(refs) and uniform[refs[-1]])
+        steps.append({"ctype": c_dtype(out_dtype), "operands": operands, "scalar": scalar})
         uniform.append(all(uniform[r] for r in refs))
-    return lines
+    return render(TEMPLATE, "program", steps=steps).splitlines() if steps else []
 
 
 def elemwise_c_code(node, name, inputs, outputs, sub, program):

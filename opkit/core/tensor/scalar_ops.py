@@ -104,21 +104,21 @@ class ScalarOp:
                 and has_c_dtype(out_dtype) and np.dtype(out_dtype).kind in self.c_kinds
                 and all(has_c_dtype(d) for d in operand_dtypes))
 
-    def c_expression(self, args, out_dtype, uniform_last=False):
-        """Return the C expression for operands `args` (C expressions of type `out_dtype`).
+    def c_values(self, out_dtype, uniform_last=False):
+        """Return what scalar_ops.c.j2 needs to write this function's C expression for `out_dtype`.
 
-        `uniform_last`: the last operand is one number for the whole loop (a scalar by type);
-        a float `uniform_c_expr` then replaces `c_expr` (numpy's power has a fast path there).
+        A dict: `op` (the c_macro of a built-in) or `c_expr` (the format string of one made
+        elsewhere, chosen for the dtype kind), `kind` (numpy's dtype kind of the result) and
+        `uniform` (`uniform_last`: the last operand is one number for the whole loop, a scalar by
+        type; numpy's float power has a fast path there). Raises MethodNotDefined without C code.
         """
-        from opkit.core.c_source import render
         from opkit.core.type import MethodNotDefined
 
         if not self.has_c(out_dtype):
             raise MethodNotDefined("c_code", f"{self.name} has no C code for dtype {out_dtype}")
         kind = np.dtype(out_dtype).kind
         if self.c_macro is not None:
-            return render("scalar_ops.c.j2", "expression", op=self.c_macro, kind=kind, args=list(args),
-                          uniform=bool(uniform_last))
+            return {"op": self.c_macro, "kind": kind, "uniform": bool(uniform_last)}
         expr = self.c_expr
         if kind == "b" and self.bool_c_expr is not None:
             expr = self.bool_c_expr
@@ -126,7 +126,13 @@ class ScalarOp:
             expr = self.int_c_expr
         elif kind == "f" and uniform_last and self.uniform_c_expr is not None:
             expr = self.uniform_c_expr
-        return "(" + expr.format(*[f"({a})" for a in args]) + ")"
+        return {"c_expr": expr, "kind": kind, "uniform": bool(uniform_last)}
+
+    def c_expression(self, args, out_dtype, uniform_last=False):
+        """Return the C expression for operands `args` (C expressions of type `out_dtype`); see c_values."""
+        from opkit.core.c_source import render
+
+        return render("scalar_ops.c.j2", "expression", args=list(args), **self.c_values(out_dtype, uniform_last))
 
     def __str__(self):
         return self.name
