@@ -104,8 +104,9 @@ class BroadcastAxis(SectionOp):
                       axis=self.axis, what=self.what, fail=sub["fail"])
 
     def c_code_cache_version(self):
-        # this class's own number, then the section file's version (its text and path)
-        return (2, *super().c_code_cache_version())
+        # Not SectionOp's (it hashes the files at every call): the module's content, which holds the
+        # section file's text and the rendered template, is its cache key in any case.
+        return (2,)
 
     def __str__(self):
         return f"BroadcastAxis{{{self.axis}}}"
@@ -198,8 +199,9 @@ class Elemwise(SectionOp):
         return elemwise_c_code(node, name, inputs, outputs, sub, self._steps(node))
 
     def c_code_cache_version(self):
-        # this class's own number, then the section files' version (their text and path)
-        return (7, *super().c_code_cache_version())
+        # Not SectionOp's (it hashes the files at every call, milliseconds a node): the module's content,
+        # which holds the section files' text and the rendered templates, is its cache key in any case.
+        return (7,)
 
     def grad(self, inputs, output_grads):
         from opkit.core.tensor import elemwise_grad
