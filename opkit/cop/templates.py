@@ -1,8 +1,19 @@
-"""Render a macro of a jinja2 template in opkit/templates: where generated C is written."""
+"""Render a macro of a jinja2 template in opkit/templates: where generated C is written.
+
+A warm process imports no jinja2 (tests/test_fresh_process.py): each rendered text is
+kept in the cache directory (opkit.cop.host.remembered), named by the templates'
+content, the macro and its values, so a process whose modules are all cached reads
+the text back instead of rendering it. Values that are not plain data (str, int,
+float, bool, None, lists, tuples, dicts) are rendered every time.
+"""
 
 from __future__ import annotations
 
 import functools
+import json
+import os
+
+_rendered: dict = {}  # (template, macro, values as JSON) -> text, this process's
 
 
 @functools.lru_cache(maxsize=None)
@@ -18,6 +29,49 @@ def _module(template):
     return environment().get_template(template).module
 
 
+@functools.lru_cache(maxsize=None)
+def templates_digest():
+    """Return a digest of every template file in opkit/templates (one may import another)."""
+    from opkit.core.digest import sha256
+
+    directory = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "templates")
+    digest = sha256()
+    for name in sorted(os.listdir(directory)):
+        path = os.path.join(directory, name)
+        if name.endswith(".j2") and os.path.isfile(path):
+            with open(path, "rb") as handle:
+                digest.update(name.encode() + b"\0" + handle.read() + b"\0")
+    return digest.hexdigest()
+
+
+def _plain(value):
+    """Return `value` as JSON-able data that tells its types apart (a tuple is not a list), or raise TypeError."""
+    kind = type(value)
+    if value is None or kind in (str, int, float, bool):
+        return value
+    if kind in (list, tuple):
+        return [kind.__name__, [_plain(item) for item in value]]
+    if kind is dict and all(type(key) is str for key in value):
+        return ["dict", {key: _plain(item) for key, item in value.items()}]
+    raise TypeError(f"not plain data: {kind.__name__}")
+
+
+def _jinja_render(template, macro, values):
+    return str(getattr(_module(template), macro)(**values))
+
+
 def render(template, macro, values):
     """Return the text of `macro` in `template`, called with the keyword arguments `values`."""
-    return str(getattr(_module(template), macro)(**values))
+    try:
+        plain = json.dumps(_plain(values), sort_keys=True)
+    except TypeError:
+        return _jinja_render(template, macro, values)
+    memo = (template, macro, plain)
+    text = _rendered.get(memo)
+    if text is None:
+        from opkit.cop.host import remembered
+
+        text = remembered("rendered", [templates_digest(), template, macro, plain],
+                          lambda: _jinja_render(template, macro, values))
+        _rendered[memo] = text
+    return text
