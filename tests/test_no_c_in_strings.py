@@ -36,9 +36,17 @@ def looks_like_c(text: str) -> bool:
     return any(_C_MARK.search(line) for line in text.splitlines() if _C_LINE.search(line))
 
 
+def _docstrings(tree):
+    """Return the ids of the docstring nodes of `tree` (prose, which may name C types and functions)."""
+    owners = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+    return {id(node.body[0].value) for node in ast.walk(tree)
+            if isinstance(node, owners) and node.body and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant) and isinstance(node.body[0].value.value, str)}
+
+
 def _strings(tree):
-    """Yield (line, text) of every string literal; an f-string's values read as X."""
-    inside_fstrings = set()
+    """Yield (line, text) of every string literal but docstrings; an f-string's values read as X."""
+    inside_fstrings = _docstrings(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.JoinedStr):
             inside_fstrings.update(id(v) for v in node.values)
@@ -76,8 +84,9 @@ class Double:
     "link/bad_tutorial_style.py": 'CODE = "Py_XDECREF(%(z)s);\\n%(z)s = (PyArrayObject*)PyArray_EMPTY(1, dims, NPY_DOUBLE, 0);"\n',
     "core/bad_block.py": 'CODE = """\nif (n > 0) {\n    total += x[i];\n}\n"""\n',
     "cop/generator.py": 'GLUE = "static int opkit_glue(void);"\n',  # the code generator may
-    "core/prose.py": '"""A docstring; it says: return a copy, or declare view_map = {0: [0]} (a dict).\n\n'
-                     'sum(output * random projection); rankdir=TB; x -> y;"""\n',
+    "core/prose.py": '"""A docstring: computed in npy_uint64 (they wrap);\nPy_XDECREF(x);"""\n'
+                     'HINT = "return a copy, or declare view_map = {0: [0]} (a dict).\\n"\n'
+                     'NOTE = "sum(output * random projection);\\n  rankdir=TB;\\n  x -> y;"\n',
 }
 
 
