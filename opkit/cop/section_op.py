@@ -11,9 +11,10 @@ import threading
 
 from opkit.core.c_source import section_paths
 from opkit.cop.cop import COp
-from opkit.cop.sections import parse_files
+from opkit.cop.sections import local_includes, parse_files
 
-_parsed: dict = {}  # class -> ((path, mtime_ns, size) per file, parsed sections)
+_parsed: dict = {}  # paths -> ((path, mtime_ns, size) per file, parsed sections)
+_versions: dict = {}  # paths -> (stamp of the files and their local headers, the headers, c_code_cache_version)
 _lock = threading.Lock()
 
 
@@ -68,6 +69,22 @@ class OpSections(COp):
             define += f"#define {macro} {value}\n"
             undef = f"#undef {macro}\n" + undef
         return define, undef
+
+    def c_code_cache_version(self):
+        """COp's version (a digest of the files and their local headers), computed again only when one changed.
+
+        Hashing the files on every call cost milliseconds a node; a stat of each costs microseconds.
+        """
+        key = (self.func_files, self.extra_macros)
+        entry = _versions.get(key)
+        if entry is not None and entry[0] == _stamp(self.func_files + entry[1]):
+            return entry[2]
+        headers = tuple(str(h) for path in self.func_files for h in local_includes(path))
+        stamp = _stamp(self.func_files + headers)
+        version = (*super().c_code_cache_version(), self.extra_macros)
+        with _lock:
+            _versions[key] = (stamp, headers, version)
+        return version
 
     @property
     def check_input(self):
