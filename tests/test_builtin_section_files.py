@@ -78,3 +78,24 @@ def test_a_compile_error_planted_in_a_builtin_section_file_is_reported_at_that_f
     assert done.returncode != 0
     assert "CompileError" in done.stderr
     assert f"{planted}:{code + 2}:" in done.stderr, done.stderr[-3000:]
+
+
+def test_the_wheel_carries_every_section_file_header_and_template(tmp_path):
+    import zipfile
+
+    root = PACKAGE.parent
+    source = tmp_path / "source"  # a copy: no build/ directory left by another build can fill the wheel
+    shutil.copytree(PACKAGE, source / "opkit", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        if (root / name).exists():
+            shutil.copy(root / name, source / name)
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+                           "--disable-pip-version-check", "-w", str(tmp_path), str(source)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    [wheel] = tmp_path.glob("opkit_sdk-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        shipped = set(archive.namelist())
+    needed = {p.relative_to(root).as_posix() for pattern in ("*.c", "*.h", "*.j2")
+              for p in PACKAGE.rglob(pattern)}
+    assert needed and needed <= shipped, sorted(needed - shipped)
