@@ -37,7 +37,8 @@ cloudpickle = pytest.importorskip("cloudpickle")
 TESTS = pathlib.Path(__file__).parent
 DATA = TESTS / "data"
 # Classes that are bases to derive from, never put in a graph as they are.
-ABSTRACT = {"Op", "COp", "OpenMPOp", "Reduce", "_RegisteredCOp"}
+ABSTRACT = {"Op", "COp", "OpenMPOp", "Reduce", "_RegisteredCOp", "SectionOp",
+            "OpSections"}  # OpSections: the C methods of a SectionOp, never in a graph
 
 
 def _python(code, **env):
