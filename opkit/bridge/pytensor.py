@@ -151,10 +151,8 @@ class PyTensorOp(PtCOp):
         opkit_params = self.opkit_op.params_type
         if not isinstance(opkit_params, ParamsType):
             return ""
-        alias = opkit_params.struct_name()
-        guard = f"OPKIT_BRIDGE_{alias.upper()}"
-        return render("bridge_pytensor.c.j2", "params_typedef", guard=guard, pytensor_struct=self.params_type.name,
-                      alias=alias)
+        return render("bridge_pytensor.c.j2", "params_typedef", pytensor_struct=self.params_type.name,
+                      alias=opkit_params.struct_name())
 
     def c_support_code_apply(self, node, name):
         return self._node_code("c_support_code_apply", node, name)

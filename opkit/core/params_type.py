@@ -12,6 +12,7 @@ import re
 
 from opkit.core.c_source import render
 from opkit.core.digest import sha256
+from opkit.core.memo import BoundedMemo
 from opkit.core.type import CType, MethodNotDefined
 
 _FIELD = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z", re.ASCII)
@@ -155,8 +156,17 @@ class ParamsType(CType):
     # ---- the C interface: a pointer to a generated struct ----
 
     def struct_name(self):
-        digest = sha256(self._struct_body("STRUCT").encode()).hexdigest()[:16]
-        return f"opkit_params_{digest}"
+        return self._struct()[0]
+
+    def _struct(self):
+        """Return the struct's name (a digest of its C) and its definition, made once per equal ParamsType."""
+        found = _STRUCTS.get(self)
+        if found is None:
+            digest = sha256(self._struct_body("STRUCT").encode()).hexdigest()[:16]
+            struct = f"opkit_params_{digest}"
+            found = (struct, _c("definition", struct=struct, body=self._struct_body(struct)))
+            _STRUCTS[self] = found
+        return found
 
     def _struct_body(self, struct):
         fields = list(zip(self.fields, self.types))
@@ -177,9 +187,7 @@ class ParamsType(CType):
             for code in _as_list(getattr(field_type, "c_support_code", lambda: "")()):
                 if code not in codes:
                     codes.append(code)
-        struct = self.struct_name()
-        guard = struct.upper()
-        codes.append(_c("definition", guard=guard, body=self._struct_body(struct)))
+        codes.append(self._struct()[1])
         return codes
 
     def c_declare(self, name, sub, check_input=True):
@@ -231,6 +239,8 @@ class ParamsType(CType):
 
 
 _MISSING = object()
+# ParamsType -> (struct name, definition): equal types have equal C, which costs renders to make.
+_STRUCTS = BoundedMemo(256)
 
 
 def _c(macro, **values):
