@@ -287,7 +287,7 @@ class DimShuffle(Op):
         return []  # make_node checked the order: every axis once, only new axes added
 
     def grad(self, inputs, output_grads):
-        from opkit.core.tensor.basic import sum
+        from opkit.core.tensor.reduction import sum
 
         x, g = inputs[0], output_grads[0]
         inserted = [i for i, a in enumerate(self.new_order) if a == "x"]

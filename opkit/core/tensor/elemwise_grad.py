@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from opkit.core.tensor import basic
+from opkit.core.tensor import basic, reduction
 from opkit.core.tensor.alloc import alloc_like, cast, float_zeros_like, is_float_dtype
 from opkit.core.tensor.elemwise import Elemwise
 from opkit.core.tensor.scalar_ops import ScalarOp
@@ -94,10 +94,10 @@ def sum_to(term, x):
         return float_zeros_like(x)
     leading = term.ndim - x.ndim
     if leading > 0:
-        term = basic.sum(term, axis=list(range(leading)))
+        term = reduction.sum(term, axis=list(range(leading)))
     broadcast = [a for a, (s, t) in enumerate(zip(x.type.shape, term.type.shape)) if s == 1 and t != 1]
     if broadcast:
-        term = basic.sum(term, axis=broadcast, keepdims=True)
+        term = reduction.sum(term, axis=broadcast, keepdims=True)
     return cast(term, x.dtype)
 
 
