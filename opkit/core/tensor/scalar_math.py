@@ -68,6 +68,10 @@ def _clip_weak(operands):
     return [x, low if drop_lo else lo, high if drop_hi else hi]
 
 
+def _ge_mask(x, y):
+    return np.greater_equal(x, y).astype(np.result_type(x, y))
+
+
 def _abs_loop(operands, out_dtype):
     # abs of a complex number computes on the complex value (its float result is the modulus).
     return [o if isinstance(o, str) and np.dtype(o).kind == "c" else out_dtype for o in operands]
@@ -100,6 +104,8 @@ minimum = ScalarOp("minimum", 2, np.minimum, "(({0} < {1} || {0} != {0}) ? {0} :
 clip = ScalarOp("clip", 3, _clip,
                 "opkit_fclip({0}, {1}, {2})", int_c_expr="opkit_iclip({0}, {1}, {2})",
                 bool_c_expr="opkit_iclip({0}, {1}, {2})", weak=_clip_weak)
+# 1 where x >= y else 0, in the dtype of maximum(x, y): which input maximum picked (its gradient, elemwise_grad).
+ge_mask = ScalarOp("ge_mask", 2, _ge_mask, "(({0} >= {1}) ? 1 : 0)")
 
 ALL = {op.name: op for op in (abs, sign, tanh, sin, cos, log1p, expm1, sigmoid, softplus, floor, ceil, round,
                               minimum, clip)}
