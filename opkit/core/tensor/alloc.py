@@ -110,7 +110,7 @@ class Alloc(Op):
 
     def grad(self, inputs, output_grads):
         from opkit.core.gradient import disconnected_type
-        from opkit.core.tensor.elemwise_grad import sum_to
+        from opkit.core.tensor.elemwise_grad import sum_to  # later layer: the gradient sums broadcast axes back
 
         return [sum_to(output_grads[0], inputs[0])] + [disconnected_type() for _ in inputs[1:]]
 

@@ -59,7 +59,7 @@ class Dot(Op):
         return [check_chain([("ValueError", template, "eq", xs[-1], ys[0], (*xs, *ys, xs[-1], ys[0]))])]
 
     def grad(self, inputs, output_grads):
-        from opkit.core.tensor import reduce_grad
+        from opkit.core.tensor import reduce_grad  # later layer: Dot's gradient builds dots and transposes
 
         return reduce_grad.dot_grad(self, inputs, output_grads)
 
