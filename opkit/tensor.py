@@ -4,12 +4,13 @@ import opkit.link  # noqa: F401  (lets Variable.eval run graphs)
 
 from opkit.core.gradient import Lop, Rop, grad
 from opkit.core.tensor.alloc import Cast, DimShuffle, alloc, cast, ones_like, transpose, zeros_like
-from opkit.core.tensor.basic import (Dot, Sum, add, dot, exp, log, maximum, mul, neg, pow, sqr, sqrt, sub,
-                                     sum, true_div, upcast)
+from opkit.core.tensor.basic import (Dot, add, dot, exp, log, maximum, mul, neg, pow, sqr, sqrt, sub, true_div,
+                                     upcast)
 from opkit.core.tensor.constructors import matrix, plural_constructors, scalar, tensor, tensor3, tensor4, vector
 from opkit.core.tensor.creation import arange, ones, zeros
 from opkit.core.tensor.elemwise import Elemwise
-from opkit.core.tensor.reduction import Argmax, Argmin, Max, Mean, Min, Prod, argmax, argmin, max, mean, min, prod
+from opkit.core.tensor.reduction import (Argmax, Argmin, Max, Mean, Min, Prod, Sum, argmax, argmin, max, mean, min,
+                                         prod, sum)
 from opkit.core.tensor.elemwise_math import (abs, ceil, clip, cos, expm1, floor, log1p, minimum, round, sigmoid,
                                              sign, sin, softplus, tanh)
 from opkit.core.tensor.join import concatenate, stack

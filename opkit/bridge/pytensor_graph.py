@@ -20,8 +20,9 @@ from opkit.core.builtin_ops import Shape, Shape_i
 from opkit.core.gradient_types import DisconnectedType, NullType
 from opkit.core.graph import Constant, Variable, io_toposort
 from opkit.core.tensor.alloc import Alloc, Cast, DimShuffle
-from opkit.core.tensor.basic import Dot, Sum
+from opkit.core.tensor.basic import Dot
 from opkit.core.tensor.elemwise import Elemwise
+from opkit.core.tensor.reduction import Sum
 from opkit.core.tensor.shape_ops import MakeVector
 from opkit.core.tensor.subtensor import Subtensor
 from opkit.core.tensor.type import TensorType

@@ -19,14 +19,14 @@ BUILTIN_OP_NAMES = (*_TENSOR_OPS, *_REDUCTIONS, "dot", "shape", "deep_copy_op", 
 def register_ops(register):
     """Register the elementwise tensor ops, the reductions, Dot, reshape, transpose, alloc and the copy ops."""
     from opkit.core import builtin_ops
-    from opkit.core.tensor import basic
+    from opkit.core.tensor import basic, reduction
     from opkit.core.tensor.alloc import Alloc, DimShuffle
     from opkit.core.tensor.reshape import Reshape
 
     for name in _TENSOR_OPS:
         register(getattr(basic, name), name=name)
     for name, class_name in _REDUCTIONS.items():
-        register(getattr(basic, class_name), name=name)
+        register(getattr(reduction, class_name), name=name)
     register(basic.Dot, name="dot")
     register(builtin_ops.Shape, name="shape")
     register(builtin_ops.DeepCopyOp, name="deep_copy_op")

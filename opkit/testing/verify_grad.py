@@ -47,7 +47,7 @@ def verify_grad(fun, pt, n_tests=2, rng=None, eps=None, abs_tol=None, rel_tol=No
     from opkit.link.function import function
     from opkit.core.gradient import grad
     from opkit.core.graph import Variable
-    from opkit.core.tensor.basic import sum as tensor_sum
+    from opkit.core.tensor.reduction import sum as tensor_sum
     from opkit.core.tensor.type import TensorType
 
     pt = [np.array(p) for p in pt]

@@ -91,7 +91,7 @@ class Alloc(SectionOp):
 
     def grad(self, inputs, output_grads):
         from opkit.core.gradient import disconnected_type
-        from opkit.core.tensor.elemwise_grad import sum_to
+        from opkit.core.tensor.elemwise_grad import sum_to  # later layer: the gradient sums broadcast axes back
 
         return [sum_to(output_grads[0], inputs[0])] + [disconnected_type() for _ in inputs[1:]]
 
@@ -236,7 +236,7 @@ class DimShuffle(SectionOp):
         return []  # make_node checked the order: every axis once, only new axes added
 
     def grad(self, inputs, output_grads):
-        from opkit.core.tensor.basic import sum
+        from opkit.core.tensor.reduction import sum
 
         x, g = inputs[0], output_grads[0]
         inserted = [i for i, a in enumerate(self.new_order) if a == "x"]

@@ -1,4 +1,4 @@
-"""The built-in tensor operations and variable constructors of `opkit.tensor`."""
+"""The arithmetic elementwise ops of `opkit.tensor` (add, mul, exp, ...) and Dot; the reductions are in reduction.py."""
 
 from __future__ import annotations
 
@@ -8,8 +8,6 @@ from opkit.core.graph import Apply
 from opkit.core.op import Op
 from opkit.core.tensor import scalar_ops
 from opkit.core.tensor.elemwise import Elemwise
-from opkit.core.tensor.reduction import (Argmax, Argmin, Max, Mean, Min, Prod, Reduce, Sum,  # noqa: F401
-                                         argmax, argmin, max, mean, min, prod, sum)
 from opkit.core.tensor.shape_checks import check_chain, shape_template
 from opkit.core.tensor.type import TensorType
 from opkit.core.tensor.variable import as_tensor_variable
@@ -61,7 +59,7 @@ class Dot(Op):
         return [check_chain([("ValueError", template, "eq", xs[-1], ys[0], (*xs, *ys, xs[-1], ys[0]))])]
 
     def grad(self, inputs, output_grads):
-        from opkit.core.tensor import reduce_grad
+        from opkit.core.tensor import reduce_grad  # later layer: Dot's gradient builds dots and transposes
 
         return reduce_grad.dot_grad(self, inputs, output_grads)
 

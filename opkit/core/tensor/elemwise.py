@@ -204,12 +204,12 @@ class Elemwise(SectionOp):
         return (7,)
 
     def grad(self, inputs, output_grads):
-        from opkit.core.tensor import elemwise_grad
+        from opkit.core.tensor import elemwise_grad  # later layer: the gradient rules build ops of every layer
 
         return elemwise_grad.grad(self, inputs, output_grads)
 
     def R_op(self, inputs, eval_points):
-        from opkit.core.tensor import elemwise_grad
+        from opkit.core.tensor import elemwise_grad  # later layer: the gradient rules build ops of every layer
 
         return elemwise_grad.r_op(self, inputs, eval_points)
 

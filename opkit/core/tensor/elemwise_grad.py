@@ -2,20 +2,11 @@
 
 from __future__ import annotations
 
-import numpy as np
-
-from opkit.core.tensor import basic
+from opkit.core.tensor import basic, reduction
 from opkit.core.tensor.alloc import alloc_like, cast, float_zeros_like, is_float_dtype
 from opkit.core.tensor.elemwise import Elemwise
-from opkit.core.tensor.scalar_ops import ScalarOp
+from opkit.core.tensor.scalar_math import ge_mask as scalar_ge_mask
 
-
-def _ge_mask(x, y):
-    return np.greater_equal(x, y).astype(np.result_type(x, y))
-
-
-# 1 where x >= y else 0, in the dtype of maximum(x, y): which input maximum picked.
-scalar_ge_mask = ScalarOp("ge_mask", 2, _ge_mask, "(({0} >= {1}) ? 1 : 0)")
 ge_mask = Elemwise(scalar_ge_mask)
 
 
@@ -94,10 +85,10 @@ def sum_to(term, x):
         return float_zeros_like(x)
     leading = term.ndim - x.ndim
     if leading > 0:
-        term = basic.sum(term, axis=list(range(leading)))
+        term = reduction.sum(term, axis=list(range(leading)))
     broadcast = [a for a, (s, t) in enumerate(zip(x.type.shape, term.type.shape)) if s == 1 and t != 1]
     if broadcast:
-        term = basic.sum(term, axis=broadcast, keepdims=True)
+        term = reduction.sum(term, axis=broadcast, keepdims=True)
     return cast(term, x.dtype)
 
 

@@ -49,7 +49,7 @@ class Fill(Op):
 
     def grad(self, inputs, output_grads):
         from opkit.core.gradient_types import disconnected_type
-        from opkit.core.tensor.elemwise_grad import sum_to
+        from opkit.core.tensor.elemwise_grad import sum_to  # later layer: the gradient sums broadcast axes back
 
         return [disconnected_type(), sum_to(output_grads[0], inputs[1])]
 

@@ -123,12 +123,12 @@ class Reduce(SectionOp):
                                f"zero-size array to reduction operation {ufunc} which has no identity")
 
     def grad(self, inputs, output_grads):
-        from opkit.core.tensor import reduce_grad
+        from opkit.core.tensor import reduce_grad  # later layer: a reduction's gradient broadcasts back (Alloc)
 
         return reduce_grad.reduce_grad(self, inputs, self(*inputs), output_grads)
 
     def L_op(self, inputs, outputs, output_grads):
-        from opkit.core.tensor import reduce_grad
+        from opkit.core.tensor import reduce_grad  # later layer: a reduction's gradient broadcasts back (Alloc)
 
         return reduce_grad.reduce_grad(self, inputs, outputs[0], output_grads)
 
@@ -257,7 +257,7 @@ class Argmax(SectionOp):
 
     def grad(self, inputs, output_grads):
         # As PyTensor: an index has no derivative; the input gets a zero gradient.
-        from opkit.core.tensor.alloc import float_zeros_like
+        from opkit.core.tensor.alloc import float_zeros_like  # later layer: an index's zero gradient (Alloc)
 
         return [float_zeros_like(inputs[0])]
 

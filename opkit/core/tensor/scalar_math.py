@@ -68,6 +68,10 @@ def _clip_weak(operands):
     return [x, low if drop_lo else lo, high if drop_hi else hi]
 
 
+def _ge_mask(x, y):
+    return np.greater_equal(x, y).astype(np.result_type(x, y))
+
+
 def _abs_loop(operands, out_dtype):
     # abs of a complex number computes on the complex value (its float result is the modulus).
     return [o if isinstance(o, str) and np.dtype(o).kind == "c" else out_dtype for o in operands]
@@ -91,6 +95,8 @@ ceil = ScalarOp("ceil", 1, np.ceil, c_macro="ceil")
 round = ScalarOp("round", 1, np.round, c_kinds="fiu", c_macro="round")
 minimum = ScalarOp("minimum", 2, np.minimum, c_macro="minimum")
 clip = ScalarOp("clip", 3, _clip, weak=_clip_weak, c_macro="clip")
+# 1 where x >= y else 0, in the dtype of maximum(x, y): which input maximum picked (its gradient, elemwise_grad).
+ge_mask = ScalarOp("ge_mask", 2, _ge_mask, c_macro="ge_mask")
 
 ALL = {op.name: op for op in (abs, sign, tanh, sin, cos, log1p, expm1, sigmoid, softplus, floor, ceil, round,
                               minimum, clip)}

@@ -151,7 +151,7 @@ class ScalarOp:
 
 # The modules whose module-level ScalarOp instances are opkit's built-ins (pickled by reference).
 BUILTIN_MODULES = ("opkit.core.tensor.scalar_ops", "opkit.core.tensor.scalar_math",
-                   "opkit.core.tensor.scalar_logic", "opkit.core.tensor.elemwise_grad")
+                   "opkit.core.tensor.scalar_logic")
 _builtin_locations: dict = {}  # id(op) -> (module, name); the dict below keeps the ops alive
 _builtin_ops: list = []
 

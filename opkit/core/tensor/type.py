@@ -226,6 +226,7 @@ class TensorType(TensorCInterface, CType):
         if any(mine is not None and theirs is not None and mine != theirs
                for mine, theirs in zip(self.shape, other.shape)):
             return None
+        # later layer: a variable converted to a more specific type gets SpecifyShape (a shape op)
         from opkit.core.tensor.specify_shape import specify_shape
 
         return specify_shape(var, self.shape)

@@ -88,13 +88,13 @@ class _TensorOperators:
 
     def reshape(self, *shape, ndim=None):
         """Return this tensor reshaped: x.reshape((2, -1)) or x.reshape(2, -1)."""
-        from opkit.core.tensor.reshape import reshape
+        from opkit.core.tensor.reshape import reshape  # later layer: x.reshape() builds a shape op
 
         return reshape(self, shape[0] if len(shape) == 1 else shape, ndim=ndim)
 
     def dimshuffle(self, *pattern):
         """Return a view with axes reordered and 'x' length-1 axes added: x.dimshuffle(1, 'x', 0)."""
-        from opkit.core.tensor.alloc import DimShuffle
+        from opkit.core.tensor.alloc import DimShuffle  # later layer: x.dimshuffle() builds a shape op
 
         if len(pattern) == 1 and isinstance(pattern[0], (list, tuple)):
             pattern = pattern[0]
@@ -102,7 +102,7 @@ class _TensorOperators:
 
     def transpose(self, *axes):
         """Return a view with the axes permuted (reversed by default), as ndarray.transpose."""
-        from opkit.core.tensor.alloc import transpose
+        from opkit.core.tensor.alloc import transpose  # later layer: x.transpose() builds a shape op
 
         if len(axes) == 1 and isinstance(axes[0], (list, tuple)):
             axes = axes[0]
@@ -114,25 +114,25 @@ class _TensorOperators:
 
     def flatten(self, ndim=1):
         """Return this tensor with its trailing axes merged into `ndim` dimensions."""
-        from opkit.core.tensor.reshape import flatten
+        from opkit.core.tensor.reshape import flatten  # later layer: x.flatten() builds a shape op
 
         return flatten(self, ndim)
 
     def astype(self, dtype):
         """Return this tensor converted to `dtype` (cast)."""
-        from opkit.core.tensor.alloc import cast
+        from opkit.core.tensor.alloc import cast  # later layer: x.astype() builds Cast
 
         return cast(self, dtype)
 
     def zeros_like(self, dtype=None):
         """Return zeros shaped like this tensor (its dtype unless given)."""
-        from opkit.core.tensor.alloc import zeros_like
+        from opkit.core.tensor.alloc import zeros_like  # later layer: x.zeros_like() builds Alloc
 
         return zeros_like(self, dtype)
 
     def ones_like(self, dtype=None):
         """Return ones shaped like this tensor (its dtype unless given)."""
-        from opkit.core.tensor.alloc import ones_like
+        from opkit.core.tensor.alloc import ones_like  # later layer: x.ones_like() builds Alloc
 
         return ones_like(self, dtype)
 
@@ -153,25 +153,25 @@ class _TensorOperators:
         return _shape_ops().shape(self)
 
     def sum(self, axis=None, keepdims=False):
-        return _ops().sum(self, axis=axis, keepdims=keepdims)
+        return _reductions().sum(self, axis=axis, keepdims=keepdims)
 
     def prod(self, axis=None, keepdims=False):
-        return _ops().prod(self, axis=axis, keepdims=keepdims)
+        return _reductions().prod(self, axis=axis, keepdims=keepdims)
 
     def max(self, axis=None, keepdims=False):
-        return _ops().max(self, axis=axis, keepdims=keepdims)
+        return _reductions().max(self, axis=axis, keepdims=keepdims)
 
     def min(self, axis=None, keepdims=False):
-        return _ops().min(self, axis=axis, keepdims=keepdims)
+        return _reductions().min(self, axis=axis, keepdims=keepdims)
 
     def mean(self, axis=None, keepdims=False):
-        return _ops().mean(self, axis=axis, keepdims=keepdims)
+        return _reductions().mean(self, axis=axis, keepdims=keepdims)
 
     def argmax(self, axis=None, keepdims=False):
-        return _ops().argmax(self, axis=axis, keepdims=keepdims)
+        return _reductions().argmax(self, axis=axis, keepdims=keepdims)
 
     def argmin(self, axis=None, keepdims=False):
-        return _ops().argmin(self, axis=axis, keepdims=keepdims)
+        return _reductions().argmin(self, axis=axis, keepdims=keepdims)
 
     def dot(self, other):
         return _ops().dot(self, other)
@@ -199,26 +199,34 @@ class TensorConstant(_TensorOperators, Constant):
     """An n-d array known when the graph is built."""
 
 
+# A tensor's methods and operators (x + y, x.sum(), x[0], x.reshape(...)) build ops of the later layers
+# of opkit.core.tensor (see its __init__): the methods import them when called, each import marked so.
 def _ops():
-    from opkit.core.tensor import basic
+    from opkit.core.tensor import basic  # later layer: x + y, x.dot(y) build elementwise ops and Dot
 
     return basic
 
 
 def _std():
-    from opkit.core.tensor import elemwise_math
+    from opkit.core.tensor import elemwise_math  # later layer: abs(x) builds an elementwise op
 
     return elemwise_math
 
 
 def _logic():
-    from opkit.core.tensor import logic
+    from opkit.core.tensor import logic  # later layer: x < y, x & y build elementwise ops
 
     return logic
 
 
+def _reductions():
+    from opkit.core.tensor import reduction  # later layer: x.sum(), x.max() build reductions
+
+    return reduction
+
+
 def _shape_ops():
-    from opkit.core.tensor import shape_ops
+    from opkit.core.tensor import shape_ops  # later layer: x.shape, x[i] build shape and index ops
 
     return shape_ops
 
