@@ -37,8 +37,19 @@ def test_every_section_file_of_opkit_passes_opkit_check(capsys):
     assert f"{len(SECTION_FILES)} file(s) checked: 0 error(s), 0 warning(s)" in printed.err
 
 
+def _registered_section_files():
+    """The section files registered as DeepCopyOp/ViewOp/Shape/Shape_i code for a type (opkit's own plugin)."""
+    from opkit.core import builtin_ops
+
+    list(opkit.ops)  # loads the plugins, which register their C code
+    registries = (builtin_ops._DEEP_COPY_C, builtin_ops._VIEW_C, builtin_ops._SHAPE_C, builtin_ops._SHAPE_I_C)
+    return {pathlib.Path(item) for registry in registries for entry in registry.values() for item in entry
+            if isinstance(item, os.PathLike)}
+
+
 def test_every_section_file_is_named_by_an_op_and_every_named_file_exists():
     named = {pathlib.Path(p) for klass in _section_op_classes() for p in section_paths(klass)}
+    named |= _registered_section_files()
     assert all(p.is_file() for p in named), sorted(p for p in named if not p.is_file())
     assert set(SECTION_FILES) <= named, sorted(set(SECTION_FILES) - named)
 
