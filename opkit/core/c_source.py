@@ -12,6 +12,7 @@ below when it is imported (as opkit.link installs the C thunk maker in opkit.cor
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 
@@ -35,6 +36,7 @@ def render(template: str, macro: str, /, **values) -> str:
     return _renderer(template, macro, values)
 
 
+@functools.lru_cache(maxsize=None)
 def section_paths(cls) -> tuple[str, ...]:
     """Return the absolute paths of `cls.section_files`, beside the module of the class that names them."""
     for klass in cls.__mro__:

@@ -2,7 +2,7 @@
    reads one length per dimension input, is the macro `alloc` of opkit/templates/alloc.c.j2. */
 
 #section support_code
-#include "reshape.h"
+#include "opkit_reshape.h"
 
 #ifndef OPKIT_ALLOC_SUPPORT
 #define OPKIT_ALLOC_SUPPORT

@@ -198,7 +198,7 @@ def cast(x, dtype):
 class DimShuffle(SectionOp):
     """Reorder the axes of a tensor and insert length-1 axes ('x' in `new_order`): a view of the input.
 
-    C: dimshuffle.c (with view.h) and the macro `dimshuffle` of templates/view.c.j2 (a line per axis).
+    C: dimshuffle.c (with opkit_view.h) and the macro `dimshuffle` of templates/view.c.j2 (a line per axis).
     """
 
     __props__ = ("new_order",)

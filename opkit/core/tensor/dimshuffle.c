@@ -2,4 +2,4 @@
    `dimshuffle` of opkit/templates/view.c.j2. */
 
 #section support_code
-#include "view.h"
+#include "opkit_view.h"

@@ -1,7 +1,7 @@
 /* Reshape's C (opkit/core/tensor/reshape.py): numpy.reshape in C order, a view where numpy makes one. */
 
 #section support_code
-#include "reshape.h"
+#include "opkit_reshape.h"
 
 #section code
 {

@@ -1,7 +1,7 @@
 /* ResolvedShape's C (opkit/core/tensor/reshape.py): a reshape's target shape with its -1 resolved. */
 
 #section support_code
-#include "reshape.h"
+#include "opkit_reshape.h"
 
 #section code
 {

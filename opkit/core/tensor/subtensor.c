@@ -2,7 +2,7 @@
    Its code, one call per indexed axis, is the macro `subtensor` of opkit/templates/view.c.j2. */
 
 #section support_code
-#include "view.h"
+#include "opkit_view.h"
 
 #ifndef OPKIT_SUBTENSOR_SUPPORT
 #define OPKIT_SUBTENSOR_SUPPORT

@@ -86,7 +86,7 @@ def _static_shape(idx_list, inputs, shape):
 class Subtensor(SectionOp):
     """x[index] for basic indexing (integers and slices): a view of x.
 
-    C: subtensor.c (with view.h) and the macro `subtensor` of templates/view.c.j2 (a call per indexed axis).
+    C: subtensor.c (with opkit_view.h) and the macro `subtensor` of templates/view.c.j2 (a call per indexed axis).
     """
 
     __props__ = ("idx_list",)
