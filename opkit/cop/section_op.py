@@ -6,6 +6,7 @@ edited built-in `.c` file is what the next compile sees.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 import threading
@@ -17,6 +18,7 @@ _parsed: dict = {}  # class -> ((path, mtime_ns, size) per file, parsed sections
 _lock = threading.Lock()
 
 
+@functools.lru_cache(maxsize=None)  # a class's files stay where they are: asked for every node, found once
 def section_paths(cls) -> tuple[str, ...]:
     """Return the absolute paths of `cls.section_files`, beside the module of the class that names them."""
     for klass in cls.__mro__:

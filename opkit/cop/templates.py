@@ -1,8 +1,18 @@
-"""Render a macro of a jinja2 template in opkit/templates: where generated C is written."""
+"""Render a macro of a jinja2 template in opkit/templates: where generated C is written.
+
+A warm process imports no jinja2 (tests/test_fresh_process.py): each rendered text is
+kept in the cache directory (opkit.cop.host.remembered), named by the templates'
+content, the macro and its values, so a process whose modules are all cached reads
+the text back instead of rendering it. Values that are not plain data (str, int,
+float, bool, None, lists, tuples, dicts) are rendered every time.
+"""
 
 from __future__ import annotations
 
 import functools
+import os
+
+_rendered: dict = {}  # (template, macro, values as JSON) -> text, this process's
 
 
 @functools.lru_cache(maxsize=None)
@@ -18,6 +28,61 @@ def _module(template):
     return environment().get_template(template).module
 
 
+@functools.lru_cache(maxsize=None)
+def templates_digest():
+    """Return a digest of every template file in opkit/templates (one may import another)."""
+    from opkit.core.digest import sha256
+
+    directory = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "templates")
+    digest = sha256()
+    for name in sorted(os.listdir(directory)):
+        path = os.path.join(directory, name)
+        if name.endswith(".j2") and os.path.isfile(path):
+            with open(path, "rb") as handle:
+                digest.update(name.encode() + b"\0" + handle.read() + b"\0")
+    return digest.hexdigest()
+
+
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def _is_plain(value):
+    """Return True if `value` is plain data (str, int, float, bool, None, lists, tuples, str-keyed dicts).
+
+    Then its repr names it exactly (a tuple is not a list, 1 is not True nor 1.0).
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind in _PLAIN:
+            continue
+        if kind is list or kind is tuple:
+            stack.extend(item)
+        elif kind is dict:
+            if not all(type(key) is str for key in item):
+                return False
+            stack.extend(item.values())
+        else:
+            return False
+    return True
+
+
+def _jinja_render(template, macro, values):
+    return str(getattr(_module(template), macro)(**values))
+
+
 def render(template, macro, values):
     """Return the text of `macro` in `template`, called with the keyword arguments `values`."""
-    return str(getattr(_module(template), macro)(**values))
+    if not _is_plain(values):
+        return _jinja_render(template, macro, values)
+    plain = repr(sorted(values.items()))
+    memo = (template, macro, plain)
+    text = _rendered.get(memo)
+    if text is None:
+        from opkit.cop.host import remembered
+
+        text = remembered("rendered", [templates_digest(), template, macro, plain],
+                          lambda: _jinja_render(template, macro, values))
+        _rendered[memo] = text
+    return text

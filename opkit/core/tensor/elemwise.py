@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from opkit.core.c_source import SectionOp
 from opkit.core.graph import Apply, Variable
-from opkit.core.op import Op
 from opkit.core.tensor.type import TensorType
 from opkit.core.tensor.variable import as_tensor_variable, constant
 from opkit.core.tensor.weak import is_weak_number, weak_constant_data
@@ -54,13 +54,16 @@ def broadcast_checks(inputs, input_shapes, what):
     return []
 
 
-class BroadcastAxis(Op):
+class BroadcastAxis(SectionOp):
     """The length of one axis of the broadcast of several runtime shapes (shape inference).
 
     Inputs: every dimension of every shape (int64 scalars), `ndims` saying how
     many belong to each; it raises the same ValueError as the elementwise node
-    would when they cannot be broadcast, so `x.shape` never hides that error.
+    would when they cannot be broadcast, so `x.shape` never hides that error
+    (broadcast.c, shared with Elemwise; its code: elemwise.c.j2's broadcast_axis).
     """
+
+    section_files = ("broadcast.c",)
 
     __props__ = ("ndims", "axis", "what")
 
@@ -94,87 +97,30 @@ class BroadcastAxis(Op):
     def has_c_code(self, node):
         return all(v.dtype == "int64" for v in node.inputs)
 
-    def c_support_code(self):
-        return BROADCAST_AXIS_SUPPORT_CODE
-
     def c_code(self, node, name, inputs, outputs, sub):
-        out, = outputs
-        dims = ", ".join(f"((npy_int64*)PyArray_DATA({i}))[0]" for i in inputs) or "0"
-        ndims = ", ".join(map(str, self.ndims)) or "0"
-        what = self.what.replace("\\", "\\\\").replace('"', '\\"')
-        return f"""
-{{
-    const npy_int64 dims[{max(len(inputs), 1)}] = {{{dims}}};
-    const int ndims[{max(len(self.ndims), 1)}] = {{{ndims}}};
-    npy_int64 length;
-    if (opkit_broadcast_axis({len(self.ndims)}, ndims, dims, {self.axis}, "{what}", &length)) {sub['fail']}
-    if (!{out}) {{
-        {out} = (PyArrayObject*)PyArray_EMPTY(0, NULL, NPY_INT64, 0);
-        if (!{out}) {sub['fail']}
-    }}
-    ((npy_int64*)PyArray_DATA({out}))[0] = length;
-}}
-"""
+        from opkit.core.c_source import render
+
+        return render("elemwise.c.j2", "broadcast_axis", inputs=list(inputs), out=outputs[0], ndims=list(self.ndims),
+                      axis=self.axis, what=self.what, fail=sub["fail"])
 
     def c_code_cache_version(self):
-        return (1,)
+        # Not SectionOp's (it hashes the files at every call): the module's content, which holds the
+        # section file's text and the rendered template, is its cache key in any case.
+        return (2,)
 
     def __str__(self):
         return f"BroadcastAxis{{{self.axis}}}"
 
 
-BROADCAST_AXIS_SUPPORT_CODE = r"""
-#ifndef OPKIT_BROADCAST_AXIS_SUPPORT
-#define OPKIT_BROADCAST_AXIS_SUPPORT
-/* numpy's broadcast of `nin` shapes given as one flat list of lengths (ndims[k] each):
-   store the length of `axis` in *length, or set ValueError as broadcast_shape words it. */
-static int opkit_broadcast_axis(int nin, const int* ndims, const npy_int64* dims, int axis, const char* what,
-                                npy_int64* length)
-{
-    int nd = 0;
-    for (int k = 0; k < nin; ++k) if (ndims[k] > nd) nd = ndims[k];
-    for (int a = 0; a < nd; ++a) {
-        npy_int64 lengths[64];
-        int n_lengths = 0, start = 0;
-        for (int k = 0; k < nin; start += ndims[k], ++k) {
-            int ad = a - (nd - ndims[k]);
-            if (ad < 0 || dims[start + ad] == 1) continue;
-            int seen = 0;
-            for (int j = 0; j < n_lengths; ++j) seen |= lengths[j] == dims[start + ad];
-            if (!seen && n_lengths < 64) lengths[n_lengths++] = dims[start + ad];
-        }
-        if (n_lengths > 1) {
-            char msg[2048];
-            size_t len = 0;
-#define OPKIT_APPEND(...) do { if (len < sizeof msg) len += snprintf(msg + len, sizeof msg - len, __VA_ARGS__); } while (0)
-            OPKIT_APPEND("%s with shapes ", what);
-            start = 0;
-            for (int k = 0; k < nin; start += ndims[k], ++k) {
-                OPKIT_APPEND("%s(", k ? ", " : "");
-                for (int d = 0; d < ndims[k]; ++d) OPKIT_APPEND("%s%lld", d ? ", " : "", (long long)dims[start + d]);
-                OPKIT_APPEND("%s)", ndims[k] == 1 ? "," : "");
-            }
-            for (int i = 1; i < n_lengths; ++i)
-                for (int j = i; j > 0 && lengths[j - 1] > lengths[j]; --j) {
-                    npy_int64 t = lengths[j]; lengths[j] = lengths[j - 1]; lengths[j - 1] = t;
-                }
-            OPKIT_APPEND(" cannot be broadcast together: axis %d has lengths [", a);
-            for (int j = 0; j < n_lengths; ++j) OPKIT_APPEND("%s%lld", j ? ", " : "", (long long)lengths[j]);
-            OPKIT_APPEND("]");
-#undef OPKIT_APPEND
-            PyErr_SetString(PyExc_ValueError, msg);
-            return -1;
-        }
-        if (a == axis) *length = n_lengths ? lengths[0] : 1;
-    }
-    return 0;
-}
-#endif
-"""
+class Elemwise(SectionOp):
+    """Apply `scalar_op` elementwise with numpy broadcasting and numpy's dtype rules.
 
+    Its fixed C (broadcast, output, loops; the scalar functions' helpers) is the
+    support_code of the section files below; the code of each node is rendered
+    from opkit/templates/elemwise.c.j2 (see elemwise_c).
+    """
 
-class Elemwise(Op):
-    """Apply `scalar_op` elementwise with numpy broadcasting and numpy's dtype rules."""
+    section_files = ("broadcast.c", "elemwise.c", "scalar_math.c", "scalar_logic.c")
 
     __props__ = ("scalar_op",)
 
@@ -247,19 +193,15 @@ class Elemwise(Op):
         # Never fuse a multiply and an add into one rounding: numpy rounds each operation.
         return [*super().c_compile_args(c_compiler), "-ffp-contract=off"]
 
-    def c_support_code(self):
-        from opkit.core.tensor import scalar_logic, scalar_math
-        from opkit.core.tensor.elemwise_c import SUPPORT_CODE
-
-        return SUPPORT_CODE + scalar_math.SUPPORT_CODE + scalar_logic.SUPPORT_CODE
-
     def c_code(self, node, name, inputs, outputs, sub):
         from opkit.core.tensor.elemwise_c import elemwise_c_code
 
         return elemwise_c_code(node, name, inputs, outputs, sub, self._steps(node))
 
     def c_code_cache_version(self):
-        return (6,)
+        # Not SectionOp's (it hashes the files at every call, milliseconds a node): the module's content,
+        # which holds the section files' text and the rendered templates, is its cache key in any case.
+        return (7,)
 
     def grad(self, inputs, output_grads):
         from opkit.core.tensor import elemwise_grad

@@ -1,188 +1,17 @@
-"""C code for Elemwise nodes: broadcast, reuse or allocate the output, then one loop."""
+"""C code for Elemwise nodes: broadcast, reuse or allocate the output, then one loop.
+
+The C is written by macros of opkit/templates/elemwise.c.j2 (the node, each step)
+and opkit/templates/scalar_ops.c.j2 (each scalar function's expression); the fixed
+helpers they call are the support code of elemwise.c. This module decides what
+goes in: names, ranks, C types, which inputs are scalars, the program's steps.
+"""
 
 from __future__ import annotations
 
+from opkit.core.c_source import render
 from opkit.core.tensor.c_interface import c_dtype, c_typenum
 
-SUPPORT_CODE = r"""
-#ifndef OPKIT_ELEMWISE_SUPPORT
-#define OPKIT_ELEMWISE_SUPPORT
-/* Set ValueError naming every input shape and the lengths that clash on `axis`,
-   worded as opkit.core.tensor.elemwise.broadcast_shape words it. */
-static void opkit_broadcast_error(int nd, int nin, PyArrayObject** ins, int axis, const char* what)
-{
-    char msg[2048];
-    size_t len = 0;
-#define OPKIT_APPEND(...) do { if (len < sizeof msg) len += snprintf(msg + len, sizeof msg - len, __VA_ARGS__); } while (0)
-    OPKIT_APPEND("%s with shapes ", what);
-    npy_intp lengths[64];
-    int n_lengths = 0;
-    for (int k = 0; k < nin; ++k) {
-        int ndim = PyArray_NDIM(ins[k]);
-        OPKIT_APPEND("%s(", k ? ", " : "");
-        for (int d = 0; d < ndim; ++d) OPKIT_APPEND("%s%lld", d ? ", " : "", (long long)PyArray_DIMS(ins[k])[d]);
-        OPKIT_APPEND("%s)", ndim == 1 ? "," : "");
-        int ad = axis - (nd - ndim);
-        if (ad < 0) continue;
-        npy_intp n = PyArray_DIMS(ins[k])[ad];
-        int seen = (n == 1);
-        for (int j = 0; j < n_lengths; ++j) seen |= lengths[j] == n;
-        if (!seen && n_lengths < 64) lengths[n_lengths++] = n;
-    }
-    for (int i = 1; i < n_lengths; ++i)
-        for (int j = i; j > 0 && lengths[j - 1] > lengths[j]; --j) {
-            npy_intp t = lengths[j]; lengths[j] = lengths[j - 1]; lengths[j - 1] = t;
-        }
-    OPKIT_APPEND(" cannot be broadcast together: axis %d has lengths [", axis);
-    for (int j = 0; j < n_lengths; ++j) OPKIT_APPEND("%s%lld", j ? ", " : "", (long long)lengths[j]);
-    OPKIT_APPEND("]");
-#undef OPKIT_APPEND
-    PyErr_SetString(PyExc_ValueError, msg);
-}
-
-/* Broadcast the shapes of `nin` arrays (aligned right) into dims[0..nd), as numpy does. */
-static int opkit_broadcast(int nd, int nin, PyArrayObject** ins, npy_intp* dims, const char* what)
-{
-    for (int d = 0; d < nd; ++d) dims[d] = 1;
-    for (int k = 0; k < nin; ++k) {
-        int offset = nd - PyArray_NDIM(ins[k]);
-        for (int d = 0; d < PyArray_NDIM(ins[k]); ++d) {
-            npy_intp n = PyArray_DIMS(ins[k])[d];
-            if (n == 1) continue;
-            if (dims[offset + d] != 1 && dims[offset + d] != n) {
-                opkit_broadcast_error(nd, nin, ins, offset + d, what);
-                return -1;
-            }
-            dims[offset + d] = n;
-        }
-    }
-    return 0;
-}
-
-/* Keep *out if it is a C-contiguous array of the right shape and dtype, else allocate one. */
-static int opkit_prepare_output(PyArrayObject** out, int nd, const npy_intp* dims, int typenum)
-{
-    PyArrayObject* o = *out;
-    if (o && PyArray_NDIM(o) == nd && PyArray_TYPE(o) == typenum && PyArray_IS_C_CONTIGUOUS(o)
-            && PyArray_ISWRITEABLE(o)) {
-        int same = 1;
-        for (int d = 0; d < nd; ++d) same &= PyArray_DIMS(o)[d] == dims[d];
-        if (same) return 0;
-    }
-    Py_XDECREF(o);
-    *out = (PyArrayObject*)PyArray_EMPTY(nd, (npy_intp*)dims, typenum, 0);
-    return *out ? 0 : -1;
-}
-
-/* Byte strides of `a` seen with nd dimensions: 0 on broadcast and missing axes. */
-static void opkit_broadcast_strides(PyArrayObject* a, int nd, npy_intp* strides)
-{
-    int offset = nd - PyArray_NDIM(a);
-    for (int d = 0; d < nd; ++d) {
-        int ad = d - offset;
-        strides[d] = (ad < 0 || PyArray_DIMS(a)[ad] == 1) ? 0 : PyArray_STRIDES(a)[ad];
-    }
-}
-
-/* True if `a` is C-contiguous with exactly the output's shape. */
-static int opkit_full_contiguous(PyArrayObject* a, int nd, const npy_intp* dims)
-{
-    if (PyArray_NDIM(a) != nd || !PyArray_IS_C_CONTIGUOUS(a)) return 0;
-    for (int d = 0; d < nd; ++d) if (PyArray_DIMS(a)[d] != dims[d]) return 0;
-    return 1;
-}
-
-#ifndef OPKIT_THREADS_FOR
-#define OPKIT_THREADS_FOR(n) 1
-#endif
-
-/* Run body(begin, end) over [0, n): on one thread, or on OPKIT_THREADS_FOR(n) threads, one
-   chunk each (whole blocks of 64 elements when longer, so no two threads write one cache line). Every
-   element is computed by the same code either way, so the results are the same bits. */
-template <typename Body>
-static inline void opkit_parallel_range(npy_intp n, Body body)
-{
-    const int nt = OPKIT_THREADS_FOR(n);
-#ifdef _OPENMP
-    if (nt > 1) {
-        npy_intp chunk = (n + nt - 1) / nt;
-        if (chunk > 64) chunk = (chunk + 63) & ~(npy_intp)63;
-        #pragma omp parallel for num_threads(nt) schedule(static, 1)
-        for (int t = 0; t < nt; ++t) {
-            const npy_intp begin = t * chunk, end = begin + chunk < n ? begin + chunk : n;
-            if (begin < end) body(begin, end);
-        }
-        return;
-    }
-#endif
-    (void)nt;
-    body((npy_intp)0, n);
-}
-
-/* Call body(ptrs) for the elements [begin, end) of an nd iteration in C order; ptrs advance by
-   their strides. */
-template <int NARGS, typename Body>
-static void opkit_nd_loop_range(int nd, const npy_intp* dims, char** base, npy_intp (*strides)[NPY_MAXDIMS],
-                                npy_intp begin, npy_intp end, Body body)
-{
-    if (begin >= end) return;
-    if (nd == 0) { body(base); return; }
-    npy_intp index[NPY_MAXDIMS];
-    npy_intp rest = begin;
-    for (int d = nd - 1; d >= 0; --d) { index[d] = rest % dims[d]; rest /= dims[d]; }
-    char* ptrs[NARGS];
-    const int inner = nd - 1;
-    for (npy_intp todo = end - begin; todo > 0;) {
-        for (int k = 0; k < NARGS; ++k) {
-            char* p = base[k];
-            for (int d = 0; d < nd; ++d) p += index[d] * strides[k][d];
-            ptrs[k] = p;
-        }
-        npy_intp run = dims[inner] - index[inner];
-        if (run > todo) run = todo;
-        for (npy_intp i = 0; i < run; ++i) {
-            body(ptrs);
-            for (int k = 0; k < NARGS; ++k) ptrs[k] += strides[k][inner];
-        }
-        todo -= run;
-        index[inner] = 0;
-        int d = inner - 1;
-        while (d >= 0 && ++index[d] == dims[d]) index[d--] = 0;
-    }
-}
-
-/* Call body(ptrs) for every element of an nd iteration; ptrs advance by their strides. */
-template <int NARGS, typename Body>
-static void opkit_nd_loop(int nd, const npy_intp* dims, char** base, npy_intp (*strides)[NPY_MAXDIMS], Body body)
-{
-    npy_intp total = 1;
-    for (int d = 0; d < nd; ++d) total *= dims[d];
-    opkit_nd_loop_range<NARGS>(nd, dims, base, strides, 0, total, body);
-}
-
-/* numpy's float power for an exponent that is one number for the whole loop (FLOAT_power and
-   DOUBLE_power's POWER_FAST_PATH): those five exponents skip pow. */
-template <typename T> static inline T opkit_pow_uniform(T x, T y)
-{
-    if (y == (T)-1) return (T)1 / x;
-    if (y == (T)0) return (T)1;
-    if (y == (T)0.5) return std::sqrt(x);
-    if (y == (T)1) return x;
-    if (y == (T)2) return x * x;
-    return std::pow(x, y);
-}
-
-/* numpy's integer power: wraps modulo 2**bits (computed unsigned: no undefined
-   behaviour); a negative exponent sets `bad` (numpy raises ValueError). */
-template <typename T> static inline T opkit_ipow(T base, T exponent, int& bad)
-{
-    if (exponent < 0) { bad = 1; return 0; }
-    npy_uint64 result = 1, b = (npy_uint64)base;
-    while (exponent) { if (exponent & 1) result *= b; b *= b; exponent >>= 1; }
-    return (T)result;
-}
-#endif
-"""
+TEMPLATE = "elemwise.c.j2"
 
 
 def program_statements(program, input_dtypes, scalar_inputs=()):
@@ -201,85 +30,23 @@ def program_statements(program, input_dtypes, scalar_inputs=()):
 
     n_inputs = len(input_dtypes)
     uniform = [bool(f) for f in scalar_inputs] + [False] * (n_inputs - len(scalar_inputs))
-    lines = []
+    steps = []
     operand_dtypes = program_operand_dtypes(program, input_dtypes)
-    for step, ((scalar_op, refs, out_dtype), loop) in enumerate(zip(program, operand_dtypes)):
-        ctype = c_dtype(out_dtype)
-        args = [f"({c_dtype(d)})" + (f"v{r}" if r < n_inputs else f"t{r - n_inputs}") for r, d in zip(refs, loop)]
-        expr = scalar_op.c_expression(args, out_dtype, uniform_last=bool(refs) and uniform[refs[-1]])
-        lines.append(f"const {ctype} t{step} = ({ctype}){expr};")
+    for (scalar_op, refs, out_dtype), loop in zip(program, operand_dtypes):
+        operands = [(c_dtype(d), f"v{r}" if r < n_inputs else f"t{r - n_inputs}") for r, d in zip(refs, loop)]
+        scalar = scalar_op.c_values(out_dtype, uniform_last=bool(refs) and uniform[refs[-1]])
+        steps.append({"ctype": c_dtype(out_dtype), "operands": operands, "scalar": scalar})
         uniform.append(all(uniform[r] for r in refs))
-    return lines
+    return render(TEMPLATE, "program", steps=steps).splitlines() if steps else []
 
 
 def elemwise_c_code(node, name, inputs, outputs, sub, program):
     """Return the C code of an elementwise node computing `program` (see program_statements)."""
     out, = outputs
     out_var = node.outputs[0]
-    nd, nin = out_var.ndim, len(inputs)
-    out_t = c_dtype(out_var.dtype)
-    in_ts = [c_dtype(v.dtype) for v in node.inputs]
-    # Inputs that are scalars by type (constants, 0-d, all lengths 1) are read once, before
-    # the loop, so the flat loop stays a plain vectorisable loop over the other inputs.
+    # Inputs that are scalars by type (constants, 0-d, all lengths 1) are read once, before the loop.
     scalar = [all(s == 1 for s in v.type.shape) for v in node.inputs]
-    steps = program_statements(program, [v.dtype for v in node.inputs], scalar)
-    result = f"t{len(program) - 1}"
-    hoisted = "\n".join(f"    const {in_ts[k]} v{k} = p{k}[0];" for k in range(nin) if scalar[k])
-    # The output is never one of the inputs (a kept output is reused only when nothing else holds
-    # it), so __restrict is true, and the loop vectorizes without run-time overlap checks; `omp simd`
-    # (-fopenmp-simd, no threads) vectorizes it at -O2 whatever g++'s cost model thinks of the trip count.
-    restricted = "\n".join([f"        const {in_ts[k]}* __restrict r{k} = p{k};" for k in range(nin) if not scalar[k]]
-                           + [f"        {out_t}* __restrict rz = pz;"])
-    flat_body = "\n".join([f"const {in_ts[k]} v{k} = r{k}[i];" for k in range(nin) if not scalar[k]] + steps
-                          + [f"rz[i] = {result};"])
-    nd_body = "\n".join([f"const {in_ts[k]} v{k} = *({in_ts[k]}*)ptrs[{k}];" for k in range(nin)] + steps
-                        + [f"*({out_t}*)ptrs[{nin}] = {result};"])
-    pointers = "\n".join(f"    const {in_ts[k]}* p{k} = (const {in_ts[k]}*)PyArray_DATA({inputs[k]});"
-                         for k in range(nin))
-    contiguous = " && ".join([f"opkit_full_contiguous({i}, {nd}, dims)" for k, i in enumerate(inputs)
-                              if not scalar[k]] or ["1"])
-    strides = "\n".join(f"    opkit_broadcast_strides({i}, {nd}, strides[{k}]);" for k, i in enumerate(inputs))
-    what = f"the inputs of {node.op}".replace("\\", "\\\\").replace('"', '\\"')  # a C string literal
-    bases = ", ".join([f"(char*)PyArray_DATA({i})" for i in inputs] + [f"(char*)PyArray_DATA({out})"])
-    # Each chunk (one per thread) has its own opkit_bad_pow, which the steps set (opkit_ipow).
-    report_pow = "if (opkit_bad_pow) __atomic_store_n(&opkit_bad_pow_any, 1, __ATOMIC_RELAXED);"
-    return f"""
-{{
-    PyArrayObject* ins[{nin}] = {{{', '.join(inputs)}}};
-    npy_intp dims[{max(nd, 1)}];
-    if (opkit_broadcast({nd}, {nin}, ins, dims, "{what}")) {sub['fail']}
-    if (opkit_prepare_output(&{out}, {nd}, dims, {c_typenum(out_var.dtype)})) {sub['fail']}
-    {out_t}* pz = ({out_t}*)PyArray_DATA({out});
-    int opkit_bad_pow_any = 0;  /* set when opkit_ipow met a negative integer exponent */
-{pointers}
-    const npy_intp n = PyArray_SIZE({out});
-    if ({contiguous}) {{
-{hoisted}
-        opkit_parallel_range(n, [&](npy_intp opkit_begin, npy_intp opkit_end) {{
-        int opkit_bad_pow = 0;
-{restricted}
-        #pragma omp simd reduction(|:opkit_bad_pow)
-        for (npy_intp i = opkit_begin; i < opkit_end; ++i) {{
-{flat_body}
-        }}
-        {report_pow}
-        }});
-    }} else {{
-        npy_intp strides[{nin + 1}][NPY_MAXDIMS];
-{strides}
-        opkit_broadcast_strides({out}, {nd}, strides[{nin}]);
-        char* base[{nin + 1}] = {{{bases}}};
-        opkit_parallel_range(n, [&](npy_intp opkit_begin, npy_intp opkit_end) {{
-        int opkit_bad_pow = 0;
-        opkit_nd_loop_range<{nin + 1}>({nd}, dims, base, strides, opkit_begin, opkit_end, [&](char** ptrs) {{
-{nd_body}
-        }});
-        {report_pow}
-        }});
-    }}
-    if (opkit_bad_pow_any) {{
-        PyErr_SetString(PyExc_ValueError, "Integers to negative integer powers are not allowed.");
-        {sub['fail']}
-    }}
-}}
-"""
+    return render(TEMPLATE, "node", inputs=list(inputs), out=out, in_types=[c_dtype(v.dtype) for v in node.inputs],
+                  out_type=c_dtype(out_var.dtype), nd=out_var.ndim, typenum=c_typenum(out_var.dtype), scalar=scalar,
+                  steps=program_statements(program, [v.dtype for v in node.inputs], scalar),
+                  what=f"the inputs of {node.op}", fail=sub["fail"])

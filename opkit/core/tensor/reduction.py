@@ -14,8 +14,8 @@ import warnings
 
 import numpy as np
 
+from opkit.core.c_source import SectionOp
 from opkit.core.graph import Apply
-from opkit.core.op import Op
 from opkit.core.tensor.shape_checks import check_chain, nonempty_checks
 from opkit.core.tensor.type import TensorType
 from opkit.core.tensor.variable import as_tensor_variable
@@ -72,12 +72,15 @@ def numpy_reduction(kind, x, axes, keepdims):
     return getattr(np, kind)(x, axis=axes, keepdims=keepdims)
 
 
-class Reduce(Op):
+class Reduce(SectionOp):
     """A reduction `kind` of one input over `axis` (None: every axis), as numpy computes it.
 
     Subclasses Sum, Prod, Max, Min and Mean fix the kind. `axis` is kept as
     given (sorted); make_node checks it against the input's ndim.
     """
+
+    # the elementwise files too: a fused reduction computes elementwise programs
+    section_files = ("broadcast.c", "elemwise.c", "scalar_math.c", "scalar_logic.c", "reduction.c")
 
     __props__ = ("kind", "axis", "keepdims")
     kind = "sum"
@@ -151,14 +154,6 @@ class Reduce(Op):
         # numpy rounds every operation: never contract a multiply and an add into one rounding.
         return [*super().c_compile_args(c_compiler), "-ffp-contract=off"]
 
-    def c_support_code(self):
-        from opkit.core.tensor import scalar_logic, scalar_math
-        from opkit.core.tensor.elemwise_c import SUPPORT_CODE
-        from opkit.core.tensor.reduction_c_support import REDUCE_SUPPORT_CODE
-
-        # the elementwise helpers too: a fused reduction computes elementwise programs
-        return SUPPORT_CODE + scalar_math.SUPPORT_CODE + scalar_logic.SUPPORT_CODE + REDUCE_SUPPORT_CODE
-
     def c_code(self, node, name, inputs, outputs, sub):
         from opkit.core.tensor.reduction_c import reduce_c_code
 
@@ -201,8 +196,10 @@ class Mean(Reduce):
     kind = "mean"
 
 
-class Argmax(Op):
+class Argmax(SectionOp):
     """Index of the first maximum over `axis` (several axes: over their flattened product), int64."""
+
+    section_files = ("broadcast.c", "elemwise.c", "reduction.c")
 
     __props__ = ("axis", "keepdims")
     numpy_function = staticmethod(np.argmax)
@@ -249,12 +246,6 @@ class Argmax(Op):
         from opkit.core.tensor.reduction_arg_c import arg_has_c
 
         return arg_has_c(self, node)
-
-    def c_support_code(self):
-        from opkit.core.tensor.elemwise_c import SUPPORT_CODE
-        from opkit.core.tensor.reduction_c_support import REDUCE_SUPPORT_CODE
-
-        return SUPPORT_CODE + REDUCE_SUPPORT_CODE
 
     def c_code(self, node, name, inputs, outputs, sub):
         from opkit.core.tensor.reduction_arg_c import arg_c_code

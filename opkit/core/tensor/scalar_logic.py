@@ -57,22 +57,24 @@ def _switch(cond, a, b):
     return np.where(cond, a, b)
 
 
-def _compare(name, ufunc, c_name):
-    return ScalarOp(name, 2, ufunc, f"{c_name}({{0}}, {{1}})", loop=_compare_loop(ufunc), weak=_compare_weak)
+def _compare(name, ufunc):
+    return ScalarOp(name, 2, ufunc, loop=_compare_loop(ufunc), weak=_compare_weak, c_macro=name)
 
 
-lt = _compare("lt", np.less, "opkit_lt")
-gt = _compare("gt", np.greater, "opkit_gt")
-le = _compare("le", np.less_equal, "opkit_le")
-ge = _compare("ge", np.greater_equal, "opkit_ge")
-eq = _compare("eq", np.equal, "opkit_eq")
-neq = _compare("neq", np.not_equal, "opkit_neq")
-and_ = ScalarOp("and_", 2, np.bitwise_and, "{0} & {1}", c_kinds="iub")
-or_ = ScalarOp("or_", 2, np.bitwise_or, "{0} | {1}", c_kinds="iub")
-xor = ScalarOp("xor", 2, np.bitwise_xor, "{0} ^ {1}", c_kinds="iub")
-invert = ScalarOp("invert", 1, np.invert, "~{0}", bool_c_expr="!{0}", c_kinds="iub")
+# The C expression of each is a macro of opkit/templates/scalar_ops.c.j2 (c_macro): comparisons
+# call scalar_logic.c's exact opkit_lt and friends.
+lt = _compare("lt", np.less)
+gt = _compare("gt", np.greater)
+le = _compare("le", np.less_equal)
+ge = _compare("ge", np.greater_equal)
+eq = _compare("eq", np.equal)
+neq = _compare("neq", np.not_equal)
+and_ = ScalarOp("and_", 2, np.bitwise_and, c_kinds="iub", c_macro="and_")
+or_ = ScalarOp("or_", 2, np.bitwise_or, c_kinds="iub", c_macro="or_")
+xor = ScalarOp("xor", 2, np.bitwise_xor, c_kinds="iub", c_macro="xor")
+invert = ScalarOp("invert", 1, np.invert, c_kinds="iub", c_macro="invert")
 # A condition is true where it is nonzero (NaN included), as in np.where.
-switch = ScalarOp("switch", 3, _switch, "({0} ? {1} : {2})", loop=_switch_loop)
+switch = ScalarOp("switch", 3, _switch, loop=_switch_loop, c_macro="switch")
 
 
 class CastScalarOp(ScalarOp):
@@ -115,40 +117,7 @@ def cast(dtype):
         return [operand if isinstance(operand, str) else np.asarray(operand).dtype]
 
     convert.__name__ = f"cast_{dtype}"
-    return CastScalarOp(f"cast{{{dtype}}}", 1, convert, "{0}", bool_c_expr="({0} != 0)", loop=loop)
+    return CastScalarOp(f"cast{{{dtype}}}", 1, convert, loop=loop, c_macro="cast")
 
 
 ALL = {op.name: op for op in (lt, gt, le, ge, eq, neq, and_, or_, xor, invert, switch)}
-
-SUPPORT_CODE = r"""
-#ifndef OPKIT_LOGIC_SUPPORT
-#define OPKIT_LOGIC_SUPPORT
-#include <type_traits>
-/* a < b exactly, also for one signed and one unsigned integer (numpy's mixed int64/uint64 loop):
-   C's usual conversions would turn -1 into 2**64 - 1. */
-template <typename A, typename B> static inline bool opkit_lt(A a, B b)
-{
-    if constexpr (std::is_integral<A>::value && std::is_integral<B>::value
-                  && std::is_signed<A>::value != std::is_signed<B>::value) {
-        if constexpr (std::is_signed<A>::value) return a < 0 || (typename std::make_unsigned<A>::type)a < b;
-        else return b >= 0 && a < (typename std::make_unsigned<B>::type)b;
-    } else {
-        return a < b;
-    }
-}
-template <typename A, typename B> static inline bool opkit_eq(A a, B b)
-{
-    if constexpr (std::is_integral<A>::value && std::is_integral<B>::value
-                  && std::is_signed<A>::value != std::is_signed<B>::value) {
-        return !opkit_lt(a, b) && !opkit_lt(b, a);
-    } else {
-        return a == b;
-    }
-}
-/* NaN compares false except with !=, as in numpy: spelled with < and == only. */
-template <typename A, typename B> static inline bool opkit_gt(A a, B b) { return opkit_lt(b, a); }
-template <typename A, typename B> static inline bool opkit_le(A a, B b) { return opkit_lt(a, b) || opkit_eq(a, b); }
-template <typename A, typename B> static inline bool opkit_ge(A a, B b) { return opkit_lt(b, a) || opkit_eq(a, b); }
-template <typename A, typename B> static inline bool opkit_neq(A a, B b) { return !opkit_eq(a, b); }
-#endif
-"""

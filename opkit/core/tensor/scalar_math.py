@@ -73,50 +73,24 @@ def _abs_loop(operands, out_dtype):
     return [o if isinstance(o, str) and np.dtype(o).kind == "c" else out_dtype for o in operands]
 
 
-_U = "(npy_uint64)"
-
-abs = ScalarOp("abs", 1, np.absolute, "std::fabs({0})",
-               int_c_expr=f"(({{0}} < 0) ? {_U}0 - {_U}{{0}} : {_U}{{0}})", bool_c_expr="{0}", loop=_abs_loop)
-sign = ScalarOp("sign", 1, np.sign, "(({0} > 0) ? 1 : (({0} < 0) ? -1 : (({0} == 0) ? 0 : {0})))",
-                int_c_expr="(({0} > 0) - ({0} < 0))", c_kinds="fiu")
-tanh = ScalarOp("tanh", 1, np.tanh, "std::tanh({0})", c_kinds="f")
-sin = ScalarOp("sin", 1, np.sin, "std::sin({0})", c_kinds="f")
-cos = ScalarOp("cos", 1, np.cos, "std::cos({0})", c_kinds="f")
-log1p = ScalarOp("log1p", 1, np.log1p, "std::log1p({0})", c_kinds="f")
-expm1 = ScalarOp("expm1", 1, np.expm1, "std::expm1({0})", c_kinds="f")
-sigmoid = ScalarOp("sigmoid", 1, _sigmoid,
-                   "(({0} >= 0) ? 1 / (1 + std::exp(-{0})) : std::exp({0}) / (1 + std::exp({0})))", c_kinds="f")
-softplus = ScalarOp("softplus", 1, _softplus,
-                    "(({0} > 0) ? {0} + std::log1p(std::exp(-{0})) : std::log1p(std::exp({0})))", c_kinds="f")
-# numpy returns integers (and bools) unchanged; floats are rounded exactly by libm.
-floor = ScalarOp("floor", 1, np.floor, "std::floor({0})", int_c_expr="{0}", bool_c_expr="{0}")
-ceil = ScalarOp("ceil", 1, np.ceil, "std::ceil({0})", int_c_expr="{0}", bool_c_expr="{0}")
-# nearbyint in the default rounding mode is numpy's half-to-even; np.round(bool) is float16 (no C).
-round = ScalarOp("round", 1, np.round, "std::nearbyint({0})", int_c_expr="{0}", c_kinds="fiu")
-# numpy's minimum keeps a NaN in either operand and returns the second one on ties.
-minimum = ScalarOp("minimum", 2, np.minimum, "(({0} < {1} || {0} != {0}) ? {0} : {1})",
-                   int_c_expr="(({0} < {1}) ? {0} : {1})", bool_c_expr="{0} && {1}")
-# numpy's clip is min(max(x, lo), hi) with its NaN-keeping max and min (npy_math's _NPY_CLIP).
-clip = ScalarOp("clip", 3, _clip,
-                "opkit_fclip({0}, {1}, {2})", int_c_expr="opkit_iclip({0}, {1}, {2})",
-                bool_c_expr="opkit_iclip({0}, {1}, {2})", weak=_clip_weak)
+# The C expression of each is a macro of opkit/templates/scalar_ops.c.j2 (c_macro). numpy returns
+# integers (and bools) unchanged from floor, ceil and round; np.round(bool) is float16 (no C). minimum
+# keeps a NaN in either operand and returns the second one on ties; clip is numpy's
+# min(max(x, lo), hi) with its NaN-keeping max and min (npy_math's _NPY_CLIP).
+abs = ScalarOp("abs", 1, np.absolute, loop=_abs_loop, c_macro="abs")
+sign = ScalarOp("sign", 1, np.sign, c_kinds="fiu", c_macro="sign")
+tanh = ScalarOp("tanh", 1, np.tanh, c_kinds="f", c_macro="tanh")
+sin = ScalarOp("sin", 1, np.sin, c_kinds="f", c_macro="sin")
+cos = ScalarOp("cos", 1, np.cos, c_kinds="f", c_macro="cos")
+log1p = ScalarOp("log1p", 1, np.log1p, c_kinds="f", c_macro="log1p")
+expm1 = ScalarOp("expm1", 1, np.expm1, c_kinds="f", c_macro="expm1")
+sigmoid = ScalarOp("sigmoid", 1, _sigmoid, c_kinds="f", c_macro="sigmoid")
+softplus = ScalarOp("softplus", 1, _softplus, c_kinds="f", c_macro="softplus")
+floor = ScalarOp("floor", 1, np.floor, c_macro="floor")
+ceil = ScalarOp("ceil", 1, np.ceil, c_macro="ceil")
+round = ScalarOp("round", 1, np.round, c_kinds="fiu", c_macro="round")
+minimum = ScalarOp("minimum", 2, np.minimum, c_macro="minimum")
+clip = ScalarOp("clip", 3, _clip, weak=_clip_weak, c_macro="clip")
 
 ALL = {op.name: op for op in (abs, sign, tanh, sin, cos, log1p, expm1, sigmoid, softplus, floor, ceil, round,
                               minimum, clip)}
-
-SUPPORT_CODE = r"""
-#ifndef OPKIT_MATH_SUPPORT
-#define OPKIT_MATH_SUPPORT
-/* numpy's clip for floats: max keeps a NaN x, else picks lo unless x > lo; min likewise. */
-template <typename T> static inline T opkit_fclip(T x, T lo, T hi)
-{
-    T m = (x != x) ? x : ((x > lo) ? x : lo);
-    return (m != m) ? m : ((m < hi) ? m : hi);
-}
-template <typename T> static inline T opkit_iclip(T x, T lo, T hi)
-{
-    T m = (x > lo) ? x : lo;
-    return (m < hi) ? m : hi;
-}
-#endif
-"""

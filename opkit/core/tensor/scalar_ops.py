@@ -36,23 +36,26 @@ def has_c_dtype(dtype):
 class ScalarOp:
     """One elementwise scalar function.
 
-    `c_expr` is a C++ expression over `{0}`, `{1}`, ... whose operands have
+    `c_macro` names the macro of opkit/templates/scalar_ops.c.j2 that writes
+    its C expression (opkit's built-ins). A function made elsewhere may give
+    `c_expr` instead: a C++ expression over `{0}`, `{1}`, ... whose operands have
     already been converted to the output's C type (numpy casts inputs to the
-    loop dtype the same way). `int_c_expr` and `bool_c_expr` replace it for
-    integer and bool outputs; `c_kinds` lists the numpy dtype kinds ('f', 'i',
+    loop dtype the same way); `int_c_expr` and `bool_c_expr` replace it for
+    integer and bool outputs. `c_kinds` lists the numpy dtype kinds ('f', 'i',
     'u', 'b') of the outputs the C code is valid for: the others run perform.
     """
 
     name: str
     nin: int
     ufunc: np.ufunc = field(compare=False)
-    c_expr: str = field(compare=False)
+    c_expr: str | None = field(default=None, compare=False)
     int_c_expr: str | None = field(default=None, compare=False)
     bool_c_expr: str | None = field(default=None, compare=False)
     c_kinds: str = field(default="fiub", compare=False)
     loop: object = field(default=None, compare=False)
     weak: object = field(default=None, compare=False)
     uniform_c_expr: str | None = field(default=None, compare=False)
+    c_macro: str | None = field(default=None, compare=False)
 
     def weak_operands(self, operands):
         """Return `operands` (dtype names or weak Python numbers) as this function sees them.
@@ -97,20 +100,25 @@ class ScalarOp:
 
         `operand_dtypes` (see operand_dtypes) must have C code too: a float16 comparison does not.
         """
-        return (has_c_dtype(out_dtype) and np.dtype(out_dtype).kind in self.c_kinds
+        return ((self.c_macro is not None or self.c_expr is not None)
+                and has_c_dtype(out_dtype) and np.dtype(out_dtype).kind in self.c_kinds
                 and all(has_c_dtype(d) for d in operand_dtypes))
 
-    def c_expression(self, args, out_dtype, uniform_last=False):
-        """Return the C expression for operands `args` (C expressions of type `out_dtype`).
+    def c_values(self, out_dtype, uniform_last=False):
+        """Return what scalar_ops.c.j2 needs to write this function's C expression for `out_dtype`.
 
-        `uniform_last`: the last operand is one number for the whole loop (a scalar by type);
-        a float `uniform_c_expr` then replaces `c_expr` (numpy's power has a fast path there).
+        A dict: `op` (the c_macro of a built-in) or `c_expr` (the format string of one made
+        elsewhere, chosen for the dtype kind), `kind` (numpy's dtype kind of the result) and
+        `uniform` (`uniform_last`: the last operand is one number for the whole loop, a scalar by
+        type; numpy's float power has a fast path there). Raises MethodNotDefined without C code.
         """
         from opkit.core.type import MethodNotDefined
 
         if not self.has_c(out_dtype):
             raise MethodNotDefined("c_code", f"{self.name} has no C code for dtype {out_dtype}")
         kind = np.dtype(out_dtype).kind
+        if self.c_macro is not None:
+            return {"op": self.c_macro, "kind": kind, "uniform": bool(uniform_last)}
         expr = self.c_expr
         if kind == "b" and self.bool_c_expr is not None:
             expr = self.bool_c_expr
@@ -118,7 +126,13 @@ class ScalarOp:
             expr = self.int_c_expr
         elif kind == "f" and uniform_last and self.uniform_c_expr is not None:
             expr = self.uniform_c_expr
-        return "(" + expr.format(*[f"({a})" for a in args]) + ")"
+        return {"c_expr": expr, "kind": kind, "uniform": bool(uniform_last)}
+
+    def c_expression(self, args, out_dtype, uniform_last=False):
+        """Return the C expression for operands `args` (C expressions of type `out_dtype`); see c_values."""
+        from opkit.core.c_source import render
+
+        return render("scalar_ops.c.j2", "expression", args=list(args), **self.c_values(out_dtype, uniform_last))
 
     def __str__(self):
         return self.name
@@ -173,28 +187,21 @@ def load_builtin(module, name):
     return op
 
 
-_U = "(npy_uint64)"
-
-add = ScalarOp("add", 2, np.add, "{0} + {1}", int_c_expr=f"{_U}{{0}} + {_U}{{1}}", bool_c_expr="{0} || {1}")
-sub = ScalarOp("sub", 2, np.subtract, "{0} - {1}", int_c_expr=f"{_U}{{0}} - {_U}{{1}}", c_kinds="fiu")
-mul = ScalarOp("mul", 2, np.multiply, "{0} * {1}", int_c_expr=f"{_U}{{0}} * {_U}{{1}}", bool_c_expr="{0} && {1}")
-true_div = ScalarOp("true_div", 2, np.true_divide, "{0} / {1}", c_kinds="f")
-neg = ScalarOp("neg", 1, np.negative, "-{0}", int_c_expr=f"{_U}0 - {_U}{{0}}", c_kinds="fiu")
-exp = ScalarOp("exp", 1, np.exp, "std::exp({0})", c_kinds="f")
-log = ScalarOp("log", 1, np.log, "std::log({0})", c_kinds="f")
-sqr = ScalarOp("sqr", 1, np.square, "{0} * {0}", int_c_expr=f"{_U}{{0}} * {_U}{{0}}", c_kinds="fiu")
-sqrt = ScalarOp("sqrt", 1, np.sqrt, "std::sqrt({0})", c_kinds="f")
-# numpy's maximum keeps a NaN in either operand and returns the second one on ties (maximum(0.0, -0.0) is -0.0).
-maximum = ScalarOp("maximum", 2, np.maximum, "(({0} > {1} || {0} != {0}) ? {0} : {1})",
-                   int_c_expr="(({0} >= {1}) ? {0} : {1})", bool_c_expr="{0} || {1}")
-# opkit_ipow sets opkit_bad_pow on a negative exponent: the node then raises numpy's ValueError.
-# numpy's float power loop, when its exponent has stride 0 (one number: a Python number, a 0-d array),
-# computes 1/x, 1, sqrt(x), x or x*x for an exponent of -1, 0, 0.5, 1 or 2 (sqrt(-inf) is nan where
-# pow(-inf, 0.5) is inf, sqrt(-0.0) is -0.0): opkit_pow_uniform does the same.
-pow = ScalarOp("pow", 2, np.power, "std::pow({0}, {1})", int_c_expr="opkit_ipow({0}, {1}, opkit_bad_pow)",
-               uniform_c_expr="opkit_pow_uniform({0}, {1})",
-               c_kinds="fiu")
-
+# The C expression of each is a macro of opkit/templates/scalar_ops.c.j2 (c_macro): integers wrap
+# modulo 2**bits as in numpy (computed in npy_uint64), maximum keeps NaN as numpy's does, integer pow
+# raises numpy's ValueError on a negative exponent and float pow takes numpy's fast path for an
+# exponent that is one number (stride 0: a Python number, a 0-d array) of -1, 0, 0.5, 1 or 2.
+add = ScalarOp("add", 2, np.add, c_macro="add")
+sub = ScalarOp("sub", 2, np.subtract, c_kinds="fiu", c_macro="sub")
+mul = ScalarOp("mul", 2, np.multiply, c_macro="mul")
+true_div = ScalarOp("true_div", 2, np.true_divide, c_kinds="f", c_macro="true_div")
+neg = ScalarOp("neg", 1, np.negative, c_kinds="fiu", c_macro="neg")
+exp = ScalarOp("exp", 1, np.exp, c_kinds="f", c_macro="exp")
+log = ScalarOp("log", 1, np.log, c_kinds="f", c_macro="log")
+sqr = ScalarOp("sqr", 1, np.square, c_kinds="fiu", c_macro="sqr")
+sqrt = ScalarOp("sqrt", 1, np.sqrt, c_kinds="f", c_macro="sqrt")
+maximum = ScalarOp("maximum", 2, np.maximum, c_macro="maximum")
+pow = ScalarOp("pow", 2, np.power, c_kinds="fiu", c_macro="pow")
 
 
 def program_operand_dtypes(program, input_dtypes):

@@ -1,10 +1,7 @@
-"""The C helpers every reduction module includes once: the blocked pairwise loop and its combining tree.
+/* The fixed C of every reduction module (opkit/core/tensor/reduction.py): the blocked pairwise loop and
+   its combining tree. Each node's code comes from reduction_c.py. */
 
-Split from reduction_c.py (which writes each node's code): this is the fixed
-C text, identical for every node; see that module's docstring for the scheme.
-"""
-
-REDUCE_SUPPORT_CODE = r"""
+#section support_code
 #ifndef OPKIT_REDUCE_SUPPORT
 #define OPKIT_REDUCE_SUPPORT
 /* Threads for a loop over n elements; the generated module defines it (1 below a threshold). */
@@ -373,4 +370,3 @@ static void opkit_reduce_split_axes(opkit_reduce_axes<NIN>& a, PyArrayObject** i
     }
 }
 #endif
-"""
