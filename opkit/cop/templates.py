@@ -82,7 +82,10 @@ def render(template, macro, values):
     if text is None:
         from opkit.cop.host import remembered
 
-        text = remembered("rendered", [templates_digest(), template, macro, plain],
-                          lambda: _jinja_render(template, macro, values))
+        try:
+            text = remembered("rendered", [templates_digest(), template, macro, plain],
+                              lambda: _jinja_render(template, macro, values))
+        except OSError:  # no usable cache directory (opkit show with an unsafe one): render here
+            text = _jinja_render(template, macro, values)
         _rendered[memo] = text
     return text
