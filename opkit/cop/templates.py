@@ -10,7 +10,6 @@ float, bool, None, lists, tuples, dicts) are rendered every time.
 from __future__ import annotations
 
 import functools
-import json
 import os
 
 _rendered: dict = {}  # (template, macro, values as JSON) -> text, this process's
@@ -44,16 +43,29 @@ def templates_digest():
     return digest.hexdigest()
 
 
-def _plain(value):
-    """Return `value` as JSON-able data that tells its types apart (a tuple is not a list), or raise TypeError."""
-    kind = type(value)
-    if value is None or kind in (str, int, float, bool):
-        return value
-    if kind in (list, tuple):
-        return [kind.__name__, [_plain(item) for item in value]]
-    if kind is dict and all(type(key) is str for key in value):
-        return ["dict", {key: _plain(item) for key, item in value.items()}]
-    raise TypeError(f"not plain data: {kind.__name__}")
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def _is_plain(value):
+    """Return True if `value` is plain data (str, int, float, bool, None, lists, tuples, str-keyed dicts).
+
+    Then its repr names it exactly (a tuple is not a list, 1 is not True nor 1.0).
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind in _PLAIN:
+            continue
+        if kind is list or kind is tuple:
+            stack.extend(item)
+        elif kind is dict:
+            if not all(type(key) is str for key in item):
+                return False
+            stack.extend(item.values())
+        else:
+            return False
+    return True
 
 
 def _jinja_render(template, macro, values):
@@ -62,16 +74,18 @@ def _jinja_render(template, macro, values):
 
 def render(template, macro, values):
     """Return the text of `macro` in `template`, called with the keyword arguments `values`."""
-    try:
-        plain = json.dumps(_plain(values), sort_keys=True)
-    except TypeError:
+    if not _is_plain(values):
         return _jinja_render(template, macro, values)
+    plain = repr(sorted(values.items()))
     memo = (template, macro, plain)
     text = _rendered.get(memo)
     if text is None:
         from opkit.cop.host import remembered
 
-        text = remembered("rendered", [templates_digest(), template, macro, plain],
-                          lambda: _jinja_render(template, macro, values))
+        try:
+            text = remembered("rendered", [templates_digest(), template, macro, plain],
+                              lambda: _jinja_render(template, macro, values))
+        except OSError:  # no usable cache directory (opkit show with an unsafe one): render here
+            text = _jinja_render(template, macro, values)
         _rendered[memo] = text
     return text

@@ -1,5 +1,9 @@
 """C code of the reductions: one pass over the (elementwise-computed) values, blocked and pairwise.
 
+The C is the macro `reduce` of opkit/templates/reduction.c.j2 (the fixed helpers it calls are the
+support code of reduction.c); this module decides what goes in: names, C types, the reduced axes,
+the accumulator, the elementwise program's steps (rendered by elemwise_c.program_statements).
+
 The reduced elements of each output element are numbered 0..m-1 (row-major over
 the reduced axes). They are cut into chunks of OPKIT_REDUCE_CHUNK elements, each
 reduced pairwise down to leaves (128 elements for sum, prod and mean, summed with 8
