@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 from typing import Any
 
 from opkit.core.clinker import CLinkerObject
@@ -129,6 +130,7 @@ class CType(Type, CLinkerObject):
         raise MethodNotDefined("c_element_type", type(self).__name__)
 
 
+@functools.lru_cache(maxsize=4096)
 def _render_generic(macro, name):
     from opkit.core.c_source import render  # c_source imports this module
 

@@ -26,17 +26,19 @@ def c_typenum(dtype):
     return "NPY_BOOL" if str(dtype) == "bool" else f"NPY_{np.dtype(dtype).name.upper()}"
 
 
-_TEMPLATE = "tensor_type.c.j2"  # the C of every method below (opkit/templates)
+@functools.lru_cache(maxsize=8192)  # modules name variables V0, V1, ...: the same texts, compile after compile
+def _render(macro, **values):
+    return render("tensor_type.c.j2", macro, **values)  # the C of every method below (opkit/templates)
 
 
 class TensorCInterface:
     """C methods of TensorType (mixed into the class): macros of opkit/templates/tensor_type.c.j2."""
 
     def c_declare(self, name, sub, check_input=True):
-        return render(_TEMPLATE, "declare", name=name, ctype=c_dtype(self.dtype))
+        return _render("declare", name=name, ctype=c_dtype(self.dtype))
 
     def c_init(self, name, sub):
-        return render(_TEMPLATE, "init", name=name)
+        return _render("init", name=name)
 
     def c_extract(self, name, sub, check_input=True):
         """Borrow an array that is exactly what the C code reads; convert anything else (or fail).
@@ -47,17 +49,17 @@ class TensorCInterface:
         carry a mask the C code would drop). Values made by the module or returned by a Python
         op (`check_input=False`) are converted the same way, and non-arrays through numpy.
         """
-        return render(_TEMPLATE, "extract", name=name, typenum=c_typenum(self.dtype), ndim=self.ndim,
-                      dtype=str(self.dtype), check_input=int(bool(check_input)), fail=sub["fail"])
+        return _render("extract", name=name, typenum=c_typenum(self.dtype), ndim=self.ndim,
+                       dtype=str(self.dtype), check_input=int(bool(check_input)), fail=sub["fail"])
 
     def c_support_code(self):
-        return render(_TEMPLATE, "support")  # opkit_tensor_extract, from opkit/templates/tensor_extract.h
+        return _render("support")  # opkit_tensor_extract, from opkit/templates/tensor_extract.h
 
     def c_sync(self, name, sub):
-        return render(_TEMPLATE, "sync", name=name)
+        return _render("sync", name=name)
 
     def c_cleanup(self, name, sub):
-        return render(_TEMPLATE, "cleanup", name=name)
+        return _render("cleanup", name=name)
 
     def c_element_type(self):
         return c_dtype(self.dtype)
@@ -69,9 +71,7 @@ class TensorCInterface:
         return (2,)
 
 
-
-
-# what DeepCopyOp, ViewOp, Shape and Shape_i (its guard apart) do for a tensor: `#section code` files here
+# what DeepCopyOp, ViewOp, Shape, Shape_i and Shape_i's guard do for a tensor: `#section code` files here
 TENSOR_C_FILES = {op: pathlib.Path(__file__).with_name(f"tensor_{op}.c")
                   for op in ("deep_copy", "view", "shape", "shape_i", "shape_i_check")}
 
