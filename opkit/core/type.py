@@ -129,14 +129,8 @@ class CType(Type, CLinkerObject):
         raise MethodNotDefined("c_element_type", type(self).__name__)
 
 
-def _render_generic(macro, name):
-    from opkit.core.c_source import render  # c_source imports this module
-
-    return render("generic_type.c.j2", macro, name=name)
-
-
 class Generic(CType):
-    """Any Python object; its C value is a borrowed-then-owned ``PyObject*`` (opkit/templates/generic_type.c.j2)."""
+    """Any Python object; its C value is a borrowed-then-owned ``PyObject*``."""
 
     def filter(self, value, strict=False, allow_downcast=None):
         return value
@@ -145,19 +139,20 @@ class Generic(CType):
         return True
 
     def c_declare(self, name, sub, check_input=True):
-        return _render_generic("declare", name)
+        return f"PyObject* {name};"
 
     def c_init(self, name, sub):
-        return _render_generic("init", name)
+        return f"{name} = NULL;"
 
     def c_extract(self, name, sub, check_input=True):
-        return _render_generic("extract", name)
+        return f"Py_INCREF(py_{name});\n{name} = py_{name};"
 
     def c_cleanup(self, name, sub):
-        return _render_generic("cleanup", name)
+        return f"Py_XDECREF({name});"
 
     def c_sync(self, name, sub):
-        return _render_generic("sync", name)
+        return (f"assert(py_{name}->ob_refcnt > 1);\nPy_DECREF(py_{name});\n"
+                f"py_{name} = {name} ? {name} : Py_None;\nPy_INCREF(py_{name});")
 
     def c_code_cache_version(self):
         return (1,)
