@@ -1,20 +1,23 @@
 """The C of a SectionOp (opkit.core.c_source): its `#section` files, read as opkit.COp reads a user's.
 
 Files are parsed once and parsed again when one changes on disk (size or mtime), so an
-edited built-in `.c` file is what the next compile sees.
+edited built-in `.c` file is what the next compile sees. The files are looked at (a stat
+each) at most every RECHECK_SECONDS: a graph's nodes ask for their C many times a compile.
 """
 
 from __future__ import annotations
 
 import os
 import threading
+import time
 
 from opkit.core.c_source import section_paths
 from opkit.cop.cop import COp
 from opkit.cop.sections import local_includes, parse_files
 
-_parsed: dict = {}  # paths -> ((path, mtime_ns, size) per file, parsed sections)
-_versions: dict = {}  # paths -> (stamp of the files and their local headers, the headers, c_code_cache_version)
+RECHECK_SECONDS = 0.5
+_parsed: dict = {}  # paths -> ((path, mtime_ns, size) per file, parsed sections, when last stamped)
+_versions: dict = {}  # paths -> (stamp of the files and their headers, the headers, version, when last stamped)
 _lock = threading.Lock()
 
 
@@ -37,12 +40,14 @@ def parsed_sections(cls):
 
 def parsed_files(paths):
     """Return the parsed sections of the files `paths` (a tuple), parsed again if a file changed."""
-    stamp = _stamp(paths)
     entry = _parsed.get(paths)
-    if entry is None or entry[0] != stamp:
-        entry = (stamp, parse_files(paths))
-        with _lock:
-            _parsed[paths] = entry
+    now = time.monotonic()
+    if entry is not None and now - entry[2] < RECHECK_SECONDS:
+        return entry[1]
+    stamp = _stamp(paths)
+    entry = (stamp, entry[1] if entry is not None and entry[0] == stamp else parse_files(paths), now)
+    with _lock:
+        _parsed[paths] = entry
     return entry[1]
 
 
@@ -77,13 +82,17 @@ class OpSections(COp):
         """
         key = (self.func_files, self.extra_macros)
         entry = _versions.get(key)
-        if entry is not None and entry[0] == _stamp(self.func_files + entry[1]):
+        now = time.monotonic()
+        if entry is not None and (now - entry[3] < RECHECK_SECONDS or entry[0] == _stamp(self.func_files + entry[1])):
+            if now - entry[3] >= RECHECK_SECONDS:
+                with _lock:
+                    _versions[key] = (*entry[:3], now)
             return entry[2]
         headers = tuple(str(h) for path in self.func_files for h in local_includes(path))
         stamp = _stamp(self.func_files + headers)
         version = (*super().c_code_cache_version(), self.extra_macros)
         with _lock:
-            _versions[key] = (stamp, headers, version)
+            _versions[key] = (stamp, headers, version, now)
         return version
 
     @property
