@@ -6,7 +6,7 @@ import pathlib
 import subprocess
 import sys
 
-RUN = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "run.py"
+RUN = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "run.py"
 
 
 def test_quick_call_trusted_writes_a_numeric_figure(tmp_path):

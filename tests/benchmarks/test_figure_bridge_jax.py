@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("jax")
 
-RUN = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "run.py"
+RUN = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "run.py"
 
 
 def test_quick_bridge_jax_figure_reports_every_contender(tmp_path):

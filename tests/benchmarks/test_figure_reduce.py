@@ -5,7 +5,7 @@ import pathlib
 import subprocess
 import sys
 
-FIGURE = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "figure_reduce.py"
+FIGURE = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "figure_reduce.py"
 
 
 def test_quick_sum_xy_prints_both_figures_with_their_baselines(tmp_path):

@@ -5,7 +5,7 @@ import re
 import subprocess
 import sys
 
-FIGURE = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "figure_reductions.py"
+FIGURE = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "figure_reductions.py"
 
 
 def test_quick_argmax_rows_have_numpy_and_both_thread_settings(tmp_path):

@@ -15,7 +15,7 @@ import opkit  # noqa: E402
 import opkit.tensor as ot  # noqa: E402
 from opkit.cli import main  # noqa: E402
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 OPKIT_DIR = str(ROOT / "opkit")
 
 
@@ -371,7 +371,7 @@ def test_an_op_returning_a_view_of_its_input_is_copied_into_xlas_buffer(bridge, 
 
 def test_an_op_that_writes_into_its_input_leaves_xlas_input_alone(bridge):
     """An op with destroy_map runs through the compiled function, which gives it a copy of its input."""
-    from trust_ops import AddOneInplace
+    from helpers.trust_ops import AddOneInplace
 
     class Shaped(AddOneInplace):
         def infer_shape(self, node, input_shapes):

@@ -18,7 +18,7 @@ import opkit
 import opkit.tensor as ot
 from opkit import Apply, COp, EnumList, Op, ParamsType
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 PARAMS_DATA = ROOT / "tests" / "data" / "params"
 
 

@@ -6,7 +6,7 @@ import sys
 import textwrap
 
 import pytest
-from test_cache_env import GRAPH_CHILD, _drop_root_powers, run_child
+from helpers.child import GRAPH_CHILD, _drop_root_powers, run_child
 
 BAD_C = """\
 #section support_code_apply

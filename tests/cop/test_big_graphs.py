@@ -18,8 +18,9 @@ import opkit.scalar as os_
 import opkit.tensor as ot
 from opkit import Apply, Op
 from opkit.cop.codegen import QUICK_RUN_ABOVE
+from helpers.state_ops import Counter
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "examples" / "vector_times_vector"))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "examples" / "vector_times_vector"))
 from vector_times_vector.op import VectorTimesVector  # noqa: E402
 
 N = QUICK_RUN_ABOVE + 6
@@ -94,27 +95,6 @@ def test_profiling_a_big_graph_counts_every_node():
         f(a, a, a)
     rows = f.profile.nodes()
     assert len(rows) == N and all(calls == 3 and where == "C" for _, where, calls, _ in rows)
-
-
-class Counter(Op):
-    """z = x + count, then count += 1: each node keeps its own count in the struct (not shareable)."""
-
-    __props__ = ()
-
-    def make_node(self, x):
-        return Apply(self, [os_.as_scalar(x)], [os_.float64()])
-
-    def c_support_code_struct(self, node, name):
-        return f"double count_{name};"
-
-    def c_init_code_struct(self, node, name, sub):
-        return f"count_{name} = 0;"
-
-    def c_code(self, node, name, inputs, outputs, sub):
-        return f"{outputs[0]} = {inputs[0]} + count_{name};\ncount_{name} += 1;"
-
-    def c_code_cache_version(self):
-        return (1,)
 
 
 class Retry(Op):

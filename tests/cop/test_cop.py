@@ -24,7 +24,7 @@ from opkit.core.type import MethodNotDefined
 
 theano = opkit
 gof = opkit
-DATA = Path(__file__).parent / "data" / "cop"
+DATA = Path(__file__).parents[1] / "data" / "cop"
 TUTORIAL_C = DATA.parent / "sections" / "vectorTimesVector.c"
 
 

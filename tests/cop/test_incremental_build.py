@@ -24,9 +24,9 @@ from opkit import Apply, COp, Op, ParamsType
 from opkit.cop.cache import CacheWarning, module_events
 from opkit.cop.cache_objects import object_events
 from opkit.cop.incremental import CHUNK_MEAN, INCREMENTAL_ABOVE, node_piece
-from test_big_graphs import Counter  # z = x + count: state of each node's own
+from helpers.state_ops import Counter  # z = x + count: state of each node's own
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 N = INCREMENTAL_ABOVE + 16
 C_LINKER = opkit.Mode(linker="c", optimizer=None)
 VECTOR_TIMES_VECTOR = ROOT / "tests" / "data" / "sections" / "vectorTimesVector.c"
@@ -224,7 +224,7 @@ def test_a_damaged_object_is_detected_and_rebuilt(tmp_path):
 SCRIPT = """
 import sys
 import numpy as np
-sys.path.insert(0, {tests!r})
+sys.path[:0] = [{here!r}, {tests!r}]
 import opkit
 from test_incremental_build import C_LINKER, N, _tagged_chain
 from opkit.cop.cache_objects import object_events
@@ -239,7 +239,7 @@ print("built", object_events["built"])
 
 def test_two_processes_building_overlapping_graphs_share_their_objects(tmp_path):
     script = tmp_path / "build.py"
-    script.write_text(SCRIPT.format(tests=str(ROOT / "tests")))
+    script.write_text(SCRIPT.format(here=str(pathlib.Path(__file__).parent), tests=str(ROOT / "tests")))
     env = {**__import__("os").environ, "OPKIT_COMPILEDIR": str(tmp_path / "cache")}
     runs = [subprocess.Popen([sys.executable, str(script), str(k)], env=env, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True) for k in (1, N - 2)]

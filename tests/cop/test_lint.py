@@ -8,7 +8,7 @@ import pytest
 
 from opkit.cop.lint import Diagnostic, check_file, check_files
 
-DATA = Path(__file__).parent / "data" / "sections"
+DATA = Path(__file__).parents[1] / "data" / "sections"
 
 
 def lint_text(tmp_path: Path, text: str) -> list[tuple[int, str, str]]:

@@ -25,7 +25,7 @@ from opkit.cop.macros import (
 )
 from opkit.cop.sections import TAGS, Section, parse_file
 
-DATA = Path(__file__).parent / "data" / "sections"
+DATA = Path(__file__).parents[1] / "data" / "sections"
 FAIL_CODE = "{\n    __failure = 3;\n    goto __label_3;\n}"
 ALL_ARGS = dict(name="node_7", input_dtypes=["float64", None], output_dtypes=["int16"],
                 input_names=["V1", "V3"], output_names=["V5"], fail=FAIL_CODE,

@@ -10,7 +10,7 @@ import sys
 import textwrap
 
 import numpy as np
-from trust_ops import copy_and_update_c
+from helpers.trust_ops import copy_and_update_c
 
 import opkit
 import opkit.tensor as ot

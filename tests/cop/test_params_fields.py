@@ -10,7 +10,7 @@ import opkit.scalar as os_
 import opkit.tensor as ot
 from opkit import Apply, CEnumType, COp, EnumList, EnumType, Generic, Op, ParamsType
 
-DATA = pathlib.Path(__file__).parent / "data" / "params"
+DATA = pathlib.Path(__file__).parents[1] / "data" / "params"
 C_LINKER = opkit.Mode(linker="c", optimizer=None)
 ALPHA_MODE = ParamsType(alpha=os_.float64, mode=EnumList("ADD", "MUL"))
 

@@ -10,7 +10,7 @@ import numpy as np
 import opkit
 import opkit.tensor as ot
 
-DATA = pathlib.Path(__file__).parent / "data" / "params"
+DATA = pathlib.Path(__file__).parents[1] / "data" / "params"
 
 
 def _load_ported():

@@ -18,7 +18,7 @@ from opkit.cop.compile import module_key
 from opkit.cop.region import Region
 from opkit.cop.sanitize import SanitizerRuntimeError, asan_runtime, preload_hint, require_runtime, runtime_loaded
 
-TESTS = pathlib.Path(__file__).resolve().parent
+TESTS = pathlib.Path(__file__).resolve().parents[1]
 RUNTIME = asan_runtime()
 needs_asan = pytest.mark.skipif(RUNTIME is None, reason="the C++ compiler has no AddressSanitizer runtime (libasan)")
 
@@ -90,7 +90,7 @@ OUT_OF_BOUNDS = textwrap.dedent("""
     import numpy as np
     import opkit
     import opkit.tensor as ot
-    from test_debugmode import CopyC
+    from helpers.debug_ops import CopyC
 
 
     class WritesPastTheEnd(CopyC):

@@ -18,7 +18,7 @@ from opkit.cop.sections import (
 )
 from opkit.errors import SectionError
 
-DATA = Path(__file__).parent / "data" / "sections"
+DATA = Path(__file__).parents[1] / "data" / "sections"
 
 
 def write(directory: Path, name: str, text: str) -> Path:

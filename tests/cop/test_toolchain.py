@@ -22,7 +22,7 @@ import textwrap
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 NEWEST_SETUPTOOLS = "84.2.1"  # what a fresh venv's `pip install setuptools` gets (pip index versions setuptools)
 
 

@@ -5,7 +5,7 @@ import pathlib
 
 import pytest
 
-PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "opkit"
+PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "opkit"
 RULES = {"core": ("opkit.cop", "opkit.link"), "cop": ("opkit.link",)}
 
 

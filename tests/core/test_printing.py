@@ -5,7 +5,7 @@ import shutil
 
 import numpy as np
 import pytest
-from trust_ops import AddOneInplace
+from helpers.trust_ops import AddOneInplace
 
 import opkit
 import opkit.tensor as ot

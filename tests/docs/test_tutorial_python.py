@@ -265,34 +265,7 @@ def test_double_type_class_with_the_final_ops():
 
 # -- "Extending Theano": DoubleOp on a matrix ---------------------------------------------------
 
-class DoubleOp(opkit.Op):
-    __props__ = ()
-
-    def make_node(self, x):
-        # check that the theano version has support for __props__
-        assert hasattr(self, '_props')
-        x = opkit.tensor.as_tensor_variable(x)
-        return opkit.Apply(self, [x], [x.type()])
-
-    def perform(self, node, inputs, output_storage):
-        x = inputs[0]
-        z = output_storage[0]
-        z[0] = x * 2
-
-    def infer_shape(self, node, i0_shapes):
-        return i0_shapes
-
-    def grad(self, inputs, output_grads):
-        return [output_grads[0] * 2]
-
-    def R_op(self, inputs, eval_points):
-        # R_op can receive None as eval_points.
-        # That mean there is no diferientiable path through that input
-        # If this imply that you cannot compute some outputs,
-        # return None for those.
-        if eval_points[0] is None:
-            return eval_points
-        return self.grad(inputs, eval_points)
+from helpers.tutorial_ops import DoubleOp  # noqa: E402 (the tutorial's op, shared with tests/testing/)
 
 
 def test_double_op_on_a_matrix():

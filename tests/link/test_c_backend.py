@@ -15,7 +15,7 @@ import opkit
 import opkit.tensor as ot
 from opkit import Apply, Op
 
-REPO = pathlib.Path(__file__).resolve().parents[1]
+REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
 class CheckedSqrt(Op):

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from trust_ops import copy_and_update_c
+from helpers.trust_ops import copy_and_update_c
 
 import opkit
 import opkit.tensor as ot

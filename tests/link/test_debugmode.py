@@ -12,29 +12,12 @@ import pytest
 
 import opkit
 import opkit.tensor as ot
-from opkit import Apply, Op
 from opkit.link.debugmode import DebugMode, DebugModeError
 from opkit.link.debugmode_checks import first_difference
-from test_c_tutorial import VectorTimesScalar
+from helpers.debug_ops import CopyC, Unary, UnaryC
+from helpers.tutorial_ops import VectorTimesScalar
 
 TESTS = pathlib.Path(__file__).resolve().parent
-
-
-class Unary(Op):
-    """An op on one tensor, returning a tensor of the same type; subclasses give perform or C code."""
-
-    __props__ = ()
-
-    def make_node(self, x):
-        x = ot.as_tensor_variable(x)
-        return Apply(self, [x], [x.type()])
-
-
-class UnaryC(Unary):
-    """C code cached by version, so subprocesses find the module in the shared cache."""
-
-    def c_code_cache_version(self):
-        return (1,)
 
 
 class DisagreeingDouble(UnaryC):
@@ -52,23 +35,6 @@ class DisagreeingDouble(UnaryC):
         if (!{z}) {sub['fail']}
         for (npy_intp i = 0; i < PyArray_SIZE({x}); ++i)
             ((double*)PyArray_DATA({z}))[i] = 3 * ((double*)PyArray_DATA({x}))[i];
-        """
-
-
-class CopyC(UnaryC):
-    """C only: returns a copy of x; subclasses add C statements before and after the copy."""
-
-    before = after = ""
-
-    def c_code(self, node, name, inputs, outputs, sub):
-        x, = inputs
-        z, = outputs
-        return f"""
-        {self.before.format(x=x, z=z)}
-        Py_XDECREF({z});
-        {z} = (PyArrayObject*)PyArray_NewCopy({x}, NPY_CORDER);
-        if (!{z}) {sub['fail']}
-        {self.after.format(x=x, z=z)}
         """
 
 
@@ -297,8 +263,9 @@ def test_first_difference_uses_the_types_tolerance_and_returns_an_index_tuple():
 
 
 def run_python(code, **env):
+    path = os.pathsep.join([str(TESTS.parent), os.environ.get("PYTHONPATH", "")])  # tests/, for helpers
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
-                          env={**os.environ, **env}, cwd=TESTS)
+                          env={**os.environ, "PYTHONPATH": path, **env}, cwd=TESTS)
 
 
 def test_opkit_flags_select_debugmode_in_a_subprocess():

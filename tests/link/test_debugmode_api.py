@@ -245,7 +245,7 @@ def test_check_py_code_false_runs_only_the_c_code():
 def test_check_c_code_false_runs_only_perform():
     np.testing.assert_array_equal(run(Disagrees(), DebugMode(check_c_code=False)), [2.0, 4.0, 6.0])
     # a C-only op without perform still runs its C
-    from test_c_tutorial import VectorTimesScalar
+    from helpers.tutorial_ops import VectorTimesScalar
 
     x, y = ot.dvector("x"), ot.dscalar("y")
     f = opkit.function([x, y], VectorTimesScalar()(x, y), mode=DebugMode(check_c_code=False))

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from trust_ops import LINKER_MODES, AddOneInplace, EitherView, Transpose
+from helpers.trust_ops import LINKER_MODES, AddOneInplace, EitherView, Transpose
 
 import opkit
 import opkit.tensor as ot

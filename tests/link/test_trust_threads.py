@@ -4,7 +4,7 @@ import threading
 
 import numpy as np
 import pytest
-from trust_ops import LINKER_MODES, CallsBack, FailsSilently, PyTimesThree, SlowScaleNoGil
+from helpers.trust_ops import LINKER_MODES, CallsBack, FailsSilently, PyTimesThree, SlowScaleNoGil
 
 import opkit
 import opkit.tensor as ot

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from trust_ops import LINKER_MODES
+from helpers.trust_ops import LINKER_MODES
 
 import opkit
 import opkit.tensor as ot

@@ -5,7 +5,7 @@ import threading
 
 import numpy as np
 import pytest
-from trust_ops import LINKER_MODES, PyTimesThree, SlowScaleNoGil
+from helpers.trust_ops import LINKER_MODES, PyTimesThree, SlowScaleNoGil
 
 import opkit
 import opkit.tensor as ot
@@ -166,7 +166,7 @@ def test_a_cell_emptied_behind_opkits_back_is_a_type_error_not_a_crash(accumulat
 
 
 def test_a_module_with_constants_params_and_shared_cells():
-    from test_params import AxpyCode
+    from helpers.params_ops import AxpyCode
 
     s, t = opkit.shared(np.ones(3), name="s"), opkit.shared(np.full(3, 2.0), name="t")
     x = ot.dvector("x")

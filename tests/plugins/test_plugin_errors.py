@@ -20,8 +20,7 @@ import textwrap
 import warnings
 
 import pytest
-from conftest import PluginVenv
-from test_plugins import FakeEntryPoint, installed  # noqa: F401 (a fixture)
+from conftest import FakeEntryPoint, PluginVenv
 
 import opkit
 from opkit.plugins.manager import PluginLoadWarning, UnmarkedHookWarning, load_plugins

@@ -1,13 +1,12 @@
 """The plugin registry in-process, with fake entry points (the venv tests install real packages)."""
 
-import importlib.metadata
 import pathlib
 import re
 import types as pytypes
 import warnings
 
 import pytest
-from conftest import installed_opkit_distribution
+from conftest import FakeEntryPoint, installed_opkit_distribution
 
 import opkit
 from opkit import PluginError, hookimpl
@@ -19,25 +18,7 @@ from opkit.plugins.manager import PluginLoadWarning, load_plugins
 from opkit.plugins.registry import ops, types
 from opkit.plugins.validate import default_name, snake_case
 
-TESTS = pathlib.Path(__file__).parent
-
-
-class FakeDistribution:
-    def __init__(self, name, version="1.0"):
-        self.name, self.version, self.metadata = name, version, {"Name": name}
-
-
-class FakeEntryPoint:
-    """Duck-types importlib.metadata.EntryPoint: `load()` returns the plugin or raises."""
-
-    def __init__(self, name, plugin, dist, version="1.0"):
-        self.name, self.value, self.group = name, f"fake_{name}", "opkit"
-        self.plugin, self.dist = plugin, FakeDistribution(dist, version)
-
-    def load(self):
-        if isinstance(self.plugin, BaseException):
-            raise self.plugin
-        return self.plugin
+TESTS = pathlib.Path(__file__).parents[1]
 
 
 def plugin(**hooks):
@@ -55,25 +36,6 @@ class Twice(Op):
 class NeedsArgument(Op):
     def __init__(self, factor):
         self.factor = factor
-
-
-@pytest.fixture
-def installed(monkeypatch):
-    """Return install(*entry_points): make them the only `opkit` entry points, then reload lazily."""
-    calls = []
-
-    def install(*entry_points):
-        def entry_points_of(group=None):
-            calls.append(group)
-            return list(entry_points) if group == "opkit" else []
-
-        monkeypatch.setattr(importlib.metadata, "entry_points", entry_points_of)
-        manager.reset_plugins()
-        return calls
-
-    monkeypatch.delenv("OPKIT_DISABLE_PLUGINS", raising=False)
-    yield install
-    manager.reset_plugins()
 
 
 def register_ops_of(*objects, **named):
@@ -146,7 +108,8 @@ def test_a_plugin_that_fails_to_import_warns_and_the_rest_load(installed):
     assert "OPKIT_DISABLE_PLUGINS=bad-dist" in message
     # the error says where it was raised: here, the fake entry point's load()
     assert record.status == "broken" and record.error.startswith("ImportError: needs libfoo (raised at ")
-    assert record.error.endswith(f"{__file__}:{FakeEntryPoint.load.__code__.co_firstlineno + 2})")
+    load = FakeEntryPoint.load.__code__  # in conftest.py
+    assert record.error.endswith(f"{load.co_filename}:{load.co_firstlineno + 2})")
     assert f"(raised at {record.location})" in message
 
 
@@ -264,7 +227,7 @@ def _hooks():
 
 @pytest.mark.parametrize("hook", _hooks())
 def test_every_hook_has_tests(hook):
-    tested = any(f"def test_hook_{hook}" in path.read_text(encoding="utf-8") for path in TESTS.glob("test_*.py"))
+    tested = any(f"def test_hook_{hook}" in path.read_text(encoding="utf-8") for path in TESTS.rglob("test_*.py"))
     assert tested, f"Plugin hook is missing tests: {hook}"
 
 

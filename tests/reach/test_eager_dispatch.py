@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 import opkit
 import opkit.tensor  # noqa: F401  (imports opkit.link, which Op.compute needs)
 from opkit.core.op import EAGER_MEMO, Op, python_compute
-from test_faults_eager_identity import _times_op
+from helpers.section_ops import _times_op
 from opkit.core.tensor.basic import add, maximum, mul
 from opkit.core.tensor.type import TensorType
 from opkit.link import eager
@@ -385,12 +385,12 @@ def test_an_op_s_code_identity_is_the_same_with_the_dispatcher_installed_and_wit
 
     _dispatcher()
     here = [python_identity(add), python_identity(Doubled()), class_identity(Op)]
-    script = ("import sys; sys.path.insert(0, sys.argv[1]); import opkit.tensor\n"
+    script = ("import sys; sys.path[:0] = sys.argv[1:]; import opkit.tensor\n"
               "from opkit.core.op import Op\nfrom opkit.core.tensor.basic import add\n"
               "from opkit.core.code_identity import class_identity, python_identity\n"
               "from test_eager_dispatch import Doubled\n"
               "assert 'EagerCompute' not in type(Op.__dict__['compute']).__name__\n"
               "print(python_identity(add), python_identity(Doubled()), class_identity(Op))")
-    result = subprocess.run([sys.executable, "-c", script, str(pathlib.Path(__file__).parent)],
+    result = subprocess.run([sys.executable, "-c", script, str(pathlib.Path(__file__).parent), str(ROOT / "tests")],
                             capture_output=True, text=True, check=True, timeout=300)
     assert result.stdout.split() == here

@@ -16,22 +16,10 @@ from opkit.core.op import EAGER_MEMO
 from opkit.link import eager
 
 from conftest import ROOT
+from helpers.section_ops import _times_op
 
 EXAMPLE_C = ROOT / "examples" / "vector_times_vector" / "vector_times_vector" / "vectorTimesVector.c"
-PARAMS_DATA = pathlib.Path(__file__).parent / "data" / "params"
-
-
-def _times_op(c_file):
-    class VectorOp(opkit.COp):
-        __props__ = ()
-
-        def __init__(self):
-            super().__init__(str(c_file), "APPLY_SPECIFIC(vector_times_vector)")
-
-        def make_node(self, x, y):
-            return opkit.Apply(self, [x, y], [x.type()])
-
-    return VectorOp
+PARAMS_DATA = pathlib.Path(__file__).parents[1] / "data" / "params"
 
 
 def test_editing_the_c_file_then_creating_the_op_again_runs_the_new_code_in_compute_and_function(tmp_path):

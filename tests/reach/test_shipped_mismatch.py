@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-from test_shipped_publish import BUILD, OPKIT, make_package
+from helpers.shipped import BUILD, OPKIT, make_package
 
 NO_COMPILER = "cxx=/nonexistent/bin/c++"
 RUN = textwrap.dedent("""

@@ -7,7 +7,6 @@ dist-info (its entry point) on PYTHONPATH: real `opkit build` processes, no venv
 import fcntl
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -16,10 +15,8 @@ import time
 
 import pytest
 
-from conftest import ROOT
+from helpers.shipped import BUILD, OPKIT, build, make_package
 
-OPKIT = [sys.executable, "-m", "opkit.cli"] if not shutil.which("opkit") else [shutil.which("opkit")]
-BUILD = ["build", "vector_times_vector", "--dtypes", "float64,float64"]
 RUN = textwrap.dedent("""
     import numpy as np, opkit
     from opkit.cop.cache import module_events
@@ -33,29 +30,6 @@ RUN = textwrap.dedent("""
 def package(tmp_path_factory):
     """Return (the package's source directory, the environment that sees it), with one module shipped."""
     return make_package(tmp_path_factory.mktemp("publish"))
-
-
-def make_package(base):
-    """Put the example's package, importable, under `base` and ship one module; return (its directory, env)."""
-    site = base / "site"
-    shutil.copytree(ROOT / "examples" / "vector_times_vector" / "vector_times_vector", site / "vector_times_vector",
-                    ignore=shutil.ignore_patterns("__pycache__", "_opkit_modules"))
-    info = site / "vector_times_vector-0.1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: vector-times-vector\nVersion: 0.1.0\n")
-    (info / "entry_points.txt").write_text("[opkit]\nvector_times_vector = vector_times_vector.plugin\n")
-    env = dict(os.environ, PYTHONPATH=f"{site}{os.pathsep}{ROOT}", OPKIT_COMPILEDIR=str(base / "cache"),
-               PYTHONUNBUFFERED="1")
-    env.pop("OPKIT_DISABLE_PLUGINS", None)
-    env.pop("OPKIT_FLAGS", None)
-    into = site / "vector_times_vector"
-    build(into, env)
-    return into, env
-
-
-def build(into, env, **kwargs):
-    return subprocess.run([*OPKIT, *BUILD, "--into", str(into)], env=env, capture_output=True, text=True,
-                          check=True, timeout=300, **kwargs)
 
 
 def the_entry(into):

@@ -34,7 +34,7 @@ from opkit.link import pickling
 
 cloudpickle = pytest.importorskip("cloudpickle")
 
-TESTS = pathlib.Path(__file__).parent
+TESTS = pathlib.Path(__file__).parents[1]
 DATA = TESTS / "data"
 # Classes that are bases to derive from, never put in a graph as they are.
 ABSTRACT = {"Op", "COp", "OpenMPOp", "Reduce", "_RegisteredCOp"}

@@ -28,9 +28,7 @@ from hypothesis.extra import numpy as hnp
 import opkit
 import opkit.tensor as ot
 from opkit.cop.cinterface import op_has_c
-
-DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-          "float16", "float32", "float64", "complex64", "complex128")
+from helpers.numeric import DTYPES, check_close
 
 REDUCTIONS = ("sum", "prod", "max", "min", "mean")
 
@@ -242,36 +240,6 @@ def _case(draw):
                                      "unaligned"]))
         arrays.append(_layout(base, kind))
     return combo, arrays
-
-
-def _eps(dtype):
-    dtype = np.dtype(dtype)
-    return float(np.finfo(dtype).eps) if dtype.kind in "fc" else 0.0
-
-
-def check_close(result, expected, exact, scale=None, what=""):
-    """Dtype exact; values bit for bit if `exact` (or integral), else within 64 ulps of the terms' magnitude."""
-    result, expected = np.asarray(result), np.asarray(expected)
-    assert result.dtype == expected.dtype, f"{what}: dtype {result.dtype}, numpy gives {expected.dtype}"
-    assert result.shape == expected.shape, f"{what}: shape {result.shape}, numpy gives {expected.shape}"
-    if exact or expected.dtype.kind in "biu":
-        if expected.dtype.kind == "b":  # the bytes: a bool holding 2 prints as True
-            np.testing.assert_array_equal(result.view(np.uint8), expected.view(np.uint8), err_msg=what)
-        np.testing.assert_array_equal(result, expected, err_msg=what, strict=True)
-        return
-    finite = np.isfinite(expected)
-    np.testing.assert_array_equal(result[~finite], expected[~finite], err_msg=what)
-    if scale is None:
-        magnitude = np.abs(expected)
-    else:
-        with np.errstate(all="ignore"):
-            magnitude = np.broadcast_to(np.asarray(scale, dtype=np.float64), expected.shape)
-    magnitude = np.where(np.isfinite(magnitude), magnitude, 0.0)
-    tolerance = 64 * _eps(expected.dtype) * (magnitude + np.finfo(np.float64).tiny)
-    with np.errstate(all="ignore"):
-        error = np.abs(result.astype(np.complex128) - expected.astype(np.complex128))
-    bad = finite & ~(error <= tolerance)
-    assert not bad.any(), f"{what}: {result[bad][:5]} vs numpy {expected[bad][:5]} (tolerance {tolerance[bad][:5]})"
 
 
 def _run(f, arrays):

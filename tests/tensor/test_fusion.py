@@ -91,7 +91,7 @@ def test_intermediates_used_twice_or_returned_are_not_fused_away():
 
 
 def test_ops_with_their_own_c_code_are_untouched():
-    from test_c_tutorial import VectorTimesScalar
+    from helpers.tutorial_ops import VectorTimesScalar
 
     x, s = ot.dvector("x"), ot.dscalar("s")
     f = opkit.function([x, s], VectorTimesScalar()(x * 2 + 1, s) - x)

@@ -18,7 +18,7 @@ from opkit.cop.openmp import openmp_supported
 from opkit.link.mode import Mode
 from opkit.testing import verify_grad
 
-from test_reductions import layout
+from helpers.numeric import layout
 
 
 def _nodes(f):

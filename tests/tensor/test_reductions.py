@@ -14,6 +14,7 @@ import opkit
 import opkit.tensor as ot
 from opkit.cop.cinterface import op_has_c
 from opkit.testing import InferShapeTester, verify_grad
+from helpers.numeric import layout
 
 C_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64")
 DTYPES = C_DTYPES + ("float16", "complex128")
@@ -56,21 +57,6 @@ def _values(dtype, shape, rng):
     if dt.kind == "c":
         return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dt)
     return rng.standard_normal(shape).astype(dt)
-
-
-def layout(base, kind):
-    """Return an array equal to `base` with the memory layout `kind`."""
-    if kind == "fortran":
-        return np.asfortranarray(base)
-    if kind == "strided":
-        big = np.zeros(tuple(2 * d + 1 for d in base.shape), dtype=base.dtype)
-        view = big[tuple(slice(1, None, 2) for _ in base.shape)]
-        view[...] = base
-        return view
-    if kind == "reversed":
-        flip = tuple(slice(None, None, -1) for _ in base.shape)
-        return np.ascontiguousarray(base[flip])[flip]
-    return np.ascontiguousarray(base)
 
 
 def _numpy(kind, x, axis, keepdims):

@@ -2,8 +2,7 @@
 
 import numpy as np
 import pytest
-from test_differential import DTYPES, check_close
-from test_tensor_unary import layouts, special_values
+from helpers.numeric import DTYPES, check_close, layouts, special_values
 
 import opkit
 import opkit.tensor as ot

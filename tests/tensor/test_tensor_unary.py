@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 import scipy.special
-from test_differential import DTYPES, check_close
+from helpers.numeric import DTYPES, check_close, layouts, special_values
 
 import opkit
 import opkit.tensor as ot
@@ -30,35 +30,6 @@ UNARY = {
     "sigmoid": (_sigmoid_reference, False), "softplus": (_softplus_reference, False),
     "floor": (np.floor, True), "ceil": (np.ceil, True), "round": (np.round, True),
 }
-
-
-def special_values(dtype):
-    """Values that find the corner cases of `dtype`: extremes, halves, signed zeros, inf and nan."""
-    dt = np.dtype(dtype)
-    if dt.kind == "b":
-        return np.array([True, False, True, True, False, False, True, False])
-    if dt.kind in "iu":
-        info = np.iinfo(dt)
-        return np.array([0, 1, 2, 3, 7, 100, info.max, info.max - 1, info.min, info.min + 1,
-                         max(info.min, -1), max(info.min, -100)], dtype=dt)
-    reals = [0.0, -0.0, 0.5, 1.5, 2.5, -0.5, -2.5, 1e-6, -3.0, 3.0, 18.0, -20.0, 40.0, -40.0, 89.0, -104.0,
-             700.0, -800.0, np.inf, -np.inf, np.nan, 0.1, -0.7, 1e4]
-    with np.errstate(over="ignore", invalid="ignore"):
-        values = np.array(reals, dtype=np.float64)
-        if dt.kind == "c":
-            return (values + 1j * values[::-1]).astype(dt)
-        return values.astype(dt)
-
-
-def layouts(values):
-    """The same values as 2-d arrays with various memory layouts (and a 0-size one)."""
-    base = np.resize(values, (4, 6))
-    big = np.zeros((9, 13), dtype=values.dtype)
-    big[1::2, 1::2] = base
-    return {
-        "c": base.copy(), "fortran": np.asfortranarray(base), "strided": big[1::2, 1::2],
-        "reversed": np.ascontiguousarray(base[::-1, ::-1])[::-1, ::-1], "empty": base[:0],
-    }
 
 
 def _refuses(name, dtype):

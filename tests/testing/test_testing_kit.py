@@ -22,7 +22,7 @@ from opkit.testing import (GradientError, InferShapeError, InferShapeTester, Rep
 
 # -- the tutorial's op, as written there ------------------------------------------------------------------------
 
-from test_tutorial_python import DoubleOp  # noqa: E402 (the tutorial's op, ported there)
+from helpers.tutorial_ops import DoubleOp  # noqa: E402 (the tutorial's op, ported in tests/docs/)
 
 
 class test_Double(utt.InferShapeTester):
