@@ -200,7 +200,7 @@ def test_build_into_checks_the_package_directory(shipped, tmp_path):
     builder, _, _, _ = shipped
     result = builder.run("-m", "opkit.cli", "build", "vector_times_vector", "--dtypes", "float64,float64",
                          "--into", str(tmp_path), cwd=tmp_path, check=False)
-    assert result.returncode == 2  # a usage error, as argparse's own (tests/test_trust3_cli.py)
+    assert result.returncode == 2  # a usage error, as argparse's own (tests/cli/test_trust3_cli.py)
     assert (f"opkit build: error: --into {tmp_path}: not the source directory of the package 'vector_times_vector' that "
             "defines vector_times_vector") in result.stderr
 
