@@ -33,7 +33,7 @@ TUTORIAL_C = DATA.parent / "sections" / "vectorTimesVector.c"
 class VectorTimesVector(gof.COp):
     __props__ = ()
 
-    func_file = "./data/sections/vectorTimesVector.c"  # the tutorial file, shared with the parser tests
+    func_file = "../data/sections/vectorTimesVector.c"  # the tutorial file, shared with the parser tests
     func_name = "APPLY_SPECIFIC(vector_times_vector)"
 
     def __init__(self):
@@ -63,7 +63,7 @@ class CheckedSqrt(COp):
     __props__ = ()
 
     def __init__(self):
-        super().__init__("data/cop/checked_sqrt.c")
+        super().__init__("../data/cop/checked_sqrt.c")
 
     def make_node(self, x):
         dtype = x.dtype if x.dtype.startswith("float") else "float64"
@@ -76,7 +76,7 @@ class CallCounter(COp):
     __props__ = ()
 
     def __init__(self):
-        super().__init__(["data/cop/call_counter.c"])
+        super().__init__(["../data/cop/call_counter.c"])
 
     def make_node(self, x):
         return opkit.Apply(self, [x], [TensorType("int64", ())()])
@@ -96,11 +96,11 @@ class _Elementwise(COp):
 
 
 class HelperA(_Elementwise):
-    func_file = "data/cop/helper_a.c"       # 2 * x + 1
+    func_file = "../data/cop/helper_a.c"       # 2 * x + 1
 
 
 class HelperB(_Elementwise):
-    func_file = "data/cop/helper_b.c"       # (x + 10) * 3; empty input fails silently
+    func_file = "../data/cop/helper_b.c"       # (x + 10) * 3; empty input fails silently
 
 
 class FromPath(COp):
@@ -309,7 +309,7 @@ def test_section_errors_name_file_and_line(tmp_path):
 def test_missing_file_names_the_path_resolved_against_the_op_module():
     class Missing(COp):
         def __init__(self):
-            super().__init__("data/cop/no_such_file.c")
+            super().__init__("../data/cop/no_such_file.c")
 
     with pytest.raises(SectionError, match="cannot read C section file") as excinfo:
         Missing()
