@@ -10,7 +10,7 @@ numbers and exp's overflow threshold (opkit.testing.ulp.whole_range). Each funct
 runs in one compiled (FAST_RUN, C) function and is compared with numpy's own
 (the formula numpy computes for sigmoid and softplus). Prints a markdown table:
 the largest distance in ulps, and the share of elements that differ at all.
-tests/test_trust3_ulp_bounds.py checks these bounds on a smaller sample.
+tests/tensor/test_trust3_ulp_bounds.py checks these bounds on a smaller sample.
 """
 
 from __future__ import annotations

@@ -173,3 +173,46 @@ def plugin_venv(tmp_path_factory):
               for project in INSTALLED_IN_PLUGIN_VENV]
     venv.pip_install(*copies)
     return venv
+
+
+# -- plugins: fake entry points (tests/plugins) ----------------------------------------------------------------------
+
+class FakeDistribution:
+    def __init__(self, name, version="1.0"):
+        self.name, self.version, self.metadata = name, version, {"Name": name}
+
+
+class FakeEntryPoint:
+    """Duck-types importlib.metadata.EntryPoint: `load()` returns the plugin or raises."""
+
+    def __init__(self, name, plugin, dist, version="1.0"):
+        self.name, self.value, self.group = name, f"fake_{name}", "opkit"
+        self.plugin, self.dist = plugin, FakeDistribution(dist, version)
+
+    def load(self):
+        if isinstance(self.plugin, BaseException):
+            raise self.plugin
+        return self.plugin
+
+
+@pytest.fixture
+def installed(monkeypatch):
+    """Return install(*entry_points): make them the only `opkit` entry points, then reload lazily."""
+    import importlib.metadata
+
+    from opkit.plugins import manager
+
+    calls = []
+
+    def install(*entry_points):
+        def entry_points_of(group=None):
+            calls.append(group)
+            return list(entry_points) if group == "opkit" else []
+
+        monkeypatch.setattr(importlib.metadata, "entry_points", entry_points_of)
+        manager.reset_plugins()
+        return calls
+
+    monkeypatch.delenv("OPKIT_DISABLE_PLUGINS", raising=False)
+    yield install
+    manager.reset_plugins()

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 try:
     import jax
-except ImportError as exc:  # pragma: no cover - exercised in a subprocess (tests/test_bridge_jax.py)
+except ImportError as exc:  # pragma: no cover - exercised in a subprocess (tests/bridge/test_bridge_jax.py)
     raise ImportError("opkit.bridge.jax needs JAX: pip install 'opkit-sdk[jax]'") from exc
 import jax.numpy as jnp
 import numpy as np

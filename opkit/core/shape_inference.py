@@ -8,7 +8,7 @@ its inputs' tokens, and every inferred dimension of the node depends on it: a
 shape computed here raises whenever running the graph up to that node would
 raise on the shapes. An op without ``shape_checks`` is trusted to raise
 nowhere its infer_shape does not; opkit's own ops all declare theirs
-(tests/test_trust3_shapes.py keeps them honest).
+(tests/tensor/test_trust3_shapes.py keeps them honest).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Used to state how far a compiled elementwise function may be from numpy's (libm
 and numpy's own SIMD loops differ in the last bits for some functions): see
-benchmarks/ulp_table.py and tests/test_trust3_ulp_bounds.py.
+benchmarks/ulp_table.py and tests/tensor/test_trust3_ulp_bounds.py.
 """
 
 from __future__ import annotations
