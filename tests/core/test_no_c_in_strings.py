@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "opkit"
+PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "opkit"
 CODE_GENERATOR = ("cop",)
 
 _PREPROCESSOR = r"[ \t]*\#[ \t]*(include|define|undef|ifn?def|if|elif|else|endif|line|pragma|error)\b"
