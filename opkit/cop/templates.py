@@ -1,6 +1,6 @@
 """Render a macro of a jinja2 template in opkit/templates: where generated C is written.
 
-A warm process imports no jinja2 (tests/test_fresh_process.py): each rendered text is
+A warm process imports no jinja2 (tests/reach/test_fresh_process.py): each rendered text is
 kept in the cache directory (opkit.cop.host.remembered), named by the templates'
 content, the macro and its values, so a process whose modules are all cached reads
 the text back instead of rendering it. Values that are not plain data (str, int,

@@ -16,7 +16,7 @@ Read them in this order; each imports only the layers before it:
 
 A function imports a later layer only where a graph it builds needs one (a gradient, a method of a
 tensor variable such as x.sum()); each such import says so in a `# later layer:` comment.
-tests/test_layering.py holds the code to this order.
+tests/core/test_layering.py holds the code to this order.
 """
 
 # (layer, its modules in reading order): the folder opkit/core/tensor/<layer>/ holds them.
@@ -25,8 +25,8 @@ LAYERS = (
     ("scalars", ("scalar_ops", "scalar_math", "scalar_logic")),
     ("elementwise", ("elemwise_c", "elemwise", "basic", "elemwise_math", "logic")),
     ("fused", ("fusion",)),
-    ("reductions", ("reduction_c_support", "reduction_c", "reduction_arg_c", "reduction", "reduce_fusion")),
-    ("shapes", ("view_c", "alloc", "fill", "shape_ops", "reshape", "specify_shape", "subtensor", "join",
+    ("reductions", ("reduction_c", "reduction_arg_c", "reduction", "reduce_fusion")),
+    ("shapes", ("alloc", "fill", "shape_ops", "reshape", "specify_shape", "subtensor", "join",
                 "creation")),
     ("gradients", ("elemwise_grad", "elemwise_math_grad", "reduce_grad")),
 )
