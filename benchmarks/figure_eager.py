@@ -49,7 +49,7 @@ def cpu_sampler(statement: str, namespace: dict, budget: float, unit: float = 1e
 def eager_compute(ctx: Context) -> Figure:
     import opkit
     import opkit.tensor as ot
-    from opkit.core.tensor.basic import mul
+    from opkit.core.tensor.elementwise.basic import mul
 
     a, b = np.array([1.5]), np.array([0.75])
     x, y = ot.dvector("x"), ot.dvector("y")

@@ -5,7 +5,7 @@ is one number held in C as a variable of the numpy C type (``npy_float64``).
 """
 
 from opkit.core.scalar_type import DTYPES, SCALAR_TYPES, ScalarType, as_scalar
-from opkit.core.tensor.basic import upcast
+from opkit.core.tensor.elementwise.basic import upcast
 
 bool = SCALAR_TYPES["bool"]  # noqa: A001 - the dtype's name, as numpy and PyTensor spell it
 int8, int16, int32, int64 = (SCALAR_TYPES[d] for d in ("int8", "int16", "int32", "int64"))

@@ -3,24 +3,24 @@
 import opkit.link  # noqa: F401  (lets Variable.eval run graphs)
 
 from opkit.core.gradient import Lop, Rop, grad
-from opkit.core.tensor.alloc import Cast, DimShuffle, alloc, cast, ones_like, transpose, zeros_like
-from opkit.core.tensor.basic import (Dot, add, dot, exp, log, maximum, mul, neg, pow, sqr, sqrt, sub, true_div,
-                                     upcast)
-from opkit.core.tensor.constructors import matrix, plural_constructors, scalar, tensor, tensor3, tensor4, vector
-from opkit.core.tensor.creation import arange, ones, zeros
-from opkit.core.tensor.elemwise import Elemwise
-from opkit.core.tensor.reduction import (Argmax, Argmin, Max, Mean, Min, Prod, Sum, argmax, argmin, max, mean, min,
-                                         prod, sum)
-from opkit.core.tensor.elemwise_math import (abs, ceil, clip, cos, expm1, floor, log1p, minimum, round, sigmoid,
-                                             sign, sin, softplus, tanh)
-from opkit.core.tensor.join import concatenate, stack
-from opkit.core.tensor.logic import and_, eq, ge, gt, invert, le, lt, neq, or_, switch, where, xor
-from opkit.core.tensor.reshape import Reshape, flatten, reshape
-from opkit.core.tensor.shape_ops import shape
-from opkit.core.tensor.specify_shape import SpecifyShape, specify_shape
-from opkit.core.tensor.subtensor import Subtensor
-from opkit.core.tensor.type import TensorType, named_types
-from opkit.core.tensor.variable import TensorConstant, TensorVariable, as_tensor_variable, constant
+from opkit.core.tensor.elementwise.basic import (Dot, add, dot, exp, log, maximum, mul, neg, pow, sqr, sqrt, sub,
+                                                 true_div, upcast)
+from opkit.core.tensor.elementwise.elemwise import Elemwise
+from opkit.core.tensor.elementwise.elemwise_math import (abs, ceil, clip, cos, expm1, floor, log1p, minimum, round,
+                                                         sigmoid, sign, sin, softplus, tanh)
+from opkit.core.tensor.elementwise.logic import and_, eq, ge, gt, invert, le, lt, neq, or_, switch, where, xor
+from opkit.core.tensor.reductions.reduction import (Argmax, Argmin, Max, Mean, Min, Prod, Sum, argmax, argmin, max,
+                                                    mean, min, prod, sum)
+from opkit.core.tensor.shapes.alloc import Cast, DimShuffle, alloc, cast, ones_like, transpose, zeros_like
+from opkit.core.tensor.shapes.creation import arange, ones, zeros
+from opkit.core.tensor.shapes.join import concatenate, stack
+from opkit.core.tensor.shapes.reshape import Reshape, flatten, reshape
+from opkit.core.tensor.shapes.shape_ops import shape
+from opkit.core.tensor.shapes.specify_shape import SpecifyShape, specify_shape
+from opkit.core.tensor.shapes.subtensor import Subtensor
+from opkit.core.tensor.types.constructors import matrix, plural_constructors, scalar, tensor, tensor3, tensor4, vector
+from opkit.core.tensor.types.type import TensorType, named_types
+from opkit.core.tensor.types.variable import TensorConstant, TensorVariable, as_tensor_variable, constant
 
 globals().update(named_types())
 globals().update(plural_constructors(named_types()))  # scalars, dvectors, fmatrices, ...

@@ -62,7 +62,7 @@ class JaxOp:
     """A JAX function running the opkit op `op` (made by `as_jax_op`)."""
 
     def __init__(self, op):
-        from opkit.core.tensor.elemwise import Elemwise
+        from opkit.core.tensor.elementwise.elemwise import Elemwise
 
         self.op = op
         try:

@@ -10,7 +10,7 @@ from opkit.core.graph import Constant, graph_inputs
 
 def tensor_types(signature):
     """Return shape-free opkit tensor types for ((dtype, ndim), ...): one module serves every shape."""
-    from opkit.core.tensor.type import TensorType
+    from opkit.core.tensor.types.type import TensorType
 
     return [TensorType(dtype, shape=(None,) * ndim) for dtype, ndim in signature]
 
@@ -29,7 +29,7 @@ def output_shapes(op, signature, shapes):
     XLA must know every output's shape before the call.
     """
     from opkit.core.shape_inference import ShapeInference
-    from opkit.core.tensor.type import TensorType
+    from opkit.core.tensor.types.type import TensorType
 
     variables = [TensorType(dtype, shape=shape)() for (dtype, _), shape in zip(signature, shapes)]
     node = op.make_node(*variables)
@@ -98,7 +98,7 @@ def jvp_graph(op, signature, wrt, out_positions):
     R_op gets them by transposing its L_op (the L_op of the L_op with respect to its cotangents).
     """
     from opkit.core.gradient import Lop, Rop
-    from opkit.core.tensor.alloc import zeros_like
+    from opkit.core.tensor.shapes.alloc import zeros_like
 
     xs, outs = node_outputs(op, signature)
     chosen = [outs[j] for j in out_positions]
@@ -134,7 +134,7 @@ def vjp_graph(op, signature, wrt, out_positions):
 
 def _cast_like(results, models):
     """Cast each result to its model's dtype (JAX wants a tangent of its primal's dtype), in the graph."""
-    from opkit.core.tensor.alloc import cast
+    from opkit.core.tensor.shapes.alloc import cast
 
     return [r if r.type.dtype == m.type.dtype else cast(r, m.type.dtype) for r, m in zip(results, models)]
 

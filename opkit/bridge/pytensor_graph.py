@@ -19,13 +19,13 @@ from opkit.bridge.pytensor_types import TypeNotMapped, to_opkit_type, to_pytenso
 from opkit.core.builtin_ops import Shape, Shape_i
 from opkit.core.gradient_types import DisconnectedType, NullType
 from opkit.core.graph import Constant, Variable, io_toposort
-from opkit.core.tensor.alloc import Alloc, Cast, DimShuffle
-from opkit.core.tensor.basic import Dot
-from opkit.core.tensor.elemwise import Elemwise
-from opkit.core.tensor.reduction import Sum
-from opkit.core.tensor.shape_ops import MakeVector
-from opkit.core.tensor.subtensor import Subtensor
-from opkit.core.tensor.type import TensorType
+from opkit.core.tensor.elementwise.basic import Dot
+from opkit.core.tensor.elementwise.elemwise import Elemwise
+from opkit.core.tensor.reductions.reduction import Sum
+from opkit.core.tensor.shapes.alloc import Alloc, Cast, DimShuffle
+from opkit.core.tensor.shapes.shape_ops import MakeVector
+from opkit.core.tensor.shapes.subtensor import Subtensor
+from opkit.core.tensor.types.type import TensorType
 
 _ELEMWISE = {
     "add": pt.add, "sub": pt.sub, "mul": pt.mul, "true_div": pt.true_div, "neg": pt.neg,

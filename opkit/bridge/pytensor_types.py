@@ -17,7 +17,7 @@ from pytensor.tensor.type import TensorType as PtTensorType
 from opkit.core.enum_type import CEnumType, EnumList, EnumType
 from opkit.core.params_type import Params, ParamsType
 from opkit.core.scalar_type import ScalarType
-from opkit.core.tensor.type import TensorType
+from opkit.core.tensor.types.type import TensorType
 from opkit.core.type import Generic
 
 

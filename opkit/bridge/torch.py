@@ -31,7 +31,7 @@ from opkit.bridge.torch_fake import ShapeNotKnown, evaluate_shape, symbolic_shap
 from opkit.bridge.torch_grad import GradGraph, input_variables
 from opkit.core.code_identity import python_identity
 from opkit.core.op import Op
-from opkit.core.tensor.type import TensorType
+from opkit.core.tensor.types.type import TensorType
 
 __all__ = ["as_torch_op", "DtypeNotMapped", "ShapeNotKnown"]
 

@@ -19,7 +19,7 @@ import torch
 
 from opkit.core.builtin_ops import Shape_i
 from opkit.core.graph import Constant, Variable
-from opkit.core.tensor.alloc import Cast
+from opkit.core.tensor.shapes.alloc import Cast
 
 _ARITHMETIC = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "neg": operator.neg,
                "maximum": torch.sym_max, "minimum": torch.sym_min}

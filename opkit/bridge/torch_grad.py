@@ -10,7 +10,7 @@ when torch asks for it, with the op's reason.
 from __future__ import annotations
 
 from opkit.core.gradient_types import DisconnectedType, NullType
-from opkit.core.tensor.type import TensorType
+from opkit.core.tensor.types.type import TensorType
 
 
 def input_variables(op, input_types):

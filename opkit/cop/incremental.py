@@ -99,7 +99,7 @@ def _single_declares():
     from opkit.core.cdata_type import CDataType
     from opkit.core.enum_type import EnumType
     from opkit.core.scalar_type import ScalarType
-    from opkit.core.tensor.c_interface import TensorCInterface
+    from opkit.core.tensor.types.c_interface import TensorCInterface
     from opkit.core.type import Generic
 
     return {cls.c_declare for cls in (CDataType, EnumType, ScalarType, TensorCInterface, Generic)}

@@ -139,7 +139,7 @@ class Shape(_RegisteredCOp):
     _registry = _SHAPE_C
 
     def make_node(self, x):
-        from opkit.core.tensor.type import TensorType
+        from opkit.core.tensor.types.type import TensorType
 
         if not isinstance(x, Variable):
             raise TypeError(f"Shape expects a Variable, got {x!r}")
@@ -169,7 +169,7 @@ class Shape_i(_RegisteredCOp):
         self.i = int(i)
 
     def make_node(self, x):
-        from opkit.core.tensor.type import TensorType
+        from opkit.core.tensor.types.type import TensorType
 
         ndim = getattr(x.type, "ndim", None)
         if ndim is not None and not 0 <= self.i < ndim:

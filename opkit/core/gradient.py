@@ -14,11 +14,11 @@ import operator
 import warnings
 
 from opkit.core.graph import Variable, ancestors, io_toposort
-from opkit.errors import add_note
 from opkit.core.op import Op
-from opkit.core.tensor.alloc import cast, float_dtype, is_float_dtype
-from opkit.core.tensor.fill import fill, fill_like
-from opkit.core.tensor.variable import constant
+from opkit.core.tensor.shapes.alloc import cast, float_dtype, is_float_dtype
+from opkit.core.tensor.shapes.fill import fill, fill_like
+from opkit.core.tensor.types.variable import constant
+from opkit.errors import add_note
 # re-exported: opkit.core.gradient was the one home of these names
 from opkit.core.gradient_types import (
     DisconnectedInputError,

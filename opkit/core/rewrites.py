@@ -87,8 +87,8 @@ def infer_shapes(fgraph):
     """Replace Shape / Shape_i of computed variables with their inferred shapes (and the op's checks)."""
     from opkit.core.builtin_ops import Shape, Shape_i
     from opkit.core.shape_inference import ShapeInference
-    from opkit.core.tensor.shape_checks import depend
-    from opkit.core.tensor.shape_ops import make_vector
+    from opkit.core.tensor.shapes.shape_ops import make_vector
+    from opkit.core.tensor.types.shape_checks import depend
 
     inference = ShapeInference()
     pairs = []
@@ -109,13 +109,13 @@ def infer_shapes(fgraph):
 
 
 def fill_to_alloc(fgraph):
-    """Replace ``fill(model, value)`` by ``value`` allocated to the model's shape (see tensor/fill.py).
+    """Replace ``fill(model, value)`` by ``value`` allocated to the model's shape (see tensor/shapes/fill.py).
 
     The next shape pass replaces the model's shape by its inferred one, so the
     model itself is computed only if something else needs it.
     """
-    from opkit.core.tensor.alloc import alloc_like
-    from opkit.core.tensor.fill import Fill
+    from opkit.core.tensor.shapes.alloc import alloc_like
+    from opkit.core.tensor.shapes.fill import Fill
 
     pairs = []
     for node in fgraph.toposort():
@@ -128,15 +128,15 @@ def fill_to_alloc(fgraph):
 
 
 def fusion(fgraph):
-    """Fuse trees of elementwise nodes into one loop (see opkit.core.tensor.fusion)."""
-    from opkit.core.tensor.fusion import fuse_elementwise
+    """Fuse trees of elementwise nodes into one loop (see opkit.core.tensor.fused.fusion)."""
+    from opkit.core.tensor.fused.fusion import fuse_elementwise
 
     fuse_elementwise(fgraph)
 
 
 def reduce_fusion(fgraph):
-    """Fuse reductions with their elementwise input (see opkit.core.tensor.reduce_fusion)."""
-    from opkit.core.tensor.reduce_fusion import fuse_reductions
+    """Fuse reductions with their elementwise input (see opkit.core.tensor.reductions.reduce_fusion)."""
+    from opkit.core.tensor.reductions.reduce_fusion import fuse_reductions
 
     fuse_reductions(fgraph)
 

@@ -3,7 +3,7 @@
 The contract: ``infer_shape(node, input_shapes)`` returns one shape tuple per
 output; ``shape_checks(node, input_shapes)`` (optional) returns variables whose
 computation raises the error the op raises for those inputs (see
-opkit.core.tensor.shape_checks). A node's *token* computes its own checks and
+opkit.core.tensor.types.shape_checks). A node's *token* computes its own checks and
 its inputs' tokens, and every inferred dimension of the node depends on it: a
 shape computed here raises whenever running the graph up to that node would
 raise on the shapes. An op without ``shape_checks`` is trusted to raise
@@ -60,7 +60,7 @@ class ShapeInference:
 
     def _infer(self, node):
         """Return (guarded shapes of node's outputs, or None; node's token)."""
-        from opkit.core.tensor.shape_checks import combine, depend
+        from opkit.core.tensor.types.shape_checks import combine, depend
 
         input_shapes = [self.shape_of(v) for v in node.inputs]
         try:
@@ -104,7 +104,7 @@ class ShapeInference:
 
     @staticmethod
     def _as_dim(dim, static):
-        from opkit.core.tensor.variable import as_tensor_variable, constant
+        from opkit.core.tensor.types.variable import as_tensor_variable, constant
 
         if static is not None:
             return constant(static, dtype="int64")

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from opkit.core.graph import Variable
-from opkit.core.tensor.variable import _TensorOperators
+from opkit.core.tensor.types.variable import _TensorOperators
 
 
 class Container:
@@ -137,7 +137,7 @@ def _filtered(value, filter, borrow):
 
 def _tensor_type_of(value, shape=None):
     """Return the TensorType a shared variable of `value` gets, or None for a generic Python object."""
-    from opkit.core.tensor.type import TensorType
+    from opkit.core.tensor.types.type import TensorType
 
     if isinstance(value, np.ndarray):
         dtype = value.dtype

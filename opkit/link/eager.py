@@ -32,7 +32,7 @@ import numpy as np
 from opkit.core.digest import sha256
 from opkit.core.memo import BoundedMemo
 from opkit.core.op import EAGER_MEMO
-from opkit.core.tensor.weak import is_weak_number
+from opkit.core.tensor.types.weak import is_weak_number
 
 COMPILED_LIMIT = 256
 _compiled = BoundedMemo(COMPILED_LIMIT)  # (op, code identity, *input types) -> compiled function
@@ -60,7 +60,7 @@ def _compute_weak(op, values):
     `add.compute(int8_array, 5)` is int8, as np.add gives; the number is part of the node (its
     value is data: the module is the same for every number of one dtype), compiled for this call.
     """
-    from opkit.core.tensor.type import TensorType
+    from opkit.core.tensor.types.type import TensorType
 
     arrays = [np.asarray(v) for v in values if not is_weak_number(v)]
     fresh = iter([TensorType(a.dtype, (None,) * a.ndim)(f"x{i}") for i, a in enumerate(arrays)])
@@ -184,7 +184,7 @@ def _node(op, arrays, operands=None):
     `operands` (variables and weak Python numbers, see _compute_weak) replaces them when given.
     """
     from opkit.core.graph import Apply
-    from opkit.core.tensor.type import TensorType
+    from opkit.core.tensor.types.type import TensorType
 
     itypes = getattr(op, "itypes", None)  # as_op ops name their input types
     if operands is not None:

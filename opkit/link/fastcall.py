@@ -46,7 +46,7 @@ def input_signature(types):
     """
     import numpy as np
 
-    from opkit.core.tensor.type import TensorType
+    from opkit.core.tensor.types.type import TensorType
 
     # a static length is checked by the Python filter, so only shape-free tensors go through C
     return tuple((np.dtype(t.dtype).num, t.ndim) if type(t) is TensorType and all(s is None for s in t.shape)

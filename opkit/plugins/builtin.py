@@ -19,9 +19,10 @@ BUILTIN_OP_NAMES = (*_TENSOR_OPS, *_REDUCTIONS, "dot", "shape", "deep_copy_op", 
 def register_ops(register):
     """Register the elementwise tensor ops, the reductions, Dot, reshape, transpose, alloc and the copy ops."""
     from opkit.core import builtin_ops
-    from opkit.core.tensor import basic, reduction
-    from opkit.core.tensor.alloc import Alloc, DimShuffle
-    from opkit.core.tensor.reshape import Reshape
+    from opkit.core.tensor.elementwise import basic
+    from opkit.core.tensor.reductions import reduction
+    from opkit.core.tensor.shapes.alloc import Alloc, DimShuffle
+    from opkit.core.tensor.shapes.reshape import Reshape
 
     for name in _TENSOR_OPS:
         register(getattr(basic, name), name=name)
@@ -39,7 +40,7 @@ def register_ops(register):
 @hookimpl
 def register_types(register):
     """Register the named tensor types: dscalar, fvector, imatrix, ltensor4, ..."""
-    from opkit.core.tensor.type import named_types
+    from opkit.core.tensor.types.type import named_types
 
     for name, tensor_type in named_types().items():
         register(tensor_type, name=name)
@@ -48,8 +49,8 @@ def register_types(register):
 @hookimpl
 def register_c_code(registry):
     """Give DeepCopyOp, ViewOp, Shape and Shape_i C code for TensorType: section files in opkit/core/tensor."""
-    from opkit.core.tensor import c_interface
-    from opkit.core.tensor.type import TensorType
+    from opkit.core.tensor.types import c_interface
+    from opkit.core.tensor.types.type import TensorType
 
     files = c_interface.TENSOR_C_FILES
     registry.register_deep_copy_op_c_code(TensorType, files["deep_copy"], version=(1,))

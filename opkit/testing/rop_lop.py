@@ -10,12 +10,12 @@ from __future__ import annotations
 import numpy as np
 
 from opkit.config import config
-from opkit.link.function import function
 from opkit.core.gradient import Lop, Rop, grad_undefined
 from opkit.core.graph import Apply
 from opkit.core.op import Op
-from opkit.core.tensor.constructors import matrix, vector
-from opkit.core.tensor.type import TensorType
+from opkit.core.tensor.types.constructors import matrix, vector
+from opkit.core.tensor.types.type import TensorType
+from opkit.link.function import function
 from opkit.testing.case import OpTestCase, uniform
 from opkit.testing.compare import WrongValueError, assert_allclose
 from opkit.testing.verify_grad import DEFAULT_TOL, numeric_jacobian

@@ -67,7 +67,7 @@ def whole_range(dtype, per_binade=64, seed=0):
 def _unary_functions():
     """name -> (opkit function, numpy reference) for the float functions with C code."""
     import opkit.tensor as ot
-    from opkit.core.tensor import scalar_math
+    from opkit.core.tensor.scalars import scalar_math
 
     return {
         "exp": (ot.exp, np.exp), "log": (ot.log, np.log), "sqrt": (ot.sqrt, np.sqrt),

@@ -44,11 +44,11 @@ def verify_grad(fun, pt, n_tests=2, rng=None, eps=None, abs_tol=None, rel_tol=No
     `rel_tol` (defaults by dtype). Raises GradientError otherwise.
     """
     # Imported here: opkit.testing imports this module eagerly, and the pytest plugin imports opkit.testing.
-    from opkit.link.function import function
     from opkit.core.gradient import grad
     from opkit.core.graph import Variable
-    from opkit.core.tensor.reduction import sum as tensor_sum
-    from opkit.core.tensor.type import TensorType
+    from opkit.core.tensor.reductions.reduction import sum as tensor_sum
+    from opkit.core.tensor.types.type import TensorType
+    from opkit.link.function import function
 
     pt = [np.array(p) for p in pt]
     dtypes = _float_dtypes(pt)

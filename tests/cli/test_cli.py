@@ -45,7 +45,7 @@ def test_list_shows_opkits_own_ops(capsys):
     data = json.loads(out)
     add = next(row for row in data["ops"] if row["name"] == "add")
     assert add == {"name": "add", "plugin": "opkit", "distribution": dist, "version": "0.1.0",
-                   "op_class": "opkit.core.tensor.elemwise.Elemwise", "c_files": [], "conflict": False}
+                   "op_class": "opkit.core.tensor.elementwise.elemwise.Elemwise", "c_files": [], "conflict": False}
     assert {"name": "opkit", "distribution": dist, "version": "0.1.0", "module": "opkit.plugins.builtin",
             "status": "loaded", "error": ""} in data["plugins"]
     assert "dvector" in {row["name"] for row in data["types"]}
@@ -54,7 +54,7 @@ def test_list_shows_opkits_own_ops(capsys):
 def test_info_and_unknown_ops(capsys):
     status, out, _ = run(capsys, "info", "sum")
     assert status == 0
-    assert "op_class      opkit.core.tensor.reduction.Sum" in out and "distribution  opkit" in out
+    assert "op_class      opkit.core.tensor.reductions.reduction.Sum" in out and "distribution  opkit" in out
     status, _, err = run(capsys, "info", "summ")  # an unknown OP is a usage error, as argparse's invalid choice
     assert status == 2 and "did you mean 'sum'?" in err and err.startswith("usage: opkit info")
 

@@ -69,7 +69,7 @@ def test_opkit_show_prints_line_directives_naming_opkits_own_c_files(command, ca
 
 
 def test_a_compile_error_planted_in_a_builtin_section_file_is_reported_at_that_file_and_line(tmp_path):
-    from opkit.core.tensor.reshape import Reshape
+    from opkit.core.tensor.shapes.reshape import Reshape
 
     copy = tmp_path / "opkit"
     shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
@@ -80,7 +80,7 @@ def test_a_compile_error_planted_in_a_builtin_section_file_is_reported_at_that_f
     lines.insert(code + 1, "opkit_planted_error here;\n")
     planted.write_text("".join(lines))
     script = ("import numpy, opkit, opkit.tensor as ot\n"
-              "from opkit.core.tensor.reshape import reshape\n"
+              "from opkit.core.tensor.shapes.reshape import reshape\n"
               "x = ot.vector('x')\n"
               "print(opkit.function([x], reshape(x, (2, -1)))(numpy.zeros(4)))\n")
     env = dict(os.environ, PYTHONPATH=str(tmp_path), OPKIT_COMPILEDIR=str(tmp_path / "cache"))

@@ -19,7 +19,7 @@ import opkit
 import opkit.tensor
 from opkit import CompileError, SectionError
 from opkit.cop.cop import COp
-from opkit.core.tensor.type import TensorType
+from opkit.core.tensor.types.type import TensorType
 from opkit.core.type import MethodNotDefined
 
 theano = opkit

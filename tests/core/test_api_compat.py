@@ -10,7 +10,7 @@ import pytest
 
 import opkit
 import opkit.tensor as ot
-from opkit.core.tensor.specify_shape import SpecifyShape
+from opkit.core.tensor.shapes.specify_shape import SpecifyShape
 
 TESTS = pathlib.Path(__file__).resolve().parent
 

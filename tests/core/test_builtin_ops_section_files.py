@@ -9,8 +9,8 @@ import opkit
 from opkit.cop.cinterface import op_has_c
 from opkit.core import builtin_ops
 from opkit.core.builtin_ops import Shape_i, deep_copy_op, shape_op, view_op
-from opkit.core.tensor import c_interface
-from opkit.core.tensor.type import TensorType
+from opkit.core.tensor.types import c_interface
+from opkit.core.tensor.types.type import TensorType
 
 C = opkit.Mode(linker="c", optimizer=None)
 

@@ -8,7 +8,7 @@ import pytest
 import opkit
 import opkit.gradient
 import opkit.tensor as ot
-from opkit.core.tensor.alloc import Alloc, Cast, DimShuffle, alloc, cast, expand_dims, transpose, zeros_like
+from opkit.core.tensor.shapes.alloc import Alloc, Cast, DimShuffle, alloc, cast, expand_dims, transpose, zeros_like
 from opkit.gradient import (DisconnectedInputError, DisconnectedType, NullType, NullTypeGradError,
                             disconnected_type, grad_not_implemented, grad_undefined)
 from opkit.testing import InferShapeTester, verify_grad

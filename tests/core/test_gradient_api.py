@@ -5,7 +5,7 @@ import pytest
 
 import opkit
 import opkit.tensor as ot
-from opkit.core.tensor.fill import Fill
+from opkit.core.tensor.shapes.fill import Fill
 from opkit.gradient import NullTypeGradError, grad_not_implemented, grad_undefined
 
 MODES = ["FAST_RUN", "FAST_COMPILE", opkit.Mode(linker="c", optimizer=None)]
@@ -41,7 +41,7 @@ def _ancestors(variable):
 
 
 def test_fill_computes_broadcast_values_and_its_gradient():
-    from opkit.core.tensor.fill import fill
+    from opkit.core.tensor.shapes.fill import fill
 
     m, v = ot.dmatrix("m"), ot.dvector("v")
     out = fill(m, v)

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 
 import opkit
 import opkit.tensor as ot
-from opkit.core.tensor.constructors import plural_constructors
-from opkit.core.tensor.type import named_types
+from opkit.core.tensor.types.constructors import plural_constructors
+from opkit.core.tensor.types.type import named_types
 
 # ---------------------------------------------------------------- T6: shape= on every typed constructor
 

@@ -24,8 +24,8 @@ import opkit
 import opkit.tensor  # noqa: F401  (imports opkit.link, which Op.compute needs)
 from opkit.core.op import EAGER_MEMO, Op, python_compute
 from helpers.section_ops import _times_op
-from opkit.core.tensor.basic import add, maximum, mul
-from opkit.core.tensor.type import TensorType
+from opkit.core.tensor.elementwise.basic import add, maximum, mul
+from opkit.core.tensor.types.type import TensorType
 from opkit.link import eager
 from opkit.link.eager import input_types
 
@@ -386,7 +386,7 @@ def test_an_op_s_code_identity_is_the_same_with_the_dispatcher_installed_and_wit
     _dispatcher()
     here = [python_identity(add), python_identity(Doubled()), class_identity(Op)]
     script = ("import sys; sys.path[:0] = sys.argv[1:]; import opkit.tensor\n"
-              "from opkit.core.op import Op\nfrom opkit.core.tensor.basic import add\n"
+              "from opkit.core.op import Op\nfrom opkit.core.tensor.elementwise.basic import add\n"
               "from opkit.core.code_identity import class_identity, python_identity\n"
               "from test_eager_dispatch import Doubled\n"
               "assert 'EagerCompute' not in type(Op.__dict__['compute']).__name__\n"

@@ -27,9 +27,9 @@ import opkit.tensor as ot
 from opkit.core.graph import io_toposort
 from opkit.core.op import Op
 from opkit.core.scalar_type import DTYPES
-from opkit.core.tensor.elemwise import Elemwise
-from opkit.core.tensor.scalar_logic import cast as scalar_cast
-from opkit.core.tensor.scalar_ops import builtin_scalar_ops
+from opkit.core.tensor.elementwise.elemwise import Elemwise
+from opkit.core.tensor.scalars.scalar_logic import cast as scalar_cast
+from opkit.core.tensor.scalars.scalar_ops import builtin_scalar_ops
 from opkit.link import pickling
 
 cloudpickle = pytest.importorskip("cloudpickle")

@@ -6,7 +6,7 @@ import pytest
 import opkit
 import opkit.tensor as ot
 from opkit.cop.cinterface import op_has_c
-from opkit.core.tensor.elemwise import BroadcastAxis, Elemwise, broadcast_shape
+from opkit.core.tensor.elementwise.elemwise import BroadcastAxis, Elemwise, broadcast_shape
 
 MODES = ("FAST_RUN", "FAST_COMPILE")
 
@@ -194,7 +194,7 @@ def test_shape_of_one_axis_checks_every_axis(mode):
 
 
 def test_broadcast_axis_perform_and_c_agree():
-    from opkit.core.tensor.variable import constant
+    from opkit.core.tensor.types.variable import constant
 
     dims = [ot.tensor("int64", ()) for _ in range(5)]
     node_out = BroadcastAxis((2, 3), 2, "the inputs of op")(*dims)

@@ -8,10 +8,10 @@ from hypothesis import strategies as st
 import opkit
 import opkit.tensor as ot
 from opkit.cop.cinterface import op_has_c
-from opkit.core.tensor.alloc import Alloc, alloc
-from opkit.core.tensor.reshape import ResolvedShape
-from opkit.core.tensor.shape_ops import MakeVector, make_vector
-from opkit.core.tensor.type import TensorType
+from opkit.core.tensor.shapes.alloc import Alloc, alloc
+from opkit.core.tensor.shapes.reshape import ResolvedShape
+from opkit.core.tensor.shapes.shape_ops import MakeVector, make_vector
+from opkit.core.tensor.types.type import TensorType
 
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float16", "float32", "float64", "complex64", "complex128"]

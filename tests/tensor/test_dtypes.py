@@ -14,8 +14,8 @@ import pytest
 import opkit
 import opkit.tensor as ot
 from opkit.cop.cinterface import op_has_c
-from opkit.core.tensor.alloc import cast
-from opkit.core.tensor.fusion import FusedElemwise
+from opkit.core.tensor.fused.fusion import FusedElemwise
+from opkit.core.tensor.shapes.alloc import cast
 
 DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float16", "float32", "float64", "complex64", "complex128")

@@ -7,7 +7,7 @@ import pytest
 
 import opkit
 import opkit.tensor as ot
-from opkit.core.tensor.fusion import FusedElemwise
+from opkit.core.tensor.fused.fusion import FusedElemwise
 
 DTYPES = ("float32", "float64", "int32", "int64")
 

@@ -11,10 +11,10 @@ import pytest
 
 import opkit
 import opkit.tensor as ot
-from opkit.core.tensor import scalar_ops
-from opkit.core.tensor.reduce_fusion import FusedReduce
 from opkit.cop.cinterface import op_has_c
 from opkit.cop.openmp import openmp_supported
+from opkit.core.tensor.reductions.reduce_fusion import FusedReduce
+from opkit.core.tensor.scalars import scalar_ops
 from opkit.link.mode import Mode
 from opkit.testing import verify_grad
 
@@ -150,8 +150,8 @@ THREADED_SCRIPT = textwrap.dedent(r"""
     import numpy as np
     import opkit.tensor as ot
     import opkit
-    from opkit.core.tensor import scalar_ops
-    from opkit.core.tensor.reduce_fusion import FusedReduce
+    from opkit.core.tensor.scalars import scalar_ops
+    from opkit.core.tensor.reductions.reduce_fusion import FusedReduce
 
     class ThreadedReduce(FusedReduce):
         def c_compile_args(self, c_compiler=None):

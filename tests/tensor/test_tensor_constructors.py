@@ -5,8 +5,8 @@ import pytest
 
 import opkit
 import opkit.tensor as ot
-from opkit.core.tensor.alloc import Alloc
-from opkit.core.tensor.creation import ARange
+from opkit.core.tensor.shapes.alloc import Alloc
+from opkit.core.tensor.shapes.creation import ARange
 from opkit.testing import InferShapeTester, verify_grad
 
 MODES = pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE"])

@@ -6,8 +6,8 @@ import pytest
 import opkit
 import opkit.tensor as ot
 from opkit.cop.cinterface import op_has_c
-from opkit.core.tensor.alloc import DimShuffle
-from opkit.core.tensor.join import Concatenate
+from opkit.core.tensor.shapes.alloc import DimShuffle
+from opkit.core.tensor.shapes.join import Concatenate
 from opkit.testing import InferShapeTester, verify_grad
 
 MODES = pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE"])

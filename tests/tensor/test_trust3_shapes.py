@@ -75,10 +75,10 @@ def test_the_shape_of_an_op_that_raises_raises_the_same_error(mode):
 def test_every_opkit_op_with_infer_shape_states_its_checks():
     """An op that infers shapes says which checks its shape keeps (shape_checks), so none is silently dropped."""
     import opkit.core.builtin_ops  # noqa: F401  (registers the built-in ops)
-    import opkit.core.tensor.basic  # noqa: F401
-    import opkit.core.tensor.creation  # noqa: F401
-    import opkit.core.tensor.reduce_fusion  # noqa: F401
-    import opkit.core.tensor.reduce_grad  # noqa: F401
+    import opkit.core.tensor.elementwise.basic  # noqa: F401
+    import opkit.core.tensor.shapes.creation  # noqa: F401
+    import opkit.core.tensor.reductions.reduce_fusion  # noqa: F401
+    import opkit.core.tensor.gradients.reduce_grad  # noqa: F401
 
     def subclasses(cls):
         for sub in cls.__subclasses__():

@@ -301,7 +301,7 @@ def test_the_errors_name_the_number_and_the_dtype():
 
 def test_op_compute_takes_python_numbers_as_numpy_does():
     """op.compute(array, number): the number is weak there too (np.add(int8, 5) is int8), in C."""
-    from opkit.core.tensor.elemwise_math import _clip
+    from opkit.core.tensor.elementwise.elemwise_math import _clip
 
     a = np.array([-128, -5, 0, 5, 127], np.int8)
     u = np.array([0, 1, 255], np.uint8)

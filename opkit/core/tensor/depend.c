@@ -1,6 +1,0 @@
-/* Depend's C (opkit/core/tensor/shape_checks.py): its first input, once the checks (the other inputs) ran. */
-
-#section code
-Py_XDECREF(OUTPUT_0);
-OUTPUT_0 = INPUT_0;
-Py_INCREF(OUTPUT_0);

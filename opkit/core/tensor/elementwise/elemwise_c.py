@@ -1,0 +1,52 @@
+"""C code for Elemwise nodes: broadcast, reuse or allocate the output, then one loop.
+
+The C is written by macros of opkit/templates/elemwise.c.j2 (the node, each step)
+and opkit/templates/scalar_ops.c.j2 (each scalar function's expression); the fixed
+helpers they call are the support code of elemwise.c. This module decides what
+goes in: names, ranks, C types, which inputs are scalars, the program's steps.
+"""
+
+from __future__ import annotations
+
+from opkit.core.c_source import render
+from opkit.core.tensor.types.c_interface import c_dtype, c_typenum
+
+TEMPLATE = "elemwise.c.j2"
+
+
+def program_statements(program, input_dtypes, scalar_inputs=()):
+    """Return C statements computing each step of `program` into t0, t1, ...
+
+    `program` is a sequence of (scalar_op, refs, out_dtype); a ref below
+    len(input_dtypes) names input value v<ref>, others the step t<ref - n_inputs>.
+    Each step casts its operands to its loop dtypes first (usually its own
+    dtype), as numpy does, and rounds its result to its dtype (a `const` of that
+    C type), as numpy does after every operation. Raises MethodNotDefined for a
+    step without C code. `scalar_inputs` flags the inputs that are scalars by
+    type: a step computed from those alone is one number too, which numpy's
+    float power treats apart (see scalar_ops.pow).
+    """
+    from opkit.core.tensor.scalars.scalar_ops import program_operand_dtypes
+
+    n_inputs = len(input_dtypes)
+    uniform = [bool(f) for f in scalar_inputs] + [False] * (n_inputs - len(scalar_inputs))
+    steps = []
+    operand_dtypes = program_operand_dtypes(program, input_dtypes)
+    for (scalar_op, refs, out_dtype), loop in zip(program, operand_dtypes):
+        operands = [(c_dtype(d), f"v{r}" if r < n_inputs else f"t{r - n_inputs}") for r, d in zip(refs, loop)]
+        scalar = scalar_op.c_values(out_dtype, uniform_last=bool(refs) and uniform[refs[-1]])
+        steps.append({"ctype": c_dtype(out_dtype), "operands": operands, "scalar": scalar})
+        uniform.append(all(uniform[r] for r in refs))
+    return render(TEMPLATE, "program", steps=steps).splitlines() if steps else []
+
+
+def elemwise_c_code(node, name, inputs, outputs, sub, program):
+    """Return the C code of an elementwise node computing `program` (see program_statements)."""
+    out, = outputs
+    out_var = node.outputs[0]
+    # Inputs that are scalars by type (constants, 0-d, all lengths 1) are read once, before the loop.
+    scalar = [all(s == 1 for s in v.type.shape) for v in node.inputs]
+    return render(TEMPLATE, "node", inputs=list(inputs), out=out, in_types=[c_dtype(v.dtype) for v in node.inputs],
+                  out_type=c_dtype(out_var.dtype), nd=out_var.ndim, typenum=c_typenum(out_var.dtype), scalar=scalar,
+                  steps=program_statements(program, [v.dtype for v in node.inputs], scalar),
+                  what=f"the inputs of {node.op}", fail=sub["fail"])

@@ -1,0 +1,156 @@
+"""Elementwise fusion: a tree of Elemwise nodes becomes one node and one C loop.
+
+A fused node runs a *program*: steps (scalar_op, refs, out_dtype) where a ref
+below the number of inputs names an input and the others earlier steps. Each
+step casts its operands to its own dtype, exactly as the unfused nodes (and
+numpy) would, so fusing never changes a result.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from opkit.core.graph import Apply
+from opkit.core.tensor.elementwise.elemwise import Elemwise, broadcast_shape
+from opkit.core.tensor.scalars.scalar_ops import program_operand_dtypes
+from opkit.core.tensor.types.type import TensorType
+
+
+class DerivedFromExpansion:
+    """Gradients of a fused op: those of the graph it stands for (``self.expand(inputs)``, one output)."""
+
+    def grad(self, inputs, output_grads):
+        from opkit.core.gradient import Lop
+
+        return Lop(self.expand(inputs), list(inputs), output_grads[0])
+
+    def R_op(self, inputs, eval_points):
+        from opkit.core.gradient import Rop
+
+        pairs = [(i, e) for i, e in zip(inputs, eval_points) if e is not None]
+        if not pairs:
+            return [None]
+        return [Rop(self.expand(inputs), [i for i, _ in pairs], [e for _, e in pairs])]
+
+
+class FusedElemwise(DerivedFromExpansion, Elemwise):
+    """Several elementwise operations computed in one pass over the output."""
+
+    __props__ = ("program", "n_inputs")
+
+    def __init__(self, program, n_inputs):
+        self.program = tuple(program)
+        self.n_inputs = int(n_inputs)
+
+    @property
+    def scalar_op(self):
+        return self.program[-1][0]
+
+    def make_node(self, *inputs):
+        if len(inputs) != self.n_inputs:
+            raise TypeError(f"{self} takes {self.n_inputs} inputs, got {len(inputs)}")
+        shape = broadcast_shape([i.type.shape for i in inputs], f"the inputs of {self}")
+        return Apply(self, list(inputs), [TensorType(self.program[-1][2], shape)()])
+
+    def _steps(self, node):
+        return self.program
+
+    def perform(self, node, inputs, output_storage):
+        broadcast_shape([np.shape(i) for i in inputs], f"the inputs of {self}")
+        values = list(inputs)
+        operand_dtypes = program_operand_dtypes(self.program, [v.dtype for v in node.inputs])
+        with np.errstate(all="ignore"):
+            for (scalar_op, refs, out_dtype), loop in zip(self.program, operand_dtypes):
+                operands = [np.asarray(values[r]).astype(d, copy=False) for r, d in zip(refs, loop)]
+                values.append(np.asarray(scalar_op.ufunc(*operands), dtype=out_dtype))
+        output_storage[0][0] = np.asarray(values[-1], dtype=node.outputs[0].dtype)
+
+    def expand(self, inputs):
+        """Rebuild the unfused graph of Elemwise nodes on `inputs`; return its output."""
+        values = list(inputs)
+        for scalar_op, refs, _ in self.program:
+            values.append(Elemwise(scalar_op)(*[values[r] for r in refs]))
+        return values[-1]
+
+
+    def __str__(self):
+        return "Fused{" + ",".join(step[0].name for step in self.program) + "}"
+
+
+def fuse_elementwise(fgraph):
+    """Replace each maximal tree of single-client Elemwise nodes with one FusedElemwise."""
+    clients = fgraph.clients()
+    outputs = set(map(id, fgraph.outputs))
+    fused = set()
+    groups = []
+    for root in reversed(fgraph.toposort()):
+        if id(root) in fused or not _fusable(root):
+            continue
+        members = _grow(root, clients, outputs)
+        if len(members) < 2:
+            continue
+        fused.update(map(id, members))
+        groups.append((root, members))
+    # Build bottom-up: a tree fed by another fused tree reads that tree's new output
+    # (replace_all only rewires the nodes already in the graph, not these new ones).
+    mapping = {}
+    for root, members in reversed(groups):
+        inputs, program = _program(root, members)
+        inputs = [mapping.get(v, v) for v in inputs]
+        mapping[root.outputs[0]] = FusedElemwise(program, len(inputs))(*inputs)
+    fgraph.replace_all(list(mapping.items()), "fusion")
+
+
+def _fusable(node):
+    return isinstance(node.op, Elemwise) and not isinstance(node.op, FusedElemwise) and node.op.fusable(node)
+
+
+def _grow(root, clients, outputs):
+    """Return the nodes feeding `root` only, reachable through Elemwise outputs used once.
+
+    Nodes with C code and nodes without (float16, complex: see scalar_ops) are
+    not fused together, so a fused loop never drags C-able work into perform.
+    """
+    members, stack = {id(root): root}, [root]
+    root_has_c = root.op.has_c_code(root)
+    while stack:
+        node = stack.pop()
+        for variable in node.inputs:
+            owner = variable.owner
+            if owner is None or id(owner) in members or not _fusable(owner) or id(variable) in outputs:
+                continue
+            if owner.op.has_c_code(owner) != root_has_c:
+                continue
+            users = clients.get(variable, [])
+            if len(users) != 1 or users[0][0] is not node:
+                continue
+            members[id(owner)] = owner
+            stack.append(owner)
+    return list(members.values())
+
+
+def _program(root, members):
+    """Return (inputs, program) computing root's output from the members' external inputs."""
+    member_ids = set(map(id, members))
+    inputs, input_index, steps, step_index = [], {}, [], {}
+
+    def ref(variable):
+        if variable.owner is not None and id(variable.owner) in member_ids:
+            return ("step", visit(variable.owner))
+        if id(variable) not in input_index:
+            input_index[id(variable)] = len(inputs)
+            inputs.append(variable)
+        return ("input", input_index[id(variable)])
+
+    def visit(node):
+        if id(node) not in step_index:
+            refs = [ref(v) for v in node.inputs]
+            steps.append((node.op.scalar_op, refs, node.outputs[0].dtype))
+            step_index[id(node)] = len(steps) - 1
+        return step_index[id(node)]
+
+    visit(root)
+    n = len(inputs)
+    program = [(op, tuple(k if kind == "input" else n + k for kind, k in refs), dtype)
+               for op, refs, dtype in steps]
+    return inputs, program

@@ -1,0 +1,5 @@
+"""Layer 6 of 7 of opkit.core.tensor, shapes (its __init__ gives the order).
+
+views and shape and index ops: Alloc, Cast, DimShuffle, Reshape, Subtensor, Join, SpecifyShape, Fill,
+arange/zeros/ones.
+"""

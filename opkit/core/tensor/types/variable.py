@@ -1,0 +1,267 @@
+"""TensorVariable and TensorConstant: symbolic arrays with numpy-like operators."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from opkit.core.graph import Constant, Variable
+from opkit.core.tensor.types.weak import fits_64_bits, is_weak_number
+
+
+class _TensorOperators:
+    """Arithmetic operators shared by tensor variables and constants."""
+
+    def __add__(self, other):
+        return _ops().add(self, other)
+
+    def __radd__(self, other):
+        return _ops().add(other, self)
+
+    def __sub__(self, other):
+        return _ops().sub(self, other)
+
+    def __rsub__(self, other):
+        return _ops().sub(other, self)
+
+    def __mul__(self, other):
+        return _ops().mul(self, other)
+
+    def __rmul__(self, other):
+        return _ops().mul(other, self)
+
+    def __truediv__(self, other):
+        return _ops().true_div(self, other)
+
+    def __rtruediv__(self, other):
+        return _ops().true_div(other, self)
+
+    def __pow__(self, other):
+        return _ops().pow(self, other)
+
+    def __rpow__(self, other):
+        return _ops().pow(other, self)
+
+    def __neg__(self):
+        return _ops().neg(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _std().abs(self)
+
+    # Comparisons build ops; == and != stay Python identity, as in PyTensor (use eq/neq).
+    def __lt__(self, other):
+        return _logic().lt(self, other)
+
+    def __le__(self, other):
+        return _logic().le(self, other)
+
+    def __gt__(self, other):
+        return _logic().gt(self, other)
+
+    def __ge__(self, other):
+        return _logic().ge(self, other)
+
+    def __and__(self, other):
+        return _logic().and_(self, other)
+
+    def __rand__(self, other):
+        return _logic().and_(other, self)
+
+    def __or__(self, other):
+        return _logic().or_(self, other)
+
+    def __ror__(self, other):
+        return _logic().or_(other, self)
+
+    def __xor__(self, other):
+        return _logic().xor(self, other)
+
+    def __rxor__(self, other):
+        return _logic().xor(other, self)
+
+    def __invert__(self):
+        return _logic().invert(self)
+
+    def reshape(self, *shape, ndim=None):
+        """Return this tensor reshaped: x.reshape((2, -1)) or x.reshape(2, -1)."""
+        from opkit.core.tensor.shapes.reshape import reshape  # later layer: x.reshape() builds a shape op
+
+        return reshape(self, shape[0] if len(shape) == 1 else shape, ndim=ndim)
+
+    def dimshuffle(self, *pattern):
+        """Return a view with axes reordered and 'x' length-1 axes added: x.dimshuffle(1, 'x', 0)."""
+        from opkit.core.tensor.shapes.alloc import DimShuffle  # later layer: x.dimshuffle() builds a shape op
+
+        if len(pattern) == 1 and isinstance(pattern[0], (list, tuple)):
+            pattern = pattern[0]
+        return DimShuffle(pattern)(self)
+
+    def transpose(self, *axes):
+        """Return a view with the axes permuted (reversed by default), as ndarray.transpose."""
+        from opkit.core.tensor.shapes.alloc import transpose  # later layer: x.transpose() builds a shape op
+
+        if len(axes) == 1 and isinstance(axes[0], (list, tuple)):
+            axes = axes[0]
+        return transpose(self, axes or None)
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    def flatten(self, ndim=1):
+        """Return this tensor with its trailing axes merged into `ndim` dimensions."""
+        from opkit.core.tensor.shapes.reshape import flatten  # later layer: x.flatten() builds a shape op
+
+        return flatten(self, ndim)
+
+    def astype(self, dtype):
+        """Return this tensor converted to `dtype` (cast)."""
+        from opkit.core.tensor.shapes.alloc import cast  # later layer: x.astype() builds Cast
+
+        return cast(self, dtype)
+
+    def zeros_like(self, dtype=None):
+        """Return zeros shaped like this tensor (its dtype unless given)."""
+        from opkit.core.tensor.shapes.alloc import zeros_like  # later layer: x.zeros_like() builds Alloc
+
+        return zeros_like(self, dtype)
+
+    def ones_like(self, dtype=None):
+        """Return ones shaped like this tensor (its dtype unless given)."""
+        from opkit.core.tensor.shapes.alloc import ones_like  # later layer: x.ones_like() builds Alloc
+
+        return ones_like(self, dtype)
+
+    @property
+    def ndim(self):
+        return self.type.ndim
+
+    @property
+    def dtype(self):
+        return self.type.dtype
+
+    @property
+    def broadcastable(self):
+        return self.type.broadcastable
+
+    @property
+    def shape(self):
+        return _shape_ops().shape(self)
+
+    def sum(self, axis=None, keepdims=False):
+        return _reductions().sum(self, axis=axis, keepdims=keepdims)
+
+    def prod(self, axis=None, keepdims=False):
+        return _reductions().prod(self, axis=axis, keepdims=keepdims)
+
+    def max(self, axis=None, keepdims=False):
+        return _reductions().max(self, axis=axis, keepdims=keepdims)
+
+    def min(self, axis=None, keepdims=False):
+        return _reductions().min(self, axis=axis, keepdims=keepdims)
+
+    def mean(self, axis=None, keepdims=False):
+        return _reductions().mean(self, axis=axis, keepdims=keepdims)
+
+    def argmax(self, axis=None, keepdims=False):
+        return _reductions().argmax(self, axis=axis, keepdims=keepdims)
+
+    def argmin(self, axis=None, keepdims=False):
+        return _reductions().argmin(self, axis=axis, keepdims=keepdims)
+
+    def dot(self, other):
+        return _ops().dot(self, other)
+
+    def __getitem__(self, index):
+        return _shape_ops().getitem(self, index)
+
+    def __len__(self):
+        raise TypeError("len() of a symbolic tensor is not known; use x.shape[0]")
+
+    def __iter__(self):
+        raise TypeError("a symbolic tensor cannot be iterated; use x.shape and indexing")
+
+    def __bool__(self):
+        raise TypeError("the truth value of a symbolic tensor is not known until it is computed")
+
+    __hash__ = object.__hash__
+
+
+class TensorVariable(_TensorOperators, Variable):
+    """A symbolic n-d array."""
+
+
+class TensorConstant(_TensorOperators, Constant):
+    """An n-d array known when the graph is built."""
+
+
+# A tensor's methods and operators (x + y, x.sum(), x[0], x.reshape(...)) build ops of the later layers
+# of opkit.core.tensor (see its __init__): the methods import them when called, each import marked so.
+def _ops():
+    from opkit.core.tensor.elementwise import basic  # later layer: x + y, x.dot(y) build elementwise ops and Dot
+
+    return basic
+
+
+def _std():
+    from opkit.core.tensor.elementwise import elemwise_math  # later layer: abs(x) builds an elementwise op
+
+    return elemwise_math
+
+
+def _logic():
+    from opkit.core.tensor.elementwise import logic  # later layer: x < y, x & y build elementwise ops
+
+    return logic
+
+
+def _reductions():
+    from opkit.core.tensor.reductions import reduction  # later layer: x.sum(), x.max() build reductions
+
+    return reduction
+
+
+def _shape_ops():
+    from opkit.core.tensor.shapes import shape_ops  # later layer: x.shape, x[i] build shape and index ops
+
+    return shape_ops
+
+
+def constant(value, name=None, ndim=None, dtype=None):
+    """Return a TensorConstant holding `value` (a number, list or array)."""
+    from opkit.core.tensor.types.type import TensorType
+
+    if dtype is None and isinstance(value, int) and not fits_64_bits(value):
+        raise OverflowError(f"cannot make a tensor constant from the Python int {value}: it does not fit "
+                            f"int64 or uint64 (combine it with an array, e.g. x < {value}, or pass a float)")
+    data = np.asarray(value, dtype=dtype)
+    if data.dtype.kind not in "biufc":
+        raise TypeError(f"cannot make a tensor constant from {type(value).__name__} {value!r:.40} (not numeric)")
+    if ndim is not None:
+        if data.ndim > ndim:
+            raise ValueError(f"constant has {data.ndim} dimensions, more than ndim={ndim}")
+        data = data.reshape((1,) * (ndim - data.ndim) + data.shape)
+    ttype = TensorType(data.dtype, tuple(1 if s == 1 else None for s in data.shape))
+    result = TensorConstant(ttype, data, name=name)
+    if is_weak_number(value) and dtype is None:
+        result.tag["weak_value"] = value  # a Python scalar: it adapts to the other operand's dtype
+    return result
+
+
+def as_tensor_variable(value: Any, name: str | None = None, ndim: int | None = None) -> TensorVariable:
+    """Return `value` as a tensor Variable: variables pass through, data becomes a constant."""
+    from opkit.core.tensor.types.type import TensorType
+
+    if isinstance(value, Variable):
+        if not isinstance(value.type, TensorType):
+            raise TypeError(f"expected a tensor variable, got {value} of type {value.type}")
+        if ndim is not None and value.ndim != ndim:
+            raise ValueError(f"expected {ndim} dimensions, got {value} with {value.ndim}")
+        return value
+    if hasattr(value, "owner") and hasattr(value, "type"):
+        raise TypeError(f"cannot convert {value!r} to a tensor variable")
+    return constant(value, name=name, ndim=ndim)
