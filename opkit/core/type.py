@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 from typing import Any
 
 from opkit.core.clinker import CLinkerObject
@@ -129,8 +130,15 @@ class CType(Type, CLinkerObject):
         raise MethodNotDefined("c_element_type", type(self).__name__)
 
 
+@functools.lru_cache(maxsize=4096)
+def _render_generic(macro, name):
+    from opkit.core.c_source import render  # c_source imports this module
+
+    return render("generic_type.c.j2", macro, name=name)
+
+
 class Generic(CType):
-    """Any Python object; its C value is a borrowed-then-owned ``PyObject*``."""
+    """Any Python object; its C value is a borrowed-then-owned ``PyObject*`` (opkit/templates/generic_type.c.j2)."""
 
     def filter(self, value, strict=False, allow_downcast=None):
         return value
@@ -139,20 +147,19 @@ class Generic(CType):
         return True
 
     def c_declare(self, name, sub, check_input=True):
-        return f"PyObject* {name};"
+        return _render_generic("declare", name)
 
     def c_init(self, name, sub):
-        return f"{name} = NULL;"
+        return _render_generic("init", name)
 
     def c_extract(self, name, sub, check_input=True):
-        return f"Py_INCREF(py_{name});\n{name} = py_{name};"
+        return _render_generic("extract", name)
 
     def c_cleanup(self, name, sub):
-        return f"Py_XDECREF({name});"
+        return _render_generic("cleanup", name)
 
     def c_sync(self, name, sub):
-        return (f"assert(py_{name}->ob_refcnt > 1);\nPy_DECREF(py_{name});\n"
-                f"py_{name} = {name} ? {name} : Py_None;\nPy_INCREF(py_{name});")
+        return _render_generic("sync", name)
 
     def c_code_cache_version(self):
         return (1,)

@@ -1,7 +1,7 @@
 """TensorType's C interface: a ``PyArrayObject*`` checked for ndim and dtype on extract.
 
-What DeepCopyOp, ViewOp, Shape and Shape_i do for a tensor is the `code` section of the tensor_*.c
-files beside this module (registered below).
+The C is the macros of opkit/templates/tensor_type.c.j2; what DeepCopyOp, ViewOp, Shape and Shape_i do
+for a tensor is the `code` section of the tensor_*.c files beside this module (registered below).
 """
 
 from __future__ import annotations
@@ -10,6 +10,8 @@ import functools
 import pathlib
 
 import numpy as np
+
+from opkit.core.c_source import render
 
 
 @functools.lru_cache(maxsize=None)
@@ -24,79 +26,19 @@ def c_typenum(dtype):
     return "NPY_BOOL" if str(dtype) == "bool" else f"NPY_{np.dtype(dtype).name.upper()}"
 
 
-# Shared by every tensor variable of a module (identical support code appears once): the slow
-# half of c_extract, reached only when the array is not already exactly what the C code reads.
-EXTRACT_SUPPORT = r"""
-#ifndef OPKIT_TENSOR_EXTRACT
-#define OPKIT_TENSOR_EXTRACT
-// Return a new reference to `obj` as a plain, aligned, native-order ndarray of exactly `typenum`
-// with `ndim` dimensions, converting what numpy would convert without loss (an equivalent type
-// number such as NPY_LONGLONG for NPY_INT64, an unaligned or byte-swapped array), or set
-// TypeError and return NULL. `check_input` is 0 for values the module made itself or a Python
-// op returned: anything numpy turns into such an array is then accepted.
-static PyArrayObject* opkit_tensor_extract(PyObject* obj, int ndim, int typenum, const char* dtype,
-                                           int check_input)
-{
-    PyArrayObject* arr;
-    if (!PyArray_Check(obj)) {
-        if (check_input) {
-            PyErr_Format(PyExc_TypeError, "expected a numpy.ndarray, got %s", Py_TYPE(obj)->tp_name);
-            return NULL;
-        }
-        arr = (PyArrayObject*)PyArray_FromAny(obj, PyArray_DescrFromType(typenum), 0, 0,
-                                              NPY_ARRAY_ALIGNED | NPY_ARRAY_NOTSWAPPED, NULL);
-        if (!arr) return NULL;
-    } else if (!PyArray_CheckExact(obj)) {
-        // A subclass may carry meaning the C code would silently drop (np.ma's mask, np.matrix).
-        PyErr_Format(PyExc_TypeError,
-                     "expected a plain numpy.ndarray, got %s, a subclass of numpy.ndarray: the compiled code "
-                     "reads only the data and would drop what the subclass adds (such as a mask); "
-                     "pass np.asarray(value) to compute on the data alone", Py_TYPE(obj)->tp_name);
-        return NULL;
-    } else {
-        arr = (PyArrayObject*)obj;
-        Py_INCREF(arr);
-    }
-    if (PyArray_NDIM(arr) != ndim) {
-        PyErr_Format(PyExc_TypeError, "expected an array with ndim %d, got ndim %d", ndim, PyArray_NDIM(arr));
-        Py_DECREF(arr);
-        return NULL;
-    }
-    if (PyArray_TYPE(arr) != typenum && !PyArray_EquivTypenums(PyArray_TYPE(arr), typenum)) {
-        PyErr_Format(PyExc_TypeError, "expected an array of dtype %s, got an array of dtype %S (typenum %d)",
-                     dtype, (PyObject*)PyArray_DESCR(arr), PyArray_TYPE(arr));
-        Py_DECREF(arr);
-        return NULL;
-    }
-    if (!PyArray_ISALIGNED(arr) || !PyArray_ISNOTSWAPPED(arr)) {
-        // Reading raw bytes would give wrong numbers: copy to an aligned, native-order array.
-        PyArrayObject* copy = (PyArrayObject*)PyArray_FromArray(arr, PyArray_DescrFromType(typenum),
-                                                                NPY_ARRAY_ALIGNED | NPY_ARRAY_NOTSWAPPED);
-        Py_DECREF(arr);
-        if (!copy) return NULL;
-        arr = copy;
-    }
-    if (PyArray_TYPE(arr) != typenum) {
-        // An equivalent type number: a view tagged with the declared one, for C code that compares them.
-        PyArrayObject* view = (PyArrayObject*)PyArray_View(arr, PyArray_DescrFromType(typenum), NULL);
-        Py_DECREF(arr);
-        if (!view) return NULL;
-        arr = view;
-    }
-    return arr;
-}
-#endif
-"""
+@functools.lru_cache(maxsize=8192)  # modules name variables V0, V1, ...: the same texts, compile after compile
+def _render(macro, **values):
+    return render("tensor_type.c.j2", macro, **values)  # the C of every method below (opkit/templates)
 
 
 class TensorCInterface:
-    """C methods of TensorType (mixed into the class)."""
+    """C methods of TensorType (mixed into the class): macros of opkit/templates/tensor_type.c.j2."""
 
     def c_declare(self, name, sub, check_input=True):
-        return f"PyArrayObject* {name} = NULL;\ntypedef {c_dtype(self.dtype)} dtype_{name};"
+        return _render("declare", name=name, ctype=c_dtype(self.dtype))
 
     def c_init(self, name, sub):
-        return f"{name} = NULL;"
+        return _render("init", name=name)
 
     def c_extract(self, name, sub, check_input=True):
         """Borrow an array that is exactly what the C code reads; convert anything else (or fail).
@@ -107,36 +49,17 @@ class TensorCInterface:
         carry a mask the C code would drop). Values made by the module or returned by a Python
         op (`check_input=False`) are converted the same way, and non-arrays through numpy.
         """
-        typenum, array = c_typenum(self.dtype), f"((PyArrayObject*)py_{name})"
-        return f"""
-if (PyArray_CheckExact(py_{name}) && PyArray_TYPE({array}) == {typenum} && PyArray_NDIM({array}) == {self.ndim}
-        && PyArray_ISALIGNED({array}) && PyArray_ISNOTSWAPPED({array})) {{
-    {name} = {array};
-    Py_INCREF({name});
-}} else {{
-    {name} = opkit_tensor_extract(py_{name}, {self.ndim}, {typenum}, "{self.dtype}", {int(bool(check_input))});
-    if (!{name}) {{
-        {sub['fail']}
-    }}
-}}"""
+        return _render("extract", name=name, typenum=c_typenum(self.dtype), ndim=self.ndim,
+                       dtype=str(self.dtype), check_input=int(bool(check_input)), fail=sub["fail"])
 
     def c_support_code(self):
-        return EXTRACT_SUPPORT
+        return _render("support")  # opkit_tensor_extract, from opkit/templates/tensor_extract.h
 
     def c_sync(self, name, sub):
-        return f"""
-if (!{name}) {{
-    Py_XDECREF(py_{name});
-    Py_INCREF(Py_None);
-    py_{name} = Py_None;
-}} else if ((void*)py_{name} != (void*){name}) {{
-    Py_XDECREF(py_{name});
-    py_{name} = (PyObject*){name};
-    Py_INCREF(py_{name});
-}}"""
+        return _render("sync", name=name)
 
     def c_cleanup(self, name, sub):
-        return f"Py_XDECREF({name});\n{name} = NULL;"
+        return _render("cleanup", name=name)
 
     def c_element_type(self):
         return c_dtype(self.dtype)
