@@ -2,11 +2,13 @@
 
 import json
 import os
+import pathlib
 import subprocess
 import sys
 
 import pytest
 
+import opkit
 from conftest import ROOT, installed_opkit_distribution
 from opkit.cli import main
 
@@ -44,8 +46,13 @@ def test_list_shows_opkits_own_ops(capsys):
     status, out, _ = run(capsys, "list", "--json")
     data = json.loads(out)
     add = next(row for row in data["ops"] if row["name"] == "add")
+    c_files = add.pop("c_files")  # opkit's own section files, as an op package's
     assert add == {"name": "add", "plugin": "opkit", "distribution": dist, "version": "0.1.0",
-                   "op_class": "opkit.core.tensor.elementwise.elemwise.Elemwise", "c_files": [], "conflict": False}
+                   "op_class": "opkit.core.tensor.elementwise.elemwise.Elemwise", "conflict": False}
+    package = pathlib.Path(opkit.__file__).parent
+    assert [pathlib.Path(f).name for f in c_files] == ["broadcast.c", "elemwise.c", "scalar_math.c",
+                                                        "scalar_logic.c"]
+    assert all(pathlib.Path(f).is_file() and package in pathlib.Path(f).parents for f in c_files)
     assert {"name": "opkit", "distribution": dist, "version": "0.1.0", "module": "opkit.plugins.builtin",
             "status": "loaded", "error": ""} in data["plugins"]
     assert "dvector" in {row["name"] for row in data["types"]}
