@@ -33,7 +33,7 @@ def functions():
     ints = [TensorType(d, ())(f"i_{d}") for d in INT_DTYPES]
     shape = ot.lvector("shape")
     outputs = [alloc(v, a, b) for v in values] + [make_vector(*ints), make_vector(),
-                                                   ResolvedShape(2)(shape, make_vector(a, b))]
+                                                   ResolvedShape(2)(shape, a, b)]
     return {name: opkit.function([*values, a, b, *ints, shape], outputs, mode=mode)
             for name, mode in MODES.items()}
 

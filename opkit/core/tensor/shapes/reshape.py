@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from opkit.core.c_source import SectionOp
+from opkit.core.c_source import SectionOp, render
 from opkit.core.graph import Apply, Constant, Variable
 from opkit.core.params_type import ParamsType
 from opkit.core.scalar_type import SCALAR_TYPES
@@ -72,7 +72,7 @@ class Reshape(SectionOp):
         output_storage[0][0] = np.reshape(x, resolve_shape(x.size, shape, x.shape))
 
     def infer_shape(self, node, input_shapes):
-        from opkit.core.tensor.shapes.shape_ops import getitem, make_vector
+        from opkit.core.tensor.shapes.shape_ops import getitem
 
         x, shape = node.inputs
         static = node.outputs[0].type.shape
@@ -80,16 +80,14 @@ class Reshape(SectionOp):
             return [static]
         if isinstance(shape, Constant) and -1 not in [int(s) for s in shape.data]:
             return [tuple(int(s) for s in shape.data)]
-        resolved = ResolvedShape(x.ndim)(shape, make_vector(*input_shapes[0]))
+        resolved = ResolvedShape(x.ndim)(shape, *input_shapes[0])
         return [tuple(s if s is not None else getitem(resolved, i) for i, s in enumerate(static))]
 
     def shape_checks(self, node, input_shapes):
         x, shape = node.inputs
         if isinstance(shape, Constant) and None not in x.type.shape:
             return []  # make_node resolved it
-        from opkit.core.tensor.shapes.shape_ops import make_vector
-
-        return [ResolvedShape(x.ndim)(shape, make_vector(*input_shapes[0]))]  # raises resolve_shape's error
+        return [ResolvedShape(x.ndim)(shape, *input_shapes[0])]  # raises resolve_shape's error
 
     def connection_pattern(self, node):
         return [[True], [False]]
@@ -111,7 +109,11 @@ class Reshape(SectionOp):
 
 
 class ResolvedShape(SectionOp):
-    """The target shape of a reshape with its -1 resolved, from the source shape (shape inference)."""
+    """The target shape of a reshape with its -1 resolved, from the source dims (shape inference).
+
+    C: resolved_shape.c (the shared helpers) and the macro `resolved_shape` of
+    templates/resolved_shape.c.j2 (a read per source axis).
+    """
 
     __props__ = ("source_ndim",)
     section_files = ("resolved_shape.c",)
@@ -119,14 +121,15 @@ class ResolvedShape(SectionOp):
     def __init__(self, source_ndim):
         self.source_ndim = int(source_ndim)
 
-    def make_node(self, shape, source_shape):
-        shape, source_shape = as_tensor_variable(shape), as_tensor_variable(source_shape)
-        return Apply(self, [shape, source_shape], [TensorType("int64", shape.type.shape)()])
+    def make_node(self, shape, *dims):
+        shape = as_tensor_variable(shape)
+        dims = [as_tensor_variable(d) for d in dims]
+        return Apply(self, [shape, *dims], [TensorType("int64", shape.type.shape)()])
 
     def perform(self, node, inputs, output_storage):
-        shape, source = inputs
-        size = int(np.prod([int(d) for d in source], dtype=np.int64))
-        output_storage[0][0] = np.asarray(resolve_shape(size, shape, [int(d) for d in source]), dtype="int64")
+        shape, *dims = inputs
+        size = int(np.prod([int(d) for d in dims], dtype=np.int64))
+        output_storage[0][0] = np.asarray(resolve_shape(size, shape, [int(d) for d in dims]), dtype="int64")
 
     def infer_shape(self, node, input_shapes):
         return [input_shapes[0]]
@@ -135,7 +138,15 @@ class ResolvedShape(SectionOp):
         return [node.outputs[0]]  # it raises where the reshape would
 
     def has_c_code(self, node):
-        return all(v.dtype == "int64" for v in node.inputs) and super().has_c_code(node)
+        return all(v.dtype == "int64" for v in node.inputs)
+
+    def c_code(self, node, name, inputs, outputs, sub):
+        shape, *dims = inputs
+        return render("resolved_shape.c.j2", "resolved_shape", shape=shape, source_dims=list(dims), out=outputs[0],
+                      fail=sub["fail"])
+
+    def c_code_cache_version(self):
+        return (3, *super().c_code_cache_version())
 
 
 def reshape(x, shape, ndim=None):
