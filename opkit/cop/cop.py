@@ -13,11 +13,13 @@ function. CONTEXT is never defined: opkit passes no context objects to ops.
 
 from __future__ import annotations
 
+import abc
 import inspect
 import os
 import re
 from collections.abc import Sequence
 
+from opkit.core.c_source import SectionOp
 from opkit.core.digest import sha256
 from opkit.core.op import Op
 from opkit.core.type import MethodNotDefined
@@ -89,7 +91,7 @@ def _params_type_info(params_type):
     return {"params_struct": struct_name(), "param_dtypes": dtypes}
 
 
-class COp(Op):
+class COp(Op, metaclass=abc.ABCMeta):
     """An Op whose C code is read from `.c` files split into `#section <tag>` sections.
 
     `func_files` is a path or a list of paths; relative paths resolve against
@@ -223,3 +225,8 @@ class COp(Op):
             for section in sections:
                 parsed.update(repr((tag, section.path, section.line, section.text)).encode())
         return ("opkit.COp", parsed.hexdigest(), content_version(self.func_files))
+
+
+# opkit's own ops whose C is fixed text are COps too: their `#section` files are named by their class
+# (core cannot import this module, so the kinship is declared here).
+COp.register(SectionOp)

@@ -75,6 +75,11 @@ class SectionOp(Op):
 
     section_files: tuple[str, ...] = ()
 
+    @property
+    def func_files(self) -> tuple[str, ...]:
+        """The absolute paths of the section files, as a COp's (opkit.COp counts a SectionOp as one)."""
+        return section_paths(type(self))
+
     def has_c_code(self, node):
         return _sections(self).has_c_code(node)
 

@@ -73,8 +73,6 @@ class PluginRegistry:
 
     def describe(self, registration: Registration) -> dict:
         """Return the info() dict of one registration."""
-        from opkit.core.c_source import section_paths
-
         obj = registration.obj
         return {
             "name": registration.name,
@@ -82,7 +80,7 @@ class PluginRegistry:
             "distribution": registration.record.distribution,
             "version": registration.record.version,
             f"{self._kind}_class": qualified_name(type(obj)),
-            "c_files": [str(path) for path in (getattr(obj, "func_files", None) or section_paths(type(obj)))],
+            "c_files": [str(path) for path in _c_files(obj)],
         }
 
     def _resolve(self, key: str) -> Registration:
@@ -135,3 +133,12 @@ class PluginRegistry:
 
 ops = PluginRegistry("op", "ops")
 types = PluginRegistry("type", "types")
+
+
+def _c_files(obj):
+    """Return the C files of a registered op (an instance or a class): a COp's, or an opkit SectionOp's."""
+    from opkit.core.c_source import section_paths
+
+    cls = obj if isinstance(obj, type) else type(obj)
+    files = None if isinstance(obj, type) else getattr(obj, "func_files", None)
+    return files or section_paths(cls)

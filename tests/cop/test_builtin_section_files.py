@@ -110,3 +110,16 @@ def test_the_wheel_carries_every_section_file_header_and_template(tmp_path):
     needed = {p.relative_to(root).as_posix() for pattern in ("*.c", "*.h", "*.j2")
               for p in PACKAGE.rglob(pattern)}
     assert needed and needed <= shipped, sorted(needed - shipped)
+
+
+def test_opkits_section_ops_are_coops_whose_files_opkit_info_lists():
+    classes = _section_op_classes()
+    assert {"Reshape", "Elemwise", "Reduce", "Alloc", "DimShuffle", "Subtensor"} <= {k.__name__ for k in classes}
+    assert all(issubclass(klass, opkit.COp) for klass in classes)
+    from opkit.core.tensor.shapes.reshape import Reshape
+
+    op = Reshape(1)
+    assert isinstance(op, opkit.COp) and op.func_files == section_paths(Reshape)
+    info = opkit.ops.info("sum")  # registered as a class
+    assert [pathlib.Path(f).name for f in info["c_files"]] == ["broadcast.c", "elemwise.c", "scalar_math.c",
+                                                          "scalar_logic.c", "reduction.c"]
