@@ -1,10 +1,12 @@
 """Render a macro of a jinja2 template in opkit/templates: where generated C is written.
 
 A warm process imports no jinja2 (tests/reach/test_fresh_process.py): each rendered text is
-kept in the cache directory (opkit.cop.host.remembered), named by the templates'
+kept in the cache directory (`host/rendered/`), named by a digest of the templates'
 content, the macro and its values, so a process whose modules are all cached reads
 the text back instead of rendering it. Values that are not plain data (str, int,
-float, bool, None, lists, tuples, dicts) are rendered every time.
+float, bool, None, lists, tuples, dicts) are rendered every time. The texts are a
+memo, not modules: a process that finds more than MAX_KEPT of them deletes them all
+(others render again), so the folder never grows without bound.
 """
 
 from __future__ import annotations
@@ -12,7 +14,10 @@ from __future__ import annotations
 import functools
 import os
 
-_rendered: dict = {}  # (template, macro, values as JSON) -> text, this process's
+from opkit.core.memo import BoundedMemo
+
+MAX_KEPT = 20000  # rendered texts kept in the cache directory before a process clears them
+_rendered = BoundedMemo(8192)  # (template, macro, values' repr) -> text, this process's
 
 
 @functools.lru_cache(maxsize=None)
@@ -80,12 +85,53 @@ def render(template, macro, values):
     memo = (template, macro, plain)
     text = _rendered.get(memo)
     if text is None:
-        from opkit.cop.host import remembered
-
-        try:
-            text = remembered("rendered", [templates_digest(), template, macro, plain],
-                              lambda: _jinja_render(template, macro, values))
-        except OSError:  # no usable cache directory (opkit show with an unsafe one): render here
-            text = _jinja_render(template, macro, values)
+        text = _remembered(template, macro, plain, values)
         _rendered[memo] = text
+    return text
+
+
+@functools.lru_cache(maxsize=None)
+def _rendered_dir():
+    """Return the folder of rendered texts (emptied first if it holds more than MAX_KEPT), or None."""
+    from opkit.cop.host import _host_dir
+    from opkit.cop.private_fs import make_private_dirs
+
+    try:
+        directory = _host_dir() / "rendered"
+        make_private_dirs(directory)
+        with os.scandir(directory) as entries:
+            names = [entry.name for entry in entries]
+    except (OSError, ValueError):  # no usable cache directory (opkit show with an unsafe one): render here
+        return None
+    if len(names) > MAX_KEPT:
+        for name in names:
+            try:
+                os.unlink(directory / name)
+            except OSError:
+                pass
+    return directory
+
+
+def _remembered(template, macro, plain, values):
+    """Return the rendered text from the cache directory, or render it and keep it there."""
+    from opkit.core.digest import sha256
+
+    directory = _rendered_dir()
+    if directory is None:
+        return _jinja_render(template, macro, values)
+    key = "\0".join([templates_digest(), template, macro, plain])
+    path = directory / sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:40]
+    try:
+        return path.read_text(encoding="utf-8", errors="surrogateescape")
+    except (OSError, ValueError):
+        pass
+    text = _jinja_render(template, macro, values)
+    try:
+        from opkit.cop.private_fs import write_private
+
+        tmp = path.with_name(f".tmp-{os.getpid()}-{os.urandom(4).hex()}")
+        write_private(tmp, text.encode("utf-8", "surrogateescape"))
+        os.replace(tmp, path)
+    except OSError:  # a read-only cache: render again in the next process
+        pass
     return text

@@ -1,0 +1,27 @@
+"""Rendered template macros are kept in the cache directory as a bounded memo (opkit.cop.templates)."""
+
+import opkit.cop.host as host
+import opkit.cop.templates as templates
+
+
+def test_rendered_texts_are_kept_and_the_memo_is_emptied_past_its_bound(tmp_path, monkeypatch):
+    monkeypatch.setattr(host, "_host_dir", lambda: tmp_path / "host")
+    monkeypatch.setattr(templates, "MAX_KEPT", 5)
+    monkeypatch.setattr(templates, "_rendered", templates.BoundedMemo(8))
+    templates._rendered_dir.cache_clear()
+    try:
+        first = templates.render("make_vector.c.j2", "make_vector",
+                                 {"out": "V1", "inputs": ["V2"], "ctypes": ["npy_int32"], "fail": "{ goto fail; }"})
+        folder = templates._rendered_dir()
+        assert "npy_int32" in first and len(list(folder.iterdir())) == 1
+        (folder / next(folder.iterdir()).name).write_text("kept text")  # what a later process reads back
+        monkeypatch.setattr(templates, "_rendered", templates.BoundedMemo(8))
+        again = templates.render("make_vector.c.j2", "make_vector",
+                                 {"out": "V1", "inputs": ["V2"], "ctypes": ["npy_int32"], "fail": "{ goto fail; }"})
+        assert again == "kept text"
+        for k in range(6):
+            (folder / f"stale{k}").write_text("x")
+        templates._rendered_dir.cache_clear()  # a new process: it finds 7 texts, more than 5
+        assert list(templates._rendered_dir().iterdir()) == []
+    finally:
+        templates._rendered_dir.cache_clear()
