@@ -36,14 +36,45 @@ class GeneratedModule(Record):
         return self.source.replace(MODULE_NAME_PLACEHOLDER, module_name)
 
 
+_JINJA_OPTIONS = {"autoescape": False, "trim_blocks": True, "lstrip_blocks": True, "keep_trailing_newline": True}
+
+
 @functools.lru_cache(maxsize=None)
 def _template():
     import jinja2
 
-    env = jinja2.Environment(loader=jinja2.PackageLoader("opkit", "templates"), autoescape=False,
-                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-                             keep_trailing_newline=True)
+    env = jinja2.Environment(loader=jinja2.PackageLoader("opkit", "templates"), undefined=jinja2.StrictUndefined,
+                             bytecode_cache=_bytecode_cache(jinja2), **_JINJA_OPTIONS)
     return env.get_template("module.cpp.j2")
+
+
+def _bytecode_cache(jinja2):
+    """Return a cache of the compiled templates in <compiledir>/host/ (a process's first render then
+    loads them instead of compiling them, 60-220 ms), or None where the cache directory is unusable.
+
+    The folder is named by jinja2's and Python's versions and the environment's options; jinja2 checks
+    each template's source against its checksum, so an edited template is compiled again.
+    """
+    import sys
+
+    from opkit.cop.host import _host_dir
+    from opkit.cop.private_fs import make_private_dirs
+    from opkit.core.digest import sha256
+
+    class QuietCache(jinja2.FileSystemBytecodeCache):
+        def dump_bytecode(self, bucket):
+            try:
+                super().dump_bytecode(bucket)
+            except OSError:  # a read-only cache: compile again in the next process
+                pass
+
+    facts = repr((jinja2.__version__, sys.version, sorted(_JINJA_OPTIONS.items()), "StrictUndefined"))
+    try:
+        directory = _host_dir() / f"jinja-{sha256(facts.encode()).hexdigest()[:16]}"
+        make_private_dirs(directory)
+    except (OSError, ValueError):
+        return None
+    return QuietCache(str(directory))
 
 
 @functools.lru_cache(maxsize=None)
