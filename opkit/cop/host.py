@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import os
 
-from opkit.cop.private_fs import make_private_dirs, write_private
+from opkit.cop.private_fs import kept_text
 from opkit.core.digest import sha256
 
 HOST_DIR = "host"
@@ -73,19 +73,7 @@ def remembered(question: str, facts, ask) -> str:
     in every process.
     """
     digest = sha256("\0".join([question, *facts]).encode("utf-8", "surrogateescape")).hexdigest()[:32]
-    path = _host_dir() / f"{question}-{digest}"
-    try:
-        answer = path.read_text(encoding="utf-8", errors="surrogateescape")
-    except (OSError, ValueError):
-        answer = ask()
-        try:
-            make_private_dirs(path.parent)
-            tmp = path.with_name(f".tmp-{os.getpid()}-{os.urandom(4).hex()}")
-            write_private(tmp, answer.encode("utf-8", "surrogateescape"))
-            os.replace(tmp, path)
-        except OSError:  # a read-only cache: ask again in the next process
-            pass
-    return answer
+    return kept_text(_host_dir() / f"{question}-{digest}", ask)
 
 
 def _host_dir():

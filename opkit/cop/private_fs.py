@@ -54,6 +54,29 @@ def write_private(path, data: bytes) -> None:
         os.close(fd)
 
 
+def kept_text(path, make) -> str:
+    """Return the text of the file `path`, or else `make()`, kept at `path` for the next process.
+
+    The file is written whole (a temporary file, then a rename), so a reader in
+    another process sees the old text or the new one; a folder that cannot be
+    written only means `make()` runs again next time.
+    """
+    path = pathlib.Path(path)
+    try:
+        return path.read_text(encoding="utf-8", errors="surrogateescape")
+    except (OSError, ValueError):
+        pass
+    text = make()
+    try:
+        make_private_dirs(path.parent)
+        tmp = path.with_name(f".tmp-{os.getpid()}-{os.urandom(4).hex()}")
+        write_private(tmp, text.encode("utf-8", "surrogateescape"))
+        os.replace(tmp, path)
+    except OSError:  # a read-only cache
+        pass
+    return text
+
+
 def make_tree_private(path) -> None:
     """chmod what the compiler and linker left under `path`: directories 0700, files 0600."""
     os.chmod(path, 0o700)

@@ -121,17 +121,6 @@ def _remembered(template, macro, plain, values):
         return _jinja_render(template, macro, values)
     key = "\0".join([templates_digest(), template, macro, plain])
     path = directory / sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:40]
-    try:
-        return path.read_text(encoding="utf-8", errors="surrogateescape")
-    except (OSError, ValueError):
-        pass
-    text = _jinja_render(template, macro, values)
-    try:
-        from opkit.cop.private_fs import write_private
+    from opkit.cop.private_fs import kept_text
 
-        tmp = path.with_name(f".tmp-{os.getpid()}-{os.urandom(4).hex()}")
-        write_private(tmp, text.encode("utf-8", "surrogateescape"))
-        os.replace(tmp, path)
-    except OSError:  # a read-only cache: render again in the next process
-        pass
-    return text
+    return kept_text(path, lambda: _jinja_render(template, macro, values))
