@@ -10,7 +10,8 @@ numbers and exp's overflow threshold (opkit.testing.ulp.whole_range). Each funct
 runs in one compiled (FAST_RUN, C) function and is compared with numpy's own
 (the formula numpy computes for sigmoid and softplus). Prints a markdown table:
 the largest distance in ulps, and the share of elements that differ at all.
-tests/tensor/test_trust3_ulp_bounds.py checks these bounds on a smaller sample.
+tests/tensor/test_trust3_ulp_bounds.py checks these bounds on a smaller sample, per
+family of numpy's SIMD loops (AVX2, AVX-512: numpy picks them by CPU).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ def main(argv=None):
     parser.add_argument("--every-float32", action="store_true", help="every float32 instead of a sample")
     args = parser.parse_args(argv)
 
-    from opkit.testing.ulp import compare, compiled_functions, every_float32, measure
+    from opkit.testing.ulp import compare, compiled_functions, every_float32, measure, numpy_simd
 
     tables = {}
     for dtype, per_binade in (("float32", args.float32), ("float64", args.float64)):
@@ -49,7 +50,8 @@ def main(argv=None):
     from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
 
     dispatch = [name for name in __cpu_dispatch__ if __cpu_features__.get(name)]
-    print(f"numpy {np.__version__} (SIMD dispatch: {', '.join(dispatch) or 'baseline'}), {platform.machine()}, "
+    print(f"numpy {np.__version__} (SIMD dispatch: {', '.join(dispatch) or 'baseline'}; its exp runs the "
+          f"{numpy_simd('float32')} loops for float32, {numpy_simd('float64')} for float64), {platform.machine()}, "
           f"{platform.libc_ver()[0]} {platform.libc_ver()[1]}; {n32} float32 and {n64} float64 inputs")
     print()
     print("| function | float32: max ulp | float32: elements differing | float64: max ulp | "

@@ -64,6 +64,28 @@ def whole_range(dtype, per_binade=64, seed=0):
     return np.concatenate([values, -values])
 
 
+# numpy's names for its SIMD dispatch targets (numpy 2.4 names the x86-64 levels, older numpy the features).
+_FAMILIES = {"X86_V4": "AVX-512", "AVX512_SKX": "AVX-512", "AVX512F": "AVX-512", "AVX512_ICL": "AVX-512",
+             "AVX512_SPR": "AVX-512", "X86_V3": "AVX2", "AVX2": "AVX2", "FMA3__AVX2": "AVX2"}
+
+
+def numpy_simd(dtype="float32") -> str:
+    """Return which SIMD loops numpy runs for `exp` of `dtype` on this CPU: "AVX-512", "AVX2", numpy's
+    own name for another target (e.g. "baseline(X86_V2)", "ASIMD"), or "unknown" where numpy cannot say.
+
+    The transcendental functions of numpy and libm differ in the last bits by
+    amounts that depend on this (numpy >= 2.1 reports it: numpy.lib.introspect).
+    """
+    dtype = np.dtype(dtype)
+    try:
+        from numpy.lib.introspect import opt_func_info
+
+        target = opt_func_info(func_name="^exp$")["exp"][dtype.char * 2]["current"]
+    except (ImportError, KeyError, TypeError):
+        return "unknown"
+    return _FAMILIES.get(target, target)
+
+
 def _unary_functions():
     """name -> (opkit function, numpy reference) for the float functions with C code."""
     import opkit.tensor as ot

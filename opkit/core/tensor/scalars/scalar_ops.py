@@ -2,8 +2,8 @@
 
 C code exists only where it computes exactly what numpy computes, except the
 transcendental functions: C calls libm, where numpy runs its own SIMD loops for
-some (float32 exp, log, tanh, sin, cos and float64 tanh on AVX2), 1 to 3 ulps
-apart (measured by benchmarks/ulp_table.py, checked by tests/tensor/test_trust3_ulp_bounds.py):
+some (float32 exp, log, tanh, sin, cos and float64 tanh on AVX2; more on AVX-512),
+1 to 3 ulps apart (measured by benchmarks/ulp_table.py, checked by tests/tensor/test_trust3_ulp_bounds.py):
 
 - float16 (numpy rounds to half after every operation) and complex (numpy's own
   algorithms) have no C here: those nodes run ``perform``, i.e. numpy itself.
