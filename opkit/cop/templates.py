@@ -5,8 +5,9 @@ kept in the cache directory (`host/rendered/`), named by a digest of the templat
 content, the macro and its values, so a process whose modules are all cached reads
 the text back instead of rendering it. Values that are not plain data (str, int,
 float, bool, None, lists, tuples, dicts) are rendered every time. The texts are a
-memo, not modules: a process that finds more than MAX_KEPT of them deletes them all
-(others render again), so the folder never grows without bound.
+memo, not modules: a process that is about to add one and finds more than MAX_KEPT
+deletes them all (others render again), so the folder never grows without bound, and
+a warm process, which adds none, never lists the folder.
 """
 
 from __future__ import annotations
@@ -92,24 +93,38 @@ def render(template, macro, values):
 
 @functools.lru_cache(maxsize=None)
 def _rendered_dir():
-    """Return the folder of rendered texts (emptied first if it holds more than MAX_KEPT), or None."""
+    """Return the folder of rendered texts, or None where the cache directory is unusable."""
     from opkit.cop.host import _host_dir
     from opkit.cop.private_fs import make_private_dirs
 
     try:
         directory = _host_dir() / "rendered"
         make_private_dirs(directory)
-        with os.scandir(directory) as entries:
-            names = [entry.name for entry in entries]
     except (OSError, ValueError):  # no usable cache directory (opkit show with an unsafe one): render here
         return None
+    return directory
+
+
+@functools.lru_cache(maxsize=None)
+def _bound(directory):
+    """Empty `directory` if it holds more than MAX_KEPT texts: once a process, and only in one that adds a
+    text (a warm process reads what it needs and lists nothing)."""
+    try:
+        with os.scandir(directory) as entries:
+            names = [entry.name for entry in entries]
+    except OSError:
+        return
     if len(names) > MAX_KEPT:
         for name in names:
             try:
                 os.unlink(directory / name)
             except OSError:
                 pass
-    return directory
+
+
+def _render_and_bound(directory, template, macro, values):
+    _bound(directory)
+    return _jinja_render(template, macro, values)
 
 
 def _remembered(template, macro, plain, values):
@@ -123,4 +138,4 @@ def _remembered(template, macro, plain, values):
     path = directory / sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:40]
     from opkit.cop.private_fs import kept_text
 
-    return kept_text(path, lambda: _jinja_render(template, macro, values))
+    return kept_text(path, lambda: _render_and_bound(directory, template, macro, values))

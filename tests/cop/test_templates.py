@@ -9,6 +9,7 @@ def test_rendered_texts_are_kept_and_the_memo_is_emptied_past_its_bound(tmp_path
     monkeypatch.setattr(templates, "MAX_KEPT", 5)
     monkeypatch.setattr(templates, "_rendered", templates.BoundedMemo(8))
     templates._rendered_dir.cache_clear()
+    templates._bound.cache_clear()
     try:
         first = templates.render("make_vector.c.j2", "make_vector",
                                  {"out": "V1", "inputs": ["V2"], "ctypes": ["npy_int32"], "fail": "{ goto fail; }"})
@@ -21,10 +22,18 @@ def test_rendered_texts_are_kept_and_the_memo_is_emptied_past_its_bound(tmp_path
         assert again == "kept text"
         for k in range(6):
             (folder / f"stale{k}").write_text("x")
-        templates._rendered_dir.cache_clear()  # a new process: it finds 7 texts, more than 5
-        assert list(templates._rendered_dir().iterdir()) == []
+        templates._bound.cache_clear()  # a new process; it reads a kept text: it lists nothing, removes nothing
+        monkeypatch.setattr(templates, "_rendered", templates.BoundedMemo(8))
+        assert templates.render("make_vector.c.j2", "make_vector",
+                                {"out": "V1", "inputs": ["V2"], "ctypes": ["npy_int32"], "fail": "{ goto fail; }"}
+                                ) == "kept text"
+        assert len(list(folder.iterdir())) == 7
+        other = templates.render("make_vector.c.j2", "make_vector",  # a text to add: 7 > 5, the folder is emptied
+                                 {"out": "V1", "inputs": ["V2"], "ctypes": ["npy_int64"], "fail": "{ goto fail; }"})
+        assert "npy_int64" in other and len(list(folder.iterdir())) == 1
     finally:
         templates._rendered_dir.cache_clear()
+        templates._bound.cache_clear()
 
 
 def test_compiled_templates_are_kept_in_the_cache_directory_for_the_next_process():
