@@ -36,14 +36,22 @@ def _module(template):
 
 @functools.lru_cache(maxsize=None)
 def templates_digest():
-    """Return a digest of every template file in opkit/templates (one may import another)."""
+    """Return a digest of every file in opkit/templates: a template may import or include any of them."""
+    return files_digest(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "templates"))
+
+
+def files_digest(directory) -> str:
+    """Return a digest of the names and contents of the regular files directly in `directory`.
+
+    Every file, not only `*.j2`: `{% include "tensor_extract.h" %}` puts a header's text
+    into a rendered text, so an edited header must give the texts new names.
+    """
     from opkit.core.digest import sha256
 
-    directory = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "templates")
     digest = sha256()
     for name in sorted(os.listdir(directory)):
         path = os.path.join(directory, name)
-        if name.endswith(".j2") and os.path.isfile(path):
+        if os.path.isfile(path):
             with open(path, "rb") as handle:
                 digest.update(name.encode() + b"\0" + handle.read() + b"\0")
     return digest.hexdigest()

@@ -1,5 +1,7 @@
 """Rendered template macros are kept in the cache directory as a bounded memo (opkit.cop.templates)."""
 
+import pathlib
+
 import opkit.cop.host as host
 import opkit.cop.templates as templates
 
@@ -46,3 +48,16 @@ def test_compiled_templates_are_kept_in_the_cache_directory_for_the_next_process
     folder = pathlib.Path(environment.bytecode_cache.directory)
     assert folder.parent.name == "host" and folder.name.startswith("jinja-")
     assert any(name.endswith(".cache") for name in (p.name for p in folder.iterdir()))
+
+
+def test_the_templates_digest_changes_with_any_file_a_template_may_include(tmp_path):
+    (tmp_path / "type.c.j2").write_text('{% include "extract.h" %}\n')
+    (tmp_path / "extract.h").write_text("int a;\n")
+    first = templates.files_digest(tmp_path)
+    (tmp_path / "extract.h").write_text("int b;\n")  # included, not a .j2: rendered texts change all the same
+    second = templates.files_digest(tmp_path)
+    (tmp_path / "more.inc").write_text("x")
+    assert len({first, second, templates.files_digest(tmp_path)}) == 3
+    assert templates.files_digest(tmp_path) == templates.files_digest(tmp_path)
+    shipped = templates.templates_digest()
+    assert shipped == templates.files_digest(pathlib.Path(templates.__file__).parents[1] / "templates")
