@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from opkit.core.c_source import SectionOp, render
 from opkit.core.graph import Apply, Constant, Variable
-from opkit.core.params_type import ParamsType
-from opkit.core.scalar_type import SCALAR_TYPES
 from opkit.core.tensor.types.type import TensorType
 from opkit.core.tensor.types.variable import as_tensor_variable, constant
 
@@ -46,13 +46,25 @@ def _shape_vector(shape):
     return cast(vector, "int64")
 
 
+@functools.lru_cache(maxsize=None)
+def _reshape_params():
+    """Reshape's params type, made when a Reshape is first compiled: importing opkit.tensor builds no ParamsType."""
+    from opkit.core.params_type import ParamsType
+    from opkit.core.scalar_type import SCALAR_TYPES
+
+    return ParamsType(ndim=SCALAR_TYPES["int64"])
+
+
 class Reshape(SectionOp):
     """x reshaped to the int64 vector `shape` (one -1 allowed), as numpy.reshape in C order."""
 
     __props__ = ("ndim",)
     view_map = {0: [0]}
-    params_type = ParamsType(ndim=SCALAR_TYPES["int64"])
     section_files = ("reshape.c",)
+
+    @property
+    def params_type(self):
+        return _reshape_params()
 
     def __init__(self, ndim):
         self.ndim = int(ndim)

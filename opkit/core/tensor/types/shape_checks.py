@@ -13,7 +13,6 @@ running the op.
 from __future__ import annotations
 
 import operator
-import string
 
 import numpy as np
 
@@ -35,6 +34,8 @@ EXCEPTIONS = {"ValueError": ValueError, "IndexError": IndexError}
 
 def _message_pieces(template):
     """Return the literal texts of `template` between its ``{}`` fields (one more than the fields)."""
+    import string  # only when C code is made: importing opkit.tensor does not need it
+
     pieces = [""]
     for literal, field, _, _ in string.Formatter().parse(template):
         pieces[-1] += literal
