@@ -1,6 +1,23 @@
-"""Shared fixtures: no test touches the user's real compile cache."""
+"""Shared fixtures: no test touches the user's real compile cache, nor runs stale bytecode."""
+
+import sys
 
 import pytest
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_bytecode_files():
+    """Write no .pyc file, in this process or its children, whatever the caller's environment.
+
+    Tests write a Python module, run it in a new process, edit it and run it again within
+    the same second. Python takes a .pyc as current when the source's mtime (in whole
+    seconds) and size match, so an edit of the same length would run the old code
+    (tests/cop/test_module_identity.py did, where PYTHONDONTWRITEBYTECODE was unset).
+    """
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+        patch.setattr(sys, "dont_write_bytecode", True)
+        yield
 
 
 @pytest.fixture(scope="session", autouse=True)
