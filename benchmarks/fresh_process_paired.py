@@ -18,13 +18,14 @@ import os
 import pathlib
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from figure_eager import cpu_process_sampler  # noqa: E402
 from figures_process import IMPORT_NUMPY, OPKIT_SCRIPT  # noqa: E402
 from report import paired_delta  # noqa: E402
-from timing import interleave, process_sampler, run_checked  # noqa: E402
+from timing import Stats, interleave, run_checked  # noqa: E402
 
 
 def _checkout(path: str) -> pathlib.Path:
@@ -32,6 +33,18 @@ def _checkout(path: str) -> pathlib.Path:
     if not (root / "opkit" / "__init__.py").is_file():
         raise argparse.ArgumentTypeError(f"{path} is not an opkit checkout: it has no opkit/__init__.py")
     return root
+
+
+def _sampler(command, env, cwd, walls):
+    """Return a sampler of a run's CPU time (ms) that also appends the run's wall time (ms) to `walls`."""
+    cpu = cpu_process_sampler(command, env, cwd)
+
+    def sample():
+        start = time.perf_counter()
+        spent = cpu()
+        walls.append((time.perf_counter() - start) * 1e3)
+        return spent
+    return sample
 
 
 def main(argv=None) -> int:
@@ -53,21 +66,19 @@ def main(argv=None) -> int:
         for env, source in contenders.values():  # warm the caches and write the .pyc files
             run_checked([sys.executable, "-c", source], env, work)
             run_checked([sys.executable, "-c", source], env, work)
-        cpu, wall = {}, {}
-        for label, (env, source) in contenders.items():
-            cpu[label] = cpu_process_sampler([sys.executable, "-c", source], env, work)
-            wall[label] = process_sampler([sys.executable, "-c", source], env, work)
-        samplers = {f"{kind} {label}": sampler for kind, table in (("cpu", cpu), ("wall", wall))
-                    for label, sampler in table.items()}
-        stats = interleave(samplers, args.rounds)
+        walls = {label: [] for label in contenders}
+        samplers = {label: _sampler([sys.executable, "-c", source], env, work, walls[label])
+                    for label, (env, source) in contenders.items()}
+        cpu = interleave(samplers, args.rounds)
+        wall = {label: Stats(samples) for label, samples in walls.items()}
 
     print(f"{args.rounds} round(s); medians in ms; 'over numpy' is the median of per-round differences")
     print("| checkout | CPU | CPU over numpy | wall | wall over numpy |")
     print("|---|---|---|---|---|")
     for label in contenders:
         cells = []
-        for kind in ("cpu", "wall"):
-            mine, numpy_stats = stats[f"{kind} {label}"], stats[f"{kind} {IMPORT_NUMPY}"]
+        for table in (cpu, wall):
+            mine, numpy_stats = table[label], table[IMPORT_NUMPY]
             over = "-" if label == IMPORT_NUMPY else f"{paired_delta(mine, numpy_stats):+.1f}"
             cells += [f"{mine.median:.1f}", over]
         print(f"| {label} | " + " | ".join(cells) + " |")

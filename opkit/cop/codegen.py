@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import functools
 import itertools
-import pathlib
 
 from opkit.config import config
 from opkit.cop.cinterface import call, include_line
 from opkit.cop.node_code import Collector, Sharing, unique
+from opkit.cop.templates import module_template
 from opkit.core.aliasing import view_roots
 from opkit.core.record import Record
 
@@ -34,53 +33,6 @@ class GeneratedModule(Record):
 
     def with_name(self, module_name):
         return self.source.replace(MODULE_NAME_PLACEHOLDER, module_name)
-
-
-_JINJA_OPTIONS = {"autoescape": False, "trim_blocks": True, "lstrip_blocks": True, "keep_trailing_newline": True}
-
-
-@functools.lru_cache(maxsize=None)
-def _template():
-    import jinja2
-
-    env = jinja2.Environment(loader=jinja2.PackageLoader("opkit", "templates"), undefined=jinja2.StrictUndefined,
-                             bytecode_cache=_bytecode_cache(jinja2), **_JINJA_OPTIONS)
-    return env.get_template("module.cpp.j2")
-
-
-def _bytecode_cache(jinja2):
-    """Return a cache of the compiled templates in <compiledir>/host/ (a process's first render then
-    loads them instead of compiling them, 60-220 ms), or None where the cache directory is unusable.
-
-    The folder is named by jinja2's and Python's versions and the environment's options; jinja2 checks
-    each template's source against its checksum, so an edited template is compiled again.
-    """
-    import sys
-
-    from opkit.cop.host import _host_dir
-    from opkit.cop.private_fs import make_private_dirs
-    from opkit.core.digest import sha256
-
-    class QuietCache(jinja2.FileSystemBytecodeCache):
-        def dump_bytecode(self, bucket):
-            try:
-                super().dump_bytecode(bucket)
-            except OSError:  # a read-only cache: compile again in the next process
-                pass
-
-    facts = repr((jinja2.__version__, sys.version, sorted(_JINJA_OPTIONS.items()), "StrictUndefined"))
-    try:
-        directory = _host_dir() / f"jinja-{sha256(facts.encode()).hexdigest()[:16]}"
-        make_private_dirs(directory)
-    except (OSError, ValueError):
-        return None
-    return QuietCache(str(directory))
-
-
-@functools.lru_cache(maxsize=None)
-def node_template():
-    """Return the template of a chunk of nodes compiled on its own (see opkit.cop.incremental)."""
-    return _template().environment.get_template("node.cpp.j2")
 
 
 def _fail(label):
@@ -200,26 +152,9 @@ def collect_module(region, external=None, setups=(), external_declares=()) -> Mo
                        collected.versioned)
 
 
-def template_text() -> str:
-    """Return the module template's own text (part of every region module's identity)."""
-    return _template_source()
-
-
-@functools.lru_cache(maxsize=None)
-def _template_source():
-    # The files beside the package, read directly: importlib.resources costs the warm path milliseconds.
-    return "\0".join(template_file(name) for name in ("module.cpp.j2", "threads.inc.j2", "node.cpp.j2"))
-
-
-@functools.lru_cache(maxsize=None)
-def template_file(name) -> str:
-    """Return the text of one of opkit's code templates (module, node, what they include)."""
-    return (pathlib.Path(__file__).resolve().parent.parent / "templates" / name).read_text(encoding="utf-8")
-
-
 def render_parts(parts: ModuleParts) -> GeneratedModule:
     """Render collected parts into module source (module name left as a placeholder)."""
-    source = restore_line_numbers(_template().render(module_name=MODULE_NAME_PLACEHOLDER, **parts.context))
+    source = restore_line_numbers(module_template().render(module_name=MODULE_NAME_PLACEHOLDER, **parts.context))
     return GeneratedModule(source, parts.include_dirs, parts.library_dirs, parts.libraries,
                            parts.compile_args, parts.versioned)
 

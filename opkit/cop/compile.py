@@ -10,7 +10,8 @@ import time
 
 from opkit.cop.build import build_extension, build_flags
 from opkit.cop.cache import cache_key, default_cache, module_name_for, process_cache
-from opkit.cop.codegen import collect_module, failure_notes, region_params, render_parts, template_text
+from opkit.cop.codegen import collect_module, failure_notes, region_params, render_parts
+from opkit.cop.templates import template_text
 from opkit.cop.compiler import find_compiler, toolchain_fingerprint
 from opkit.cop.host import native_target
 from opkit.cop.sanitize import require_runtime

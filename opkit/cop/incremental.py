@@ -31,8 +31,9 @@ from opkit.cop.build import LINK_TOO, build_flags, compile_object, link_extensio
 from opkit.cop.cache_objects import link_copy, object_cache
 from opkit.cop.cinterface import call, include_line
 from opkit.cop.codegen import (MODULE_NAME_PLACEHOLDER, QUICK_RUN_ABOVE, GeneratedModule, collect_module,
-                               node_template, render_parts, restore_line_numbers)
+                               render_parts, restore_line_numbers)
 from opkit.cop.node_code import Collector, unique
+from opkit.cop.templates import node_template
 from opkit.errors import CompileError
 
 # A region of more nodes than this is built incrementally (config.incremental); a small one is

@@ -29,7 +29,7 @@ import warnings
 from opkit.config import config
 from opkit.cop.build import extension_suffix
 from opkit.cop.cache import cache_key, module_events
-from opkit.cop.codegen import template_text
+from opkit.cop.templates import template_text
 from opkit.cop.compile import local_headers
 from opkit.cop.compiler import numpy_c_api_version, python_abi
 from opkit.cop.load import load_module

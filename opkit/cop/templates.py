@@ -1,4 +1,5 @@
-"""Render a macro of a jinja2 template in opkit/templates: where generated C is written.
+"""opkit's jinja2 templates (opkit/templates, where generated C is written): their environment, the module
+templates' text, and the rendering of a macro.
 
 A warm process imports no jinja2 (tests/reach/test_fresh_process.py): each rendered text is
 kept in the cache directory (`host/rendered/`), named by a digest of the templates'
@@ -21,12 +22,74 @@ MAX_KEPT = 20000  # rendered texts kept in the cache directory before a process 
 _rendered = BoundedMemo(8192)  # (template, macro, values' repr) -> text, this process's
 
 
+TEMPLATES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "templates")
+_JINJA_OPTIONS = {"autoescape": False, "trim_blocks": True, "lstrip_blocks": True, "keep_trailing_newline": True}
+
+
 @functools.lru_cache(maxsize=None)
 def environment():
-    """Return the jinja2 environment of opkit's templates (the module template's own)."""
-    from opkit.cop.codegen import _template
+    """Return the jinja2 environment of opkit's templates (the module template's and every macro's)."""
+    import jinja2
 
-    return _template().environment
+    return jinja2.Environment(loader=jinja2.PackageLoader("opkit", "templates"), undefined=jinja2.StrictUndefined,
+                              bytecode_cache=_bytecode_cache(jinja2), **_JINJA_OPTIONS)
+
+
+def _bytecode_cache(jinja2):
+    """Return a cache of the compiled templates in <compiledir>/host/ (a process's first render then
+    loads them instead of compiling them, 60-220 ms), or None where the cache directory is unusable.
+
+    The folder is named by jinja2's and Python's versions and the environment's options; jinja2 checks
+    each template's source against its checksum, so an edited template is compiled again.
+    """
+    import sys
+
+    from opkit.cop.host import _host_dir
+    from opkit.cop.private_fs import make_private_dirs
+    from opkit.core.digest import sha256
+
+    class QuietCache(jinja2.FileSystemBytecodeCache):
+        def dump_bytecode(self, bucket):
+            try:
+                super().dump_bytecode(bucket)
+            except OSError:  # a read-only cache: compile again in the next process
+                pass
+
+    facts = repr((jinja2.__version__, sys.version, sorted(_JINJA_OPTIONS.items()), "StrictUndefined"))
+    try:
+        directory = _host_dir() / f"jinja-{sha256(facts.encode()).hexdigest()[:16]}"
+        make_private_dirs(directory)
+    except (OSError, ValueError):
+        return None
+    return QuietCache(str(directory))
+
+
+@functools.lru_cache(maxsize=None)
+def module_template():
+    """Return the template of a region's extension module (opkit.cop.codegen renders it)."""
+    return environment().get_template("module.cpp.j2")
+
+
+@functools.lru_cache(maxsize=None)
+def node_template():
+    """Return the template of a chunk of nodes compiled on its own (see opkit.cop.incremental)."""
+    return environment().get_template("node.cpp.j2")
+
+
+@functools.lru_cache(maxsize=None)
+def template_text() -> str:
+    """Return the module templates' own text (part of every region module's identity).
+
+    The files are read directly: importlib.resources costs the warm path milliseconds.
+    """
+    return "\0".join(template_file(name) for name in ("module.cpp.j2", "threads.inc.j2", "node.cpp.j2"))
+
+
+@functools.lru_cache(maxsize=None)
+def template_file(name) -> str:
+    """Return the text of one of opkit's code templates (module, node, what they include)."""
+    with open(os.path.join(TEMPLATES, name), encoding="utf-8") as handle:
+        return handle.read()
 
 
 @functools.lru_cache(maxsize=None)
@@ -37,7 +100,7 @@ def _module(template):
 @functools.lru_cache(maxsize=None)
 def templates_digest():
     """Return a digest of every file in opkit/templates: a template may import or include any of them."""
-    return files_digest(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "templates"))
+    return files_digest(TEMPLATES)
 
 
 def files_digest(directory) -> str:

@@ -13,11 +13,10 @@ from typing import overload
 import operator
 import warnings
 
+from opkit.core.gradient_points import as_point, is_float, seed_gradients, zero_gradient
 from opkit.core.graph import Variable, ancestors, io_toposort
 from opkit.core.op import Op
-from opkit.core.tensor.shapes.alloc import cast, float_dtype, is_float_dtype
-from opkit.core.tensor.shapes.fill import fill, fill_like
-from opkit.core.tensor.types.variable import constant
+from opkit.core.tensor.shapes.alloc import cast, float_dtype
 from opkit.errors import add_note
 # re-exported: opkit.core.gradient was the one home of these names
 from opkit.core.gradient_types import (
@@ -30,8 +29,6 @@ from opkit.core.gradient_types import (
     grad_not_implemented,
     grad_undefined,
 )
-
-
 
 
 @overload
@@ -62,7 +59,7 @@ def grad(cost, wrt, consider_constant=None, disconnected_inputs="raise", add_nam
     the gradient of a named variable x of a named cost is named ``(dcost/dx)``.
     """
     known_grads = dict(known_grads or {})
-    seeds = _seed_gradients(cost, known_grads)
+    seeds = seed_gradients(cost, known_grads)
     naming = None
     if add_names and getattr(cost, "name", None) is not None:
         naming = (cost.name, {id(v) for v in known_grads.values()})  # never rename the user's variables
@@ -80,7 +77,7 @@ def Lop(f, wrt, eval_points, consider_constant=None, disconnected_inputs="raise"
     points, _ = _as_list(eval_points, "eval_points")
     if len(points) != len(outputs):
         raise ValueError(f"Lop: {len(outputs)} output(s) in f but {len(points)} eval point(s)")
-    seeds = {out: _as_point(out, point, f"eval_points[{i}]", broadcast=True)
+    seeds = {out: as_point(out, point, f"eval_points[{i}]", broadcast=True)
              for i, (out, point) in enumerate(zip(outputs, points))}
     return _backpropagate(seeds, wrt, consider_constant, disconnected_inputs, "zero", "raise", accumulate=True)
 
@@ -104,7 +101,7 @@ def _backpropagate(seeds, wrt, consider_constant, disconnected_inputs, return_di
         if isinstance(result.type, DisconnectedType):
             _report(DisconnectedInputError(variable, position), disconnected_inputs, stacklevel=3)
             if return_disconnected == "zero":
-                result = _float_zeros_like(variable)
+                result = zero_gradient(variable)
             elif return_disconnected == "None":
                 result = None
         results.append(result)
@@ -120,7 +117,7 @@ def Rop(f, wrt, eval_points, disconnected_outputs="raise", return_disconnected="
     points, _ = _as_list(eval_points, "eval_points")
     if len(points) != len(variables):
         raise ValueError(f"Rop: {len(variables)} variable(s) in wrt but {len(points)} eval point(s)")
-    values = {var: _as_point(var, point, f"eval_points[{i}]") for i, (var, point) in enumerate(zip(variables, points))}
+    values = {var: as_point(var, point, f"eval_points[{i}]") for i, (var, point) in enumerate(zip(variables, points))}
     for node in io_toposort(variables, outputs):
         local = [values.get(v) for v in node.inputs]
         if any(point is not None for point in local):
@@ -130,7 +127,7 @@ def Rop(f, wrt, eval_points, disconnected_outputs="raise", return_disconnected="
         result = values.get(out)
         if result is None:
             _report(DisconnectedOutputError(out, position), disconnected_outputs, stacklevel=2)
-            result = _float_zeros_like(out) if return_disconnected == "zero" else None
+            result = zero_gradient(out) if return_disconnected == "zero" else None
         results.append(result)
     return _restore(kind, results)
 
@@ -199,7 +196,7 @@ def _through_cast(source, gradient):
     """Return `gradient` (of a retyped copy of `source`) as the gradient of `source`, as Cast.grad does."""
     if isinstance(gradient.type, (NullType, DisconnectedType)):
         return gradient
-    return cast(gradient, source.type.dtype if _is_float(source) else float_dtype(gradient.type.dtype))
+    return cast(gradient, source.type.dtype if is_float(source) else float_dtype(gradient.type.dtype))
 
 
 def _name_gradient(total, name, protected):
@@ -260,7 +257,7 @@ def node_input_grads(node, output_grads):
     pattern = connection_pattern(node)
     live = [not isinstance(g.type, DisconnectedType) for g in output_grads]
     null = [isinstance(g.type, NullType) for g in output_grads]
-    integer = [not _is_float(out) for out in node.outputs]
+    integer = [not is_float(out) for out in node.outputs]
     routes = [[j for j, connected in enumerate(row) if connected and live[j]] for row in pattern]
     computed = None
     if any(not null[j] and not integer[j] for route in routes for j in route):
@@ -273,7 +270,7 @@ def node_input_grads(node, output_grads):
             terms.append(next(output_grads[j] for j in route if null[j]))
         elif all(integer[j] for j in route):
             # An integer output is flat almost everywhere: its gradient is zero.
-            terms.append(_float_zeros_like(source))
+            terms.append(zero_gradient(source))
         else:
             terms.append(_checked_term(node, i, computed[i]))
     return terms
@@ -285,8 +282,8 @@ def _call_op_grad(node, output_grads, null):
     fitted = []
     for out, g, is_null in zip(node.outputs, output_grads, null):
         if is_null:
-            g = _float_zeros_like(out)
-        elif _is_float(out) and getattr(g.type, "dtype", out.type.dtype) != out.type.dtype:
+            g = zero_gradient(out)
+        elif is_float(out) and getattr(g.type, "dtype", out.type.dtype) != out.type.dtype:
             g = cast(g, out.type.dtype)
         fitted.append(g)
     if not _has_grad(op):
@@ -323,7 +320,7 @@ def _checked_term(node, i, term):
     if isinstance(term.type, (NullType, DisconnectedType)):
         return term
     dtype = getattr(term.type, "dtype", None)
-    if dtype is not None and not _is_float(term):
+    if dtype is not None and not is_float(term):
         raise TypeError(f"{node.op}.grad illegally returned an integer-valued variable for input {i} "
                         f"({source}), dtype {dtype}.\nGradients are always float: use zeros of config.floatX.")
     want, got = getattr(source.type, "ndim", None), getattr(term.type, "ndim", None)
@@ -337,7 +334,7 @@ def _call_r_op(node, eval_points):
     """Return the R_op results of `node` (one per output, None where undefined)."""
     points = []
     for source, point in zip(node.inputs, eval_points):
-        if point is not None and _is_float(source) and point.type.dtype != source.type.dtype:
+        if point is not None and is_float(source) and point.type.dtype != source.type.dtype:
             point = cast(point, source.type.dtype)
         points.append(point)
     r_op = getattr(node.op, "R_op", None)
@@ -356,78 +353,6 @@ def _call_r_op(node, eval_points):
         raise TypeError(f"{node.op}.R_op returned {results!r}; it must return one Variable (or None) per output "
                         f"({len(node.outputs)})")
     return results
-
-
-def _seed_gradients(cost, known_grads):
-    """Return {variable: gradient} to start from: 1 for the cost, then `known_grads`."""
-    if cost is None and not known_grads:
-        raise TypeError("grad needs a cost, or known_grads when cost is None")
-    seeds = {}
-    if cost is not None:
-        if not isinstance(cost, Variable):
-            raise TypeError(f"grad: cost must be an opkit Variable, got {cost!r}")
-        ndim = getattr(cost.type, "ndim", 0)
-        if ndim != 0 and not known_grads:
-            raise TypeError(f"grad: cost must be a scalar (0-d), but {cost} has {ndim} dimensions.\n"
-                            "Hint: reduce it first (cost.sum()), or pass known_grads for a vector-Jacobian product.")
-        seeds[cost] = _ones_like(cost)
-    for variable, gradient in known_grads.items():
-        seeds[variable] = _as_point(variable, gradient, f"known_grads[{variable}]", broadcast=True)
-    return seeds
-
-
-def _broadcasts(value, variable):
-    """Return True if `value`'s type says it has length 1 on an axis where `variable` may be longer."""
-    have, want = getattr(value.type, "shape", ()), getattr(variable.type, "shape", ())
-    return any(h == 1 and w != 1 for h, w in zip(have, want))
-
-
-def _as_point(variable, value, label, broadcast=False):
-    """Return `value` as a gradient or eval point for `variable` (arrays become constants).
-
-    With `broadcast` (gradients: known_grads, Lop's eval points) a `value` with fewer
-    dimensions is broadcast to `variable`'s shape, numpy's way, as PyTensor's grad does;
-    so is any `value` whose type has length 1 where `variable`'s may be longer (else the
-    gradient would keep that length). A value whose runtime shape differs from
-    `variable`'s but whose type does not say so is not checked.
-    """
-    if not isinstance(value, Variable):
-        dtype = getattr(variable.type, "dtype", None)
-        value = constant(value, dtype=float_dtype(dtype)) if dtype else variable.type.make_constant(value)
-    if isinstance(value.type, (NullType, DisconnectedType)):
-        return value
-    want, got = getattr(variable.type, "ndim", None), getattr(value.type, "ndim", None)
-    if want is not None and got is not None and want != got and not (broadcast and got < want):
-        hint = (f"\nHint: give it at most {want} dimensions; fewer are broadcast to {variable}'s shape."
-                if broadcast else f"\nHint: give it {want} dimensions, the shape of {variable}.")
-        raise ValueError(f"{label} has {got} dimensions but {variable} has {want}{hint}")
-    if hasattr(value.type, "dtype") and not _is_float(value):
-        raise TypeError(f"{label} has dtype {value.type.dtype}; gradients and eval points must be float")
-    if want is not None and got is not None and (got < want or _broadcasts(value, variable)):
-        value = fill(variable, value)
-    if _is_float(variable) and value.type.dtype != variable.type.dtype:
-        value = cast(value, variable.type.dtype)
-    return value
-
-
-def _is_float(variable):
-    """Return True for a variable with a float dtype."""
-    dtype = getattr(variable.type, "dtype", None)
-    return dtype is not None and is_float_dtype(dtype)
-
-
-def _ones_like(variable):
-    """Return float ones shaped like `variable` that depend on it in the graph (the seed ``fill(cost, 1)``)."""
-    if hasattr(variable.type, "dtype"):
-        return fill_like(variable, 1, float_dtype(variable.type.dtype))
-    return variable.type.make_constant(1.0)
-
-
-def _float_zeros_like(variable):
-    """Return float zeros shaped like `variable`, depending on it as PyTensor's ``zeros_like``."""
-    if hasattr(variable.type, "dtype"):
-        return fill_like(variable, 0, float_dtype(variable.type.dtype))
-    return variable.type.make_constant(0.0)
 
 
 def _report(error, mode, stacklevel):

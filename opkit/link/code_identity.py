@@ -25,7 +25,8 @@ def node_identity(node) -> str:
 def c_identity(node) -> str:
     """Return the content the module cache keys `node`'s own module by ('' for a node without C code)."""
     from opkit.cop.cinterface import op_has_c
-    from opkit.cop.codegen import collect_module, template_text
+    from opkit.cop.codegen import collect_module
+    from opkit.cop.templates import template_text
     from opkit.cop.compile import local_headers
     from opkit.cop.region import Region
 

@@ -39,11 +39,7 @@ def test_rendered_texts_are_kept_and_the_memo_is_emptied_past_its_bound(tmp_path
 
 
 def test_compiled_templates_are_kept_in_the_cache_directory_for_the_next_process():
-    import pathlib
-
-    from opkit.cop.codegen import _template
-
-    environment = _template().environment
+    environment = templates.environment()
     environment.get_template("elemwise.c.j2")
     folder = pathlib.Path(environment.bytecode_cache.directory)
     assert folder.parent.name == "host" and folder.name.startswith("jinja-")

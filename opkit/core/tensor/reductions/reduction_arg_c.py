@@ -1,18 +1,6 @@
-"""C code of argmax and argmin: one pass, in memory order where the input is dense.
+"""What goes into the C of argmax and argmin: names, the C type, the reduced axes, keepdims, NaN.
 
-The answer (the first index of the extreme, or of the first NaN as numpy gives) does
-not depend on the order the elements are visited in, so any cut of the work gives
-the same index: threads take whole outputs, chunks of one output's elements, or
-chunks of rows, and the partial answers are combined in index order (a later one
-wins only if strictly better). Layouts are those of the reductions
-(opkit_reduce_dense in reduction.c): a last axis reduced scans each output's
-elements with numpy's own loop for the dtype (PyArray_ArgFunc: vectorized, and numpy's
-answer by construction), threads taking outputs or chunks; a non-last axis scans rows
-of adjacent outputs (a vector compare-and-blend of value and row index per output);
-other layouts use the strided cursor.
-
-The C is the macro `arg` of opkit/templates/reduction_arg.c.j2; this module decides what goes
-in: names, the C type, the reduced axes, keepdims, whether NaN counts.
+The C, and how it visits the input, is the macro `arg` of opkit/templates/reduction_arg.c.j2.
 """
 
 from __future__ import annotations
