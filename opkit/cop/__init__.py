@@ -4,9 +4,9 @@ from opkit.core import c_source as _c_source
 
 
 def _read_sections(op, files=None, macros=()):
-    from opkit.cop.section_op import OpSections
+    from opkit.cop.section_memo import SectionC
 
-    return OpSections(op, files, macros)
+    return SectionC(op, files, macros)
 
 
 def _render(template, macro, values):

@@ -24,6 +24,7 @@ from opkit.core.digest import sha256
 from opkit.core.op import Op
 from opkit.core.type import MethodNotDefined
 from opkit.cop.codegen import RESTORE_LINE_PRAGMA
+from opkit.cop.macro_values import macro_values
 from opkit.cop.macros import section_macros, wrap_section
 from opkit.cop.sections import c_string_literal, content_version, parse_files
 
@@ -72,23 +73,9 @@ def resolve_func_file(path, cls) -> str:
     return candidates[0] if candidates else os.path.abspath(path)
 
 
-def _dtype(variable):
-    """Return the dtype of a variable's type, or None for types without one."""
-    return getattr(variable.type, "dtype", None)
-
-
 def _wrap(section, define, undef):
     """Return a section between its macros, then point the compiler back at the generated file."""
     return wrap_section(section, define, undef) + RESTORE_LINE_PRAGMA + "\n"
-
-
-def _params_type_info(params_type):
-    """Return the PARAMS_TYPE struct name and field dtypes of a ParamsType (nothing for other types)."""
-    struct_name = getattr(params_type, "struct_name", None)
-    if struct_name is None:
-        return {}
-    dtypes = {field: getattr(t, "dtype", None) for field, t in zip(params_type.fields, params_type.types)}
-    return {"params_struct": struct_name(), "param_dtypes": dtypes}
 
 
 class COp(Op, metaclass=abc.ABCMeta):
@@ -139,14 +126,7 @@ class COp(Op, metaclass=abc.ABCMeta):
 
     def _macros(self, tag, node, name, sub=None, inputs=None, outputs=None):
         """Return the (define, undef) text of the macros a `tag` section sees for `node`."""
-        return section_macros(
-            tag, name=name,
-            input_dtypes=[_dtype(v) for v in node.inputs],
-            output_dtypes=[_dtype(v) for v in node.outputs],
-            input_names=inputs, output_names=outputs,
-            fail=None if sub is None else sub.get("fail"),
-            params=None if sub is None else sub.get("params"),
-            check_input=self.check_input, **_params_type_info(self.params_type))
+        return section_macros(tag, **macro_values(self, node, name, sub, inputs, outputs))
 
     # ---- the C methods opkit's code generator calls ----
 

@@ -156,7 +156,11 @@ def _read_bytes(path) -> bytes:
 
 def read_section_file(path) -> str:
     """Read a C file as UTF-8 text with `\\n` newlines, or raise SectionError."""
-    data = _read_bytes(path)
+    return decode_section_file(_read_bytes(path), path)
+
+
+def decode_section_file(data: bytes, path) -> str:
+    """Return a C file's bytes as UTF-8 text with `\\n` newlines, or raise SectionError naming `path`."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -183,14 +187,20 @@ def parse_file(path) -> list[Section]:
         seen = None
     if seen is not None and seen in _parsed:
         return list(_parsed[seen])
-    sections, problems = scan_text(read_section_file(path), path)
-    if problems:
-        first = problems[0]
-        raise SectionError(first.message, path=path, line=first.line, tag=first.tag)
+    sections = parse_text(read_section_file(path), path)
     if seen is not None:
         if len(_parsed) > 256:
             _parsed.clear()
         _parsed[seen] = list(sections)
+    return sections
+
+
+def parse_text(text: str, path) -> list[Section]:
+    """Parse the text of the C file `path` into its sections; raise SectionError at the first problem."""
+    sections, problems = scan_text(text, path)
+    if problems:
+        first = problems[0]
+        raise SectionError(first.message, path=path, line=first.line, tag=first.tag)
     return sections
 
 
@@ -201,15 +211,22 @@ def _path_list(paths) -> list:
     return list(paths)
 
 
-def parse_files(paths, func_name=None) -> dict[str, list[Section]]:
+def parse_files(paths, func_name=None, data=None) -> dict[str, list[Section]]:
     """Parse C files and merge repeated tags in order, across files in order.
+
+    With `data` (absolute path -> bytes), the files are parsed from those bytes, not read.
 
     A `code` section is an error when `func_name` is given, since the generated
     `c_code` then calls `func_name`; the error names the `#section code` line.
     """
     merged: dict[str, list[Section]] = {}
     for path in _path_list(paths):
-        for section in parse_file(path):
+        if data is None:
+            parsed = parse_file(path)
+        else:
+            path = os.path.abspath(path)
+            parsed = parse_text(decode_section_file(data[path], path), path)
+        for section in parsed:
             merged.setdefault(section.tag, []).append(section)
     if func_name and "code" in merged:
         code = merged["code"][0]

@@ -2,13 +2,10 @@
 templates' text, and the rendering of a macro.
 
 A warm process imports no jinja2 (tests/reach/test_fresh_process.py): each rendered text is
-kept in the cache directory (`host/rendered/`), named by a digest of the templates'
+kept in the cache directory (opkit.cop.text_memo), named by a digest of the templates'
 content, the macro and its values, so a process whose modules are all cached reads
 the text back instead of rendering it. Values that are not plain data (str, int,
-float, bool, None, lists, tuples, dicts) are rendered every time. The texts are a
-memo, not modules: a process that is about to add one and finds more than MAX_KEPT
-deletes them all (others render again), so the folder never grows without bound, and
-a warm process, which adds none, never lists the folder.
+float, bool, None, lists, tuples, dicts) are rendered every time.
 """
 
 from __future__ import annotations
@@ -16,9 +13,9 @@ from __future__ import annotations
 import functools
 import os
 
+from opkit.cop.text_memo import is_plain, kept
 from opkit.core.memo import BoundedMemo
 
-MAX_KEPT = 20000  # rendered texts kept in the cache directory before a process clears them
 _rendered = BoundedMemo(8192)  # (template, macro, values' repr) -> text, this process's
 
 
@@ -103,6 +100,62 @@ def templates_digest():
     return files_digest(TEMPLATES)
 
 
+@functools.lru_cache(maxsize=None)
+def template_digest(name) -> str:
+    """Return a digest of the template `name` and of every file it includes, imports or extends, at any depth.
+
+    Where one of them names a template by an expression (not a literal name), or a named
+    file cannot be read, the digest is templates_digest(): every file of opkit/templates.
+    """
+    digest = closure_digest(name, template_file)
+    return templates_digest() if digest is None else digest
+
+
+def closure_digest(name, read):
+    """Return a digest of the names and texts (`read(name)`) of `name` and the templates it refers to, at any
+    depth; None when a reference is not a literal name or a text cannot be read."""
+    from opkit.core.digest import sha256
+
+    texts, pending = {}, [name]
+    while pending:
+        current = pending.pop()
+        if current in texts:
+            continue
+        try:
+            texts[current] = read(current)
+        except (OSError, ValueError, KeyError):
+            return None
+        references = referenced_templates(texts[current])
+        if references is None:
+            return None
+        pending.extend(references)
+    digest = sha256()
+    for current in sorted(texts):
+        digest.update(current.encode() + b"\0" + texts[current].encode("utf-8", "surrogateescape") + b"\0")
+    return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=None)
+def _reference_patterns():
+    import re
+
+    return (re.compile(r"\{%[-+]?\s*(?:include|import|from|extends)\b(.*?)[-+]?%\}", re.S),
+            re.compile(r"""\s*(?:"([^"\\]*)"|'([^'\\]*)')(?:\s|$)"""))
+
+
+def referenced_templates(text):
+    """Return the names of the templates `text` includes, imports or extends, or None where one of them is
+    named by an expression (a variable, a list) rather than a string literal."""
+    statement, literal = _reference_patterns()
+    names = set()
+    for match in statement.finditer(text):
+        name = literal.match(match.group(1))
+        if name is None:
+            return None
+        names.add(name.group(1) if name.group(1) is not None else name.group(2))
+    return names
+
+
 def files_digest(directory) -> str:
     """Return a digest of the names and contents of the regular files directly in `directory`.
 
@@ -120,38 +173,13 @@ def files_digest(directory) -> str:
     return digest.hexdigest()
 
 
-_PLAIN = (str, int, float, bool, type(None))
-
-
-def _is_plain(value):
-    """Return True if `value` is plain data (str, int, float, bool, None, lists, tuples, str-keyed dicts).
-
-    Then its repr names it exactly (a tuple is not a list, 1 is not True nor 1.0).
-    """
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        kind = type(item)
-        if kind in _PLAIN:
-            continue
-        if kind is list or kind is tuple:
-            stack.extend(item)
-        elif kind is dict:
-            if not all(type(key) is str for key in item):
-                return False
-            stack.extend(item.values())
-        else:
-            return False
-    return True
-
-
 def _jinja_render(template, macro, values):
     return str(getattr(_module(template), macro)(**values))
 
 
 def render(template, macro, values):
     """Return the text of `macro` in `template`, called with the keyword arguments `values`."""
-    if not _is_plain(values):
+    if not is_plain(values):
         return _jinja_render(template, macro, values)
     plain = repr(sorted(values.items()))
     memo = (template, macro, plain)
@@ -162,51 +190,7 @@ def render(template, macro, values):
     return text
 
 
-@functools.lru_cache(maxsize=None)
-def _rendered_dir():
-    """Return the folder of rendered texts, or None where the cache directory is unusable."""
-    from opkit.cop.host import _host_dir
-    from opkit.cop.private_fs import make_private_dirs
-
-    try:
-        directory = _host_dir() / "rendered"
-        make_private_dirs(directory)
-    except (OSError, ValueError):  # no usable cache directory (opkit show with an unsafe one): render here
-        return None
-    return directory
-
-
-@functools.lru_cache(maxsize=None)
-def _bound(directory):
-    """Empty `directory` if it holds more than MAX_KEPT texts: once a process, and only in one that adds a
-    text (a warm process reads what it needs and lists nothing)."""
-    try:
-        with os.scandir(directory) as entries:
-            names = [entry.name for entry in entries]
-    except OSError:
-        return
-    if len(names) > MAX_KEPT:
-        for name in names:
-            try:
-                os.unlink(directory / name)
-            except OSError:
-                pass
-
-
-def _render_and_bound(directory, template, macro, values):
-    _bound(directory)
-    return _jinja_render(template, macro, values)
-
-
 def _remembered(template, macro, plain, values):
     """Return the rendered text from the cache directory, or render it and keep it there."""
-    from opkit.core.digest import sha256
-
-    directory = _rendered_dir()
-    if directory is None:
-        return _jinja_render(template, macro, values)
-    key = "\0".join([templates_digest(), template, macro, plain])
-    path = directory / sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:40]
-    from opkit.cop.private_fs import kept_text
-
-    return kept_text(path, lambda: _render_and_bound(directory, template, macro, values))
+    key = "\0".join([template_digest(template), template, macro, plain])
+    return kept(key, lambda: _jinja_render(template, macro, values))

@@ -4,18 +4,19 @@ import pathlib
 
 import opkit.cop.host as host
 import opkit.cop.templates as templates
+import opkit.cop.text_memo as text_memo
 
 
 def test_rendered_texts_are_kept_and_the_memo_is_emptied_past_its_bound(tmp_path, monkeypatch):
     monkeypatch.setattr(host, "_host_dir", lambda: tmp_path / "host")
-    monkeypatch.setattr(templates, "MAX_KEPT", 5)
+    monkeypatch.setattr(text_memo, "MAX_KEPT", 5)
     monkeypatch.setattr(templates, "_rendered", templates.BoundedMemo(8))
-    templates._rendered_dir.cache_clear()
-    templates._bound.cache_clear()
+    text_memo._rendered_dir.cache_clear()
+    text_memo._bound.cache_clear()
     try:
         first = templates.render("make_vector.c.j2", "make_vector",
                                  {"out": "V1", "inputs": ["V2"], "ctypes": ["npy_int32"], "fail": "{ goto fail; }"})
-        folder = templates._rendered_dir()
+        folder = text_memo._rendered_dir()
         assert "npy_int32" in first and len(list(folder.iterdir())) == 1
         (folder / next(folder.iterdir()).name).write_text("kept text")  # what a later process reads back
         monkeypatch.setattr(templates, "_rendered", templates.BoundedMemo(8))
@@ -24,7 +25,7 @@ def test_rendered_texts_are_kept_and_the_memo_is_emptied_past_its_bound(tmp_path
         assert again == "kept text"
         for k in range(6):
             (folder / f"stale{k}").write_text("x")
-        templates._bound.cache_clear()  # a new process; it reads a kept text: it lists nothing, removes nothing
+        text_memo._bound.cache_clear()  # a new process; it reads a kept text: it lists nothing, removes nothing
         monkeypatch.setattr(templates, "_rendered", templates.BoundedMemo(8))
         assert templates.render("make_vector.c.j2", "make_vector",
                                 {"out": "V1", "inputs": ["V2"], "ctypes": ["npy_int32"], "fail": "{ goto fail; }"}
@@ -34,8 +35,8 @@ def test_rendered_texts_are_kept_and_the_memo_is_emptied_past_its_bound(tmp_path
                                  {"out": "V1", "inputs": ["V2"], "ctypes": ["npy_int64"], "fail": "{ goto fail; }"})
         assert "npy_int64" in other and len(list(folder.iterdir())) == 1
     finally:
-        templates._rendered_dir.cache_clear()
-        templates._bound.cache_clear()
+        text_memo._rendered_dir.cache_clear()
+        text_memo._bound.cache_clear()
 
 
 def test_compiled_templates_are_kept_in_the_cache_directory_for_the_next_process():
@@ -57,3 +58,23 @@ def test_the_templates_digest_changes_with_any_file_a_template_may_include(tmp_p
     assert templates.files_digest(tmp_path) == templates.files_digest(tmp_path)
     shipped = templates.templates_digest()
     assert shipped == templates.files_digest(pathlib.Path(templates.__file__).parents[1] / "templates")
+
+
+def test_a_rendered_text_is_named_by_its_template_and_every_file_it_refers_to(tmp_path):
+    import jinja2.meta
+
+    environment = templates.environment()
+    for path in pathlib.Path(templates.TEMPLATES).iterdir():
+        if path.is_file():  # the scan finds what jinja2 finds, in every shipped template
+            found = jinja2.meta.find_referenced_templates(environment.parse(path.read_text()))
+            assert templates.referenced_templates(path.read_text()) == set(found), path.name
+    files = {"a.c.j2": '{% import "b.c.j2" as b %}{{ b.x() }}', "b.c.j2": '{%- include "c.h" -%}', "c.h": "int c;"}
+    first = templates.closure_digest("a.c.j2", files.__getitem__)
+    files["c.h"] = "int d;"  # two steps away, still part of a's name
+    second = templates.closure_digest("a.c.j2", files.__getitem__)
+    files["unrelated.c.j2"] = "x"
+    assert first != second == templates.closure_digest("a.c.j2", files.__getitem__)
+    assert templates.closure_digest("a.c.j2", {"a.c.j2": '{% include "gone.h" %}'}.__getitem__) is None
+    for dynamic in ("{% include name %}", '{% include ["a.h", "b.h"] %}', "{% extends parent ~ '.j2' %}"):
+        assert templates.referenced_templates(dynamic) is None  # then every file of the folder names the text
+    assert templates.template_digest("tensor_type.c.j2") != templates.template_digest("elemwise.c.j2")

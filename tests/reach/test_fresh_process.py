@@ -19,8 +19,10 @@ from opkit.cop import compiler, host
 from opkit.core import digest
 
 # Only a build (or an error message) needs these: a warm process must not pay for importing them.
+# The section parser and macro expander included: built-in ops' expanded files are kept (opkit.cop.section_memo).
 BUILD_ONLY = ("subprocess", "tempfile", "shutil", "socket", "zipfile", "importlib.resources", "difflib",
-              "jinja2", "setuptools", "bz2", "lzma", "opkit.cop.pch")
+              "jinja2", "setuptools", "bz2", "lzma", "opkit.cop.pch",
+              "opkit.cop.sections", "opkit.cop.macros", "opkit.cop.cop", "opkit.cop.section_op")
 
 WARM_SCRIPT = """
 import json, sys
