@@ -61,11 +61,12 @@ def kept_text(path, make) -> str:
     another process sees the old text or the new one; a folder that cannot be
     written only means `make()` runs again next time.
     """
-    path = pathlib.Path(path)
     try:
-        return path.read_text(encoding="utf-8", errors="surrogateescape")
+        with open(path, "rb") as handle:  # not pathlib: a warm process reads dozens of these
+            return handle.read().decode("utf-8", "surrogateescape")
     except (OSError, ValueError):
         pass
+    path = pathlib.Path(path)
     text = make()
     try:
         make_private_dirs(path.parent)

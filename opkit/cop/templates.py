@@ -135,24 +135,31 @@ def closure_digest(name, read):
     return digest.hexdigest()
 
 
-@functools.lru_cache(maxsize=None)
-def _reference_patterns():
-    import re
-
-    return (re.compile(r"\{%[-+]?\s*(?:include|import|from|extends)\b(.*?)[-+]?%\}", re.S),
-            re.compile(r"""\s*(?:"([^"\\]*)"|'([^'\\]*)')(?:\s|$)"""))
+_REFERRING = ("include", "import", "from", "extends")
+_AFTER_NAME = ("import", "as", "ignore", "with", "without")  # what may follow a literal name in those statements
 
 
 def referenced_templates(text):
     """Return the names of the templates `text` includes, imports or extends, or None where one of them is
-    named by an expression (a variable, a list) rather than a string literal."""
-    statement, literal = _reference_patterns()
+    named by an expression (a variable, a list, a concatenation) rather than a string literal alone.
+
+    Plain string scanning: compiling a regular expression would cost a warm process more than the scan.
+    """
     names = set()
-    for match in statement.finditer(text):
-        name = literal.match(match.group(1))
-        if name is None:
-            return None
-        names.add(name.group(1) if name.group(1) is not None else name.group(2))
+    start = text.find("{%")
+    while start >= 0:
+        end = text.find("%}", start + 2)
+        words = text[start + 2:len(text) if end < 0 else end].strip("-+").split(None, 1)
+        if words and words[0] in _REFERRING:
+            argument = words[1] if len(words) > 1 else ""
+            quote = argument[:1]
+            close = argument.find(quote, 1) if quote in ("'", '"') else -1
+            rest = argument[close + 1:].split(None, 1) if close > 0 else None
+            if rest is None or "\\" in argument[:close] or (rest and rest[0] not in _AFTER_NAME) \
+                    or argument[close + 1:close + 2] not in ("", " ", "\t", "\n", "\r"):
+                return None
+            names.add(argument[1:close])
+        start = text.find("{%", start + 2)
     return names
 
 

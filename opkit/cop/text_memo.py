@@ -67,7 +67,7 @@ def _bound(directory):
     if len(names) > MAX_KEPT:
         for name in names:
             try:
-                os.unlink(directory / name)
+                os.unlink(os.path.join(directory, name))
             except OSError:
                 pass
 
@@ -80,7 +80,7 @@ def kept(key: str, make) -> str:
     from opkit.core.digest import sha256
     from opkit.cop.private_fs import kept_text
 
-    path = directory / sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:40]
+    path = os.path.join(directory, sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:40])
 
     def make_and_bound():
         _bound(directory)

@@ -75,6 +75,9 @@ def test_a_rendered_text_is_named_by_its_template_and_every_file_it_refers_to(tm
     files["unrelated.c.j2"] = "x"
     assert first != second == templates.closure_digest("a.c.j2", files.__getitem__)
     assert templates.closure_digest("a.c.j2", {"a.c.j2": '{% include "gone.h" %}'}.__getitem__) is None
-    for dynamic in ("{% include name %}", '{% include ["a.h", "b.h"] %}', "{% extends parent ~ '.j2' %}"):
+    for dynamic in ("{% include name %}", '{% include ["a.h", "b.h"] %}', "{% extends parent ~ '.j2' %}",
+                    '{% include "a.h" ~ suffix %}', '{% include "a"~b %}', "{% include %}"):
         assert templates.referenced_templates(dynamic) is None  # then every file of the folder names the text
+    assert templates.referenced_templates('{%- include\n"a.h" ignore missing with context -%}{% set from = 1 %}'
+                                          '{% from "b.j2" import x %}') == {"a.h", "b.j2"}
     assert templates.template_digest("tensor_type.c.j2") != templates.template_digest("elemwise.c.j2")

@@ -64,3 +64,27 @@ def test_a_users_section_file_is_expanded_with_cop_macros(tmp_path, monkeypatch)
     x = Boxed("float64", (None, None))("x")
     f = opkit.function([x], [Shape_i(0)(x), Shape_i(1)(x)], mode=C)
     assert [int(v) for v in f(np.zeros((2, 3)))] == [20, 31]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int8", "bool", "complex64"])
+def test_tensor_c_is_the_text_rendered_for_each_variable_not_only_for_the_placeholders(dtype):
+    from opkit.core.c_source import render
+    from opkit.core.tensor.types.type import TensorType
+
+    tensor = TensorType(dtype, (None, 3))
+    for name, fail in (("V1", "{ __failure = 2; goto __label_2; }"), ("V12", "{ goto fail_x; }")):
+        sub = {"fail": fail}
+        direct = {
+            "declare": render("tensor_type.c.j2", "declare", name=name, ctype=c_interface.c_dtype(dtype)),
+            "init": render("tensor_type.c.j2", "init", name=name),
+            "extract": render("tensor_type.c.j2", "extract", name=name, typenum=c_interface.c_typenum(dtype), ndim=2,
+                              dtype=dtype, check_input=1, fail=fail),
+            "sync": render("tensor_type.c.j2", "sync", name=name),
+            "cleanup": render("tensor_type.c.j2", "cleanup", name=name),
+        }
+        assert tensor.c_declare(name, sub) == direct["declare"]
+        assert tensor.c_init(name, sub) == direct["init"]
+        assert tensor.c_extract(name, sub) == direct["extract"]
+        assert tensor.c_sync(name, sub) == direct["sync"]
+        assert tensor.c_cleanup(name, sub) == direct["cleanup"]
+        assert all(c_interface.NAME not in text and c_interface.FAIL not in text for text in direct.values())

@@ -26,19 +26,31 @@ def c_typenum(dtype):
     return "NPY_BOOL" if str(dtype) == "bool" else f"NPY_{np.dtype(dtype).name.upper()}"
 
 
+# Rendered in place of a variable's C name and its failure code, then replaced by them: the variables of
+# one dtype share one rendered text (a warm process reads one kept text, not one per variable).
+NAME, FAIL = "opkit_placeholder_name_", "opkit_placeholder_fail_;"
+
+
 @functools.lru_cache(maxsize=8192)  # modules name variables V0, V1, ...: the same texts, compile after compile
 def _render(macro, **values):
     return render("tensor_type.c.j2", macro, **values)  # the C of every method below (opkit/templates)
+
+
+def _render_for(name, macro, fail=None, **values):
+    """Return _render(macro, name=name, [fail=fail,] **values), from the text rendered for the placeholders."""
+    if fail is None:
+        return _render(macro, name=NAME, **values).replace(NAME, name)
+    return _render(macro, name=NAME, fail=FAIL, **values).replace(NAME, name).replace(FAIL, fail)
 
 
 class TensorCInterface:
     """C methods of TensorType (mixed into the class): macros of opkit/templates/tensor_type.c.j2."""
 
     def c_declare(self, name, sub, check_input=True):
-        return _render("declare", name=name, ctype=c_dtype(self.dtype))
+        return _render_for(name, "declare", ctype=c_dtype(self.dtype))
 
     def c_init(self, name, sub):
-        return _render("init", name=name)
+        return _render_for(name, "init")
 
     def c_extract(self, name, sub, check_input=True):
         """Borrow an array that is exactly what the C code reads; convert anything else (or fail).
@@ -49,17 +61,17 @@ class TensorCInterface:
         carry a mask the C code would drop). Values made by the module or returned by a Python
         op (`check_input=False`) are converted the same way, and non-arrays through numpy.
         """
-        return _render("extract", name=name, typenum=c_typenum(self.dtype), ndim=self.ndim,
-                       dtype=str(self.dtype), check_input=int(bool(check_input)), fail=sub["fail"])
+        return _render_for(name, "extract", typenum=c_typenum(self.dtype), ndim=self.ndim,
+                           dtype=str(self.dtype), check_input=int(bool(check_input)), fail=sub["fail"])
 
     def c_support_code(self):
         return _render("support")  # opkit_tensor_extract, from opkit/templates/tensor_extract.h
 
     def c_sync(self, name, sub):
-        return _render("sync", name=name)
+        return _render_for(name, "sync")
 
     def c_cleanup(self, name, sub):
-        return _render("cleanup", name=name)
+        return _render_for(name, "cleanup")
 
     def c_element_type(self):
         return c_dtype(self.dtype)
