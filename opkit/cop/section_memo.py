@@ -155,9 +155,13 @@ def _keep(key, compute, unchanged):
         return json.dumps(answer)
 
     try:
-        return json.loads(kept(key, make))
+        text = kept(key, make)
     except _Changed as changed:
         return changed.answer
+    try:
+        return json.loads(text)
+    except ValueError:  # a kept text cut short or damaged: computed again (and left for a writer to replace)
+        return compute()
 
 
 def _no_values():

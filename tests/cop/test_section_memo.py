@@ -165,6 +165,16 @@ def test_an_answer_is_read_from_disk_and_the_engines_source_names_it(memo, tmp_p
     assert _code([path]) == _expanded([path])
 
 
+def test_a_damaged_kept_answer_is_computed_again(memo, tmp_path):
+    path = tmp_path / "op.c"
+    path.write_text(CODE.format(tag="one"))
+    expected = _code([path])
+    for kept in text_memo._rendered_dir().iterdir():
+        kept.write_text('"cut sho')  # not JSON: a file damaged on disk
+    memo()
+    assert _code([path]) == expected == _expanded([path])
+
+
 def test_the_version_covers_the_local_headers_and_is_the_expanders(memo, tmp_path):
     path, header = tmp_path / "op.c", tmp_path / "op_helpers.h"
     header.write_text("#define HELP 1\n")
