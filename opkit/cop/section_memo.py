@@ -28,6 +28,7 @@ import threading
 import time
 
 from opkit.core.c_source import section_paths
+from opkit.core.digest import sha256
 from opkit.cop.text_memo import is_plain, kept
 
 RECHECK_SECONDS = 0.5
@@ -54,7 +55,6 @@ def stamp(paths):
 @functools.lru_cache(maxsize=None)
 def engine_digest() -> str:
     """Return a digest of the source that turns section files into C, or '' where it cannot be read."""
-    from opkit.core.digest import sha256
     from opkit.cop.codegen import RESTORE_LINE_PRAGMA
 
     here = os.path.dirname(os.path.abspath(__file__))
@@ -66,6 +66,14 @@ def engine_digest() -> str:
     except OSError:  # installed without its sources: nothing is kept
         return ""
     return digest.hexdigest()
+
+
+def op_files(op, files=None):
+    """Return the section files of `op` as normalized absolute paths (one name for one file): `files`
+    (paths, PathLikes) if given, else those its class names."""
+    if files is None:
+        return section_paths(type(op))
+    return tuple(os.path.normpath(os.path.abspath(os.fspath(f))) for f in files)
 
 
 def read_files(paths):
@@ -83,8 +91,6 @@ def read_files(paths):
 def contents_digest(paths, data=None):
     """Return a digest of the paths and contents (`data`, else read) of the files `paths`; None if one cannot
     be read."""
-    from opkit.core.digest import sha256
-
     data = read_files(paths) if data is None else data
     if data is None:
         return None
@@ -121,11 +127,8 @@ class _Changed(Exception):
         self.answer = answer
 
 
-def _files_of(paths, reader):
-    """Return the _Files of `paths`, or None when they cannot be kept (a file unreadable, no engine source).
-
-    `reader(data)` returns the OpSections that parses the files' bytes `data`.
-    """
+def _files_of(paths):
+    """Return the _Files of `paths`, or None when they cannot be kept (a file unreadable, no engine source)."""
     entry = _files.get(paths)
     now = time.monotonic()
     if entry is not None and now - entry.when < RECHECK_SECONDS:
@@ -138,11 +141,16 @@ def _files_of(paths, reader):
     if not engine_digest() or data is None:
         return None
     entry = _Files(paths, current, data, _files_key(paths, data), frozenset(), now)
-    entry.tags = frozenset(_keep(f"section-tags\0{entry.key}", lambda: sorted(reader(data).code_sections),
-                                 entry.unchanged))
+    entry.tags = frozenset(_keep(f"section-tags\0{entry.key}", lambda: _tags(paths, data), entry.unchanged))
     with _lock:
         _files[paths] = entry
     return entry
+
+
+def _tags(paths, data):
+    from opkit.cop.sections import parse_files
+
+    return sorted(parse_files(paths, data=data))
 
 
 def _keep(key, compute, unchanged):
@@ -178,8 +186,7 @@ class SectionC:
 
     def __init__(self, op, files=None, macros=()):
         self.op = op
-        self.files = section_paths(type(op)) if files is None else \
-            tuple(os.path.normpath(os.path.abspath(os.fspath(f))) for f in files)
+        self.files = op_files(op, files)
         self.extra_macros = tuple(macros)
 
     def _reader(self, data=None):
@@ -191,7 +198,7 @@ class SectionC:
 
     def _answer(self, method, tag, empty, values, *args):
         """Return OpSections' `method(*args)`: `empty` if the files have no `tag`, else kept under `values()`."""
-        files = _files_of(self.files, self._reader)
+        files = _files_of(self.files)
         if files is not None and tag is not None and tag not in files.tags:
             return empty
         values = values()
@@ -213,7 +220,7 @@ class SectionC:
         return values
 
     def has_c_code(self, node):
-        files = _files_of(self.files, self._reader)
+        files = _files_of(self.files)
         return self._reader().has_c_code(node) if files is None else "code" in files.tags
 
     def c_header_dirs(self, c_compiler=None):
@@ -244,7 +251,7 @@ class SectionC:
         return self._answer("c_cleanup_code_struct", "cleanup_code_struct", "", values, node, name, sub)
 
     def c_code(self, node, name, inputs, outputs, sub):
-        files = _files_of(self.files, self._reader)
+        files = _files_of(self.files)
         if files is None or "code" not in files.tags:  # the reader says why there is no code
             return self._reader().c_code(node, name, inputs, outputs, sub)
         return self._answer("c_code", "code", "", self._values(node, name, sub, inputs, outputs),
@@ -256,7 +263,7 @@ class SectionC:
 
     def c_code_cache_version(self):
         """OpSections' version, kept under the contents of the files and of the local headers they include."""
-        files = _files_of(self.files, self._reader)
+        files = _files_of(self.files)
         if files is None or not is_plain(self.extra_macros):
             return self._reader().c_code_cache_version()
         memo = (files.key, self.extra_macros)
@@ -273,9 +280,9 @@ class SectionC:
         headers = tuple(_keep(f"section-headers\0{files.key}", includes, files.unchanged))
         headers_stamp, contents = stamp(headers), contents_digest(headers)
         if contents is None:  # a header found before is gone: the reader looks for what the files include now
-            return self._reader(files.data).version_now()
+            return self._reader(files.data).c_code_cache_version()
         version = _tuples(_keep(f"section-version\0{files.key}\0{contents}\0{self.extra_macros!r}",
-                                lambda: self._reader(files.data).version_now(),
+                                lambda: self._reader(files.data).c_code_cache_version(),
                                 lambda: files.unchanged() and contents_digest(headers) == contents))
         with _lock:
             _versions[memo] = (version, headers, headers_stamp, now)

@@ -1,44 +1,15 @@
-"""The C of a SectionOp (opkit.core.c_source): its `#section` files, read as opkit.COp reads a user's
-(opkit.cop.section_memo asks this module only for what it has not kept).
+"""The C of a SectionOp (opkit.core.c_source): its `#section` files, read as opkit.COp reads a user's.
 
-Files are parsed once and parsed again when one changes on disk (size or mtime), so an
-edited built-in `.c` file is what the next compile sees. The files are looked at (a stat
-each) at most every RECHECK_SECONDS: a graph's nodes ask for their C many times a compile.
+opkit.cop.section_memo keeps every answer across processes and stamps the files; this module
+computes an answer it has not kept, from the bytes it names (or, failing that, the files on disk,
+whose errors it then raises).
 """
 
 from __future__ import annotations
 
-import os
-import threading
-import time
-
-from opkit.core.c_source import section_paths
 from opkit.cop.cop import COp
-from opkit.cop.section_memo import RECHECK_SECONDS, stamp
-from opkit.cop.sections import local_includes, parse_files
-
-_parsed: dict = {}  # paths -> ((path, mtime_ns, size) per file, parsed sections, when last stamped)
-_versions: dict = {}  # paths -> (stamp of the files and their headers, the headers, version, when last stamped)
-_lock = threading.Lock()
-
-
-def parsed_sections(cls):
-    """Return (paths, sections) of a SectionOp class, parsed again if a file changed."""
-    paths = section_paths(cls)
-    return paths, parsed_files(paths)
-
-
-def parsed_files(paths):
-    """Return the parsed sections of the files `paths` (a tuple), parsed again if a file changed."""
-    entry = _parsed.get(paths)
-    now = time.monotonic()
-    if entry is not None and now - entry[2] < RECHECK_SECONDS:
-        return entry[1]
-    current = stamp(paths)
-    entry = (current, entry[1] if entry is not None and entry[0] == current else parse_files(paths), now)
-    with _lock:
-        _parsed[paths] = entry
-    return entry[1]
+from opkit.cop.section_memo import op_files
+from opkit.cop.sections import parse_files
 
 
 class OpSections(COp):
@@ -49,15 +20,11 @@ class OpSections(COp):
     bytes), the files are parsed from those bytes (what opkit.cop.section_memo names an answer by).
     """
 
-    def __init__(self, op, files=None, macros=(), data=None):  # noqa: the files come from the op, not a COp's
+    def __init__(self, op, files=None, macros=(), data=None):  # noqa: the files come from the op, not a COp's arguments
         self.op = op
         self.func_name = None
-        if files is None:
-            self.func_files, self.code_sections = parsed_sections(type(op))
-        else:
-            self.func_files = tuple(os.path.normpath(os.path.abspath(os.fspath(f))) for f in files)
-            self.code_sections = parsed_files(self.func_files) if data is None else \
-                parse_files(self.func_files, data=data)
+        self.func_files = op_files(op, files)
+        self.code_sections = parse_files(self.func_files, data=data)
         self.extra_macros = tuple(macros)
 
     def _macros(self, tag, node, name, sub=None, inputs=None, outputs=None):
@@ -68,27 +35,7 @@ class OpSections(COp):
         return define, undef
 
     def c_code_cache_version(self):
-        """COp's version (a digest of the files and their local headers), computed again only when one changed.
-
-        Hashing the files on every call cost milliseconds a node; a stat of each costs microseconds.
-        """
-        key = (self.func_files, self.extra_macros)
-        entry = _versions.get(key)
-        now = time.monotonic()
-        if entry is not None and (now - entry[3] < RECHECK_SECONDS or entry[0] == stamp(self.func_files + entry[1])):
-            if now - entry[3] >= RECHECK_SECONDS:
-                with _lock:
-                    _versions[key] = (*entry[:3], now)
-            return entry[2]
-        headers = tuple(str(h) for path in self.func_files for h in local_includes(path))
-        current = stamp(self.func_files + headers)
-        version = self.version_now()
-        with _lock:
-            _versions[key] = (current, headers, version, now)
-        return version
-
-    def version_now(self):
-        """Return c_code_cache_version as computed now, from the parsed sections and the files on disk."""
+        """COp's version (a digest of the parsed sections, the files and their local headers) and the added macros."""
         return (*super().c_code_cache_version(), self.extra_macros)
 
     @property

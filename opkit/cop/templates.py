@@ -14,6 +14,7 @@ import functools
 import os
 
 from opkit.cop.text_memo import is_plain, kept
+from opkit.core.digest import sha256
 from opkit.core.memo import BoundedMemo
 
 _rendered = BoundedMemo(8192)  # (template, macro, values' repr) -> text, this process's
@@ -43,7 +44,6 @@ def _bytecode_cache(jinja2):
 
     from opkit.cop.host import _host_dir
     from opkit.cop.private_fs import make_private_dirs
-    from opkit.core.digest import sha256
 
     class QuietCache(jinja2.FileSystemBytecodeCache):
         def dump_bytecode(self, bucket):
@@ -114,8 +114,6 @@ def template_digest(name) -> str:
 def closure_digest(name, read):
     """Return a digest of the names and texts (`read(name)`) of `name` and the templates it refers to, at any
     depth; None when a reference is not a literal name or a text cannot be read."""
-    from opkit.core.digest import sha256
-
     texts, pending = {}, [name]
     while pending:
         current = pending.pop()
@@ -155,8 +153,7 @@ def referenced_templates(text):
             quote = argument[:1]
             close = argument.find(quote, 1) if quote in ("'", '"') else -1
             rest = argument[close + 1:].split(None, 1) if close > 0 else None
-            if rest is None or "\\" in argument[:close] or (rest and rest[0] not in _AFTER_NAME) \
-                    or argument[close + 1:close + 2] not in ("", " ", "\t", "\n", "\r"):
+            if rest is None or "\\" in argument[:close] or (rest and rest[0] not in _AFTER_NAME):
                 return None
             names.add(argument[1:close])
         start = text.find("{%", start + 2)
@@ -169,8 +166,6 @@ def files_digest(directory) -> str:
     Every file, not only `*.j2`: `{% include "tensor_extract.h" %}` puts a header's text
     into a rendered text, so an edited header must give the texts new names.
     """
-    from opkit.core.digest import sha256
-
     digest = sha256()
     for name in sorted(os.listdir(directory)):
         path = os.path.join(directory, name)

@@ -13,6 +13,10 @@ from __future__ import annotations
 import functools
 import os
 
+from opkit.core.digest import sha256
+from opkit.cop import host
+from opkit.cop.private_fs import kept_text, make_private_dirs
+
 MAX_KEPT = 20000  # texts kept in the cache directory before a process clears them
 
 _PLAIN = (str, int, float, bool, type(None))
@@ -44,11 +48,8 @@ def is_plain(value) -> bool:
 @functools.lru_cache(maxsize=None)
 def _rendered_dir():
     """Return the folder of kept texts, or None where the cache directory is unusable."""
-    from opkit.cop.host import _host_dir
-    from opkit.cop.private_fs import make_private_dirs
-
     try:
-        directory = _host_dir() / "rendered"
+        directory = host._host_dir() / "rendered"
         make_private_dirs(directory)
     except (OSError, ValueError):  # no usable cache directory (opkit show with an unsafe one): make it here
         return None
@@ -77,9 +78,6 @@ def kept(key: str, make) -> str:
     directory = _rendered_dir()
     if directory is None:
         return make()
-    from opkit.core.digest import sha256
-    from opkit.cop.private_fs import kept_text
-
     path = os.path.join(directory, sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:40])
 
     def make_and_bound():

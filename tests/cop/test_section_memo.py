@@ -185,7 +185,7 @@ def test_the_version_covers_the_local_headers_and_is_the_expanders(memo, tmp_pat
     header.write_text("#define HELP 2 /* edited */\n")
     time.sleep(0.01)
     second = section_memo.SectionC(op, [path]).c_code_cache_version()
-    assert second != first and second == OpSections(op, [path]).version_now()
+    assert second != first and second == OpSections(op, [path]).c_code_cache_version()
     memo()
     assert section_memo.SectionC(op, [path]).c_code_cache_version() == second
 
@@ -217,7 +217,7 @@ def test_an_answer_computed_while_its_file_changed_is_used_but_not_kept(memo, tm
     path = tmp_path / "op.c"
     path.write_text(CODE.format(tag="one"))
     files = (str(path),)
-    entry = section_memo._files_of(files, lambda data: OpSections(FileOp(), files, data=data))
+    entry = section_memo._files_of(files)
 
     def compute():
         path.write_text(CODE.format(tag="edited meanwhile"))
