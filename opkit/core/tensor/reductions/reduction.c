@@ -4,6 +4,10 @@
 #section support_code
 #ifndef OPKIT_REDUCE_SUPPORT
 #define OPKIT_REDUCE_SUPPORT
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+#include <cmath>
 /* Threads for a loop over n elements; the generated module defines it (1 below a threshold). */
 #ifndef OPKIT_THREADS_FOR
 #define OPKIT_THREADS_FOR(n) 1
@@ -11,6 +15,86 @@
 #define OPKIT_REDUCE_LEAF 128     /* elements per pairwise leaf, as numpy's PW_BLOCKSIZE */
 #define OPKIT_REDUCE_MAXMIN_LEAF 2048  /* elements per leaf of max and min (they do not round) */
 #define OPKIT_REDUCE_CHUNK 65536  /* elements per unit of parallel work: fixed, whatever the thread count */
+
+/* ---- A float max or min over contiguous values ----
+   The node's combine for max: a NaN on either side, else the larger value, +0 above -0 (a tie of zeros
+   is a + b; for min, -(-a - b)). Exact, commutative and associative: any grouping gives the same value,
+   and the same bits but for a NaN's payload (the node's finish makes any NaN the quiet NaN). */
+template <typename T, bool IS_MAX>
+static inline T opkit_reduce_maxmin_combine(T a, T b)
+{
+    const T m = IS_MAX ? ((a > b || a != a) ? a : b) : ((a < b || a != a) ? a : b);  /* NaN kept; a tie gives b */
+    const T tie = IS_MAX ? a + b : -(-a - b);  /* +0 above -0 */
+    return (a == b && a == 0) ? tie : m;
+}
+
+/* The max (IS_MAX) or min of p[0 .. n), n > 0, as opkit_reduce_maxmin_combine folds them. With AVX-512:
+   four registers of lanes, each step one x86 max or min (a > b ? a : b: a NaN read replaces the lane) and
+   one compare keeping a lane that is already NaN; the registers are folded the same way, then their lanes
+   by the combine. x86's max does not order +0 above -0, so a result of zero (rare) takes its sign from a
+   second look at the values: +0 if any is +0 (max), -0 if any is -0 (min). Elsewhere 8 lanes of the combine. */
+template <typename T, bool IS_MAX>
+static T opkit_reduce_maxmin(const T* p, npy_intp n)
+{
+    npy_intp i = 0;
+    T res;
+#if defined(__AVX512F__)
+    if ((sizeof(T) == 8 && n >= 32) || (sizeof(T) == 4 && n >= 64)) {
+        T lanes[16];  /* 64 bytes: one register of float64 lanes (a float32 register is folded to 8 first) */
+        if (sizeof(T) == 8) {
+            const double* q = (const double*)p;
+#define OPKIT_MAXMIN_PD(a, x) _mm512_mask_mov_pd(IS_MAX ? _mm512_max_pd(a, x) : _mm512_min_pd(a, x), _mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q), a)
+            __m512d a0 = _mm512_loadu_pd(q), a1 = _mm512_loadu_pd(q + 8), a2 = _mm512_loadu_pd(q + 16), a3 = _mm512_loadu_pd(q + 24);
+            for (i = 32; i + 32 <= n; i += 32) {
+                a0 = OPKIT_MAXMIN_PD(a0, _mm512_loadu_pd(q + i));
+                a1 = OPKIT_MAXMIN_PD(a1, _mm512_loadu_pd(q + i + 8));
+                a2 = OPKIT_MAXMIN_PD(a2, _mm512_loadu_pd(q + i + 16));
+                a3 = OPKIT_MAXMIN_PD(a3, _mm512_loadu_pd(q + i + 24));
+            }
+            a0 = OPKIT_MAXMIN_PD(OPKIT_MAXMIN_PD(a0, a1), OPKIT_MAXMIN_PD(a2, a3));
+#undef OPKIT_MAXMIN_PD
+            _mm512_storeu_pd((double*)lanes, a0);
+        } else {
+            const float* q = (const float*)p;
+#define OPKIT_MAXMIN_PS(a, x) _mm512_mask_mov_ps(IS_MAX ? _mm512_max_ps(a, x) : _mm512_min_ps(a, x), _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q), a)
+            __m512 a0 = _mm512_loadu_ps(q), a1 = _mm512_loadu_ps(q + 16), a2 = _mm512_loadu_ps(q + 32), a3 = _mm512_loadu_ps(q + 48);
+            for (i = 64; i + 64 <= n; i += 64) {
+                a0 = OPKIT_MAXMIN_PS(a0, _mm512_loadu_ps(q + i));
+                a1 = OPKIT_MAXMIN_PS(a1, _mm512_loadu_ps(q + i + 16));
+                a2 = OPKIT_MAXMIN_PS(a2, _mm512_loadu_ps(q + i + 32));
+                a3 = OPKIT_MAXMIN_PS(a3, _mm512_loadu_ps(q + i + 48));
+            }
+            a0 = OPKIT_MAXMIN_PS(OPKIT_MAXMIN_PS(a0, a1), OPKIT_MAXMIN_PS(a2, a3));
+#undef OPKIT_MAXMIN_PS
+            float wide[16];
+            _mm512_storeu_ps(wide, a0);
+            for (int k = 0; k < 8; ++k) lanes[k] = (T)opkit_reduce_maxmin_combine<float, IS_MAX>(wide[k], wide[k + 8]);
+        }
+        res = lanes[0];
+        for (int k = 1; k < 8; ++k) res = opkit_reduce_maxmin_combine<T, IS_MAX>(res, lanes[k]);
+        for (; i < n; ++i) res = opkit_reduce_maxmin_combine<T, IS_MAX>(res, p[i]);
+        if (res == 0) {  /* the sign of a zero result: is there a +0 (max) or a -0 (min) among the values? */
+            const T wanted = IS_MAX ? (T)0.0 : (T)-0.0;
+            bool found = false;
+            for (npy_intp k = 0; k < n && !found; ++k) found = p[k] == 0 && (bool)std::signbit(p[k]) == (bool)std::signbit(wanted);
+            res = found ? wanted : -wanted;
+        }
+        return res;
+    }
+#endif
+    T r[8];
+    const npy_intp head = n < 8 ? n : 8;
+    for (npy_intp k = 0; k < head; ++k) r[k] = p[k];
+    for (npy_intp k = head; k < 8; ++k) r[k] = p[0];
+    for (i = head; i + 8 <= n; i += 8) {
+#pragma omp simd
+        for (int k = 0; k < 8; ++k) r[k] = opkit_reduce_maxmin_combine<T, IS_MAX>(r[k], p[i + k]);
+    }
+    res = r[0];
+    for (int k = 1; k < 8; ++k) res = opkit_reduce_maxmin_combine<T, IS_MAX>(res, r[k]);
+    for (; i < n; ++i) res = opkit_reduce_maxmin_combine<T, IS_MAX>(res, p[i]);
+    return res;
+}
 
 /* Reduce elements [start, start + n) pairwise down to leaves of at most leaf_size elements. */
 template <typename Acc, typename Leaf, typename Combine>
@@ -246,10 +330,12 @@ static void opkit_reduce_pack_transposed(const T* p, npy_intp rows, npy_intp col
    over the reduced axes) are at element b * m * n_in + r * n_in + c of every non-scalar input, setting
    n_outer and n_in; else 0 (broadcast inputs, gaps, negative strides, axes out of order: the strided path).
    This holds for a C-contiguous input whose reduced axes are adjacent, and for a Fortran-order one reduced
-   over one axis (axes of length 1 do not count). */
+   over one axis (axes of length 1 do not count). With order_free (a combine that gives the same result in
+   any order) the reduced axes may lie in any order: r then numbers them in memory order (a Fortran-order
+   matrix reduced over every axis is one contiguous run). */
 template <int NIN>
 static int opkit_reduce_dense(PyArrayObject** ins, const int* scalar, int nd, const npy_intp* dims,
-                              const int* reduced, npy_intp* n_outer, npy_intp* n_in)
+                              const int* reduced, npy_intp* n_outer, npy_intp* n_in, int order_free = 0)
 {
     npy_intp stride[NPY_MAXDIMS];
     int first = 1;
@@ -289,7 +375,7 @@ static int opkit_reduce_dense(PyArrayObject** ins, const int* scalar, int nd, co
     for (int i = 0; i < na; ++i) {
         const int d = axes[i];
         if (reduced[d]) {
-            if (state == 2 || d < last_reduced) return 0;
+            if (state == 2 || (d < last_reduced && !order_free)) return 0;
             last_reduced = d;
             state = 1;
         } else {

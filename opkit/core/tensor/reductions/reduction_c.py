@@ -22,7 +22,12 @@ lanes, tree and bits per output as leaf_flat. Other layouts use a strided cursor
 
 Integer sums and products are computed in npy_uint64 (they wrap like numpy's);
 max/min propagate NaN like numpy's, in one pass: their combine keeps a NaN on either
-side, without a branch, so the lanes vectorize.
+side, without a branch, so the lanes vectorize. Their combine also orders +0 above -0,
+and their finish makes any NaN the quiet NaN, so that max, min and integer sums and
+products give the same bits in any order (order_free): a dense input is then read in
+memory order whatever the order of its reduced axes (a Fortran-order matrix over every
+axis is one contiguous run, not packed), and a plain float max/min over contiguous values
+is opkit_reduce_maxmin (AVX-512 registers where the compiler targets them).
 """
 
 from __future__ import annotations
@@ -71,6 +76,15 @@ def reduce_has_c(op, node):
     return all(s.has_c(d, loop) for (s, _, d), loop in zip(program, operand_dtypes))
 
 
+def order_free(kind, acc):
+    """Return True if the combine of `kind` on accumulator dtype `acc` gives the same bits in any order.
+
+    max and min (float ones order +0 above -0 and make any NaN the quiet NaN), and integer sums and
+    products (wrapping uint64 arithmetic). Float sums and products round, so their order is fixed.
+    """
+    return kind in ("max", "min") or (kind in ("sum", "prod") and np.dtype(acc).kind in "iu")
+
+
 def reduce_c_code(op, node, inputs, outputs, sub):
     """Return the C code of a Reduce (or FusedReduce) node: templates/reduction.c.j2, macro `reduce`."""
     program, _ = op.reduce_program(node)
@@ -80,6 +94,9 @@ def reduce_c_code(op, node, inputs, outputs, sub):
     acc = np.dtype(accumulator_dtype(op.kind, _value_dtype(op, node), out_dtype))
     # inputs that are scalars by type: read once, before the loop
     scalar = [all(s == 1 for s in v.type.shape) for v in node.inputs]
+    # a plain float max/min (one array input, no elementwise program): contiguous leaves are opkit_reduce_maxmin
+    simd = (op.kind in ("max", "min") and not program and len(node.inputs) == 1 and not scalar[0]
+            and acc.kind == "f" and acc.itemsize in (4, 8) and np.dtype(node.inputs[0].dtype) == acc)
     return render(
         "reduction.c.j2", "reduce",
         kind=op.kind, nd=nd, inputs=list(inputs), out=outputs[0], fail=sub["fail"], what=f"the inputs of {op}",
@@ -89,4 +106,4 @@ def reduce_c_code(op, node, inputs, outputs, sub):
         in_types=[c_dtype(v.dtype) for v in node.inputs], scalar=scalar,
         steps=program_statements(program, [v.dtype for v in node.inputs], scalar),
         test_nonzero=np.dtype(_value_dtype(op, node)).kind == "b" and acc != np.dtype(bool),
-        packs=len(node.inputs) == 1 and not scalar[0], lanes=LANES)
+        packs=len(node.inputs) == 1 and not scalar[0], lanes=LANES, simd=simd, order_free=order_free(op.kind, acc))

@@ -1,0 +1,114 @@
+"""Reductions whose combine gives the same bits in any order: max, min, integer sum and prod.
+
+Float max/min order +0 above -0 (IEEE 754's maximum and minimum) and give any NaN as numpy's
+quiet NaN, so a dense input is read in memory order whatever the order of its reduced axes (a
+Fortran-order matrix over every axis is one contiguous run) and the AVX-512 leaf may group the
+values as it likes: every layout and thread count must still give the same bits.
+"""
+
+from __future__ import annotations
+
+import functools
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import opkit
+import opkit.tensor as ot
+from tests.helpers.numeric import layout
+
+LAYOUTS = ("c", "fortran", "strided", "reversed")
+AXES = (None, 0, 1)
+# sizes around the AVX-512 leaf's registers (32 float64, 64 float32), its tail, a leaf (2048) and a chunk (65536)
+SHAPES = [(1, 1), (1, 31), (2, 33), (1, 64), (3, 65), (33, 65), (2, 2049), (300, 701), (3, 70001)]
+
+
+@functools.cache
+def _float64_functions():
+    return _functions("float64", ("max", "min"))
+
+
+def _functions(dtype, kinds):
+    x = ot.tensor(dtype=dtype, shape=(None, None))
+    return {(kind, axis): opkit.function([x], getattr(ot, kind)(x, axis=axis)) for kind in kinds for axis in AXES}
+
+
+def _every_way(f, values):
+    """f on every layout of values, on 1 and 3 threads; asserts they are the same bits; returns one."""
+    results = []
+    for kind in LAYOUTS:
+        for count in (1, 3):
+            with opkit.config.change_flags(threads=count):
+                results.append(f(layout(values, kind)))
+    for other in results[1:]:
+        assert other.tobytes() == results[0].tobytes()
+    return results[0]
+
+
+def _slices(values, axis):
+    """The reduced values of each output element, in output order."""
+    if axis is None:
+        return [values.reshape(-1)]
+    return list(np.moveaxis(values, axis, -1).reshape(-1, values.shape[axis]))
+
+
+def _check_zero_signs_and_nans(kind, values, axis, result):
+    """A zero result is +0 iff some value is +0 (max), -0 iff some value is -0 (min); a NaN is np.nan's bits."""
+    nan_bits = np.array(np.nan, dtype=values.dtype).tobytes()
+    for row, got in zip(_slices(values, axis), np.atleast_1d(result).reshape(-1)):
+        if np.isnan(got):
+            assert np.isnan(row).any() and np.array(got, dtype=values.dtype).tobytes() == nan_bits
+        elif got == 0:
+            zeros = row[row == 0]
+            wanted_negative = (not (~np.signbit(zeros)).any()) if kind == "max" else bool(np.signbit(zeros).any())
+            assert bool(np.signbit(got)) == wanted_negative, (kind, axis, row.size)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_float_max_and_min_order_zeros_and_give_one_nan_in_every_layout(dtype):
+    functions = _functions(dtype, ("max", "min"))
+    rng = np.random.default_rng(11)
+    pool = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, -np.nan], dtype=dtype)
+    for shape in SHAPES:
+        for weights in ([.5, .5, 0, 0, 0, 0, 0, 0], [.3, .3, .1, .2, .02, .02, .03, .03], [.45, .45, 0, .1, 0, 0, 0, 0]):
+            values = rng.choice(pool, size=shape, p=weights)
+            for (kind, axis), f in functions.items():
+                result = _every_way(f, values)
+                expected = getattr(np, kind)(values, axis=axis)
+                np.testing.assert_array_equal(result, expected, strict=True)  # values, NaNs, dtype and shape
+                _check_zero_signs_and_nans(kind, values, axis, result)
+
+
+def test_a_nan_with_a_payload_or_a_sign_comes_back_as_numpys_nan():
+    f = _functions("float64", ("max",))[("max", None)]
+    for size in (5, 100, 5000):
+        values = np.ones((1, size))
+        values[0, size // 2] = -np.nan
+        values.view(np.uint64)[0, -1] = 0x7FF8000000000123  # a quiet NaN with a payload
+        result = _every_way(f, values)
+        assert result.tobytes() == np.array(np.nan).tobytes()
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "int64", "bool"])
+def test_integer_reductions_read_in_memory_order_equal_numpy(dtype):
+    """Fortran order over every axis is read as one run: exact (wrapping) results, the same bits as C order."""
+    kinds = ("max", "min") if dtype == "bool" else ("max", "min", "sum", "prod")
+    functions = _functions(dtype, kinds)
+    rng = np.random.default_rng(5)
+    for shape in [(3, 5), (64, 65), (300, 701)]:
+        values = rng.integers(0, 2, shape).astype(dtype) if dtype == "bool" else rng.integers(-3 if dtype[0] == "i" else 0, 4, shape).astype(dtype)
+        for (kind, axis), f in functions.items():
+            np.testing.assert_array_equal(_every_way(f, values), getattr(np, kind)(values, axis=axis), strict=True)
+
+
+@settings(max_examples=40, deadline=None)
+@given(values=st.lists(st.sampled_from([0.0, -0.0, 0.5, -0.5, 2.0, -2.0, float("nan"), float("inf")]), min_size=1, max_size=300),
+       rows=st.integers(1, 4))
+def test_max_and_min_of_drawn_values_match_numpy_and_ieee_zero_order(values, rows):
+    values = np.resize(np.array(values), (rows, max(1, len(values) // rows)))
+    for (kind, axis), f in _float64_functions().items():
+        result = _every_way(f, values)
+        np.testing.assert_array_equal(result, getattr(np, kind)(values, axis=axis), strict=True)
+        _check_zero_signs_and_nans(kind, values, axis, result)
+
