@@ -4,9 +4,6 @@
 #section support_code
 #ifndef OPKIT_REDUCE_SUPPORT
 #define OPKIT_REDUCE_SUPPORT
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
 #include <cmath>
 /* Threads for a loop over n elements; the generated module defines it (1 below a threshold). */
 #ifndef OPKIT_THREADS_FOR
@@ -28,50 +25,37 @@ static inline T opkit_reduce_maxmin_combine(T a, T b)
     return (a == b && a == 0) ? tie : m;
 }
 
-/* The max (IS_MAX) or min of p[0 .. n), n > 0, as opkit_reduce_maxmin_combine folds them. With AVX-512:
-   four registers of lanes, each step one x86 max or min (a > b ? a : b: a NaN read replaces the lane) and
-   one compare keeping a lane that is already NaN; the registers are folded the same way, then their lanes
-   by the combine. x86's max does not order +0 above -0, so a result of zero (rare) takes its sign from a
-   second look at the values: +0 if any is +0 (max), -0 if any is -0 (min). Elsewhere 8 lanes of the combine. */
+/* The max (IS_MAX) or min of p[0 .. n), n > 0, as opkit_reduce_maxmin_combine folds them. Where g++
+   targets AVX-512: four 64-byte vectors of lanes (GNU vector extensions, no intrinsics header to parse),
+   each step a > x ? a : x (one x86 max: a NaN read replaces the lane) unless the lane is already NaN; the
+   vectors are folded the same way, then their lanes by the combine. That step does not order +0 above
+   -0, so a result of zero (rare) takes its sign from a second look at the values: +0 if any is +0 (max),
+   -0 if any is -0 (min). Elsewhere 8 lanes of the combine. */
 template <typename T, bool IS_MAX>
 static T opkit_reduce_maxmin(const T* p, npy_intp n)
 {
     npy_intp i = 0;
     T res;
-#if defined(__AVX512F__)
-    if ((sizeof(T) == 8 && n >= 32) || (sizeof(T) == 4 && n >= 64)) {
-        T lanes[16];  /* 64 bytes: one register of float64 lanes (a float32 register is folded to 8 first) */
-        if (sizeof(T) == 8) {
-            const double* q = (const double*)p;
-#define OPKIT_MAXMIN_PD(a, x) _mm512_mask_mov_pd(IS_MAX ? _mm512_max_pd(a, x) : _mm512_min_pd(a, x), _mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q), a)
-            __m512d a0 = _mm512_loadu_pd(q), a1 = _mm512_loadu_pd(q + 8), a2 = _mm512_loadu_pd(q + 16), a3 = _mm512_loadu_pd(q + 24);
-            for (i = 32; i + 32 <= n; i += 32) {
-                a0 = OPKIT_MAXMIN_PD(a0, _mm512_loadu_pd(q + i));
-                a1 = OPKIT_MAXMIN_PD(a1, _mm512_loadu_pd(q + i + 8));
-                a2 = OPKIT_MAXMIN_PD(a2, _mm512_loadu_pd(q + i + 16));
-                a3 = OPKIT_MAXMIN_PD(a3, _mm512_loadu_pd(q + i + 24));
-            }
-            a0 = OPKIT_MAXMIN_PD(OPKIT_MAXMIN_PD(a0, a1), OPKIT_MAXMIN_PD(a2, a3));
-#undef OPKIT_MAXMIN_PD
-            _mm512_storeu_pd((double*)lanes, a0);
-        } else {
-            const float* q = (const float*)p;
-#define OPKIT_MAXMIN_PS(a, x) _mm512_mask_mov_ps(IS_MAX ? _mm512_max_ps(a, x) : _mm512_min_ps(a, x), _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q), a)
-            __m512 a0 = _mm512_loadu_ps(q), a1 = _mm512_loadu_ps(q + 16), a2 = _mm512_loadu_ps(q + 32), a3 = _mm512_loadu_ps(q + 48);
-            for (i = 64; i + 64 <= n; i += 64) {
-                a0 = OPKIT_MAXMIN_PS(a0, _mm512_loadu_ps(q + i));
-                a1 = OPKIT_MAXMIN_PS(a1, _mm512_loadu_ps(q + i + 16));
-                a2 = OPKIT_MAXMIN_PS(a2, _mm512_loadu_ps(q + i + 32));
-                a3 = OPKIT_MAXMIN_PS(a3, _mm512_loadu_ps(q + i + 48));
-            }
-            a0 = OPKIT_MAXMIN_PS(OPKIT_MAXMIN_PS(a0, a1), OPKIT_MAXMIN_PS(a2, a3));
-#undef OPKIT_MAXMIN_PS
-            float wide[16];
-            _mm512_storeu_ps(wide, a0);
-            for (int k = 0; k < 8; ++k) lanes[k] = (T)opkit_reduce_maxmin_combine<float, IS_MAX>(wide[k], wide[k + 8]);
+#if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
+    enum { PER = 64 / sizeof(T) };  /* lanes per vector */
+    if (n >= 4 * PER) {
+        typedef T V __attribute__((vector_size(64)));
+        typedef T V_unaligned __attribute__((vector_size(64), aligned(sizeof(T)), may_alias));  /* loads from p */
+        auto step = [](V a, V x) -> V {
+            const V m = IS_MAX ? (a > x ? a : x) : (a < x ? a : x);
+            return a != a ? a : m;
+        };
+        const V_unaligned* head = (const V_unaligned*)p;
+        V v0 = head[0], v1 = head[1], v2 = head[2], v3 = head[3];
+        for (i = 4 * PER; i + 4 * PER <= n; i += 4 * PER) {
+            const V_unaligned* x = (const V_unaligned*)(p + i);
+            v0 = step(v0, x[0]); v1 = step(v1, x[1]); v2 = step(v2, x[2]); v3 = step(v3, x[3]);
         }
+        const V folded = step(step(v0, v1), step(v2, v3));
+        T lanes[PER];
+        memcpy(lanes, &folded, sizeof lanes);
         res = lanes[0];
-        for (int k = 1; k < 8; ++k) res = opkit_reduce_maxmin_combine<T, IS_MAX>(res, lanes[k]);
+        for (int k = 1; k < PER; ++k) res = opkit_reduce_maxmin_combine<T, IS_MAX>(res, lanes[k]);
         for (; i < n; ++i) res = opkit_reduce_maxmin_combine<T, IS_MAX>(res, p[i]);
         if (res == 0) {  /* the sign of a zero result: is there a +0 (max) or a -0 (min) among the values? */
             const T wanted = IS_MAX ? (T)0.0 : (T)-0.0;

@@ -27,7 +27,7 @@ and their finish makes any NaN the quiet NaN, so that max, min and integer sums 
 products give the same bits in any order (order_free): a dense input is then read in
 memory order whatever the order of its reduced axes (a Fortran-order matrix over every
 axis is one contiguous run, not packed), and a plain float max/min over contiguous values
-is opkit_reduce_maxmin (AVX-512 registers where the compiler targets them).
+is opkit_reduce_maxmin (four 64-byte vectors where g++ targets AVX-512).
 """
 
 from __future__ import annotations
