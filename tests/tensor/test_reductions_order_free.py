@@ -102,6 +102,14 @@ def test_integer_reductions_read_in_memory_order_equal_numpy(dtype):
             np.testing.assert_array_equal(_every_way(f, values), getattr(np, kind)(values, axis=axis), strict=True)
 
 
+def test_integer_sums_and_products_that_wrap_equal_numpy_in_every_layout():
+    """Wrapping uint64 arithmetic is exact in any order: sums past 2**63 and products of many values wrap as numpy's."""
+    functions = _functions("int64", ("sum", "prod"))
+    values = np.random.default_rng(2).integers(2**61, 2**62, (300, 701), dtype=np.int64)
+    for (kind, axis), f in functions.items():
+        np.testing.assert_array_equal(_every_way(f, values), getattr(np, kind)(values, axis=axis), strict=True)
+
+
 @settings(max_examples=40, deadline=None)
 @given(values=st.lists(st.sampled_from([0.0, -0.0, 0.5, -0.5, 2.0, -2.0, float("nan"), float("inf")]), min_size=1, max_size=300),
        rows=st.integers(1, 4))

@@ -297,6 +297,12 @@ static void opkit_reduce_pack_transposed(const T* p, npy_intp rows, npy_intp col
     for (npy_intp j0 = 0; j0 < cols; j0 += 8) {
         const npy_intp width = cols - j0 < 8 ? cols - j0 : 8;
         const T* block = p + j0 * rows;
+#if defined(__GNUC__)
+        /* Each column's run here is short (a chunk spans few rows), too short for the hardware prefetcher to
+           follow 8 of them: ask for the next 8 columns' runs while these are copied. */
+        for (npy_intp jj = 8; jj < 16 && j0 + jj < cols; ++jj)
+            for (npy_intp i = i0; i <= i1; i += 64 / (npy_intp)sizeof(T)) __builtin_prefetch(block + jj * rows + i);
+#endif
         for (npy_intp i = i0; i <= i1; ++i) {
             const npy_intp r0 = i * cols + j0;
             if (r0 >= first && r0 + width - 1 <= last) {
