@@ -120,3 +120,25 @@ def test_max_and_min_of_drawn_values_match_numpy_and_ieee_zero_order(values, row
         np.testing.assert_array_equal(result, getattr(np, kind)(values, axis=axis), strict=True)
         _check_zero_signs_and_nans(kind, values, axis, result)
 
+
+
+def test_a_fused_max_and_min_give_the_same_zero_signs_in_every_layout():
+    """max(x * y) and min(x - y) reduce a computed value with the exact combine: IEEE zero order, same bits."""
+    x, y = ot.dmatrix("x"), ot.dmatrix("y")
+    outputs = [op(expr, axis=axis) for op, expr in ((ot.max, x * y), (ot.min, x - y)) for axis in AXES]
+    f = opkit.function([x, y], outputs)
+    rng = np.random.default_rng(8)
+    for shape in [(3, 65), (300, 701)]:
+        a = rng.choice(np.array([0.0, -0.0, -1.0]), size=shape)
+        b = rng.choice(np.array([1.0, 0.0]), size=shape)
+        results = []
+        for kind in LAYOUTS:
+            for count in (1, 3):
+                with opkit.config.change_flags(threads=count):
+                    results.append(f(layout(a, kind), layout(b, kind)))
+        for other in results[1:]:
+            assert [r.tobytes() for r in other] == [r.tobytes() for r in results[0]]
+        for (name, values, axis), result in zip([("max", a * b, ax) for ax in AXES] + [("min", a - b, ax) for ax in AXES],
+                                                results[0]):
+            np.testing.assert_array_equal(result, getattr(np, name)(values, axis=axis), strict=True)
+            _check_zero_signs_and_nans(name, values, axis, result)

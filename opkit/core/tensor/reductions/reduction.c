@@ -10,7 +10,7 @@
 #define OPKIT_THREADS_FOR(n) 1
 #endif
 #define OPKIT_REDUCE_LEAF 128     /* elements per pairwise leaf, as numpy's PW_BLOCKSIZE */
-#define OPKIT_REDUCE_MAXMIN_LEAF 2048  /* elements per leaf of max and min (they do not round) */
+#define OPKIT_REDUCE_MAXMIN_LEAF 8192  /* elements per leaf of max and min (exact in any order: long leaves, little overhead) */
 #define OPKIT_REDUCE_CHUNK 65536  /* elements per unit of parallel work: fixed, whatever the thread count */
 
 /* ---- A float max or min over contiguous values ----
@@ -23,6 +23,26 @@ static inline T opkit_reduce_maxmin_combine(T a, T b)
     const T m = IS_MAX ? ((a > b || a != a) ? a : b) : ((a < b || a != a) ? a : b);  /* NaN kept; a tie gives b */
     const T tie = IS_MAX ? a + b : -(-a - b);  /* +0 above -0 */
     return (a == b && a == 0) ? tie : m;
+}
+
+/* One step of a fast max (min): x86's max, a > b ? a : b (a NaN b replaces a), unless a is already NaN.
+   It equals the combine but where a and b are zeros of opposite signs: callers fix a zero result's sign
+   with opkit_reduce_zero_sign. */
+template <typename T, bool IS_MAX>
+static inline T opkit_reduce_maxmin_step(T a, T b)
+{
+    return IS_MAX ? ((a > b || a != a) ? a : b) : ((a < b || a != a) ? a : b);
+}
+
+/* The sign the combine gives a zero max (min) of p[0], p[stride], ... p[(n - 1) * stride]: +0 if any of
+   them is +0 (max), -0 if any is -0 (min), else the other zero. */
+template <typename T, bool IS_MAX>
+static T opkit_reduce_zero_sign(const T* p, npy_intp n, npy_intp stride)
+{
+    const T wanted = IS_MAX ? (T)0.0 : (T)-0.0;
+    for (npy_intp k = 0; k < n; ++k)
+        if (p[k * stride] == 0 && (bool)std::signbit(p[k * stride]) == (bool)std::signbit(wanted)) return wanted;
+    return -wanted;
 }
 
 /* The max (IS_MAX) or min of p[0 .. n), n > 0, as opkit_reduce_maxmin_combine folds them. Where g++
@@ -57,13 +77,7 @@ static T opkit_reduce_maxmin(const T* p, npy_intp n)
         res = lanes[0];
         for (int k = 1; k < PER; ++k) res = opkit_reduce_maxmin_combine<T, IS_MAX>(res, lanes[k]);
         for (; i < n; ++i) res = opkit_reduce_maxmin_combine<T, IS_MAX>(res, p[i]);
-        if (res == 0) {  /* the sign of a zero result: is there a +0 (max) or a -0 (min) among the values? */
-            const T wanted = IS_MAX ? (T)0.0 : (T)-0.0;
-            bool found = false;
-            for (npy_intp k = 0; k < n && !found; ++k) found = p[k] == 0 && (bool)std::signbit(p[k]) == (bool)std::signbit(wanted);
-            res = found ? wanted : -wanted;
-        }
-        return res;
+        return res == 0 ? opkit_reduce_zero_sign<T, IS_MAX>(p, n, 1) : res;  /* a zero result's sign (rare) */
     }
 #endif
     T r[8];
