@@ -269,7 +269,11 @@ class SectionC:
         memo = (files.key, self.extra_macros)
         entry = _versions.get(memo)  # (version, the headers, their stamp, when last stamped)
         now = time.monotonic()
-        if entry is not None and (now - entry[3] < RECHECK_SECONDS or entry[2] == stamp(entry[1])):
+        if entry is not None and now - entry[3] < RECHECK_SECONDS:
+            return entry[0]
+        if entry is not None and entry[2] == stamp(entry[1]):
+            with _lock:  # stamped again: not looked at for another RECHECK_SECONDS, as _files_of does
+                _versions[memo] = entry[:3] + (now,)
             return entry[0]
 
         def includes():

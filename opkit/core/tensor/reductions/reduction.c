@@ -14,24 +14,23 @@
 #define OPKIT_REDUCE_CHUNK 65536  /* elements per unit of parallel work: fixed, whatever the thread count */
 
 /* ---- A float max or min over contiguous values ----
-   The node's combine for max: a NaN on either side, else the larger value, +0 above -0 (a tie of zeros
+   One step of a fast max (min): x86's max, a > b ? a : b (a NaN b replaces a), unless a is already NaN.
+   It is the combine below but where a and b are zeros of opposite signs: callers fix a zero result's
+   sign with opkit_reduce_zero_sign. */
+template <typename T, bool IS_MAX>
+static inline T opkit_reduce_maxmin_step(T a, T b)
+{
+    return IS_MAX ? ((a > b || a != a) ? a : b) : ((a < b || a != a) ? a : b);
+}
+
+/* The node's combine for max: a NaN on either side, else the larger value, +0 above -0 (a tie of zeros
    is a + b; for min, -(-a - b)). Exact, commutative and associative: any grouping gives the same value,
    and the same bits but for a NaN's payload (the node's finish makes any NaN the quiet NaN). */
 template <typename T, bool IS_MAX>
 static inline T opkit_reduce_maxmin_combine(T a, T b)
 {
-    const T m = IS_MAX ? ((a > b || a != a) ? a : b) : ((a < b || a != a) ? a : b);  /* NaN kept; a tie gives b */
     const T tie = IS_MAX ? a + b : -(-a - b);  /* +0 above -0 */
-    return (a == b && a == 0) ? tie : m;
-}
-
-/* One step of a fast max (min): x86's max, a > b ? a : b (a NaN b replaces a), unless a is already NaN.
-   It equals the combine but where a and b are zeros of opposite signs: callers fix a zero result's sign
-   with opkit_reduce_zero_sign. */
-template <typename T, bool IS_MAX>
-static inline T opkit_reduce_maxmin_step(T a, T b)
-{
-    return IS_MAX ? ((a > b || a != a) ? a : b) : ((a < b || a != a) ? a : b);
+    return (a == b && a == 0) ? tie : opkit_reduce_maxmin_step<T, IS_MAX>(a, b);
 }
 
 /* The sign the combine gives a zero max (min) of p[0], p[stride], ... p[(n - 1) * stride]: +0 if any of

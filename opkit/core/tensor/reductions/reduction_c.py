@@ -94,9 +94,10 @@ def reduce_c_code(op, node, inputs, outputs, sub):
     acc = np.dtype(accumulator_dtype(op.kind, _value_dtype(op, node), out_dtype))
     # inputs that are scalars by type: read once, before the loop
     scalar = [all(s == 1 for s in v.type.shape) for v in node.inputs]
-    # a plain float max/min (one array input, no elementwise program): contiguous leaves are opkit_reduce_maxmin
-    simd = (op.kind in ("max", "min") and not program and len(node.inputs) == 1 and not scalar[0]
-            and acc.kind == "f" and acc.itemsize in (4, 8) and np.dtype(node.inputs[0].dtype) == acc)
+    one_array = len(node.inputs) == 1 and not scalar[0]
+    # a plain float max/min (no elementwise program: it accumulates its input's dtype): its contiguous leaves
+    # are opkit_reduce_maxmin
+    simd = one_array and not program and op.kind in ("max", "min") and acc.kind == "f" and acc.itemsize in (4, 8)
     return render(
         "reduction.c.j2", "reduce",
         kind=op.kind, nd=nd, inputs=list(inputs), out=outputs[0], fail=sub["fail"], what=f"the inputs of {op}",
@@ -106,4 +107,4 @@ def reduce_c_code(op, node, inputs, outputs, sub):
         in_types=[c_dtype(v.dtype) for v in node.inputs], scalar=scalar,
         steps=program_statements(program, [v.dtype for v in node.inputs], scalar),
         test_nonzero=np.dtype(_value_dtype(op, node)).kind == "b" and acc != np.dtype(bool),
-        packs=len(node.inputs) == 1 and not scalar[0], lanes=LANES, simd=simd, order_free=order_free(op.kind, acc))
+        packs=one_array, lanes=LANES, simd=simd, order_free=order_free(op.kind, acc))
