@@ -7,7 +7,8 @@ import threading
 import numpy as np
 import pytest
 
-jax = pytest.importorskip("jax")
+jax = pytest.importorskip(
+    "jax", reason="the JAX bridge needs JAX; its CPU build: pip install jax (or pip install 'opkit-sdk[jax]')")
 jnp = pytest.importorskip("jax.numpy")
 from jax.test_util import check_grads  # noqa: E402
 

@@ -22,7 +22,9 @@ import opkit.tensor as ot
 from opkit.cli import main as opkit_main
 from opkit.core.scalar_type import DTYPES
 
-torch = pytest.importorskip("torch")
+torch = pytest.importorskip(
+    "torch", reason="the torch bridge needs PyTorch; its CPU build (about 200 MB; PyPI's Linux wheel is a CUDA build "
+                    "of about 3 GB): pip install torch --index-url https://download.pytorch.org/whl/cpu")
 bridge = pytest.importorskip("opkit.bridge.torch")
 from opkit.bridge import torch_dtypes  # noqa: E402  (after the importorskip of torch)
 
