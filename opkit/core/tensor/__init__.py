@@ -21,7 +21,7 @@ tests/core/test_layering.py holds the code to this order.
 
 # (layer, its modules in reading order): the folder opkit/core/tensor/<layer>/ holds them.
 LAYERS = (
-    ("types", ("weak", "c_interface", "type", "variable", "constructors", "shape_checks")),
+    ("types", ("weak", "c_interface", "static_shape", "type", "variable", "constructors", "shape_checks")),
     ("scalars", ("scalar_ops", "scalar_math", "scalar_logic")),
     ("elementwise", ("elemwise_c", "elemwise", "basic", "elemwise_math", "logic")),
     ("fused", ("fusion",)),

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numbers
 
-from opkit.core.tensor.types.type import _NAMES, _SHORT, TensorType, static_shape
+from opkit.core.tensor.types.static_shape import shape_or_broadcastable, static_shape
+from opkit.core.tensor.types.type import _NAMES, _SHORT, TensorType
 
 
 def _floatx(dtype):
@@ -15,11 +16,14 @@ def _floatx(dtype):
     return dtype
 
 
-def tensor(dtype=None, shape=None, name=None):
-    """Return a new tensor Variable of `dtype` (default config.floatX) with static `shape` (None entries: unknown)."""
-    if shape is None:
+def tensor(dtype=None, shape=None, name=None, broadcastable=None):
+    """Return a new tensor Variable of `dtype` (default config.floatX) with static `shape` (None entries: unknown).
+
+    As TensorType, Theano's forms are read too: bools only as `shape`, or `broadcastable=`.
+    """
+    if shape is None and broadcastable is None:
         raise TypeError("tensor(dtype, shape) needs a shape, e.g. (None, None) for a matrix")
-    return TensorType(_floatx(dtype), static_shape(shape, None, "tensor"))(name)
+    return TensorType(_floatx(dtype), shape_or_broadcastable(shape, broadcastable, "tensor"))(name)
 
 
 def _maker(ndim, kind):

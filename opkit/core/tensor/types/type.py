@@ -2,42 +2,16 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
 
 from opkit.core.tensor.types.c_interface import TensorCInterface, register_tensor_c_code
+from opkit.core.tensor.types.static_shape import shape_or_broadcastable, static_shape
 from opkit.core.type import CType
 
 _SHORT = {"float64": "d", "float32": "f", "int32": "i", "int64": "l"}
 _NAMES = {0: "scalar", 1: "vector", 2: "matrix", 3: "tensor3", 4: "tensor4"}
-
-
-def static_shape(shape, ndim, what):
-    """Return `shape` as a tuple of ints and None with `ndim` entries, or raise saying what is wrong.
-
-    `what` names the caller in the message (``vector``, ``tensor``...); `ndim`
-    None accepts any length.
-    """
-    if isinstance(shape, (str, bytes)) or not hasattr(shape, "__len__"):
-        raise TypeError(f"{what}: shape must be a tuple of ints and None (one entry per dimension), got {shape!r}")
-    shape = tuple(shape)
-    if ndim is not None and len(shape) != ndim:
-        entries = "1 entry" if len(shape) == 1 else f"{len(shape)} entries"
-        article = "an" if what[0] in "aeiou" else "a"
-        raise ValueError(f"{what}: shape {shape} has {entries} but {article} {what} has {ndim} "
-                         f"dimension{'s' if ndim != 1 else ''}.\nHint: pass one entry per dimension, "
-                         f"None where the length is not known, e.g. shape={(None,) * ndim}.")
-    for axis, length in enumerate(shape):
-        if length is None:
-            continue
-        if isinstance(length, bool) or not isinstance(length, numbers.Integral):
-            raise TypeError(f"{what}: shape entry {axis} is {length!r}; entries must be ints or None")
-        if length < 0:
-            raise ValueError(f"{what}: shape entry {axis} is {length}; lengths cannot be negative")
-    return tuple(None if s is None else int(s) for s in shape)
-
 
 
 def _describe(value):
@@ -85,13 +59,12 @@ def _stacklevel_outside_opkit():
 class TensorType(TensorCInterface, CType):
     """Arrays of `dtype` with `len(shape)` dimensions; shape entries are None or ints."""
 
-    def __init__(self, dtype, shape=None, broadcastable=None, name=None):
-        if shape is None and broadcastable is None:
-            raise TypeError("TensorType needs shape=(...) or broadcastable=[...]")
-        if shape is None:
-            shape = tuple(1 if b else None for b in broadcastable)
+    def __init__(self, dtype, shape=None, name=None, broadcastable=None):
+        """`shape`: static lengths (ints, None where unknown), PyTensor's form; a sequence of bools only is
+        Theano's positional `broadcastable` (True -> 1, False -> None), as is `broadcastable=`.
+        Both may be given if they agree. The argument order is PyTensor's and Theano's (name third)."""
+        self.shape = shape_or_broadcastable(shape, broadcastable, "TensorType")
         self.dtype = str(np.dtype(dtype))
-        self.shape = tuple(None if s is None else int(s) for s in shape)
         self.name = name
         self.numpy_dtype = np.dtype(self.dtype)
 
@@ -125,8 +98,11 @@ class TensorType(TensorCInterface, CType):
     def broadcastable(self):
         return tuple(s == 1 for s in self.shape)
 
-    def clone(self, dtype=None, shape=None):
-        return TensorType(self.dtype if dtype is None else dtype, self.shape if shape is None else shape)
+    def clone(self, dtype=None, shape=None, broadcastable=None):
+        """Return this type with another dtype and/or static shape (`shape=` or Theano's `broadcastable=`)."""
+        if shape is None and broadcastable is None:
+            shape = self.shape
+        return TensorType(self.dtype if dtype is None else dtype, shape, broadcastable=broadcastable)
 
     @property
     def variable_type(self):
