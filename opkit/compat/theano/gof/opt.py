@@ -1,0 +1,32 @@
+"""theano.gof.opt: rewrite registration is not opkit's business; these are documented no-ops.
+
+``copy_stack_trace`` (a debugging aid), ``local_optimizer`` and the databases' ``register``
+return their argument unchanged: a ported module imports and runs, and its rewrites are not
+applied (opkit's FAST_RUN has its own).
+"""
+
+
+def copy_stack_trace(from_var, to_var):
+    """No-op: opkit keeps no creation stack trace on variables."""
+    return to_var
+
+
+def local_optimizer(tracks, inplace=False, requirements=()):
+    """No-op decorator: the function is returned as it is and never run as a rewrite."""
+    return lambda function: function
+
+
+class NoOpDB:
+    """A rewrite database whose ``register`` keeps nothing."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def register(self, name, rewrite, *tags, **kwargs):
+        return rewrite
+
+    def __repr__(self):
+        return f"NoOpDB({self.name!r})"
+
+
+__all__ = ["copy_stack_trace", "local_optimizer", "NoOpDB"]

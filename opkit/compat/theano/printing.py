@@ -1,0 +1,3 @@
+"""theano.printing: opkit.printing's names."""
+
+from opkit.printing import *  # noqa: F403

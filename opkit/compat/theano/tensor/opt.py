@@ -1,0 +1,15 @@
+"""theano.tensor.opt: rewrite registration decorators, documented no-ops (the rewrite is not applied)."""
+
+
+def _register(*args, **kwargs):
+    """``@register_canonicalize`` or ``@register_canonicalize("name", ...)``: return the rewrite unchanged."""
+    if len(args) == 1 and callable(args[0]) and not kwargs:
+        return args[0]
+    return lambda rewrite: rewrite
+
+
+register_canonicalize = register_specialize = register_stabilize = register_useless = _register
+register_uncanonicalize = register_specialize_device = _register
+
+__all__ = ["register_canonicalize", "register_specialize", "register_stabilize", "register_useless",
+           "register_uncanonicalize", "register_specialize_device"]
