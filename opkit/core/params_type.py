@@ -93,6 +93,12 @@ class ParamsType(CType):
                                 f"(a scalar, tensor or enum type, or Generic), got {field_type!r}")
         self.fields = tuple(sorted(fields))  # sorted, as PyTensor does: the struct is the same whatever the order
         self.types = tuple(fields[name] for name in self.fields)
+        self._const_to_enum, self._alias_to_enum = enum_maps(self.fields, self.types)
+
+    @property
+    def length(self):
+        """The number of fields (Theano's attribute)."""
+        return len(self.fields)
 
     def __eq__(self, other):
         return type(self) is type(other) and self.fields == other.fields and self.types == other.types
@@ -109,14 +115,52 @@ class ParamsType(CType):
         """Give the enum constants of enum fields as attributes (``params_type.MUL``)."""
         if name.startswith("__") or "types" not in self.__dict__:
             raise AttributeError(name)  # not set up yet (copy, unpickling): no str(self) here
-        for field_type in self.__dict__.get("types", ()):
-            constants = getattr(field_type, "constants", None)
-            if isinstance(constants, dict) and name in constants:
-                return constants[name]
-        raise AttributeError(f"{self} has no field type defining a constant {name!r}")
+        enum = self.__dict__.get("_const_to_enum", {}).get(name)
+        if enum is not None:
+            return enum.constants[name]
+        raise AttributeError(f"{self} has no field type defining a constant {name!r}"
+                             f"{_known(self.__dict__.get('_const_to_enum', {}), 'constants')}")
 
-    def field_type(self, name):
-        return self.types[self.fields.index(name)]
+    # ---- Theano's look-ups (theano.gof.params_type) ----
+
+    def get_enum(self, key):
+        """Return the value of the enum constant named `key` in this type's enum fields (KeyError if none)."""
+        enum = self._const_to_enum.get(key)
+        if enum is None:
+            raise KeyError(f"{self}: no enum field defines a constant {key!r}{_known(self._const_to_enum, 'constants')}")
+        return enum.constants[key]
+
+    def enum_from_alias(self, alias):
+        """Return the value of the enum constant aliased `alias`, else of the constant named `alias` (KeyError)."""
+        enum = self._alias_to_enum.get(alias)
+        if enum is not None:
+            return enum.fromalias(alias)
+        if alias in self._const_to_enum:
+            return self._const_to_enum[alias].constants[alias]
+        raise KeyError(f"{self}: no enum field defines an alias or a constant {alias!r}"
+                       f"{_known(self._alias_to_enum, 'aliases')}{_known(self._const_to_enum, 'constants')}")
+
+    def has_type(self, field_type):
+        """Return True if some field has type `field_type`."""
+        return field_type in self.types
+
+    def get_type(self, field_name):
+        """Return the type of the field `field_name` (ValueError if there is no such field)."""
+        if field_name not in self.fields:
+            raise ValueError(f"{self} has no field {field_name!r}; its fields are {', '.join(self.fields)}")
+        return self.types[self.fields.index(field_name)]
+
+    field_type = get_type
+
+    def get_field(self, field_type):
+        """Return the name of the first field (in sorted order) of type `field_type` (ValueError if none)."""
+        if field_type not in self.types:
+            raise ValueError(f"{self} has no field of type {field_type}")
+        return self.fields[self.types.index(field_type)]
+
+    def extended(self, **fields):
+        """Return a new ParamsType with these fields added (a field given again takes its new type)."""
+        return ParamsType(**{**dict(zip(self.fields, self.types)), **fields})
 
     def get_params(self, *objects, **values):
         """Return Params taking each field from `values`, else from the first object with that attribute."""
@@ -239,6 +283,35 @@ class ParamsType(CType):
 
 
 _MISSING = object()
+
+
+def enum_maps(fields, types):
+    """Return {constant: enum type} and {alias: enum type} over the enum fields, refusing shared names (as Theano)."""
+    const_to_enum, alias_to_enum = {}, {}
+    for field, field_type in zip(fields, types):
+        constants, aliases = getattr(field_type, "constants", None), getattr(field_type, "aliases", None)
+        if not isinstance(constants, dict):
+            continue
+        for name in constants:
+            if name in const_to_enum:
+                raise TypeError(f"ParamsType: the enum constant {name!r} is defined by two fields' types "
+                                f"({const_to_enum[name]} and {field_type} of field {field!r}); constant names "
+                                f"must be unique across a ParamsType's enums")
+            const_to_enum[name] = field_type
+        for alias in aliases or {}:
+            if alias in alias_to_enum:
+                raise TypeError(f"ParamsType: the enum alias {alias!r} is defined by two fields' types "
+                                f"({alias_to_enum[alias]} and {field_type} of field {field!r})")
+            alias_to_enum[alias] = field_type
+    clash = sorted(set(alias_to_enum) & set(const_to_enum))
+    if clash:
+        raise TypeError(f"ParamsType: {clash} are both enum aliases and constant names")
+    return const_to_enum, alias_to_enum
+
+
+def _known(mapping, what):
+    return f"; known {what}: {', '.join(sorted(mapping))}" if mapping else (
+        "; this ParamsType has no enum field" if what == "constants" else "")
 # ParamsType -> (struct name, definition): equal types have equal C, which costs renders to make.
 _STRUCTS = BoundedMemo(256)
 
