@@ -6,8 +6,8 @@ from opkit.core.gradient import Lop, Rop, grad
 from opkit.core.tensor.elementwise.basic import (Dot, add, dot, exp, log, maximum, mul, neg, pow, sqr, sqrt, sub,
                                                  true_div, upcast)
 from opkit.core.tensor.elementwise.elemwise import Elemwise
-from opkit.core.tensor.elementwise.elemwise_math import (abs, ceil, clip, cos, expm1, floor, log1p, minimum, round,
-                                                         sigmoid, sign, sin, softplus, tanh)
+from opkit.core.tensor.elementwise.elemwise_math import (abs, ceil, clip, cos, expm1, floor, floor_div, int_div, log1p,
+                                                         minimum, mod, round, sigmoid, sign, sin, softplus, tanh)
 from opkit.core.tensor.elementwise.logic import and_, eq, ge, gt, invert, le, lt, neq, or_, switch, where, xor
 from opkit.core.tensor.reductions.reduction import (Argmax, Argmin, Max, Mean, Min, Prod, Sum, argmax, argmin, max,
                                                     mean, min, prod, sum)
@@ -56,7 +56,8 @@ __all__ = [
     "sum", "dot", "shape", "grad", "Lop", "Rop", *named_types(),
     "specify_shape", "SpecifyShape", *plural_constructors(named_types()),
     "abs", "sign", "tanh", "sin", "cos", "log1p", "expm1", "sigmoid", "softplus", "floor", "ceil", "round",
-    "minimum", "clip", "lt", "gt", "le", "ge", "eq", "neq", "and_", "or_", "xor", "invert", "switch", "where",
+    "minimum", "clip", "int_div", "floor_div", "mod", "lt", "gt", "le", "ge", "eq", "neq", "and_", "or_", "xor",
+    "invert", "switch", "where",
     "Cast", "cast", "DimShuffle", "Reshape", "Subtensor", "reshape", "flatten", "transpose", "concatenate",
     "stack", "alloc", "zeros", "ones", "zeros_like", "ones_like", "arange",
     "Prod", "Max", "Min", "Mean", "Argmax", "Argmin", "prod", "max", "min", "mean", "argmax", "argmin",

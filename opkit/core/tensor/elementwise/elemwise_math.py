@@ -1,5 +1,5 @@
 """The standard elementwise math ops: abs, sign, tanh, sin, cos, log1p, expm1, sigmoid, softplus,
-floor, ceil, round, minimum and clip (numpy's results and dtypes; see scalar_math)."""
+floor, ceil, round, minimum, clip, int_div (floor_div) and mod (numpy's results and dtypes; see scalar_math)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,9 @@ ceil = Elemwise(scalar_math.ceil)
 round = Elemwise(scalar_math.round)
 minimum = Elemwise(scalar_math.minimum)
 _clip = Elemwise(scalar_math.clip)
+int_div = Elemwise(scalar_math.int_div)
+floor_div = int_div  # as in Theano and PyTensor: numpy's floor_divide under both names
+mod = Elemwise(scalar_math.mod)
 
 
 def clip(x, lo, hi):

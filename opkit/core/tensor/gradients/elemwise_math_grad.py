@@ -1,13 +1,14 @@
 """Derivative rules of the standard elementwise ops (merged into elemwise_grad.RULES).
 
 Each rule returns g * d(out)/d(inputs[i]), as in elemwise_grad. Piecewise
-constant functions (sign, floor, ceil, round) and the bool-valued ops have a
+constant functions (sign, floor, ceil, round, int_div) and the bool-valued ops have a
 zero gradient; comparisons and logic need no rule (non-float outputs get zeros).
 """
 
 from __future__ import annotations
 
 from opkit.core.tensor.elementwise import basic, elemwise_math, logic
+from opkit.core.tensor.shapes.alloc import zeros_like
 
 
 def _zero(inputs, out, i, g):
@@ -65,6 +66,17 @@ def _clip(inputs, out, i, g):
     return logic.switch(inside, g, 0)
 
 
+def _int_div(inputs, out, i, g):
+    # Theano's and PyTensor's IntDiv.grad: zeros (floor division is piecewise constant), not g * 0 (NaN for inf g).
+    return zeros_like(g)
+
+
+def _mod(inputs, out, i, g):
+    # Theano's and PyTensor's Mod.grad: x % y = x - (x // y) * y, with x // y held constant.
+    x, y = inputs
+    return g if i == 0 else -(elemwise_math.int_div(x, y) * g)
+
+
 def _switch(inputs, out, i, g):
     cond = inputs[0]
     if i == 0:
@@ -75,5 +87,5 @@ def _switch(inputs, out, i, g):
 RULES = {
     "abs": _abs, "sign": _zero, "tanh": _tanh, "sin": _sin, "cos": _cos, "log1p": _log1p, "expm1": _expm1,
     "sigmoid": _sigmoid, "softplus": _softplus, "floor": _zero, "ceil": _zero, "round": _zero,
-    "minimum": _minimum, "clip": _clip, "switch": _switch,
+    "minimum": _minimum, "clip": _clip, "switch": _switch, "int_div": _int_div, "mod": _mod,
 }

@@ -1,4 +1,4 @@
-"""Scalar functions of the standard unary and binary math ops (abs, sign, tanh, ..., minimum, clip).
+"""Scalar functions of the standard unary and binary math ops (abs, sign, tanh, ..., minimum, clip, int_div, mod).
 
 Same contract as scalar_ops: the numpy function defines the result and its
 dtype; the C expression exists only for the dtype kinds where it computes
@@ -95,8 +95,13 @@ ceil = ScalarOp("ceil", 1, np.ceil, c_macro="ceil")
 round = ScalarOp("round", 1, np.round, c_kinds="fiu", c_macro="round")
 minimum = ScalarOp("minimum", 2, np.minimum, c_macro="minimum")
 clip = ScalarOp("clip", 3, _clip, weak=_clip_weak, c_macro="clip")
+# numpy's floor_divide and remainder: integers divided by zero give 0, MIN // -1 wraps to MIN, the quotient
+# is floored and the remainder has the divisor's sign; floats follow npy_divmod (scalar_math.c). Theano
+# spells floor division int_div (floor_div is the same function).
+int_div = ScalarOp("int_div", 2, np.floor_divide, c_kinds="fiu", c_macro="int_div")
+mod = ScalarOp("mod", 2, np.remainder, c_kinds="fiu", c_macro="mod")
 # 1 where x >= y else 0, in the dtype of maximum(x, y): which input maximum picked (its gradient, elemwise_grad).
 ge_mask = ScalarOp("ge_mask", 2, _ge_mask, c_macro="ge_mask")
 
 ALL = {op.name: op for op in (abs, sign, tanh, sin, cos, log1p, expm1, sigmoid, softplus, floor, ceil, round,
-                              minimum, clip)}
+                              minimum, clip, int_div, mod)}

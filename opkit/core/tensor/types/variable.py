@@ -37,6 +37,18 @@ class _TensorOperators:
     def __rtruediv__(self, other):
         return _ops().true_div(other, self)
 
+    def __floordiv__(self, other):
+        return _std().int_div(self, other)
+
+    def __rfloordiv__(self, other):
+        return _std().int_div(other, self)
+
+    def __mod__(self, other):
+        return _std().mod(self, other)
+
+    def __rmod__(self, other):
+        return _std().mod(other, self)
+
     def __pow__(self, other):
         return _ops().pow(self, other)
 
@@ -208,7 +220,7 @@ def _ops():
 
 
 def _std():
-    from opkit.core.tensor.elementwise import elemwise_math  # later layer: abs(x) builds an elementwise op
+    from opkit.core.tensor.elementwise import elemwise_math  # later layer: abs(x), x // y build elementwise ops
 
     return elemwise_math
 
