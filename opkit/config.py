@@ -137,6 +137,28 @@ def _boolean(name):
     return check
 
 
+class _Detected:
+    """A flag's default that is found on first read (never at `import opkit`): `find()` gives the value."""
+
+    def __init__(self, find, what):
+        self.find, self.what = find, what
+
+    def __repr__(self):
+        return f"<{self.what}, found on first use>"
+
+
+def _detect_blas():
+    from opkit.cop.blas import detect_ldflags  # compiles probes: only when a BLAS op reads the flag
+
+    return detect_ldflags()
+
+
+def _blas_ldflags(value):
+    from opkit.cop.blas import split_ldflags  # checks the words only: no compiler runs here
+
+    return " ".join(split_ldflags(str(value), "blas__ldflags")) if str(value).strip() else ""
+
+
 # name -> (default or factory, validator, help)
 _FLAGS = {
     "floatX": ("float64", _choice("floatX", _FLOATX), "dtype of ot.matrix() & co. without a dtype"),
@@ -164,6 +186,9 @@ _FLAGS = {
                         "run perform() when no C++ compiler is found, instead of raising"),
     "profile": (False, _boolean("profile"), "time every node of compiled functions (f.profile.summary())"),
     "verbose": (False, _boolean("verbose"), "log compiles (and waits for another process's) to stderr"),
+    "blas__ldflags": (_Detected(_detect_blas, "the BLAS detected"), _blas_ldflags,
+                      "link flags of the BLAS for ops that call it (also config.blas.ldflags), e.g. -lopenblas; "
+                      "empty: no BLAS (default: detected on first use, docs/blas.md)"),
 }
 
 
@@ -187,6 +212,7 @@ class Config:
     openmp: bool
     threads: int
     march: str
+    blas__ldflags: str
 
     def __init__(self, environ=None):
         environ = os.environ if environ is None else environ
@@ -206,7 +232,12 @@ class Config:
             raise ValueError(error)
         values = object.__getattribute__(self, "_values")
         if name in values:
-            return values[name]
+            value = values[name]
+            if isinstance(value, _Detected):
+                value = values[name] = value.find()
+            return value
+        if any(flag.startswith(name + "__") for flag in values):
+            return _Section(self, name)
         raise AttributeError(_unknown_message(name))
 
     def __setattr__(self, name, value):
@@ -220,7 +251,8 @@ class Config:
             _publish_threads(value)
 
     def __dir__(self):
-        return sorted(_FLAGS) + ["change_flags"]
+        sections = {flag.split("__", 1)[0] for flag in _FLAGS if "__" in flag}  # config.blas
+        return sorted(_FLAGS) + sorted(sections) + ["change_flags"]
 
     def __repr__(self):
         body = ", ".join(f"{k}={v!r}" for k, v in self._values.items())
@@ -232,12 +264,33 @@ class Config:
         old = {}
         try:
             for name, value in changes.items():
-                old[name] = getattr(self, name)
+                kept = self._values.get(name)  # a default not found yet stays so: no BLAS probe here
+                old[name] = kept if isinstance(kept, _Detected) else getattr(self, name)
                 setattr(self, name, value)
             yield self
         finally:
             for name, value in old.items():
                 self._set(name, value)
+
+
+class _Section:
+    """`config.blas.ldflags`: Theano's spelling of the flag `blas__ldflags`, to read and to set."""
+
+    def __init__(self, config, prefix):
+        object.__setattr__(self, "_config", config)
+        object.__setattr__(self, "_prefix", prefix)
+
+    def __getattr__(self, name):
+        return getattr(self._config, f"{self._prefix}__{name}")
+
+    def __setattr__(self, name, value):
+        setattr(self._config, f"{self._prefix}__{name}", value)
+
+    def __dir__(self):
+        return [flag.split("__", 1)[1] for flag in _FLAGS if flag.startswith(self._prefix + "__")]
+
+    def __repr__(self):
+        return f"opkit.config.{self._prefix}"
 
 
 def _unknown_message(name):

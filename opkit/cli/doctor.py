@@ -117,6 +117,16 @@ def shipped_modules(name, op) -> tuple[list[str], list[tuple[str, bool]]]:
     return sorted(found), unusable
 
 
+def blas_check() -> tuple[str, bool, str]:
+    """Name the BLAS that ops calling BLAS link (config.blas__ldflags), or say how to get one."""
+    from opkit.cop.blas import describe
+
+    try:
+        return describe()
+    except ValueError as exc:  # a malformed OPKIT_FLAGS: reported once, by the command itself
+        return ("BLAS", False, str(exc))
+
+
 def run_doctor(args):
     from opkit.config import config
     from opkit.cop.compiler import describe_toolchain
@@ -124,7 +134,7 @@ def run_doctor(args):
     import platform
 
     checks = [platform_check(platform.system()), *describe_toolchain(), ("Python", True, f"{sys.version.split()[0]} at {sys.executable}"),
-              cache_check(config.compiledir), *plugin_checks(), *shipped_checks()]
+              cache_check(config.compiledir), blas_check(), *plugin_checks(), *shipped_checks()]
     problems = sum(not ok for _, ok, _ in checks)
     if args.json:
         import json
