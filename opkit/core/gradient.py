@@ -304,7 +304,9 @@ def _call_op_grad(node, output_grads, null):
 
 def _has_grad(op):
     """Return True if `op` defines grad or its own L_op."""
-    if getattr(op, "grad", None) is not None or "L_op" in getattr(op, "__dict__", {}):
+    if getattr(op, "grad", None) is not None or getattr(op, "pullback", None) is not None:
+        return True
+    if "L_op" in getattr(op, "__dict__", {}):
         return True
     return type(op).L_op is not Op.L_op
 

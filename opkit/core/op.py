@@ -215,6 +215,9 @@ class Op(CLinkerObject):
         return True
 
     def L_op(self, inputs, outputs, output_grads):
+        pullback = getattr(self, "pullback", None)  # PyTensor's current name for L_op
+        if pullback is not None:
+            return pullback(inputs, outputs, output_grads)
         return self.grad(inputs, output_grads)
 
     # ---- the C interface of an op (headers, flags and the like come from CLinkerObject) ----

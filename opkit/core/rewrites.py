@@ -53,7 +53,7 @@ def constant_folding(fgraph):
         for node in fgraph.toposort():
             if id(node) in failed or not node.inputs or not all(isinstance(v, Constant) for v in node.inputs):
                 continue
-            if not node.op.do_constant_folding(node) or not _has_python_impl(node.op):
+            if not _folds(node.op, fgraph, node) or not _has_python_impl(node.op):
                 continue
             storage = [[None] for _ in node.outputs]
             # An op that overwrites an input gets a copy: the constant's data is the user's graph's too.
@@ -161,3 +161,15 @@ def rewrite(fgraph, names):
     """Run the named rewrites on `fgraph` in order."""
     for name in names:
         REWRITES[name](fgraph)
+
+
+def _folds(op, fgraph, node):
+    """Call ``op.do_constant_folding``: Theano's ``(node)`` or PyTensor's ``(fgraph, node)``."""
+    import inspect
+
+    try:
+        parameters = inspect.signature(op.do_constant_folding).parameters
+    except (TypeError, ValueError):
+        return op.do_constant_folding(node)
+    positional = [p for p in parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return op.do_constant_folding(fgraph, node) if len(positional) >= 2 else op.do_constant_folding(node)

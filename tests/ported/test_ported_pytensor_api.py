@@ -1,0 +1,63 @@
+"""PyTensor's current op API that the corpus hit: `pullback` (L_op's new name), `do_constant_folding(fgraph, node)`."""
+
+import numpy as np
+
+import opkit
+import opkit.tensor as ot
+from opkit.core.rewrites import _folds
+
+
+class Twice(opkit.Op):
+    __props__ = ()
+
+    def make_node(self, x):
+        x = ot.as_tensor_variable(x)
+        return opkit.Apply(self, [x], [x.type()])
+
+    def perform(self, node, inputs, outputs):
+        outputs[0][0] = inputs[0] * 2
+
+
+class PulledTwice(Twice):
+    def pullback(self, inputs, outputs, output_gradients):
+        return [output_gradients[0] * 2]
+
+
+class NeverFolded(Twice):
+    seen = []
+
+    def do_constant_folding(self, fgraph, node):
+        self.seen.append((fgraph, node))
+        return False
+
+
+class NeverFoldedTheano(Twice):
+    def do_constant_folding(self, node):
+        return False
+
+
+def test_pullback_is_the_gradient():
+    x = ot.dvector("x")
+    g = opkit.grad(PulledTwice()(x).sum(), x)
+    np.testing.assert_array_equal(opkit.function([x], g)(np.ones(3)), [2.0, 2.0, 2.0])
+
+
+def test_do_constant_folding_with_pytensors_signature_is_honoured():
+    y = NeverFolded()(ot.constant(np.arange(3.0)))
+    f = opkit.function([], y)
+    assert any(isinstance(n.op, NeverFolded) for n in f.maker.fgraph.toposort())
+    assert NeverFolded.seen and NeverFolded.seen[-1][1].op == NeverFolded()
+    np.testing.assert_array_equal(f(), [0.0, 2.0, 4.0])
+
+
+def test_do_constant_folding_with_theanos_signature_is_honoured():
+    f = opkit.function([], NeverFoldedTheano()(ot.constant(np.arange(3.0))))
+    assert any(isinstance(n.op, NeverFoldedTheano) for n in f.maker.fgraph.toposort())
+    folded = opkit.function([], Twice()(ot.constant(np.arange(3.0))))
+    assert not any(isinstance(n.op, Twice) for n in folded.maker.fgraph.toposort())
+
+
+def test_folds_reads_either_signature():
+    node = Twice()(ot.dvector()).owner
+    assert _folds(Twice(), None, node) is True
+    assert _folds(NeverFoldedTheano(), None, node) is False
