@@ -24,7 +24,7 @@ def program_statements(program, input_dtypes, scalar_inputs=()):
     C type), as numpy does after every operation. Raises MethodNotDefined for a
     step without C code. `scalar_inputs` flags the inputs that are scalars by
     type: a step computed from those alone is one number too, which numpy's
-    float power treats apart (see scalar_ops.pow).
+    float power and clip treat apart (see scalar_ops.pow, _uniform_tail).
     """
     from opkit.core.tensor.scalars.scalar_ops import program_operand_dtypes
 
@@ -34,10 +34,20 @@ def program_statements(program, input_dtypes, scalar_inputs=()):
     operand_dtypes = program_operand_dtypes(program, input_dtypes)
     for (scalar_op, refs, out_dtype), loop in zip(program, operand_dtypes):
         operands = [(c_dtype(d), f"v{r}" if r < n_inputs else f"t{r - n_inputs}") for r, d in zip(refs, loop)]
-        scalar = scalar_op.c_values(out_dtype, uniform_last=bool(refs) and uniform[refs[-1]])
+        scalar = scalar_op.c_values(out_dtype, uniform_last=_uniform_tail(refs, uniform))
         steps.append({"ctype": c_dtype(out_dtype), "operands": operands, "scalar": scalar})
         uniform.append(all(uniform[r] for r in refs))
     return render(TEMPLATE, "program", steps=steps).splitlines() if steps else []
+
+
+def _uniform_tail(refs, uniform):
+    """True when the operands numpy's loops treat apart are each one number for the whole loop.
+
+    That is the last operand (power's exponent), and for a three-operand function the last two
+    (clip's bounds: numpy's constant-bounds loop keeps x on a tie, see scalar_math.c).
+    """
+    tail = refs[1:] if len(refs) == 3 else refs[-1:]
+    return bool(tail) and all(uniform[r] for r in tail)
 
 
 def elemwise_c_code(node, name, inputs, outputs, sub, program):

@@ -3,11 +3,23 @@
 #section support_code
 #ifndef OPKIT_MATH_SUPPORT
 #define OPKIT_MATH_SUPPORT
-/* numpy's clip for floats: max keeps a NaN x, else picks lo unless x > lo; min likewise. */
+/* numpy's clip for floats with bounds that vary along the loop: max keeps a NaN x, else picks lo unless x > lo;
+   min likewise. */
 template <typename T> static inline T opkit_fclip(T x, T lo, T hi)
 {
     T m = (x != x) ? x : ((x > lo) ? x : lo);
     return (m != m) ? m : ((m < hi) ? m : hi);
+}
+/* numpy's clip for floats when both bounds are one number for the whole loop (its constant-bounds loop):
+   a NaN bound fills the output (lo's first), else x moves only when strictly outside [lo, hi], so a tie
+   keeps x (clip(-0.0, 0.0, 1.0) is -0.0, where the loop above gives lo). */
+template <typename T> static inline T opkit_fclip_uniform(T x, T lo, T hi)
+{
+    if (lo != lo) return lo;
+    if (hi != hi) return hi;
+    if (x < lo) x = lo;
+    if (x > hi) x = hi;
+    return x;
 }
 template <typename T> static inline T opkit_iclip(T x, T lo, T hi)
 {

@@ -109,8 +109,9 @@ class ScalarOp:
 
         A dict: `op` (the c_macro of a built-in) or `c_expr` (the format string of one made
         elsewhere, chosen for the dtype kind), `kind` (numpy's dtype kind of the result) and
-        `uniform` (`uniform_last`: the last operand is one number for the whole loop, a scalar by
-        type; numpy's float power has a fast path there). Raises MethodNotDefined without C code.
+        `uniform` (`uniform_last`: the last operand, and for a three-operand function the last two, are
+        each one number for the whole loop, scalars by type; numpy's float power has a fast path there,
+        and its clip a constant-bounds loop). Raises MethodNotDefined without C code.
         """
         from opkit.core.type import MethodNotDefined
 
