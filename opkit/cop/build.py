@@ -231,6 +231,15 @@ def _missing_hints(output: str) -> list[str]:
     return hints
 
 
+def _misspelt_macro_hints(output: str, source_path) -> list[str]:
+    """Return a hint for each misspelt opkit macro (DTYPE_INPTU_0) in the user files the errors point at."""
+    from opkit.cop.lint import misspelt_macro_hints
+
+    generated = os.path.realpath(source_path)
+    files = [m.group("file") for m in _DIAGNOSTIC.finditer(output) if os.path.realpath(m.group("file")) != generated]
+    return misspelt_macro_hints(files)
+
+
 def _compile_error(failed: _CommandFailed, module_name: str, source_path: pathlib.Path) -> CompileError:
     """Turn a failed command into a CompileError: a header, the first errors, and where to look."""
     log_path = source_path.with_suffix(".log")
@@ -257,6 +266,7 @@ def _compile_error(failed: _CommandFailed, module_name: str, source_path: pathli
         lines.append("hint: install the Python development headers (Debian/Ubuntu: apt-get install python3-dev);"
                      " `opkit doctor` checks the toolchain")
     lines += _missing_hints(failed.output)
+    lines += _misspelt_macro_hints(failed.output, source_path)
     lines += [f"full source kept at {source_path}", f"full compiler output in {log_path}"]
     error = CompileError("\n".join(lines), command=failed.command, returncode=failed.returncode,
                          source_path=source_path, errors=errors)

@@ -83,7 +83,7 @@ def _check_section(section: Section, user_defined: set) -> list[Diagnostic]:
     for offset, line in enumerate(split_lines(masked)):
         reported = set()
         for name in _IDENTIFIER.findall(line):
-            message = _misuse(name, section.tag, available, user_defined)
+            message = _misuse(name, section.tag, available, user_defined) or _misspelt(name, user_defined)
             if message and name not in reported:
                 reported.add(name)
                 diagnostics.append(Diagnostic(section.path, section.line + offset, "error", message))
@@ -101,3 +101,71 @@ def _misuse(name: str, tag: str, available: frozenset, user_defined: set) -> str
     where = [t for t in TAGS if family in defined_macros(t)]
     return (f"{name} is not defined in '#section {tag}'; it is defined only in "
             f"{', '.join(where)}; {_HINTS[family]}")
+
+
+# Names opkit defines in sections besides the families' patterns (PARAMS_TYPE, DTYPE_PARAM_<field>).
+_OTHER_MACROS = re.compile(r"PARAMS_TYPE\Z|DTYPE_PARAM_\w+\Z")
+_FIXED_NAMES = ("APPLY_SPECIFIC", "FAIL", "PARAMS", "PARAMS_TYPE", "CONTEXT")
+_INDEX = re.compile(r"_?(\d+)\Z")
+
+
+def macro_suggestion(name: str, user_defined=frozenset()) -> str | None:
+    """Return the opkit macro `name` is a misspelling of (one or two letters off: DTYPE_INPTU_0), or None.
+
+    A name that is an opkit macro, or that the file #defines itself, is no misspelling.
+    """
+    if len(name) < 4 or name in user_defined or macro_family(name) or _OTHER_MACROS.match(name):
+        return None
+    index = _INDEX.search(name)
+    number = index.group(1) if index else "0"
+    candidates = [f"{kind}_{side}_{number}" for kind in ("DTYPE", "TYPENUM", "ITEMSIZE") for side in ("INPUT", "OUTPUT")]
+    candidates += [f"INPUT_{number}", f"OUTPUT_{number}", *_FIXED_NAMES]
+    best = min(candidates, key=lambda candidate: _distance(name, candidate))
+    limit = 1 if len(best) <= 8 else 2
+    return best if 0 < _distance(name, best) <= limit else None
+
+
+def _misspelt(name: str, user_defined: set) -> str | None:
+    """Return the message for an identifier that looks like a misspelt opkit macro, or None."""
+    best = macro_suggestion(name, user_defined)
+    return None if best is None else f"{name} is not an opkit macro (nor #defined in this file); did you mean {best}?"
+
+
+def misspelt_macros(path) -> list[Diagnostic]:
+    """Return a diagnostic for each identifier in a #section file that looks like a misspelt opkit macro."""
+    path = os.path.abspath(path)
+    try:
+        text = read_section_file(path)
+    except SectionError:
+        return []
+    masked = _NAME_NOT_USED.sub(lambda m: m.group(1) or m.group(2), mask_comments_and_literals(text))
+    user_defined = set(_USER_DEFINE.findall(mask_comments_and_literals(text)))
+    found = []
+    for number, line in enumerate(split_lines(masked), 1):
+        for name in dict.fromkeys(_IDENTIFIER.findall(line)):
+            message = _misspelt(name, user_defined)
+            if message:
+                found.append(Diagnostic(path, number, "error", message))
+    return found
+
+
+def _distance(a: str, b: str) -> int:
+    """Return the edit distance of a and b, a swap of two neighbouring letters counting one (OSA distance)."""
+    previous2, previous = None, list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        row = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (ca != cb))
+            if previous2 is not None and i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                row[j] = min(row[j], previous2[j - 2] + 1)
+        previous2, previous = previous, row
+    return previous[len(b)]
+
+
+def misspelt_macro_hints(paths) -> list[str]:
+    """Return a `hint:` line for each misspelt opkit macro in these C files (those a compiler error points at)."""
+    hints = []
+    for path in dict.fromkeys(paths):
+        if os.path.isfile(path):
+            hints += [f"hint: {d.path}:{d.line}: {d.message}" for d in misspelt_macros(path)]
+    return hints
