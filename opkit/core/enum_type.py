@@ -62,6 +62,26 @@ class EnumType(CType):
             raise TypeError(f"{alias!r} is neither a constant nor an alias of {self}")
         return self.constants[name]
 
+    # Theano's EnumType is a dict of its constants: the same reading methods.
+    def get_aliases(self):
+        """Return the sorted tuple of the aliases (Theano's name)."""
+        return tuple(sorted(self.aliases))
+
+    def has_alias(self, alias):
+        return alias in self.aliases
+
+    def __contains__(self, name):
+        return name in self.constants
+
+    def __getitem__(self, name):
+        return self.constants[name]
+
+    def __len__(self):
+        return len(self.constants)
+
+    def __iter__(self):
+        return iter(self.constants)
+
     def filter(self, value, strict=False, allow_downcast=None):
         """Return the integer value of a constant given by value, name or alias; TypeError otherwise."""
         if isinstance(value, str) and not strict:

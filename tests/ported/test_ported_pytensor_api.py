@@ -61,3 +61,24 @@ def test_folds_reads_either_signature():
     node = Twice()(ot.dvector()).owner
     assert _folds(Twice(), None, node) is True
     assert _folds(NeverFoldedTheano(), None, node) is False
+
+
+def test_enum_list_reads_as_theanos_dict_of_constants():
+    enum = opkit.EnumList(("MODE_ADD", "add"), ("MODE_MUL", "mul"), "MODE_NONE")
+    assert enum.get_aliases() == ("add", "mul")
+    assert enum.has_alias("mul") and not enum.has_alias("MODE_MUL")
+    assert "MODE_MUL" in enum and "mul" not in enum
+    assert enum["MODE_NONE"] == 2 and len(enum) == 3 and list(enum) == ["MODE_ADD", "MODE_MUL", "MODE_NONE"]
+
+
+def test_a_vector_of_known_length_unpacks_and_others_refuse():
+    import pytest
+
+    c, d = ot.as_tensor_variable((2, 3))
+    np.testing.assert_array_equal(opkit.function([], [c, d])(), [2, 3])
+    first, second, third = ot.tensor("float64", shape=(3,), name="v")
+    assert first.owner is not None
+    with pytest.raises(TypeError, match="cannot be iterated"):
+        iter(ot.dvector())
+    with pytest.raises(TypeError, match="cannot be iterated"):
+        iter(ot.dmatrix())

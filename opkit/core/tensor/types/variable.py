@@ -195,7 +195,15 @@ class _TensorOperators:
         raise TypeError("len() of a symbolic tensor is not known; use x.shape[0]")
 
     def __iter__(self):
-        raise TypeError("a symbolic tensor cannot be iterated; use x.shape and indexing")
+        """Iterate a vector of statically known length (``c, d = neib_shape``, as Theano does); refuse otherwise."""
+        length = self.type.shape[0] if self.type.ndim == 1 else None
+        data = getattr(self, "data", None)  # a constant vector's length is its data's
+        if length is None and self.type.ndim == 1 and data is not None:
+            length = len(data)
+        if length is None:
+            raise TypeError("a symbolic tensor cannot be iterated (only a vector of known length can); "
+                            "use x.shape and indexing")
+        return (self[i] for i in range(length))
 
     def __bool__(self):
         raise TypeError("the truth value of a symbolic tensor is not known until it is computed")

@@ -1,0 +1,110 @@
+"""Theano's Images2Neibs (tensor/nnet/neighbours.py), ported by its import lines, against a numpy reference."""
+
+import numpy as np
+import pytest
+
+import opkit
+import opkit.tensor as ot
+from opkit.testing import verify_grad
+from ported.checks import assert_matches, rng, run_everywhere
+from ported.theano.neighbours import Images2Neibs, images2neibs, neibs2images
+
+
+def reference(x, neib, step, mode):
+    """Each row is one (image, channel, patch row, patch column) patch, flattened; as Theano documents."""
+    c, d = neib
+    sx, sy = step
+    if mode == "half":
+        x = np.pad(x, ((0, 0), (0, 0), (c // 2, c // 2), (d // 2, d // 2)))
+    elif mode == "full":
+        x = np.pad(x, ((0, 0), (0, 0), (c - 1, c - 1), (d - 1, d - 1)))
+    grid_c, grid_d = (x.shape[2] - c) // sx + 1, (x.shape[3] - d) // sy + 1
+    rows = [x[n, s, a * sx:a * sx + c, b * sy:b * sy + d].ravel()
+            for n in range(x.shape[0]) for s in range(x.shape[1]) for a in range(grid_c) for b in range(grid_d)]
+    return np.array(rows, dtype=x.dtype).reshape(len(rows), c * d)
+
+
+CASES = [  # shape, neib, step, mode
+    ((2, 3, 4, 6), (2, 2), (2, 2), "valid"),
+    ((1, 2, 5, 7), (2, 3), (1, 2), "valid"),
+    ((2, 1, 5, 7), (2, 3), None, "ignore_borders"),
+    ((1, 2, 5, 7), (3, 3), (1, 1), "half"),
+    ((1, 1, 4, 5), (2, 3), (2, 1), "full"),
+    ((0, 3, 4, 6), (2, 2), None, "valid"),
+    ((2, 0, 4, 6), (2, 2), None, "ignore_borders"),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape, neib, step, mode", CASES)
+def test_images2neibs_matches_numpy_in_every_mode(dtype, shape, neib, step, mode):
+    x = ot.tensor4(dtype=dtype)
+    value = rng().normal(size=shape).astype(dtype)
+    y = images2neibs(x, neib, step, mode=mode)
+    results = run_everywhere([x], y, [value])
+    assert_matches(results, [reference(value, neib, step or neib, mode)], dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_images2neibs_eager_compute(dtype):
+    value = rng(1).normal(size=(1, 2, 4, 4)).astype(dtype)
+    got = Images2Neibs("valid").compute(value, np.array([2, 2]), np.array([2, 2]))
+    np.testing.assert_array_equal(got, reference(value, (2, 2), (2, 2), "valid"))
+    assert got.dtype == dtype
+
+
+def test_images2neibs_gradient_valid():
+    verify_grad(lambda x: images2neibs(x, (2, 2)), [rng(2).normal(size=(2, 2, 4, 6))], rng=np.random.RandomState(0))
+
+
+@pytest.mark.xfail(strict=True, raises=AttributeError,
+                   reason="gap: opkit.tensor has no set_subtensor/inc_subtensor (neibs2images' ignore_borders path)")
+def test_images2neibs_gradient_ignore_borders():
+    verify_grad(lambda x: images2neibs(x, (2, 2), mode="ignore_borders"), [rng(2).normal(size=(1, 2, 5, 7))],
+                rng=np.random.RandomState(0))
+
+
+def test_neibs2images_inverts_images2neibs():
+    x = ot.dtensor4("x")
+    value = rng(3).normal(size=(2, 3, 4, 6))
+    back = neibs2images(images2neibs(x, (2, 3)), (2, 3), x.shape)
+    assert_matches(run_everywhere([x], back, [value]), [value])
+
+
+def test_images2neibs_twice_both_dtypes_and_with_opkit_ops():
+    x32, x64 = ot.ftensor4("x32"), ot.dtensor4("x64")
+    a = ot.exp(images2neibs(x32, (2, 2))).sum(axis=1) * 2
+    b = images2neibs(x64, (2, 2), mode="ignore_borders") + images2neibs(x64, (2, 2))[:, :1]
+    v32 = rng(4).normal(size=(1, 2, 4, 4)).astype("float32")
+    v64 = rng(5).normal(size=(2, 1, 4, 4))
+    results = run_everywhere([x32, x64], [a, b], [v32, v64])
+    expected = [np.exp(reference(v32, (2, 2), (2, 2), "valid")).sum(axis=1) * 2,
+                reference(v64, (2, 2), (2, 2), "valid") + reference(v64, (2, 2), (2, 2), "valid")[:, :1]]
+    assert_matches(results, expected)
+
+
+@pytest.mark.xfail(strict=True, raises=SystemError, reason="gap: in the whole-graph module, py_<name> of a "
+                   "variable computed by another node is not that value (Images2Neibs reads "
+                   "PyArray_TYPE(py_ten4)); the failure also surfaces as SystemError 'returned a result with an "
+                   "exception set', not the op's error")
+def test_images2neibs_of_an_opkit_result_in_one_module():
+    x = ot.dtensor4("x")
+    value = rng(6).normal(size=(1, 1, 4, 4))
+    f = opkit.function([x], images2neibs(x * 2, (2, 2)), mode="FAST_RUN")
+    np.testing.assert_allclose(f(value), reference(value * 2, (2, 2), (2, 2), "valid"))
+
+
+def test_images2neibs_shape_is_inferred_without_running_it():
+    x = ot.dtensor4("x")
+    f = opkit.function([x], images2neibs(x, (2, 3), (1, 2)).shape)
+    assert not any(isinstance(n.op, Images2Neibs) for n in f.maker.fgraph.toposort())
+    np.testing.assert_array_equal(f(np.zeros((2, 3, 5, 7))), reference(np.zeros((2, 3, 5, 7)), (2, 3), (1, 2),
+                                                                         "valid").shape)
+
+
+def test_images2neibs_user_errors():
+    with pytest.raises(NotImplementedError, match="Only modes"):
+        Images2Neibs("nearest")
+    f = opkit.function([x := ot.dtensor4()], images2neibs(x, (2, 2)), mode="FAST_RUN")
+    with pytest.raises(Exception, match="neib_shape|not a multiple|valid"):
+        f(np.zeros((1, 1, 5, 5)))
