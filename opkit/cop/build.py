@@ -20,6 +20,8 @@ import sysconfig
 
 from opkit.config import config
 from opkit.cop.compiler import Compiler, find_compiler, python_include_dirs, run_tool
+from opkit.cop.depends import dependency_args, record
+from opkit.cop.private_fs import write_private
 from opkit.cop.host import OPENMP_FLAG, openmp_supported
 from opkit.errors import CompileError
 
@@ -132,7 +134,7 @@ def compile_object(source: str, name: str, work_dir, *, include_dirs=(), extra_c
     work_dir = pathlib.Path(work_dir)
     work_dir.mkdir(parents=True, exist_ok=True)
     source_path = work_dir / f"{name}.cpp"
-    source_path.write_text(source, encoding="utf-8")
+    write_private(source_path, source.encode("utf-8"), sync=False)  # a failure names the file and what to do
     obj = work_dir / f"{name}.o"
     compile_args, _ = build_flags()
     compiler = compiler or find_compiler()
@@ -142,7 +144,8 @@ def compile_object(source: str, name: str, work_dir, *, include_dirs=(), extra_c
     with_pch = pch_args(compiler, compile_args, python_include_dirs())
 
     def compile_command(pch):
-        output = ["-fsyntax-only"] if syntax_only else ["-c", str(source_path), "-o", str(obj)]
+        output = ["-fsyntax-only"] if syntax_only else ["-c", str(source_path), "-o", str(obj),
+                                                        *dependency_args(obj)]
         return [*compiler.command, *[f"-I{d}" for d in headers], *output, *([str(source_path)] if syntax_only else []),
                 *compile_args, *pch, *extra_compile_args]
 
@@ -157,6 +160,10 @@ def compile_object(source: str, name: str, work_dir, *, include_dirs=(), extra_c
             _run(compile_command([]))
     except _CommandFailed as failed:
         raise _compile_error(failed, name, source_path) from None
+    if not syntax_only:
+        from opkit.cop.cache import default_cache
+
+        record(obj, source_path, left_out=[*python_include_dirs(), default_cache().root])
     return obj
 
 
@@ -244,8 +251,12 @@ def _compile_error(failed: _CommandFailed, module_name: str, source_path: pathli
     """Turn a failed command into a CompileError: a header, the first errors, and where to look."""
     log_path = source_path.with_suffix(".log")
     # A path in the command keeps its bytes, UTF-8 or not (Python holds the others as lone surrogates).
-    log_path.write_text(f"$ {shlex.join(failed.command)}\n{failed.output}", encoding="utf-8",
-                        errors="surrogateescape")
+    log = f"full compiler output in {log_path}"
+    try:
+        write_private(log_path, f"$ {shlex.join(failed.command)}\n{failed.output}".encode("utf-8", "surrogateescape"),
+                      sync=False)
+    except OSError as exc:  # a full disk: the compiler's output is in the error itself
+        log = f"{exc}\ncompiler output:\n{failed.output[-4000:]}"
     step = "compiling" if "-c" in failed.command else "linking"
     if failed.timed_out is not None:
         lines = [f"{step} the C++ module {module_name!r} timed out: the compiler was stopped after "
@@ -267,7 +278,7 @@ def _compile_error(failed: _CommandFailed, module_name: str, source_path: pathli
                      " `opkit doctor` checks the toolchain")
     lines += _missing_hints(failed.output)
     lines += _misspelt_macro_hints(failed.output, source_path)
-    lines += [f"full source kept at {source_path}", f"full compiler output in {log_path}"]
+    lines += [f"full source kept at {source_path}", log]
     error = CompileError("\n".join(lines), command=failed.command, returncode=failed.returncode,
                          source_path=source_path, errors=errors)
     error.output = failed.output

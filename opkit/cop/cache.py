@@ -24,10 +24,12 @@ from opkit.cop.cache_layout import (CACHE_FORMAT, LOW_WATER, META, SOURCE, STAMP
                                     entry_stats, read_meta)
 from opkit.cop.cache_owner import mark
 from opkit.cop.cache_upkeep import CacheUpkeep
+from opkit.cop.depends import changed, gather
 from opkit.cop.load import load_module
 from opkit.cop.lock import CacheWarning, CompileLockTimeout, KeyLock  # noqa: F401  (re-exported)
-from opkit.cop.private_fs import (CacheNotWritableError, UnsafeCacheDirError, check_private, make_private_dirs, make_tree_private, unwritable_fix,
-                                  private_problem, remove_tree, write_private)
+from opkit.cop.private_fs import (CacheNotWritableError, UnsafeCacheDirError, check_private, intact,
+                                  make_private_dirs, make_tree_private, private_problem, remove_tree, unwritable_fix,
+                                  write_private)
 from opkit.core.digest import sha256
 
 
@@ -38,6 +40,10 @@ module_events: collections.Counter = collections.Counter()
 
 class _CorruptEntry(Exception):
     """A cache entry does not match its meta.json, does not load, or cannot be used."""
+
+
+class _StaleEntry(_CorruptEntry):
+    """A cache entry was built from a header that has changed since: built again, without a warning."""
 
 
 _events_lock = threading.Lock()
@@ -81,8 +87,11 @@ def _verify(entry: pathlib.Path, key: str, module_name: str) -> pathlib.Path:
         raise _CorruptEntry(f"its meta.json or shared object cannot be read ({exc})") from exc
     if (meta.get("key"), meta.get("format"), meta.get("module_name")) != (key, CACHE_FORMAT, module_name):
         raise _CorruptEntry("its meta.json names another key, format or module")
-    if len(data) != meta.get("so_size") or sha256(data).hexdigest() != meta.get("so_sha256"):
+    if not intact(data, meta.get("so_size"), meta.get("so_sha256")):
         raise _CorruptEntry(f"{so_name} does not match the size and sha256 in meta.json")
+    header = changed(meta.get("depends", {}))
+    if header is not None:
+        raise _StaleEntry(f"{header} has changed since it was built")
     return entry / so_name
 
 
@@ -205,8 +214,13 @@ class ModuleCache(CacheUpkeep):
                         size = entry_stats(str(entry))[0] if os.path.isdir(entry) else 0
                         self._remove_tree(entry)
                         self._account(-max(size, 0))
-                        warnings.warn(f"the compiled module {entry} cannot be used ({exc}): removed it,"
-                                      " rebuilding", CacheWarning, stacklevel=4)
+                        if isinstance(exc, _StaleEntry):
+                            from opkit.logs import log_info
+
+                            log_info("the compiled module %s is out of date (%s): rebuilding", entry, exc)
+                        else:
+                            warnings.warn(f"the compiled module {entry} cannot be used ({exc}): removed it,"
+                                          " rebuilding", CacheWarning, stacklevel=4)
                 for stale in self.root.glob(f".build-{key}-*"):
                     remove_tree(stale)
                 import tempfile  # only to build: a warm process does not import it
@@ -287,7 +301,7 @@ class ModuleCache(CacheUpkeep):
         os.rename(so, unique)
         data = unique.read_bytes()
         meta = {"key": key, "format": CACHE_FORMAT, "module_name": module_name, "so_name": unique.name,
-                "so_size": len(data), "so_sha256": sha256(data).hexdigest(),
+                "so_size": len(data), "so_sha256": sha256(data).hexdigest(), "depends": gather(tmp),
                 "created": time.time(), "python": sys.version.split()[0], "extra": extra_meta or {}}
         write_private(tmp / META, json.dumps(meta, indent=1).encode("utf-8"))
         write_private(tmp / STAMP, b"")

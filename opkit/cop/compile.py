@@ -2,55 +2,20 @@
 
 from __future__ import annotations
 
-import functools
-import os
 import pathlib
-import re
 import time
 
 from opkit.cop.build import build_extension, build_flags
 from opkit.cop.cache import cache_key, default_cache, module_name_for, process_cache
 from opkit.cop.codegen import collect_module, failure_notes, region_params, render_parts
-from opkit.cop.templates import template_text
 from opkit.cop.compiler import find_compiler, toolchain_fingerprint
 from opkit.cop.host import native_target
+from opkit.cop.identity import generated_made_of, region_made_of
 from opkit.cop.sanitize import require_runtime
 from opkit.errors import CompileError
 
 # A compile that takes longer than this (seconds) is logged at INFO on the `opkit` logger.
 COMPILE_LOG_AFTER = 1.0
-_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\n]+)"|<([^>\n]+)>)', re.M)
-
-
-@functools.lru_cache(maxsize=64)
-def _includes(text):
-    """Return the ("quoted", "angled") names `text` includes: a big graph's code is scanned once, not per rebuild."""
-    return tuple(_INCLUDE.findall(text))
-
-
-def local_headers(source, include_dirs):
-    """Return the path and content of every header `source` includes from include_dirs, recursively.
-
-    `#include "..."` is looked up beside the including file, then in include_dirs;
-    `#include <...>` in include_dirs only (the system's headers belong to the toolchain).
-    """
-    found, pending, seen = [], [(source, None)], set()
-    while pending:
-        text, here = pending.pop()
-        for quoted, angled in _includes(text):
-            directories = ([here] if here and quoted else []) + list(include_dirs)
-            for directory in directories:
-                path = os.path.join(directory, quoted or angled)
-                if os.path.isfile(path):
-                    real = os.path.realpath(path)
-                    if real not in seen:
-                        seen.add(real)
-                        with open(real, encoding="utf-8", errors="replace") as handle:
-                            content = handle.read()
-                        found.append(f"{real}\n{content}")
-                        pending.append((content, os.path.dirname(real)))
-                    break
-    return found
 
 
 def toolchain_parts():
@@ -64,18 +29,9 @@ def toolchain_parts():
     return (*toolchain_fingerprint(), *compile_args, *link_args, *target)
 
 
-def _content_key(content, code_text, include_dirs, library_dirs, libraries, compile_args, toolchain=None):
-    """Hash a module's content with the headers it includes from include_dirs and its build settings."""
-    headers = local_headers(code_text(), include_dirs) if include_dirs else []
-    parts = [content, *headers, *(toolchain or toolchain_parts()),
-             repr(list(include_dirs)), repr(list(library_dirs)), repr(list(libraries)), repr(list(compile_args))]
-    return cache_key(*parts)
-
-
 def module_key(generated, toolchain=None):
-    """Return the cache key of generated source: its content, the headers it includes, the toolchain."""
-    return _content_key(generated.source, lambda: generated.source, generated.include_dirs, generated.library_dirs,
-                        generated.libraries, generated.compile_args, toolchain)
+    """Return the cache key of generated source: what opkit.cop.identity says it is made of."""
+    return cache_key(*generated_made_of(generated, toolchain_parts() if toolchain is None else toolchain))
 
 
 def region_key(parts, toolchain=None):
@@ -83,10 +39,9 @@ def region_key(parts, toolchain=None):
 
     The template's text and every code string of every op and type are in it,
     so an edited op, a redefined class or another constant baked into c_code
-    gives another key; nothing trusts a version number alone.
+    gives another key; nothing trusts a version number alone (opkit.cop.identity).
     """
-    return _content_key(template_text() + "\0" + parts.content(), parts.code_text, parts.include_dirs,
-                        parts.library_dirs, parts.libraries, parts.compile_args, toolchain)
+    return cache_key(*region_made_of(parts, toolchain_parts() if toolchain is None else toolchain))
 
 
 def compile_region(region, description=""):

@@ -28,10 +28,12 @@ import re
 
 from opkit.config import config, usable_cores
 from opkit.cop.build import LINK_TOO, build_flags, compile_object, link_extension
+from opkit.cop.cache_layout import read_meta
 from opkit.cop.cache_objects import link_copy, object_cache
 from opkit.cop.cinterface import call, include_line
 from opkit.cop.codegen import (MODULE_NAME_PLACEHOLDER, QUICK_RUN_ABOVE, GeneratedModule, collect_module,
                                render_parts, restore_line_numbers)
+from opkit.cop.depends import carry
 from opkit.cop.node_code import Collector, unique
 from opkit.cop.templates import node_template
 from opkit.errors import CompileError
@@ -231,6 +233,11 @@ def incremental_builder(region, parts):
         # The glue names the chunks' entry points only: it compiles beside them.
         objects, glue_object = ensure_objects(list(chunks.values()), also=compile_glue)
         local = [link_copy(path, tmp_dir) for path in objects]
+        for chunk, path in zip(chunks.values(), objects):  # the headers each object was compiled from
+            try:
+                carry(read_meta(path.parent).get("depends", {}), pathlib.Path(tmp_dir), chunk.symbol)
+            except (OSError, ValueError) as exc:  # evicted meanwhile: built as one module instead
+                raise CompileError(f"the object {path} cannot be linked: its meta.json cannot be read ({exc})")
 
         def link(*extra):
             return link_extension([glue_object, *local], module_name, tmp_dir,

@@ -11,6 +11,7 @@ import pathlib
 import re
 import stat
 
+from opkit.core.digest import sha256
 
 _HEX = re.compile(r"[0-9a-f]+")
 
@@ -44,36 +45,123 @@ def make_private_dirs(path) -> None:
         os.chmod(directory, 0o700)  # the umask may have taken bits away (or, with mkdir's mode, added none)
 
 
-def write_private(path, data: bytes) -> None:
-    """Write `data` to a new or truncated file readable and writable by its owner only."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+class CacheWriteError(OSError):
+    """A file opkit keeps could not be written whole: the error names it and says what to do."""
+
+    def __init__(self, path, exc: OSError):
+        super().__init__(exc.errno, f"cannot write {path}: {exc.strerror or exc}\nfix: {write_fix(exc.errno, path)}")
+        self.filename = self.path = str(path)
+
+    def __str__(self):  # OSError's would name the file a second time
+        return f"[Errno {self.errno}] {self.strerror}"
+
+
+def write_fix(errno_, path) -> str:
+    """Return what to do about a file under the cache that could not be written (by the errno it failed with)."""
+    import errno
+
+    clear = "`opkit cache clear` empties opkit's cache, and OPKIT_COMPILEDIR=... puts it on another disk"
+    if errno_ in (errno.ENOSPC, errno.EDQUOT):
+        return f"free space on the disk holding {path} (or raise your quota); {clear}"
+    if errno_ == errno.EFBIG:
+        return f"raise this process's file-size limit (`ulimit -f unlimited`); {clear}"
+    return f"check that {os.path.dirname(os.fspath(path)) or '.'} can be written; {clear}"
+
+
+def write_private(path, data: bytes, *, sync: bool = True) -> None:
+    """Write all of `data` to a new or truncated file readable and writable by its owner only.
+
+    os.write may write fewer bytes than asked (a full disk, a file-size limit):
+    it is called until every byte is written, then the file is flushed to disk
+    (unless not `sync`), so a file renamed into place afterwards is whole. Any
+    failure raises CacheWriteError, naming `path` and what to do.
+    """
     try:
-        os.fchmod(fd, 0o600)
-        os.write(fd, data)
-    finally:
-        os.close(fd)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        try:
+            os.fchmod(fd, 0o600)
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                if written <= 0:
+                    import errno
+
+                    raise OSError(errno.EIO, "the system wrote nothing")
+                view = view[written:]
+            if sync:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+    except CacheWriteError:
+        raise
+    except OSError as exc:
+        raise CacheWriteError(path, exc) from exc
+
+
+SEAL = b"opkit-sealed-1 sha256="  # the first line of a kept file: its content's digest and size
+
+
+def intact(data: bytes, size, digest) -> bool:
+    """Return whether `data` has the `size` and sha256 hex `digest` recorded for it (a module, a kept text)."""
+    return len(data) == size and sha256(data).hexdigest() == digest
+
+
+def sealed(data: bytes) -> bytes:
+    """Return `data` after a first line holding its sha256 and size (see unsealed)."""
+    return SEAL + b"%s %d\n" % (sha256(data).hexdigest().encode(), len(data)) + data
+
+
+def unsealed(blob: bytes) -> bytes | None:
+    """Return the data `sealed` wrapped in `blob`, or None if it is not whole (cut short, a byte changed)."""
+    head, newline, data = blob.partition(b"\n")
+    if not newline or not head.startswith(SEAL):
+        return None
+    digest, _, size = head[len(SEAL):].partition(b" ")
+    return data if size.isdigit() and intact(data, int(size), digest.decode("ascii", "replace")) else None
+
+
+def read_sealed(path) -> bytes | None:
+    """Return the data kept (sealed) in the file `path`, or None if it is absent, unreadable or damaged."""
+    try:
+        with open(path, "rb") as handle:  # not pathlib: a warm process reads dozens of these
+            return unsealed(handle.read())
+    except (OSError, ValueError):
+        return None
+
+
+def write_sealed(path, data: bytes) -> None:
+    """Keep `data`, sealed, at `path`: written whole to a temporary file, then renamed (CacheWriteError if not)."""
+    path = pathlib.Path(path)
+    tmp = path.with_name(f".tmp-{os.getpid()}-{os.urandom(4).hex()}")
+    try:
+        make_private_dirs(path.parent)
+        write_private(tmp, sealed(data))
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, CacheWriteError):
+            raise
+        raise CacheWriteError(path, exc) from exc
 
 
 def kept_text(path, make) -> str:
-    """Return the text of the file `path`, or else `make()`, kept at `path` for the next process.
+    """Return the text kept in the file `path`, or else `make()`, kept at `path` for the next process.
 
-    The file is written whole (a temporary file, then a rename), so a reader in
-    another process sees the old text or the new one; a folder that cannot be
+    The file holds the text's sha256 (see sealed), checked on every read: a text cut
+    short or changed on disk is made again and replaced. A reader in another process
+    sees the old text or the new one (see write_sealed); a folder that cannot be
     written only means `make()` runs again next time.
     """
-    try:
-        with open(path, "rb") as handle:  # not pathlib: a warm process reads dozens of these
-            return handle.read().decode("utf-8", "surrogateescape")
-    except (OSError, ValueError):
-        pass
-    path = pathlib.Path(path)
+    data = read_sealed(path)
+    if data is not None:
+        return data.decode("utf-8", "surrogateescape")
     text = make()
     try:
-        make_private_dirs(path.parent)
-        tmp = path.with_name(f".tmp-{os.getpid()}-{os.urandom(4).hex()}")
-        write_private(tmp, text.encode("utf-8", "surrogateescape"))
-        os.replace(tmp, path)
-    except OSError:  # a read-only cache
+        write_sealed(path, text.encode("utf-8", "surrogateescape"))
+    except OSError:  # a read-only or full cache: the text is used, not kept
         pass
     return text
 

@@ -41,14 +41,19 @@ _lock = threading.Lock()
 
 
 def stamp(paths):
-    """Return (path, mtime_ns, size) of each file, with None for what cannot be looked at."""
+    """Return (path, mtime, ctime, size, device, inode) of each file, with Nones for what cannot be looked at.
+
+    The change time too: an edit whose modification time is set back (`cp -p`,
+    `rsync -t`, tar, os.utime) or falls in the same tick still moves it, and
+    nothing but the kernel sets it; the inode tells a file replaced by a rename.
+    """
     stamps = []
     for path in paths:
         try:
             info = os.stat(path)
-            stamps.append((path, info.st_mtime_ns, info.st_size))
+            stamps.append((path, info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_dev, info.st_ino))
         except OSError:
-            stamps.append((path, None, None))  # parse_files names the missing file
+            stamps.append((path, None, None, None, None, None))  # parse_files names the missing file
     return tuple(stamps)
 
 

@@ -30,9 +30,10 @@ from opkit.config import config
 from opkit.cop.build import extension_suffix
 from opkit.cop.cache import cache_key, module_events
 from opkit.cop.templates import template_text
-from opkit.cop.compile import local_headers
+from opkit.cop.identity import made_of
 from opkit.cop.compiler import numpy_c_api_version, python_abi
 from opkit.cop.load import load_module
+from opkit.cop.private_fs import intact
 from opkit.core.digest import sha256
 
 SHIPPED_DIR = "_opkit_modules"
@@ -128,11 +129,11 @@ def machine_identity() -> dict:
 def shipped_key(parts) -> str:
     """Return the key of a region's shipped module from the parts it renders from (see the module docstring)."""
     content = _LINE_PATH.sub(r"\1\3", template_text() + "\0" + parts.content())
-    headers = [text.partition("\n")[2] for text in local_headers(parts.code_text(), parts.include_dirs)]
     identity = machine_identity()
     compile_args, link_args = shipping_flags()
-    return cache_key(SHIPPED_FORMAT, content, *headers, *(f"{k}={v}" for k, v in sorted(identity.items())),
-                     repr(compile_args), repr(link_args), repr(list(parts.libraries)), repr(list(parts.compile_args)))
+    toolchain = [*(f"{k}={v}" for k, v in sorted(identity.items())), repr(compile_args), repr(link_args)]
+    return cache_key(SHIPPED_FORMAT, *made_of(content, parts.code_text, parts.include_dirs, parts.library_dirs,
+                                              parts.libraries, parts.compile_args, toolchain, portable=True))
 
 
 def shipped_dir(op) -> pathlib.Path | None:
@@ -188,7 +189,7 @@ def _load(entry: pathlib.Path, key: str):
         return None
     if meta.get("key") != key or meta.get("format") != SHIPPED_FORMAT:
         return None
-    if len(data) != meta.get("so_size") or sha256(data).hexdigest() != meta.get("so_sha256"):
+    if not intact(data, meta.get("so_size"), meta.get("so_sha256")):
         return None
     try:
         module = load_module(so, meta["module_name"])

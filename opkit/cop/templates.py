@@ -38,27 +38,40 @@ def _bytecode_cache(jinja2):
     loads them instead of compiling them, 60-220 ms), or None where the cache directory is unusable.
 
     The folder is named by jinja2's and Python's versions and the environment's options; jinja2 checks
-    each template's source against its checksum, so an edited template is compiled again.
+    each template's source against its checksum, so an edited template is compiled again. The bytecode
+    itself is kept sealed (opkit.cop.private_fs.sealed): a file damaged on disk is compiled again,
+    never run.
     """
     import sys
 
     from opkit.cop.host import _host_dir
-    from opkit.cop.private_fs import make_private_dirs
+    from opkit.cop.private_fs import make_private_dirs, read_sealed, write_sealed
 
-    class QuietCache(jinja2.FileSystemBytecodeCache):
+    class SealedCache(jinja2.BytecodeCache):
+        def __init__(self, directory):
+            self.directory = directory
+
+        def _path(self, bucket):
+            return os.path.join(self.directory, f"{bucket.key}.cache")
+
+        def load_bytecode(self, bucket):
+            data = read_sealed(self._path(bucket))
+            if data is not None:  # jinja2 still checks the template's checksum, and resets the bucket
+                bucket.bytecode_from_string(data)
+
         def dump_bytecode(self, bucket):
             try:
-                super().dump_bytecode(bucket)
-            except OSError:  # a read-only cache: compile again in the next process
+                write_sealed(self._path(bucket), bucket.bytecode_to_string())
+            except OSError:  # a read-only or full cache: compile again in the next process
                 pass
 
-    facts = repr((jinja2.__version__, sys.version, sorted(_JINJA_OPTIONS.items()), "StrictUndefined"))
+    facts = repr((jinja2.__version__, sys.version, sorted(_JINJA_OPTIONS.items()), "StrictUndefined", "sealed"))
     try:
         directory = _host_dir() / f"jinja-{sha256(facts.encode()).hexdigest()[:16]}"
         make_private_dirs(directory)
     except (OSError, ValueError):
         return None
-    return QuietCache(str(directory))
+    return SealedCache(str(directory))
 
 
 @functools.lru_cache(maxsize=None)

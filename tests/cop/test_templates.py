@@ -5,6 +5,7 @@ import pathlib
 import opkit.cop.host as host
 import opkit.cop.templates as templates
 import opkit.cop.text_memo as text_memo
+from opkit.cop.private_fs import write_sealed
 
 
 def test_rendered_texts_are_kept_and_the_memo_is_emptied_past_its_bound(tmp_path, monkeypatch):
@@ -18,7 +19,7 @@ def test_rendered_texts_are_kept_and_the_memo_is_emptied_past_its_bound(tmp_path
                                  {"out": "V1", "inputs": ["V2"], "ctypes": ["npy_int32"], "fail": "{ goto fail; }"})
         folder = text_memo._rendered_dir()
         assert "npy_int32" in first and len(list(folder.iterdir())) == 1
-        (folder / next(folder.iterdir()).name).write_text("kept text")  # what a later process reads back
+        write_sealed(folder / next(folder.iterdir()).name, b"kept text")  # what a later process reads back
         monkeypatch.setattr(templates, "_rendered", templates.BoundedMemo(8))
         again = templates.render("make_vector.c.j2", "make_vector",
                                  {"out": "V1", "inputs": ["V2"], "ctypes": ["npy_int32"], "fail": "{ goto fail; }"})

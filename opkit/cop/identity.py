@@ -1,0 +1,120 @@
+"""What a compiled module is made of: the one list every key of a module is a digest of.
+
+`made_of` returns the parts (strings and bytes) of a module's identity: its code,
+the bytes of every header its code includes from the folders the compiler will
+search, the toolchain and the build settings. The module cache's key
+(opkit.cop.compile), a shipped module's key (opkit.cop.shipped), an incremental
+chunk's key (opkit.cop.incremental, through compile.module_key) and a node's code
+identity (opkit.link.code_identity) are all digests of it: a part added here is
+in every one of them.
+
+Headers are found the way the compiler finds them (see `search_dirs`): beside the
+including file for `#include "..."`, then `-iquote` folders, then the op's header
+folders and every `-I`, `-isystem` and `-idirafter` of the op's arguments and of
+config.cflags, then CPATH, C_INCLUDE_PATH and CPLUS_INCLUDE_PATH. A header the
+compiler opens that this scan cannot see (an include named by a macro) is in the
+compiler's own list of what it read, kept with the cache entry and checked on
+every hit (opkit.cop.depends).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shlex
+
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include(?:_next)?[ \t]*(?:"([^"\n]+)"|<([^>\n]+)>)', re.M)
+_PATH_OPTIONS = ("-isystem", "-idirafter", "-iquote", "-I")
+_ENVIRONMENT = ("CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH")
+
+
+@functools.lru_cache(maxsize=64)
+def _includes(text):
+    """Return the ("quoted", "angled") names `text` includes: a big graph's code is scanned once, not per rebuild."""
+    return tuple(_INCLUDE.findall(text))
+
+
+def search_dirs(include_dirs, compile_args=()) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Return the folders (quoted only, every include) the compiler searches for a module's headers.
+
+    `include_dirs` are the op's header folders; the `-I`/`-isystem`/`-idirafter`/
+    `-iquote` of `compile_args` and of config.cflags, and the CPATH, C_INCLUDE_PATH
+    and CPLUS_INCLUDE_PATH of the environment are searched too.
+    """
+    from opkit.config import config
+
+    quoted, every = [], list(include_dirs)
+    words = list(compile_args) + shlex.split(config.cflags or "")
+    for k, word in enumerate(words):
+        option = next((o for o in _PATH_OPTIONS if word.startswith(o)), None)
+        if option is None:
+            continue
+        value = word[len(option):] or (words[k + 1] if k + 1 < len(words) else "")
+        if value:
+            (quoted if option == "-iquote" else every).append(value)
+    for name in _ENVIRONMENT:
+        value = os.environ.get(name)
+        if value:
+            every += [d or "." for d in value.split(os.pathsep)]
+    return tuple(dict.fromkeys(quoted)), tuple(dict.fromkeys(every))
+
+
+def local_headers(source, include_dirs, compile_args=(), *, with_paths=True) -> list[bytes]:
+    """Return the bytes (after its path, unless not `with_paths`) of every header `source` includes, recursively.
+
+    `#include "..."` is looked up beside the including file, then in the quoted
+    folders, then in every folder; `#include <...>` in every folder (see
+    search_dirs). A header's bytes are hashed as they are: two headers that
+    differ in a byte that is not UTF-8 are two headers.
+    """
+    quoted_dirs, every_dir = search_dirs(include_dirs, compile_args)
+    if not every_dir and not quoted_dirs:
+        return []
+    found, pending, seen = [], [(source, None)], set()
+    while pending:
+        text, here = pending.pop()
+        for quoted, angled in _includes(text):
+            directories = ([here] if here and quoted else []) + list(quoted_dirs if quoted else ()) + list(every_dir)
+            for directory in directories:
+                path = os.path.join(directory, quoted or angled)
+                if os.path.isfile(path):
+                    real = os.path.realpath(path)
+                    if real not in seen:
+                        seen.add(real)
+                        with open(real, "rb") as handle:
+                            data = handle.read()
+                        found.append(real.encode("utf-8", "surrogateescape") + b"\n" + data if with_paths else data)
+                        pending.append((data.decode("utf-8", "surrogateescape"), os.path.dirname(real)))
+                    break
+    return found
+
+
+def made_of(content, code_text, include_dirs, library_dirs, libraries, compile_args, toolchain,
+            *, portable=False) -> list:
+    """Return the parts a module is made of: its code, its headers' bytes, the toolchain and its settings.
+
+    `content`: the module's canonical text; `code_text()`: the code its includes are
+    found in; `toolchain`: the parts the compiler, ABI and flags give. A portable
+    identity (a shipped module's, a node's) leaves out every path: the headers'
+    locations and the folders, which differ from machine to machine.
+    """
+    headers = local_headers(code_text(), include_dirs, compile_args, with_paths=not portable)
+    settings = [repr(list(libraries)), repr(list(compile_args))]
+    if not portable:
+        settings = [repr(list(include_dirs)), repr(list(library_dirs)), *settings]
+    return [content, *headers, *toolchain, *settings]
+
+
+def region_made_of(parts, toolchain, *, portable=False) -> list:
+    """Return what a region's module is made of, from the parts it renders from (see made_of)."""
+    from opkit.cop.templates import template_text
+
+    return made_of(template_text() + "\0" + parts.content(), parts.code_text, parts.include_dirs,
+                   parts.library_dirs, parts.libraries, parts.compile_args, toolchain, portable=portable)
+
+
+def generated_made_of(generated, toolchain) -> list:
+    """Return what a rendered module (or an incremental build's chunk) is made of (see made_of)."""
+    return made_of(generated.source, lambda: generated.source, generated.include_dirs, generated.library_dirs,
+                   generated.libraries, generated.compile_args, toolchain)

@@ -1,0 +1,340 @@
+"""Every byte that feeds a module is in its key or checked on a hit, and every file kept under the compiledir
+is whole (issue 35, items 1-6).
+
+Each test runs real processes against one compiledir and damages it as a disk, a
+user or a tool would: bytes changed in place with the size kept, an mtime set
+back with os.utime, a write cut short by a real RLIMIT_FSIZE. numpy is the oracle.
+"""
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import opkit
+import opkit.cop.section_memo as section_memo
+import opkit.tensor as ot
+from opkit.core.c_source import SectionOp
+
+USER_OP = textwrap.dedent('''
+    import opkit.tensor as ot
+    from opkit import Apply, Op
+
+    class Scaled(Op):
+        """z = x * SCALE + OFFSET, with SCALE and OFFSET from headers found as the settings below say."""
+
+        __props__ = ()
+        HEADER_DIRS = []
+        COMPILE_ARGS = []
+        SUPPORT = ""
+
+        def make_node(self, x):
+            return Apply(self, [x], [x.type()])
+
+        def c_header_dirs(self, c_compiler=None):
+            return list(self.HEADER_DIRS)
+
+        def c_compile_args(self, c_compiler=None):
+            return list(self.COMPILE_ARGS)
+
+        def c_support_code(self):
+            return self.SUPPORT
+
+        def c_code(self, node, name, inputs, outputs, sub):
+            (x,), (z,) = inputs, outputs
+            return f"""
+            Py_XDECREF({z});
+            {z} = (PyArrayObject*)PyArray_NewCopy({x}, NPY_CORDER);
+            if (!{z}) {sub['fail']}
+            for (npy_intp i = 0; i < PyArray_SIZE({z}); ++i)
+                ((double*)PyArray_DATA({z}))[i] = ((double*)PyArray_DATA({z}))[i] * SCALE + OFFSET;
+            """
+
+        def c_code_cache_version(self):
+            return (1,)
+''')
+
+SCALED_SCRIPT = textwrap.dedent('''
+    import json, sys, numpy as np, opkit, opkit.tensor as ot
+    import userop
+    settings = json.loads(sys.argv[1])
+    userop.Scaled.HEADER_DIRS = settings["header_dirs"]
+    userop.Scaled.COMPILE_ARGS = settings["compile_args"]
+    userop.Scaled.SUPPORT = settings["support"]
+    x = ot.dvector("x")
+    print(json.dumps(opkit.function([x], userop.Scaled()(x))(np.arange(4.0)).tolist()))
+''')
+
+GRAPH_SCRIPT = textwrap.dedent('''
+    import json, sys, numpy as np, opkit, opkit.tensor as ot
+    x, y = ot.dvector("x"), ot.dvector("y")
+    kind = sys.argv[1]
+    out = {"mul": x * y + 1, "pow": x ** 2.5 - y, "new": (x - y) * 3 + x / 4}[kind]
+    print(json.dumps(opkit.function([x, y], out)(np.arange(1.0, 6.0), np.arange(5.0) + 0.5).tolist()))
+''')
+X, Y = np.arange(1.0, 6.0), np.arange(5.0) + 0.5
+EXPECTED = {"mul": X * Y + 1, "pow": X ** 2.5 - Y, "new": (X - Y) * 3 + X / 4}
+
+
+def _env(cache, directory=None, **extra):
+    paths = [str(directory)] if directory else []
+    env = dict(os.environ, OPKIT_COMPILEDIR=str(cache), PYTHONPATH=os.pathsep.join(
+        paths + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    env.update(extra)
+    return env
+
+
+def _python(args, env, cwd, preexec_fn=None):
+    return subprocess.run([sys.executable, "-c", *args], env=env, cwd=cwd, capture_output=True, text=True,
+                          timeout=600, preexec_fn=preexec_fn)
+
+
+def _numbers(run):
+    assert run.returncode == 0, run.stderr
+    return np.array(json.loads(run.stdout.strip().splitlines()[-1]))
+
+
+def _scaled(directory, cache, settings, **env):
+    (directory / "userop.py").write_text(USER_OP)
+    return _numbers(_python([SCALED_SCRIPT, json.dumps(settings)], _env(cache, directory, **env), directory))
+
+
+def _graph(cache, kind, cwd):
+    return _numbers(_python([GRAPH_SCRIPT, kind], _env(cache), cwd))
+
+
+def _edit_in_place(path: pathlib.Path, old: bytes, new: bytes, keep_mtime=True):
+    """Replace `old` by `new` (the same length) in the file, in place, its mtime set back if asked."""
+    assert len(old) == len(new)
+    st = os.stat(path)
+    data = path.read_bytes()
+    assert old in data, (path, old)
+    with open(path, "r+b") as handle:  # the same inode, the same size
+        handle.write(data.replace(old, new))
+    if keep_mtime:
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert os.stat(path).st_size == st.st_size
+
+
+def _kept_files(cache, folder):
+    return [p for p in (cache / "host").glob(f"{folder}/*") if p.is_file()]
+
+
+# Item 1: a header's bytes, not its text decoded with replacement characters, name the module.
+
+def test_a_one_byte_edit_of_a_header_that_is_not_utf8_gives_a_new_module_in_a_new_process(tmp_path):
+    cache, headers = tmp_path / "cache", tmp_path / "headers"
+    headers.mkdir()
+    scale = headers / "scale.h"
+    # The scale is the byte in a string literal: 0xc8 (200), then 0xc9 (201): neither is UTF-8.
+    scale.write_bytes(b'static const unsigned char SCALE_BYTE[] = "\xc8";\n#define SCALE ((double)SCALE_BYTE[0])\n'
+                      b"#define OFFSET 0.5\n")
+    settings = {"header_dirs": [str(headers)], "compile_args": [], "support": '#include "scale.h"\n'}
+    x = np.arange(4.0)
+    np.testing.assert_array_equal(_scaled(tmp_path, cache, settings), x * 200 + 0.5)
+    _edit_in_place(scale, b"\xc8", b"\xc9")
+    np.testing.assert_array_equal(_scaled(tmp_path, cache, settings), x * 201 + 0.5)
+    _edit_in_place(scale, b"\xc9", b"\xc8")  # back: the first module, again
+    np.testing.assert_array_equal(_scaled(tmp_path, cache, settings), x * 200 + 0.5)
+
+
+# Item 2: a header found through any folder the compiler searches, or through an include the key's scan
+# cannot follow, is checked: the compiler's own list of what it read is kept with the entry.
+
+@pytest.mark.parametrize("how", ["-I in c_compile_args", "-I<dir> in c_compile_args", "-isystem in c_compile_args",
+                                 "-iquote in c_compile_args", "-I in config.cflags", "CPATH",
+                                 "CPLUS_INCLUDE_PATH", "an include named by a macro"])
+def test_an_edited_header_found_through_any_include_path_gives_a_new_module(tmp_path, how):
+    cache, headers = tmp_path / "cache", tmp_path / "headers"
+    headers.mkdir()
+    (headers / "scale.h").write_text("#define SCALE 2.0\n")
+    offset = headers / "offset.h"
+    offset.write_text("#define OFFSET 1.0\n")
+    settings = {"header_dirs": [], "compile_args": [], "support": '#include "scale.h"\n#include "offset.h"\n'}
+    env = {}
+    if how == "-I in c_compile_args":
+        settings["compile_args"] = ["-I", str(headers)]
+    elif how == "-I<dir> in c_compile_args":
+        settings["compile_args"] = [f"-I{headers}"]
+    elif how == "-isystem in c_compile_args":
+        settings["compile_args"] = ["-isystem", str(headers)]
+        settings["support"] = "#include <scale.h>\n#include <offset.h>\n"
+    elif how == "-iquote in c_compile_args":
+        settings["compile_args"] = [f"-iquote{headers}"]
+    elif how == "-I in config.cflags":
+        env["OPKIT_FLAGS"] = f"cflags=-I{headers}"
+    elif how in ("CPATH", "CPLUS_INCLUDE_PATH"):
+        env[how] = str(headers)
+    else:
+        settings["header_dirs"] = [str(headers)]
+        settings["support"] = '#define OFFSET_HEADER "offset.h"\n#include "scale.h"\n#include OFFSET_HEADER\n'
+    x = np.arange(4.0)
+    np.testing.assert_array_equal(_scaled(tmp_path, cache, settings, **env), x * 2 + 1)
+    _edit_in_place(offset, b"1.0", b"7.0")
+    np.testing.assert_array_equal(_scaled(tmp_path, cache, settings, **env), x * 2 + 7)
+    np.testing.assert_array_equal(_scaled(tmp_path, cache, settings, **env), x * 2 + 7)  # now a hit
+
+
+def test_a_hit_whose_listed_header_changed_is_rebuilt_and_says_so_in_the_log_only(tmp_path):
+    """The headers the compiler read are in meta.json with their sha256; a changed one rebuilds quietly."""
+    cache, headers = tmp_path / "cache", tmp_path / "headers"
+    headers.mkdir()
+    (headers / "scale.h").write_text("#define SCALE 3.0\n")
+    (headers / "offset.h").write_text("#define OFFSET 0.0\n")
+    settings = {"header_dirs": [str(headers)], "compile_args": [],
+                "support": '#define SCALE_HEADER "scale.h"\n#include SCALE_HEADER\n#include "offset.h"\n'}
+    _scaled(tmp_path, cache, settings)
+    depends = {}
+    for meta in cache.glob("??/*/meta.json"):
+        depends.update(json.loads(meta.read_text()).get("depends", {}))
+    assert os.path.realpath(headers / "scale.h") in depends and os.path.realpath(headers / "offset.h") in depends
+    assert not any("numpy" in path or "Python.h" in path for path in depends)  # the toolchain's are in the key
+    _edit_in_place(headers / "scale.h", b"3.0", b"5.0")
+    run = _python([SCALED_SCRIPT, json.dumps(settings)], _env(cache, tmp_path, PYTHONWARNINGS="error"), tmp_path)
+    np.testing.assert_array_equal(_numbers(run), np.arange(4.0) * 5)
+
+
+# Item 3: a running process sees a same-size edit of a #section file whose mtime was set back.
+
+def test_a_running_process_sees_a_same_size_section_edit_whose_mtime_was_kept(tmp_path, monkeypatch):
+    monkeypatch.setattr(section_memo, "RECHECK_SECONDS", 0.0)  # looked at on every ask (else after 0.5 s)
+    source = tmp_path / "scaled_op.c"
+    source.write_text("#section code\n"
+                      "Py_XDECREF(OUTPUT_0);\n"
+                      "OUTPUT_0 = (PyArrayObject*)PyArray_NewCopy(INPUT_0, NPY_CORDER);\n"
+                      "if (!OUTPUT_0) FAIL;\n"
+                      "for (npy_intp i = 0; i < PyArray_SIZE(OUTPUT_0); ++i)\n"
+                      "    ((DTYPE_OUTPUT_0*)PyArray_DATA(OUTPUT_0))[i] *= 3;\n")
+
+    class Tripled(SectionOp):
+        __props__ = ()
+        section_files = (str(source),)
+
+        def make_node(self, x):
+            return opkit.Apply(self, [x], [x.type()])
+
+    x = ot.dvector("x")
+    data = np.arange(5.0)
+    np.testing.assert_array_equal(opkit.function([x], Tripled()(x))(data), data * 3)
+    _edit_in_place(source, b"*= 3", b"*= 5")  # `cp -p`, `rsync -t` and tar keep the mtime too
+    np.testing.assert_array_equal(opkit.function([x], Tripled()(x))(data), data * 5)
+    _edit_in_place(source, b"*= 5", b"+= 5")
+    np.testing.assert_array_equal(opkit.function([x], Tripled()(x))(data), data + 5)
+
+
+def test_the_section_stamp_holds_the_change_time_and_the_inode(tmp_path):
+    path = tmp_path / "op.c"
+    path.write_text("#section code\n// one\n")
+    before = section_memo.stamp([str(path)])
+    _edit_in_place(path, b"one", b"two")
+    assert section_memo.stamp([str(path)]) != before
+    from opkit.cop.sections import parse_file
+
+    path.write_text("#section code\n// aaa\n")
+    assert "aaa" in parse_file(path)[0].text
+    _edit_in_place(path, b"aaa", b"bbb")
+    assert "bbb" in parse_file(path)[0].text
+
+
+# Item 4: a kept text changed on disk is made again, never compiled.
+
+def test_a_kept_text_changed_in_one_byte_is_made_again_not_compiled(tmp_path):
+    cache = tmp_path / "cache"
+    np.testing.assert_array_equal(_graph(cache, "mul", tmp_path), EXPECTED["mul"])
+    product = b"((npy_float64)v0) * ((npy_float64)v1)"
+    damaged = [p for p in _kept_files(cache, "rendered") if product in p.read_bytes()]
+    assert damaged
+    for path in damaged:
+        _edit_in_place(path, product, product.replace(b" * ", b" + "))  # x * y + 1 would be x + y + 1
+    for _ in range(2):  # the next process makes the text again (the cached module is found); so does the one after
+        np.testing.assert_array_equal(_graph(cache, "mul", tmp_path), EXPECTED["mul"])
+    assert all(product in path.read_bytes() for path in damaged)  # rewritten whole
+
+
+def test_every_kept_text_cut_or_changed_is_made_again(tmp_path):
+    cache = tmp_path / "cache"
+    np.testing.assert_array_equal(_graph(cache, "pow", tmp_path), EXPECTED["pow"])
+    kept = _kept_files(cache, "rendered") + [p for p in (cache / "host").iterdir() if p.is_file()]
+    assert len(kept) > 5
+    for k, path in enumerate(kept):
+        data = path.read_bytes()
+        if k % 2:
+            path.write_bytes(data[:len(data) // 2])  # cut short
+        else:
+            middle = len(data) - 2
+            path.write_bytes(data[:middle] + bytes([data[middle] ^ 0x01]) + data[middle + 1:])  # one bit
+    np.testing.assert_array_equal(_graph(cache, "pow", tmp_path), EXPECTED["pow"])
+    np.testing.assert_array_equal(_graph(cache, "new", tmp_path), EXPECTED["new"])
+
+
+# Item 5: jinja2's bytecode kept under host/jinja-*/ is sealed: damaged, it is compiled again.
+
+def test_damaged_template_bytecode_is_compiled_again_not_run(tmp_path):
+    cache = tmp_path / "cache"
+    np.testing.assert_array_equal(_graph(cache, "mul", tmp_path), EXPECTED["mul"])
+    bytecode = _kept_files(cache, "jinja-*")
+    assert bytecode
+    changed = 0
+    for path in bytecode:
+        data = path.read_bytes()
+        for word in (b"PyArray_", b"npy_intp", b"Py_XDECREF"):  # a string constant of the compiled template
+            at = data.find(word, data.find(b"\n") + 1)
+            if at >= 0:
+                _edit_in_place(path, data[at:at + len(word)], word[:-2] + b"Q" + word[-1:], keep_mtime=True)
+                changed += 1
+                break
+    assert changed
+    for kind in ("pow", "new"):  # new modules: the templates render again, from their bytecode
+        np.testing.assert_array_equal(_graph(cache, kind, tmp_path), EXPECTED[kind])
+
+
+# Item 6: a write cut short (a file-size limit, a full disk) never leaves a truncated kept file, and says
+# which file and what to do.
+
+def _limit_file_size(limit):
+    def limit_it():
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return limit_it
+
+
+@pytest.mark.parametrize("limit", [3000, 40000])
+def test_a_write_cut_short_names_its_file_and_the_next_process_is_fine(tmp_path, limit):
+    cache = tmp_path / "cache"
+    run = _python([GRAPH_SCRIPT, "mul"], _env(cache), tmp_path, preexec_fn=_limit_file_size(limit))
+    if run.returncode != 0:
+        last = run.stderr.strip().splitlines()
+        assert str(cache) in run.stderr or str(tmp_path) in run.stderr, run.stderr
+        assert "ulimit -f" in run.stderr or "File size limit" in run.stderr or "file-size limit" in run.stderr, \
+            run.stderr
+        assert "Errno 27] File too large" not in last[-1] or str(cache) in last[-1], run.stderr
+    else:
+        np.testing.assert_array_equal(_numbers(run), EXPECTED["mul"])
+    from opkit.cop.private_fs import unsealed
+
+    for path in _kept_files(cache, "rendered") + _kept_files(cache, "jinja-*"):  # nothing truncated kept
+        assert unsealed(path.read_bytes()) is not None, path
+    for kind in ("mul", "new"):
+        np.testing.assert_array_equal(_graph(cache, kind, tmp_path), EXPECTED[kind])
+
+
+def test_write_private_writes_everything_or_names_the_file_and_the_fix(tmp_path):
+    script = textwrap.dedent('''
+        import resource, sys
+        from opkit.cop.private_fs import write_private, CacheWriteError
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
+        try:
+            write_private(sys.argv[1], b"x" * 5000)
+        except CacheWriteError as exc:
+            print("ERROR", exc)
+    ''')
+    target = tmp_path / "kept.txt"
+    run = _python([script, str(target)], dict(os.environ), tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert f"cannot write {target}" in run.stdout and "ulimit -f" in run.stdout and "opkit cache clear" in run.stdout
