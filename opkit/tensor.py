@@ -1,10 +1,13 @@
 """opkit.tensor: n-d array types, variables and the built-in tensor operations."""
 
+import sys as _sys
+
 import opkit.link  # noqa: F401  (lets Variable.eval run graphs)
 
 from opkit.core.gradient import Lop, Rop, grad
 from opkit.core.tensor.elementwise.basic import (Dot, add, dot, exp, log, maximum, mul, neg, pow, sqr, sqrt, sub,
                                                  true_div, upcast)
+from opkit.core.tensor.elementwise import elemwise as _elemwise_module
 from opkit.core.tensor.elementwise.elemwise import Elemwise
 from opkit.core.tensor.elementwise.elemwise_math import (abs, ceil, clip, cos, expm1, floor, floor_div, int_div, log1p,
                                                          minimum, mod, round, sigmoid, sign, sin, softplus, tanh)
@@ -21,6 +24,9 @@ from opkit.core.tensor.shapes.subtensor import Subtensor
 from opkit.core.tensor.types.constructors import matrix, plural_constructors, scalar, tensor, tensor3, tensor4, vector
 from opkit.core.tensor.types.type import TensorType, named_types
 from opkit.core.tensor.types.variable import TensorConstant, TensorVariable, as_tensor_variable, constant
+
+# PyTensor's home of Elemwise, pytensor.tensor.elemwise: `from opkit.tensor.elemwise import Elemwise` works too.
+elemwise = _sys.modules.setdefault(__name__ + ".elemwise", _elemwise_module)
 
 globals().update(named_types())
 globals().update(plural_constructors(named_types()))  # scalars, dvectors, fmatrices, ...

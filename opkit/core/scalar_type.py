@@ -69,6 +69,16 @@ class ScalarType(CType):
                             "(pass allow_downcast=True to convert it anyway)")
         return converted
 
+    def dtype_specs(self):
+        """Return (numpy scalar type, C type name, C API class name): Theano's triple, e.g. (np.float64,
+        "npy_float64", "Float64")."""
+        return self.numpy_type, _c_type(self.dtype), self.dtype.capitalize()
+
+    @staticmethod
+    def upcast(*types):
+        """Return numpy's promoted dtype name of ScalarTypes `types` (PyTensor's ScalarType.upcast)."""
+        return np.result_type(*[np.dtype(t.dtype) for t in types]).name
+
     def values_eq(self, a, b):
         return bool(a == b) or bool(np.isnan(a) and np.isnan(b)) if self.dtype[0] in "fc" else bool(a == b)
 

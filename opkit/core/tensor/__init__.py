@@ -5,7 +5,8 @@ Read them in this order; each imports only the layers before it:
 1. types        TensorType and its C interface, TensorVariable and TensorConstant, the constructors
                 (matrix, vector, ...), Python scalars that adapt to the other operand (weak), and the
                 shape checks (Assert, Depend) every later op states about its inputs.
-2. scalars      the scalar functions (add, exp, minimum, comparisons, cast): numpy's result, a C expression.
+2. scalars      the scalar functions (add, exp, minimum, comparisons, cast): numpy's result, a C expression;
+                and the public ScalarOp API (user_scalar) users write their own with.
 3. elementwise  Elemwise (a scalar function over broadcast arrays), its C loop, and the elementwise ops of
                 opkit.tensor (add, exp, abs, lt, ...) with Dot.
 4. fused        trees of elementwise nodes fused into one loop.
@@ -22,7 +23,7 @@ tests/core/test_layering.py holds the code to this order.
 # (layer, its modules in reading order): the folder opkit/core/tensor/<layer>/ holds them.
 LAYERS = (
     ("types", ("weak", "c_interface", "static_shape", "type", "variable", "constructors", "shape_checks")),
-    ("scalars", ("scalar_ops", "scalar_math", "scalar_logic")),
+    ("scalars", ("scalar_ops", "scalar_math", "scalar_logic", "user_scalar")),
     ("elementwise", ("elemwise_c", "elemwise", "basic", "elemwise_math", "logic")),
     ("fused", ("fusion",)),
     ("reductions", ("reduction_c", "reduction_arg_c", "reduction", "reduce_fusion")),

@@ -124,8 +124,13 @@ class Elemwise(SectionOp):
 
     __props__ = ("scalar_op",)
 
-    def __init__(self, scalar_op):
+    def __init__(self, scalar_op, inplace_pattern=None, name=None, nfunc_spec=None):
+        # PyTensor's signature. inplace_pattern ({output: input}) is kept but not acted on: the output is
+        # always a new array (allowed to overwrite is not obliged to), so it is not part of equality.
         self.scalar_op = scalar_op
+        self.inplace_pattern = dict(inplace_pattern or {})
+        self.name = name
+        self.nfunc_spec = nfunc_spec
 
     def make_node(self, *inputs):
         if len(inputs) != self.scalar_op.nin:
@@ -191,7 +196,37 @@ class Elemwise(SectionOp):
 
     def c_compile_args(self, c_compiler=None):
         # Never fuse a multiply and an add into one rounding: numpy rounds each operation.
-        return [*super().c_compile_args(c_compiler), "-ffp-contract=off"]
+        return [*super().c_compile_args(c_compiler), "-ffp-contract=off", *self._user_c("c_compile_args")]
+
+    def _scalar_ops(self):
+        """The scalar ops this op computes (a fused op: every step's)."""
+        return (self.scalar_op,)
+
+    def _user_c(self, method):
+        """What the user scalar ops (user_scalar.ScalarOp) among _scalar_ops give for a C method, as a list."""
+        from opkit.core.tensor.scalars.user_scalar import is_user_scalar_op
+
+        found = []
+        for op in self._scalar_ops():
+            if is_user_scalar_op(op):
+                value = getattr(op, method)()
+                found.extend([value] if isinstance(value, str) else list(value or ()))
+        return [v for v in found if v]
+
+    def c_support_code(self):
+        return [super().c_support_code(), *self._user_c("c_support_code")]
+
+    def c_headers(self, c_compiler=None):
+        return [*super().c_headers(c_compiler), *self._user_c("c_headers")]
+
+    def c_header_dirs(self, c_compiler=None):
+        return [*super().c_header_dirs(c_compiler), *self._user_c("c_header_dirs")]
+
+    def c_libraries(self, c_compiler=None):
+        return [*super().c_libraries(c_compiler), *self._user_c("c_libraries")]
+
+    def c_lib_dirs(self, c_compiler=None):
+        return [*super().c_lib_dirs(c_compiler), *self._user_c("c_lib_dirs")]
 
     def c_code(self, node, name, inputs, outputs, sub):
         from opkit.core.tensor.elementwise.elemwise_c import elemwise_c_code
@@ -216,7 +251,7 @@ class Elemwise(SectionOp):
         return elemwise_grad.r_op(self, inputs, eval_points)
 
     def __str__(self):
-        return self.scalar_op.name
+        return getattr(self, "name", None) or str(self.scalar_op)
 
 
 def _weak_input(value, number, dtype, what):

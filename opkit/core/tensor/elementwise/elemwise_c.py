@@ -12,10 +12,11 @@ from opkit.core.c_source import render
 from opkit.core.tensor.types.c_interface import c_dtype, c_typenum
 
 TEMPLATE = "elemwise.c.j2"
+STEP_MARK = "@@opkit-step@@"  # the program macro's STEP_MARK
 
 
 def program_statements(program, input_dtypes, scalar_inputs=()):
-    """Return C statements computing each step of `program` into t0, t1, ...
+    """Return the C statements of each step of `program` (one string per step) computing t0, t1, ...
 
     `program` is a sequence of (scalar_op, refs, out_dtype); a ref below
     len(input_dtypes) names input value v<ref>, others the step t<ref - n_inputs>.
@@ -27,17 +28,27 @@ def program_statements(program, input_dtypes, scalar_inputs=()):
     float power and clip treat apart (see scalar_ops.pow, _uniform_tail).
     """
     from opkit.core.tensor.scalars.scalar_ops import program_operand_dtypes
+    from opkit.core.tensor.scalars.user_scalar import is_user_scalar_op
 
     n_inputs = len(input_dtypes)
     uniform = [bool(f) for f in scalar_inputs] + [False] * (n_inputs - len(scalar_inputs))
     steps = []
     operand_dtypes = program_operand_dtypes(program, input_dtypes)
     for (scalar_op, refs, out_dtype), loop in zip(program, operand_dtypes):
+        if is_user_scalar_op(scalar_op):  # statement-style c_code of a user's op, on its operands' names
+            names = [f"v{r}" if r < n_inputs else f"t{r - n_inputs}" for r in refs]
+            code = scalar_op.c_step(loop, out_dtype, names, f"t{len(steps)}", f"opkit_step{len(steps)}")
+            steps.append({"ctype": c_dtype(out_dtype), "statements": code})
+            uniform.append(all(uniform[r] for r in refs))
+            continue
         operands = [(c_dtype(d), f"v{r}" if r < n_inputs else f"t{r - n_inputs}") for r, d in zip(refs, loop)]
         scalar = scalar_op.c_values(out_dtype, uniform_last=_uniform_tail(refs, uniform))
         steps.append({"ctype": c_dtype(out_dtype), "operands": operands, "scalar": scalar})
         uniform.append(all(uniform[r] for r in refs))
-    return render(TEMPLATE, "program", steps=steps).splitlines() if steps else []
+    if not steps:
+        return []
+    pieces = render(TEMPLATE, "program", steps=steps).split(STEP_MARK)[1:]
+    return [piece.strip("\n") for piece in pieces]  # one per step (see the template's STEP_MARK)
 
 
 def _uniform_tail(refs, uniform):

@@ -55,6 +55,9 @@ class FusedElemwise(DerivedFromExpansion, Elemwise):
     def _steps(self, node):
         return self.program
 
+    def _scalar_ops(self):
+        return tuple(step[0] for step in self.program)
+
     def perform(self, node, inputs, output_storage):
         broadcast_shape([np.shape(i) for i in inputs], f"the inputs of {self}")
         values = list(inputs)
@@ -74,7 +77,7 @@ class FusedElemwise(DerivedFromExpansion, Elemwise):
 
 
     def __str__(self):
-        return "Fused{" + ",".join(step[0].name for step in self.program) + "}"
+        return "Fused{" + ",".join(str(step[0]) for step in self.program) + "}"
 
 
 def fuse_elementwise(fgraph):

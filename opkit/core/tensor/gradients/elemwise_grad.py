@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from opkit.core.graph import Variable
+from opkit.core.gradient_types import DisconnectedType, NullType
 from opkit.core.tensor.elementwise import basic
 from opkit.core.tensor.elementwise.elemwise import Elemwise
 from opkit.core.tensor.reductions import reduction
 from opkit.core.tensor.scalars.scalar_math import ge_mask as scalar_ge_mask
+from opkit.core.tensor.scalars.user_scalar import is_user_scalar_op
 from opkit.core.tensor.shapes.alloc import alloc_like, cast, float_zeros_like, is_float_dtype
+from opkit.core.tensor.types.variable import as_tensor_variable
 
 ge_mask = Elemwise(scalar_ge_mask)
 
@@ -93,12 +97,38 @@ def sum_to(term, x):
     return cast(term, x.dtype)
 
 
+def _user_grad(op, inputs, out, g):
+    """The gradient terms of a user scalar op (user_scalar.ScalarOp): its own L_op, grad or pullback.
+
+    It is called on the tensor variables: the scalar functions it uses (opkit.scalar's, the op
+    itself) build Elemwise nodes there. Each term is broadcast back to its input's shape.
+    """
+    terms = op.scalar_op.L_op(list(inputs), [out], [g])
+    if terms is None or isinstance(terms, Variable):
+        raise TypeError(f"{op.scalar_op}.grad returned {terms!r}; it must return a list with one term per input")
+    terms = list(terms)
+    if len(terms) != len(inputs):
+        raise ValueError(f"{op.scalar_op}.grad returned {len(terms)} gradient terms for {len(inputs)} inputs")
+    fitted = []
+    for term, x in zip(terms, inputs):
+        if isinstance(term, Variable) and isinstance(term.type, (NullType, DisconnectedType)):
+            fitted.append(term)
+            continue
+        term = as_tensor_variable(term)
+        if term.ndim < out.ndim or any(t == 1 and o != 1 for t, o in zip(term.type.shape, out.type.shape)):
+            term = alloc_like(term, out)
+        fitted.append(sum_to(term, x))
+    return fitted
+
+
 def grad(op, inputs, output_grads):
     """Return the gradient terms of an Elemwise node, one per input."""
     (g,) = output_grads
     out = op(*inputs)
     if not is_float_dtype(out.dtype):
         return [float_zeros_like(x) for x in inputs]
+    if is_user_scalar_op(op.scalar_op):
+        return _user_grad(op, inputs, out, g)
     rule = RULES.get(op.scalar_op.name)
     if rule is None:
         from opkit.core.gradient import grad_not_implemented
@@ -109,7 +139,7 @@ def grad(op, inputs, output_grads):
 
 def r_op(op, inputs, eval_points):
     """Return [J @ eval_points] of an Elemwise node (None where no eval point reaches it)."""
-    rule = RULES.get(op.scalar_op.name)
+    rule = None if is_user_scalar_op(op.scalar_op) else RULES.get(op.scalar_op.name)
     if rule is None:
         raise NotImplementedError(f"{op} has no R_op: {_MISSING}")
     out = op(*inputs)

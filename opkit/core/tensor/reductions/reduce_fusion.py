@@ -13,6 +13,7 @@ import numpy as np
 from opkit.core.graph import Apply
 from opkit.core.tensor.elementwise.elemwise import Elemwise, broadcast_shape
 from opkit.core.tensor.fused.fusion import DerivedFromExpansion, FusedElemwise, _fusable
+from opkit.core.tensor.scalars.user_scalar import is_user_scalar_op
 from opkit.core.tensor.reductions.reduction import (Max, Mean, Min, Prod, Reduce, Sum, numpy_reduction, reduced_shape,
                                          result_dtype)
 from opkit.core.tensor.types.shape_checks import check_chain
@@ -70,7 +71,7 @@ class FusedReduce(DerivedFromExpansion, Reduce):
         return self.grad(inputs, output_grads)
 
     def __str__(self):
-        steps = ",".join(step[0].name for step in self.program)
+        steps = ",".join(str(step[0]) for step in self.program)
         return f"Fused{self.kind.capitalize()}{{{steps}; axis={self.axis}, keepdims={self.keepdims}}}"
 
 
@@ -95,6 +96,8 @@ def fuse_reductions(fgraph):
         if len(users) != 1 or users[0][0] is not node:
             continue
         program = tuple(producer.op._steps(producer))
+        if any(is_user_scalar_op(step[0]) for step in program):
+            continue  # a user scalar op's support code and flags come with Elemwise nodes only (user_scalar)
         fused_op = FusedReduce(node.op.kind, node.op.axis, node.op.keepdims, program,
                                len(producer.inputs))
         fused = fused_op.make_node(*producer.inputs)
