@@ -156,7 +156,9 @@ def _detect_blas():
 def _blas_ldflags(value):
     from opkit.cop.blas import split_ldflags  # checks the words only: no compiler runs here
 
-    return " ".join(split_ldflags(str(value), "blas__ldflags")) if str(value).strip() else ""
+    text = str(value).strip()
+    split_ldflags(text, "blas__ldflags")
+    return text
 
 
 # name -> (default or factory, validator, help)

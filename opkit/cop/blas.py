@@ -10,7 +10,8 @@ process loads the module without LD_LIBRARY_PATH.
 
 An empty `config.blas__ldflags` means "no BLAS" (Theano's meaning): `ldflags()`
 is then empty, so an op may test `if not config.blas.ldflags` and take another
-path, and `blas_header_text()` raises BlasError saying how to get one.
+path; a call to a BLAS routine through `blas_header_text()` is then a compile
+error that says how to get one (Theano compiled a slow numpy-based gemm instead).
 Where the flags come from, in order, is in `detect_ldflags()` and docs/blas.md.
 """
 
@@ -28,12 +29,13 @@ from opkit.errors import CompileError
 HEADER_DIR = pathlib.Path(__file__).resolve().parents[1] / "templates" / "blas"
 HEADER = "opkit_blas.h"
 SCIPY_NAMES = "OPKIT_BLAS_SCIPY_NAMES"  # defined: every BLAS name is mapped onto scipy_<name> (the wheel's)
+NO_BLAS = "OPKIT_BLAS_NONE"  # defined: no BLAS, and a call to a BLAS routine is a compile error
 HEADER_VERSION = 1
 PROBE_VERSION = "1"  # part of every kept probe answer's name: a changed probe asks again
 INSTALL_HINT = "pip install 'opkit-sdk[blas]' (the scipy-openblas32 wheel)"
 # Tuned BLAS libraries looked for by name, best first; "blas" (the system's generic one) comes after the wheel.
 TUNED = ("mkl_rt", "openblas", "flexiblas", "blis")
-_FLAG_WORD = re.compile(r"-(?:[lLID]\S+|Wl,\S+|[fm][a-z]\S*|pthread)\Z")
+_FLAG_WORD = re.compile(r"-(?:[lLID].+|Wl,.+|[fm][a-z]\S*|pthread)\Z", re.S)
 _detected: str | None = None  # what detect_ldflags() found in this process
 
 
@@ -88,12 +90,14 @@ def ldflags(libs=True, flags=False, libs_dir=False, include_dir=False) -> list[s
     `libs`: the library names of -l flags; `libs_dir`: the directories of -L flags;
     `include_dir`: the directories of -I flags; `flags`: every other flag, an rpath
     for each -L directory, and -DOPKIT_BLAS_SCIPY_NAMES when the BLAS is the
-    scipy-openblas32 wheel. Empty when there is no BLAS (empty flags). Flags that
-    do not link a working BLAS raise BlasError.
+    scipy-openblas32 wheel. Without a BLAS (empty flags) the list is empty, but
+    for `flags`: -DOPKIT_BLAS_NONE, which makes a call through opkit_blas.h a
+    compile error saying how to get one. Flags that do not link a working BLAS
+    raise BlasError.
     """
     text = _flags()
     if not text.strip():
-        return []
+        return [f"-D{NO_BLAS}"] if flags else []
     verify(text)
     parts = _parts(text)
     found = []
@@ -114,19 +118,21 @@ def _read(name: str) -> str:
 
 
 def _names_prefix(text: str) -> str:
-    return f"#ifndef {SCIPY_NAMES}\n#define {SCIPY_NAMES} 1\n#endif\n" if uses_scipy_names(text) else ""
+    """Return the #define that maps opkit_blas.h onto the BLAS of `text`: the wheel's names, or no BLAS."""
+    name = SCIPY_NAMES if uses_scipy_names(text) else NO_BLAS if not text.strip() else None
+    return f"#ifndef {name}\n#define {name} 1\n#endif\n" if name else ""
 
 
 def blas_header_text() -> str:
     """Return the C prototypes of the Fortran BLAS and CBLAS for the BLAS in use (for c_support_code).
 
-    Raise BlasError when there is none (empty config.blas__ldflags) or when the
-    flags do not link one.
+    Without a BLAS (empty config.blas__ldflags) the text compiles, so an op can
+    test the flag and take another path, but a call to a BLAS routine is a compile
+    error that says how to get one. Flags that do not link a BLAS raise BlasError.
     """
     text = _flags()
-    if not text.strip():
-        raise BlasError(_no_blas_message())
-    verify(text)
+    if text.strip():
+        verify(text)
     return _names_prefix(text) + _read(HEADER)
 
 
@@ -153,16 +159,6 @@ def mkl_threads_text() -> str:
 def include_dir() -> str:
     """Return the directory of opkit_blas.h, for an op's c_header_dirs (with c_headers ["opkit_blas.h"])."""
     return str(HEADER_DIR)
-
-
-def _no_blas_message() -> str:
-    detected = _detected is not None and _flags() == _detected
-    why = "no BLAS was found (opkit looked for MKL, OpenBLAS, FlexiBLAS, BLIS, the scipy-openblas32 wheel and " \
-          "libblas)" if detected else "config.blas__ldflags is set empty (no BLAS)"
-    return (f"this op calls BLAS, and {why}.\n"
-            f"fix: {INSTALL_HINT}, or install OpenBLAS or MKL, then leave blas__ldflags unset to use the one found; "
-            "or point opkit at a BLAS: OPKIT_FLAGS=blas__ldflags='-L/dir -lopenblas'. "
-            "`opkit doctor` shows the BLAS in use")
 
 
 @functools.lru_cache(maxsize=None)
@@ -224,9 +220,19 @@ def _probe(compiler, text: str) -> str:
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise _ProbeFailed(command, f"{type(exc).__name__}: {exc}") from None
         if code != 0 or not output.startswith("fortran=ok"):
-            reason = f"the program stopped with status {code}" if code else "it gave wrong numbers"
-            raise _ProbeFailed([program], f"{reason} (as a BLAS built for 64-bit integers does)\n{output}")
+            raise _ProbeFailed([program], f"{_run_failure(code)}\n{output}")
     return output
+
+
+def _run_failure(code: int) -> str:
+    """Say why the linked probe failed when it ran, from its exit status."""
+    if code == 127:
+        return "the linked program could not be loaded (a library it needs was not found at run time)"
+    if code < 0:
+        return f"the program crashed (signal {-code}), as it does with a BLAS built for 64-bit integers"
+    if code == 1:
+        return "dgemm_ gave wrong numbers, as it does with a BLAS built for 64-bit integers"
+    return f"the program stopped with status {code}"
 
 
 def detect_ldflags() -> str:
@@ -330,16 +336,20 @@ def _wheel_flags() -> str:
     return f"-L{shlex.quote(scipy_openblas32.get_lib_dir())} -l{scipy_openblas32.get_library()}"
 
 
+def _wheel_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("scipy-openblas32")
+    except PackageNotFoundError:
+        return "(version unknown)"
+
+
 def blas_name(text: str) -> str:
     """Name the BLAS the flags link: "scipy-openblas32 0.3.x (pip wheel)", "OpenBLAS", "Intel MKL"..."""
     libs = _parts(text)["libs"]
     if uses_scipy_names(text):
-        from importlib.metadata import PackageNotFoundError, version
-
-        try:
-            return f"scipy-openblas32 {version('scipy-openblas32')} (pip wheel)"
-        except PackageNotFoundError:
-            return "scipy-openblas32 (names prefixed scipy_)"
+        return f"scipy-openblas32 {_wheel_version()} (pip wheel)"
     known = {"openblas": "OpenBLAS", "mkl_rt": "Intel MKL", "flexiblas": "FlexiBLAS", "blis": "BLIS",
              "blas": "the system's libblas"}
     for lib in libs:
