@@ -312,7 +312,7 @@ def _age(path, now: float) -> float:
         return 0.0
 
 
-_PCH_FILES = ("lock", "opkit_pch.hpp", "opkit_pch.hpp.gch")
+_PCH_FILES = ("lock", "opkit_pch.hpp", "opkit_pch.hpp.gch", "opkit_pch.hpp.gch.sha256")
 
 
 def _tidy_pch(pch: str, everything: bool, now: float):
@@ -338,8 +338,7 @@ def _tidy_pch(pch: str, everything: bool, now: float):
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 continue  # a build of this header is running
-            complete = (os.path.isfile(os.path.join(path, "opkit_pch.hpp"))
-                        and os.path.isfile(os.path.join(path, "opkit_pch.hpp.gch")))
+            complete = all(os.path.isfile(os.path.join(path, name)) for name in _PCH_FILES[1:])
             remove_all = everything or not complete
             for leftover in os.listdir(path):
                 own = leftover in _PCH_FILES or leftover.startswith(".tmp-")

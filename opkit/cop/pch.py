@@ -3,7 +3,8 @@
 Parsing those headers is about half of a small module's compile time. The
 header lives in ``<compiledir>/pch/<digest>/``; g++ uses the ``.gch`` beside it
 when the flags match and silently parses the header otherwise, so a stale or
-missing PCH costs time, never correctness.
+missing PCH costs time, never correctness; a .gch whose bytes are not those built (its sha256
+is kept sealed beside it, checked once a process) is built again, never used.
 
 g++ loads whatever ``.gch`` it finds there, so the directories are made private
 (0700, whatever the umask) and a PCH is used only from a cache root and
@@ -24,7 +25,7 @@ from opkit.cop.cache import default_cache
 from opkit.cop.cache_layout import PCH_DIGEST_LENGTH, PCH_DIR
 from opkit.cop.compiler import run_tool
 from opkit.cop.host import native_target
-from opkit.cop.private_fs import make_private_dirs, private_problem, write_private
+from opkit.cop.private_fs import make_private_dirs, private_problem, read_sealed, write_private, write_sealed
 from opkit.core.digest import sha256
 
 PCH_HEADER = """// opkit precompiled header: what every generated module includes first.
@@ -39,6 +40,7 @@ PCH_HEADER = """// opkit precompiled header: what every generated module include
 #include <cmath>
 """
 HEADER, GCH, LOCK = "opkit_pch.hpp", "opkit_pch.hpp.gch", "lock"
+DIGEST = "opkit_pch.hpp.gch.sha256"  # the .gch's sha256, sealed: a damaged .gch is built again, never used
 _ready = {}
 
 
@@ -90,6 +92,19 @@ def _private_chain(root, directory) -> str | None:
     return None
 
 
+def _intact(directory) -> bool:
+    """Return whether the header and its .gch are there and are what opkit wrote (the .gch's sealed sha256)."""
+    try:
+        with open(directory / HEADER, "rb") as handle:
+            if handle.read() != PCH_HEADER.encode():
+                return False
+        digest = read_sealed(directory / DIGEST)
+        with open(directory / GCH, "rb") as handle:
+            return digest is not None and sha256(handle.read()).hexdigest().encode() == digest
+    except OSError:
+        return False
+
+
 def _build(compiler, compile_args, include_dirs, root, directory):
     """Build the .gch under the directory's lock unless it exists; return True if it can be used."""
     header, gch = directory / HEADER, directory / GCH
@@ -101,13 +116,13 @@ def _build(compiler, compile_args, include_dirs, root, directory):
                       f" change ({problem}); fix: chmod 700 it, or `opkit cache clear`", RuntimeWarning,
                       stacklevel=4)
         return False
-    if header.exists() and gch.exists():
+    if _intact(directory):
         return True
     fd = os.open(directory / LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
         os.fchmod(fd, 0o600)
         fcntl.flock(fd, fcntl.LOCK_EX)
-        if header.exists() and gch.exists():
+        if _intact(directory):
             return True
         nonce = f"{os.getpid()}-{os.urandom(4).hex()}"
         tmp_header, tmp_gch = directory / f".tmp-{nonce}.hpp", directory / f".tmp-{nonce}.gch"
@@ -127,6 +142,8 @@ def _build(compiler, compile_args, include_dirs, root, directory):
                               f"{output}"[:2000], RuntimeWarning, stacklevel=4)
                 return False
             os.chmod(tmp_gch, 0o600)
+            with open(tmp_gch, "rb") as handle:
+                write_sealed(directory / DIGEST, sha256(handle.read()).hexdigest().encode())
             os.replace(tmp_gch, gch)
         finally:
             for leftover in (tmp_header, tmp_gch):

@@ -6,6 +6,7 @@ user or a tool would: bytes changed in place with the size kept, an mtime set
 back with os.utime, a write cut short by a real RLIMIT_FSIZE. numpy is the oracle.
 """
 
+import hashlib
 import json
 import os
 import pathlib
@@ -338,3 +339,21 @@ def test_write_private_writes_everything_or_names_the_file_and_the_fix(tmp_path)
     run = _python([script, str(target)], dict(os.environ), tmp_path)
     assert run.returncode == 0, run.stderr
     assert f"cannot write {target}" in run.stdout and "ulimit -f" in run.stdout and "opkit cache clear" in run.stdout
+
+
+def test_a_damaged_precompiled_header_is_built_again_not_used(tmp_path):
+    cache = tmp_path / "cache"
+    np.testing.assert_array_equal(_graph(cache, "mul", tmp_path), EXPECTED["mul"])
+    gchs = list(cache.glob("pch/*/opkit_pch.hpp.gch"))
+    if not gchs:
+        pytest.skip("this compiler builds no precompiled header")  # clang: opkit builds none
+    data = gchs[0].read_bytes()
+    middle = len(data) // 2
+    _edit_in_place(gchs[0], data[:middle + 1], data[:middle] + bytes([data[middle] ^ 0xFF]))
+    damaged = gchs[0].read_bytes()
+    np.testing.assert_array_equal(_graph(cache, "new", tmp_path), EXPECTED["new"])
+    from opkit.cop.private_fs import read_sealed
+
+    rebuilt = gchs[0].read_bytes()
+    assert rebuilt != damaged  # built again, and sealed
+    assert read_sealed(gchs[0].with_name("opkit_pch.hpp.gch.sha256")) == hashlib.sha256(rebuilt).hexdigest().encode()
