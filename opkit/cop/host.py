@@ -6,6 +6,7 @@ nothing. Asking the compiler costs 10-150 ms, so each answer is kept in the
 cache directory (``host/<digest>``), keyed by the compiler and this CPU's
 description: a machine with another CPU or another compiler asks again, and a
 cache shared between machines never serves a module built for other CPU features.
+An answer is kept with its sha256 (opkit.cop.private_fs.kept_text): a damaged one is asked again.
 """
 
 from __future__ import annotations

@@ -5,7 +5,9 @@ Rendered template macros (opkit.cop.templates) and expanded `#section` files
 reads its C back instead of importing jinja2 or the section parser. The texts are a
 memo, not modules: a process that is about to add one and finds more than MAX_KEPT
 deletes them all (others make theirs again), so the folder never grows without bound,
-and a warm process, which adds none, never lists the folder.
+and a warm process, which adds none, never lists the folder. Each text is kept with its
+sha256 (opkit.cop.private_fs.kept_text): one changed on disk or cut short is made again
+and replaced, never compiled.
 """
 
 from __future__ import annotations
