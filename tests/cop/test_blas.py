@@ -452,3 +452,49 @@ def test_theano_helpers_have_theano_shapes(wheel_flags):
         assert blas.uses_scipy_names(config.blas.ldflags) is False
         assert blas._parts(config.blas.ldflags) == {"libs": ["openblas"], "dirs": ["/usr/lib"], "includes": [],
                                                     "other": ["-fopenmp"]}
+
+
+FAKE_ILP64 = r"""
+// A BLAS built for 64-bit integers: each int argument is read as a long. It refuses sizes it cannot
+// have been given (as xerbla does), so 32-bit ints from a caller give wrong numbers, not a crash.
+extern "C" {
+static int sane(const long* m, const long* n, const long* k) { return *m >= 0 && *m < 100000 && *n >= 0
+                                                                      && *n < 100000 && *k >= 0 && *k < 100000; }
+void dgemm_(const char*, const char*, const long* m, const long* n, const long* k, const double* alpha,
+            const double* a, const long* lda, const double* b, const long* ldb, const double* beta, double* c,
+            const long* ldc) {
+    if (!sane(m, n, k)) return;
+    for (long j = 0; j < *n; ++j)
+        for (long i = 0; i < *m; ++i) {
+            double s = 0;
+            for (long p = 0; p < *k; ++p) s += a[i + p * *lda] * b[p + j * *ldb];
+            c[i + j * *ldc] = *alpha * s + *beta * c[i + j * *ldc];
+        }
+}
+void sgemm_(const char*, const char*, const long*, const long*, const long*, const float*, const float*,
+            const long*, const float*, const long*, const float*, float*, const long*) {}
+double ddot_(const long*, const double*, const long*, const double*, const long*) { return 0; }
+}
+"""
+
+
+def test_a_blas_built_for_64_bit_integers_is_refused(tmp_path):
+    (tmp_path / "lib").mkdir()
+    source = tmp_path / "ilp64.cpp"
+    source.write_text(FAKE_ILP64)
+    subprocess.run([*find_compiler().command, "-shared", "-fPIC", str(source), "-o",
+                    str(tmp_path / "lib" / "libfakeilp64.so")], check=True)
+    with config.change_flags(blas__ldflags=f"-L{tmp_path / 'lib'} -lfakeilp64"):
+        with pytest.raises(blas.BlasError) as excinfo:
+            blas.blas_header_text()
+    assert "dgemm_ gave wrong numbers, as it does with a BLAS built for 64-bit integers" in str(excinfo.value)
+
+
+def test_numpys_own_blas_does_not_fit():
+    bundled = sorted(pathlib.Path(np.__file__).parent.parent.glob("numpy.libs/libscipy_openblas64_*.so"))
+    if not bundled:
+        pytest.skip("this numpy does not bundle OpenBLAS (not a PyPI wheel)")
+    flags = f"-L{bundled[0].parent} -l:{bundled[0].name}"
+    with config.change_flags(blas__ldflags=flags):
+        with pytest.raises(blas.BlasError, match="undefined reference to `dgemm_'"):
+            blas.ldflags()
