@@ -42,6 +42,8 @@ _detected: str | None = None  # what detect_ldflags() found in this process
 class BlasError(CompileError):
     """No working BLAS for an op that calls one: the message says what to set or install."""
 
+    short = ""  # the message on one line, for `opkit doctor`
+
 
 def split_ldflags(text: str, flag: str = "blas__ldflags") -> list[str]:
     """Return the words of link flags (shell quoting allowed), or raise ValueError naming the bad word.
@@ -254,6 +256,7 @@ def detect_ldflags() -> str:
     try:
         compiler = find_compiler()
     except CompileError:
+        _detected = ""
         return ""  # no compiler: no op compiles, and `opkit doctor` says why
     wheel = _wheel_flags()
     facts = [*compiler.command, compiler.identity, sys.prefix, sys.platform, PROBE_VERSION, wheel,
@@ -331,7 +334,7 @@ def _wheel_flags() -> str:
 
     if importlib.util.find_spec("scipy_openblas32") is None:
         return ""
-    import scipy_openblas32
+    import scipy_openblas32  # type: ignore[import-untyped]
 
     return f"-L{shlex.quote(scipy_openblas32.get_lib_dir())} -l{scipy_openblas32.get_library()}"
 
@@ -372,7 +375,7 @@ def describe() -> tuple[str, bool, str]:
     try:
         seen = verify(text)
     except BlasError as exc:
-        return ("BLAS", False, getattr(exc, "short", str(exc)))
+        return ("BLAS", False, exc.short or str(exc))
     cblas = "Fortran and CBLAS" if "cblas=yes" in seen else "Fortran only, no CBLAS"
     return ("BLAS", True, f"{blas_name(text)}, {cblas}: {text} ({how}; "
                           "OPKIT_FLAGS=blas__ldflags=... chooses another)")

@@ -498,3 +498,12 @@ def test_numpys_own_blas_does_not_fit():
     with config.change_flags(blas__ldflags=flags):
         with pytest.raises(blas.BlasError, match="undefined reference to `dgemm_'"):
             blas.ldflags()
+
+
+def test_without_a_compiler_no_blas_is_found_and_doctor_says_how_to_get_one(monkeypatch):
+    monkeypatch.setattr(blas, "_detected", blas._detected)  # put back what this process found
+    with config.change_flags(cxx="/no/such/compiler"):
+        assert blas.detect_ldflags() == ""
+        with config.change_flags(blas__ldflags=""):
+            assert blas.describe() == ("BLAS", True, "none found: ops that call BLAS cannot compile; to get one: "
+                                                     "pip install 'opkit-sdk[blas]' (the scipy-openblas32 wheel)")
