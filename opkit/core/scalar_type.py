@@ -26,6 +26,22 @@ def _typenum(dtype):
     return f"NPY_{dtype.upper()}"
 
 
+class ScalarVariable(Variable):
+    """A symbolic number of a ScalarType; `dtype` is its type's (PyTensor's ScalarVariable has it)."""
+
+    @property
+    def dtype(self):
+        return self.type.dtype
+
+
+class ScalarConstant(Constant):
+    """A number known when the graph is built, of a ScalarType."""
+
+    @property
+    def dtype(self):
+        return self.type.dtype
+
+
 class ScalarType(CType):
     """A scalar of numpy dtype `dtype`; in C a variable of the numpy type (``npy_float64``).
 
@@ -85,8 +101,10 @@ class ScalarType(CType):
     def values_eq_approx(self, a, b):
         return bool(np.allclose(a, b, equal_nan=True))
 
+    variable_type = ScalarVariable
+
     def make_constant(self, value, name=None):
-        return Constant(self, value, name=name)
+        return ScalarConstant(self, value, name=name)
 
     def __eq__(self, other):
         return type(self) is type(other) and self.dtype == other.dtype

@@ -6,8 +6,10 @@ PyTensor developers; see its LICENSE.txt). Changed lines: the imports below, whi
         exp, expm1, float64, float_types, isinf, switch, true_div, upcast, upgrade_to_float,
         upgrade_to_float_no_complex)
     special = lazy_scipy_module("special")
+c_code/gamma.c is PyTensor's pytensor/scalar/c_code/gamma.c, unchanged (MIT, see its header).
 """
 
+from pathlib import Path
 from textwrap import dedent
 
 import numpy as np
@@ -15,6 +17,7 @@ import scipy.special as special
 
 from opkit import config
 from opkit.scalar import (
+    BinaryScalarOp,
     UnaryScalarOp,
     complex_types,
     discrete_types,
@@ -288,3 +291,192 @@ class Log1mexp(UnaryScalarOp):
 
 
 log1mexp = Log1mexp(upgrade_to_float)
+
+
+C_CODE_PATH = Path(__file__).parent / "c_code"
+
+
+class GammaLn(UnaryScalarOp):
+    """
+    Log gamma function.
+
+    """
+
+    nfunc_spec = ("scipy.special.gammaln", 1, 1)
+
+    def impl(self, x):
+        return special.gammaln(x)
+
+    def pullback(self, inputs, outputs, grads):
+        (x,) = inputs
+        (gz,) = grads
+        if x.type in complex_types:
+            raise NotImplementedError()
+        if outputs[0].type in discrete_types:
+            if x.type in discrete_types:
+                return [x.zeros_like(dtype=config.floatX)]
+            else:
+                return [x.zeros_like()]
+
+        return [gz * psi(x)]
+
+    def c_code(self, node, name, inp, out, sub):
+        (x,) = inp
+        (z,) = out
+        # no c code for complex
+        # [u]int* will be casted to float64 before computation
+        if node.inputs[0].type in complex_types:
+            raise NotImplementedError("gammaln complex c code is not implemented")
+        # For some reason, on the GPU, uint64 inputs don't get casted
+        # automatically to float64. This make the compilation crash
+        cast = node.outputs[0].type.dtype_specs()[1]
+        return f"""{z} = lgamma(({cast}){x});"""
+
+
+gammaln = GammaLn(upgrade_to_float, name="gammaln")
+
+
+class Psi(UnaryScalarOp):
+    """
+    Derivative of log gamma function.
+
+    """
+
+    nfunc_spec = ("scipy.special.psi", 1, 1)
+
+    def impl(self, x):
+        return special.psi(x)
+
+    def pullback(self, inputs, outputs, grads):
+        (x,) = inputs
+        (gz,) = grads
+        if x.type in complex_types:
+            raise NotImplementedError()
+        if outputs[0].type in discrete_types:
+            if x.type in discrete_types:
+                return [x.zeros_like(dtype=config.floatX)]
+            else:
+                return [x.zeros_like()]
+
+        return [gz * tri_gamma(x)]
+
+    def c_support_code(self, **kwargs):
+        return """
+            // For GPU support
+            #ifdef WITHIN_KERNEL
+            #define DEVICE WITHIN_KERNEL
+            #else
+            #define DEVICE
+            #endif
+
+            #ifndef M_PI
+            #define M_PI 3.14159265358979323846
+            #endif
+
+            #ifndef _PSIFUNCDEFINED
+            #define _PSIFUNCDEFINED
+            DEVICE double _psi(double x) {
+
+                /*taken from
+                Bernardo, J. M. (1976). Algorithm AS 103:
+                Psi (Digamma) Function. Applied Statistics. 25 (3), 315-317.
+                http://www.uv.es/~bernardo/1976AppStatist.pdf
+                */
+
+                double y, R, psi_ = 0;
+                double S  = 1.0e-5;
+                double C = 8.5;
+                double S3 = 8.333333333e-2;
+                double S4 = 8.333333333e-3;
+                double S5 = 3.968253968e-3;
+                double D1 = -0.5772156649;
+
+                if (x <= 0) {
+                    // the digamma function approaches infinity from one side and -infinity from the other, around negative integers and zero
+                    if (x == floor(x)) {
+                        return INFINITY; // note that scipy returns -INF for 0 and NaN for negative integers
+                    }
+
+                    // Use reflection formula
+                    double pi_x = M_PI * x;
+                    double cot_pi_x = cos(pi_x) / sin(pi_x);
+                    return _psi(1.0 - x) - M_PI * cot_pi_x;
+                }
+
+                y = x;
+
+                if (y <= S)
+                    return D1 - 1.0/y;
+
+                while (y < C) {
+                    psi_ = psi_ - 1.0 / y;
+                    y = y + 1;
+                }
+
+                R = 1.0 / y;
+                psi_ = psi_ + log(y) - .5 * R ;
+                R= R*R;
+                psi_ = psi_ - R * (S3 - R * (S4 - R * S5));
+
+                return psi_;
+            }
+            #endif
+            """
+
+    def c_code(self, node, name, inp, out, sub):
+        (x,) = inp
+        (z,) = out
+        if node.inputs[0].type in float_types:
+            dtype = "npy_" + node.outputs[0].dtype
+            return f"{z} = ({dtype}) _psi({x});"
+        raise NotImplementedError("only floating point is implemented")
+
+
+psi = Psi(upgrade_to_float, name="psi")
+
+
+class GammaInc(BinaryScalarOp):
+    """
+    Compute the regularized lower gamma function (P).
+    """
+
+    nfunc_spec = ("scipy.special.gammainc", 2, 1)
+
+    def impl(self, k, x):
+        return special.gammainc(k, x)
+
+    def pullback(self, inputs, outputs, grads):
+        (k, x) = inputs
+        (gz,) = grads
+        return [
+            gz * gammainc_grad(k, x),
+            gz * exp(-x + (k - 1) * log(x) - gammaln(k)),
+        ]
+
+    def c_support_code(self, **kwargs):
+        return (C_CODE_PATH / "gamma.c").read_text(encoding="utf-8")
+
+    def c_code(self, node, name, inp, out, sub):
+        k, x = inp
+        (z,) = out
+        if node.inputs[0].type in float_types:
+            dtype = "npy_" + node.outputs[0].dtype
+            return f"""{z} =
+                ({dtype}) GammaP({k}, {x});"""
+        raise NotImplementedError("only floatingpoint is implemented")
+
+    def __eq__(self, other):
+        return type(self) is type(other)
+
+    def __hash__(self):
+        return hash(type(self))
+
+    def c_code_cache_version(self):
+        v = super().c_code_cache_version()
+        if v:
+            return (2, *v)
+        else:
+            return v
+
+
+gammainc = GammaInc(upgrade_to_float, name="gammainc")

@@ -295,3 +295,27 @@ def test_a_multi_line_expression_step_is_one_step():
     f = opkit.function([x], ot.exp(Elemwise(twice)(x)) + 1)
     assert all(op_has_c(n) for n in _nodes(f))
     np.testing.assert_allclose(f(np.array([0.0, 1.0])), np.exp([0.0, 2.0]) + 1)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_ops_whose_c_is_support_code_from_files(dtype):
+    """PyTensor's GammaInc reads c_code/gamma.c as its c_support_code; Psi and GammaLn bring their own C."""
+    x, k = ot.tensor(dtype, (None,), name="x"), ot.tensor(dtype, (None,), name="k")
+    outputs = [Elemwise(ptm.gammaln)(x) + ot.exp(x), Elemwise(ptm.psi)(x * 2), Elemwise(ptm.gammainc)(k, ot.sqr(x))]
+    v, kv = np.linspace(0.1, 7, 9).astype(dtype), np.linspace(0.5, 4, 9).astype(dtype)
+    wide, kwide = v.astype(np.float64), kv.astype(np.float64)
+    expected = [scipy.special.gammaln(wide) + np.exp(wide), scipy.special.psi(2 * wide),
+                scipy.special.gammainc(kwide, wide ** 2)]
+    for mode in MODES:
+        f = opkit.function([x, k], outputs, mode=mode)
+        if mode == "FAST_RUN":
+            assert [op_has_c(n) for n in _nodes(f)] == [True] * 3, [str(n.op) for n in _nodes(f)]
+        for got, want, rtol in zip(f(v, kv), expected, (1e-14, 1e-9, 1e-14)):  # PyTensor's _psi: 1e-10
+            assert got.dtype == np.dtype(dtype)
+            np.testing.assert_allclose(got, want.astype(dtype), rtol=max(rtol, RTOL[dtype] * 32))
+    verify_grad(Elemwise(ptm.gammaln), [np.array([0.5, 2.0, 3.3])], mode="FAST_RUN")  # its grad is psi
+
+
+def test_scalar_variables_have_a_dtype():
+    z = ps.float32()
+    assert z.dtype == "float32" and ps.as_scalar(3).dtype == "int64" and ps.as_scalar(2.5).dtype == "float64"
