@@ -58,6 +58,22 @@ def as_jax_op(op: Op) -> JaxOp:
     return one_per_op(_bridged, op, JaxOp, "as_jax_op")
 
 
+def _first_derivative_only(call, op):
+    """Return `call` (an FFI call of a derivative graph) as a custom_jvp whose own derivative raises a clear error,
+    instead of JAX's "The FFI call to 'opkit_graph_4' cannot be differentiated"."""
+    wrapped = jax.custom_jvp(call)
+
+    def refuse(primals, tangents):
+        raise NotImplementedError(
+            f"as_jax_op({op}): a second derivative (jax.grad(jax.grad(f)), jax.hessian(f), jax.jacfwd(jax.grad(f)), "
+            f"...) is not supported: opkit's JAX bridge differentiates an op once (jax.grad, jax.vjp, jax.jvp, "
+            f"jax.jacfwd, jax.jacrev, under jax.jit and jax.vmap); take higher derivatives in opkit "
+            f"(opkit.grad of opkit.grad, then opkit.function)")
+
+    wrapped.defjvp(refuse)
+    return wrapped
+
+
 class JaxOp:
     """A JAX function running the opkit op `op` (made by `as_jax_op`)."""
 
@@ -115,7 +131,10 @@ class JaxOp:
 
     def _ffi(self, key, make_function, label, args, specs):
         name, attributes = graph_target((self._key,) + key, make_function, label)
-        return jax.ffi.ffi_call(name, specs, vmap_method="sequential")(*args, **attributes)
+        call = jax.ffi.ffi_call(name, specs, vmap_method="sequential")
+        if key[0] in ("jvp", "vjp"):  # a derivative's graph: differentiating it again is refused by name
+            return _first_derivative_only(lambda *a: call(*a, **attributes), self.op)(*args)
+        return call(*args, **attributes)
 
     @staticmethod
     def _jax_dtype(dtype, where):
@@ -135,7 +154,7 @@ class JaxOp:
         wrt = tuple(i for i, (d, _) in enumerate(signature)
                     if np.dtype(d).kind == "f" and not isinstance(tangents[i], SymbolicZero))
         out_positions = tuple(j for j, o in enumerate(outs) if np.dtype(o.type.dtype).kind == "f")
-        primals_out = self._run(*primals)
+        primals_out = _first_derivative_only(self._run, self.op)(*primals)  # not differentiated again
         tangents_out = [np.zeros(np.shape(p), dtype=jax.dtypes.float0) for p in primals_out]
         if out_positions:
             if wrt:

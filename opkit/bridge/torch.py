@@ -75,6 +75,21 @@ def _count_inputs(op):
     return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters)
 
 
+def _called_as_torch_op(exc, op, where, arrays):
+    """Return `exc` (op.compute's error) as the torch op's: the call the user made, and what to do."""
+    text = str(exc)
+    prefix = f"{type(op).__name__}.compute: "
+    if not text.startswith(prefix):
+        return exc
+    text = text[len(prefix):].replace("the op does not take inputs of types", "the op's make_node refused inputs", 1)
+    called = ", ".join(f"{a.dtype} of rank {a.ndim}" for a in arrays)
+    hint = ("\npass tensors of dtypes the op takes (convert them first, e.g. x.to(torch.float64))"
+            if isinstance(exc, TypeError) else "")
+    error = type(exc)(f"as_torch_op({where}) called on ({called}): {text}{hint}")
+    error.__cause__ = exc.__cause__
+    return error
+
+
 class _Bridge:
     """The custom ops (forward and gradient) of one opkit op and what they keep per input types."""
 
@@ -107,7 +122,10 @@ class _Bridge:
             arrays = [as_array(t, where) for t in tensors]
         if self.copy_inputs:
             arrays = [a.copy() for a in arrays]
-        result = self.op.compute(*arrays)
+        try:
+            result = self.op.compute(*arrays)
+        except (TypeError, ValueError) as exc:  # name the torch call, not op.compute (which the user never called)
+            raise _called_as_torch_op(exc, self.op, where, arrays) from None
         if self.n_outputs == 1:
             if isinstance(result, list):
                 raise TypeError(f"{where} made {len(result)} outputs; bridge it with as_torch_op(op, "
