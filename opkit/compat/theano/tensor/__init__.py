@@ -1,10 +1,12 @@
 """theano.tensor: opkit.tensor's names, plus the submodule paths Theano ops import them from.
 
-``theano.tensor.basic`` is this namespace; ``theano.tensor.opt`` holds no-op rewrite decorators.
+``theano.tensor.basic`` holds the same names plus Theano's dtype lists (``int_dtypes``...) and
+``extract_constant``; ``theano.tensor.opt`` holds no-op rewrite decorators; ``theano.tensor.blas``
+and ``blas_headers`` are opkit's BLAS for C ops (``ldflags``, ``blas_header_text``).
 """
 
-from opkit.tensor import *  # noqa: F403
-from opkit.tensor import __all__ as _names
+from opkit.compat.theano.tensor.basic import *  # noqa: F403
+from opkit.compat.theano.tensor.basic import __all__ as _names
 from opkit.compat.theano.tensor import basic, opt  # noqa: F401
 
 __all__ = [*_names, "basic", "opt"]

@@ -1,4 +1,25 @@
-"""theano.tensor.basic: opkit.tensor's names."""
+"""theano.tensor.basic: opkit.tensor's names, plus Theano's dtype-name lists and ``extract_constant``."""
 
+from opkit.core.graph import Constant
 from opkit.tensor import *  # noqa: F403
-from opkit.tensor import __all__  # noqa: F401
+from opkit.tensor import __all__ as _names
+
+int_dtypes = ["int8", "int16", "int32", "int64"]
+uint_dtypes = ["uint8", "uint16", "uint32", "uint64"]
+float_dtypes = ["float16", "float32", "float64"]
+complex_dtypes = ["complex64", "complex128"]
+discrete_dtypes = ["bool", *int_dtypes, *uint_dtypes]
+continuous_dtypes = [*float_dtypes, *complex_dtypes]
+all_dtypes = [*discrete_dtypes, *continuous_dtypes]
+
+
+def extract_constant(x, elemwise=True, only_process_constants=False):
+    """Theano's helper: the data of a constant (a 0-d one as a numpy scalar); any other variable as it is."""
+    if isinstance(x, Constant):
+        data = x.data
+        return data[()] if getattr(data, "ndim", None) == 0 else data
+    return x
+
+
+__all__ = [*_names, "int_dtypes", "uint_dtypes", "float_dtypes", "complex_dtypes", "discrete_dtypes",
+           "continuous_dtypes", "all_dtypes", "extract_constant"]
