@@ -149,3 +149,23 @@ def test_pool_user_errors():
         pool_2d(ot.dtensor4(), (2, 2), ignore_border=False, pad=(1, 1))
     with pytest.raises(TypeError, match="downsample parameters must be ints"):
         Pool()(ot.dtensor4(), ot.dvector(), ot.lvector(), ot.lvector())
+
+
+def test_pool_with_openmp_on_gives_the_same_numbers():
+    """Pool(openmp=True) emits its `#pragma omp parallel for` over the batch (checked in the C)."""
+    x = ot.dtensor4("x")
+    value = rng(8).normal(size=(4, 3, 6, 5))
+    for op_class_args in ({"mode": "max"}, {"mode": "average_inc_pad"}):
+        op = Pool(ignore_border=True, openmp=True, **op_class_args)
+        node = op(x, ot.as_tensor_variable((2, 2)), ot.as_tensor_variable((2, 1)), ot.as_tensor_variable((0, 0))).owner
+        assert "#pragma omp parallel for" in op.c_code(node, "n", ["x", "ws", "st", "pad"], ["z"],
+                                                        {"fail": "FAIL;", "params": "p"})
+        results = run_everywhere([x], node.outputs[0], [value], modes=("FAST_RUN",))
+        assert_matches(results, [reference(value, (2, 2), True, (2, 1), (0, 0), op_class_args["mode"])])
+
+
+@pytest.mark.xfail(strict=True, reason="gap: OpenMPOp().openmp stays None instead of a bool from config "
+                   "(issue 34 item 6)")
+def test_pool_default_openmp_is_a_bool():
+    assert isinstance(Pool().openmp, bool)
+    assert isinstance(MaxPoolGrad(ignore_border=True).openmp, bool)
