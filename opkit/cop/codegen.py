@@ -6,15 +6,13 @@ import itertools
 
 from opkit.config import config
 from opkit.cop.cinterface import call, include_line
-from opkit.cop.node_code import Collector, Sharing, unique
+from opkit.cop.apply_support import place_apply_code
+from opkit.cop.node_code import RESTORE_LINE_PRAGMA, Collector, Sharing, unique  # noqa: F401 (cop.py imports it here)
 from opkit.cop.templates import module_template
 from opkit.core.aliasing import view_roots
 from opkit.core.record import Record
 
 MODULE_NAME_PLACEHOLDER = "OPKIT_MODULE_NAME"
-# An op's code ends a chunk that moved the compiler into its own file with `#line` with this
-# line; left alone it is an ignored pragma, rendered it points back at the generated module.
-RESTORE_LINE_PRAGMA = "#pragma opkit_restore_line"
 
 
 class GeneratedModule(Record):
@@ -100,7 +98,7 @@ def collect_module(region, external=None, setups=(), external_declares=()) -> Mo
     helpers = _VariableHelpers(external_declares) if external else None
     variables = _variable_blocks(region, names, labels, helpers)
     nodes, params, collected, sharing = [], [], Collector(), Sharing()
-    states, n_params = [], 0
+    states, n_params, collected_nodes = [], 0, []
     for index, node in enumerate(region.nodes):
         params_name = None
         has_params = getattr(node.op, "params_type", None) is not None
@@ -115,24 +113,28 @@ def collect_module(region, external=None, setups=(), external_declares=()) -> Mo
             params.append(_params_block(node.op.params_type, params_name, n_params))
             n_params += 1
         nodes.append(_node_block(node, index, names, labels, collected, params_name, sharing))
+        collected_nodes.append((nodes[-1], collected.applies[-1]))
         if params_name is not None:
             # After the op: its support code may define what the struct's fields use (CEnumType's constants).
             collected.add_type(node.op.params_type)
     for variable in names:
         collected.add_type(variable.type)
+    placement = place_apply_code(collected, collected_nodes, params)
     # No user names, constant values or descriptions: those must not change what the module is.
     context = dict(
         description=f"{len(region.nodes)} node(s)",
         include_lines=[include_line(h) for h in unique(collected.headers)],
-        support_code=unique(collected.support_code) + collected.support_code_apply,
-        struct_support=collected.struct_support, struct_init=collected.struct_init,
+        support_code=unique(collected.support_code) + placement.support_code,
+        struct_support=placement.struct_support, struct_init=collected.struct_init,
         struct_cleanup=list(reversed(collected.struct_cleanup)),
-        init_code=unique(collected.init_code) + collected.init_code_apply,
+        init_code=unique(collected.init_code) + placement.init_code_apply,
         n_constants=len(region.constants), storage_count=sum(v["keep"] is not None for v in variables),
         variables=variables, nodes=nodes, outputs=[names[v] for v in region.outputs],
         n_inputs=len(region.inputs), params=params, n_params=n_params, n_shared=len(region.shared),
         updates=[dict(name=names[v], cell=k) for k, v in region.updates],
     )
+    if placement.struct_bases:  # nodes whose apply code is in namespaces (another module and key)
+        context["struct_bases"] = placement.struct_bases
     if len(region.nodes) > QUICK_RUN_ABOVE:  # another module (and key); small graphs are unchanged
         context["quick_run"] = True
     if region.preallocated:  # another module (and key): the runner takes each output's array too

@@ -18,6 +18,10 @@ def unique(items):
     return result
 
 
+# An op's code ends a chunk that moved the compiler into its own file with `#line` with this
+# line; left alone it is an ignored pragma, rendered it points back at the generated module.
+RESTORE_LINE_PRAGMA = "#pragma opkit_restore_line"
+
 _APPLY_LABEL = re.compile(r"APPLY_SPECIFIC\s*\([^()]*\)\s*:(?!:)")
 
 
@@ -81,6 +85,7 @@ class Collector:
         self.compile_args, self.no_compile_args = [], []
         self.support_code, self.support_code_apply, self.init_code, self.init_code_apply = [], [], [], []
         self.struct_support, self.struct_init, self.struct_cleanup = [], [], []
+        self.applies = []  # each node's apply-level code, for opkit.cop.apply_support (see add_op)
         self.versioned = True
         self._types_seen = set()
 
@@ -127,12 +132,15 @@ class Collector:
         flags, support code and version are the ones already collected.
         """
         if not apply_code:
+            self.applies.append(dict(node=node, owner=name, struct_index=len(self.struct_init)))
             self.struct_init.append("")
             self.struct_cleanup.append("")
             return None
         self._flags(op)
         texts = self.apply_texts(op, node, name, params_name)
         support_apply, init_apply, struct_support, init, cleanup = texts
+        self.applies.append(dict(node=node, owner=name, struct_index=len(self.struct_init), support=support_apply,
+                                 init_apply=init_apply, struct_support=struct_support, params=params_name))
         self.support_code_apply.extend(support_apply)
         self.init_code_apply.extend(init_apply)
         self.struct_support.extend(struct_support)
