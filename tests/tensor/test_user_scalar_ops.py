@@ -16,7 +16,7 @@ import opkit
 import opkit.scalar as ps
 import opkit.tensor as ot
 from opkit.cop.cinterface import op_has_c
-from opkit.testing import verify_grad
+from opkit.testing import RopLopChecker, verify_grad
 from opkit.tensor import Elemwise
 
 MODES = ("FAST_RUN", "FAST_COMPILE")
@@ -319,3 +319,17 @@ def test_ops_whose_c_is_support_code_from_files(dtype):
 def test_scalar_variables_have_a_dtype():
     z = ps.float32()
     assert z.dtype == "float32" and ps.as_scalar(3).dtype == "int64" and ps.as_scalar(2.5).dtype == "float64"
+
+
+class TestUserOpsRop(RopLopChecker):
+    """R_op of a user scalar op: its gradient with ones for the output's, times the eval points."""
+
+    def test_unary(self):
+        self.check_rop_lop(Elemwise(ptm.softplus)(self.x * 2) + Elemwise(ptm.sigmoid)(self.x), self.in_shape)
+
+    def test_binary_with_broadcasting(self):
+        self.check_mat_rop_lop(Elemwise(logaddexp)(self.mx, ot.exp(self.mx[0])), self.mat_in_shape)
+
+    def test_no_gradient_no_rop(self):
+        with pytest.raises(NotImplementedError, match="NoC has no R_op: its scalar op's gradient is not defined"):
+            opkit.Rop(Elemwise(NoC(ps.same_out))(self.x), self.x, self.v)

@@ -9,7 +9,7 @@ from opkit.core.tensor.elementwise.elemwise import Elemwise
 from opkit.core.tensor.reductions import reduction
 from opkit.core.tensor.scalars.scalar_math import ge_mask as scalar_ge_mask
 from opkit.core.tensor.scalars.user_scalar import is_user_scalar_op
-from opkit.core.tensor.shapes.alloc import alloc_like, cast, float_zeros_like, is_float_dtype
+from opkit.core.tensor.shapes.alloc import alloc_like, cast, float_zeros_like, is_float_dtype, ones_like
 from opkit.core.tensor.types.variable import as_tensor_variable
 
 ge_mask = Elemwise(scalar_ge_mask)
@@ -139,10 +139,11 @@ def grad(op, inputs, output_grads):
 
 def r_op(op, inputs, eval_points):
     """Return [J @ eval_points] of an Elemwise node (None where no eval point reaches it)."""
-    rule = None if is_user_scalar_op(op.scalar_op) else RULES.get(op.scalar_op.name)
-    if rule is None:
-        raise NotImplementedError(f"{op} has no R_op: {_MISSING}")
     out = op(*inputs)
+    rule = _user_r_rule(op, inputs, out) if is_user_scalar_op(op.scalar_op) else RULES.get(op.scalar_op.name)
+    if rule is None:
+        why = "its scalar op's gradient is not defined" if is_user_scalar_op(op.scalar_op) else _MISSING
+        raise NotImplementedError(f"{op} has no R_op: {why}")
     terms = [rule(inputs, out, i, point) for i, (x, point) in enumerate(zip(inputs, eval_points))
              if point is not None and is_float_dtype(x.dtype)]
     if not terms or not is_float_dtype(out.dtype):
@@ -151,6 +152,17 @@ def r_op(op, inputs, eval_points):
     for term in terms[1:]:
         total = total + term
     return [cast(_broadcast_like(total, out), out.dtype)]
+
+
+def _user_r_rule(op, inputs, out):
+    """A user scalar op's R_op rule, as PyTensor's Elemwise makes it: its L_op with ones for the output
+    gradient gives each partial derivative, multiplied by its eval point. None where one is not defined."""
+    if not is_float_dtype(out.dtype):
+        return lambda inputs, out, i, point: point * 0
+    partials = op.scalar_op.L_op(list(inputs), [out], [ones_like(out)])
+    if any(isinstance(p, Variable) and isinstance(p.type, (NullType, DisconnectedType)) for p in partials):
+        return None
+    return lambda inputs, out, i, point: partials[i] * point
 
 
 def _broadcast_like(term, out):
