@@ -1,4 +1,4 @@
-"""`opkit cache info|prune|clear`: the compiled-module cache at config.compiledir."""
+"""`opkit cache [info|prune|clear]`: the compiled-module cache at config.compiledir (`opkit cache` is info)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,14 @@ from opkit.cli import whole_number
 
 def add_commands(commands):
     """Add cache (with info, prune and clear) to the `opkit` subcommands."""
-    cache = commands.add_parser("cache", help="show, prune or clear the compiled-module cache")
-    actions = cache.add_subparsers(dest="action", metavar="ACTION", required=True)
+    cache = commands.add_parser("cache", help="show, prune or clear the compiled-module cache (default: info)")
+    cache.set_defaults(run=run_info, json=False, by_op=False)  # `opkit cache` alone is `opkit cache info`
+    actions = cache.add_subparsers(dest="action", metavar="ACTION")
     info = actions.add_parser("info", help="where the cache is, how many modules, how big")
     info.add_argument("--json", action="store_true", help="print JSON")
+    info.add_argument("--by-op", action="store_true",
+                      help="one row per C file (an op's #section file) the cached modules were generated from: "
+                           "its op, how many modules, how big")
     info.set_defaults(run=run_info)
     prune = actions.add_parser("prune", help="remove leftovers (failed or killed builds, trash, stale files)"
                                                      " and evict least recently used modules")
@@ -32,7 +36,14 @@ def _size(n: int) -> str:
 def run_info(args):
     from opkit.cop.cache import default_cache
 
-    info = default_cache().info()
+    cache = default_cache()
+    info = cache.info()
+    if args.by_op:
+        from opkit.cli.cache_ops import by_op, print_by_op
+
+        info["by_op"] = by_op(cache)
+        if not args.json:
+            return print_by_op(info)
     if args.json:
         import json
 
@@ -50,10 +61,17 @@ def run_info(args):
     return 0
 
 
-def _report_removed(cache, removed, verb):
+def _report_removed(cache, before, after, removed, verb):
+    """Print what went: the modules (as the first line always began), then every other kind, as measured."""
     from opkit.cop.cache_owner import foreign_names
 
-    print(f"{verb} {len(removed)} module(s), {_size(sum(entry.size for entry in removed))}")
+    gone = {kind: max(0, size - after["bytes_by_kind"].get(kind, 0)) for kind, size in before["bytes_by_kind"].items()}
+    line = f"{verb} {len(removed)} module(s), {_size(gone.pop('modules', 0))}"
+    others = [f"{kind} {_size(size)}" for kind, size in gone.items() if size]
+    total = max(0, before["total_bytes"] - after["total_bytes"])
+    if others:
+        line += f"; removed {', '.join(others)}"
+    print(f"{line}: {_size(total)} in all" if others else line)
     left = foreign_names(cache.root) if cache.root.is_dir() else []
     if left:
         shown = ", ".join(left[:5]) + (f" and {len(left) - 5} more" if len(left) > 5 else "")
@@ -67,11 +85,12 @@ def _remove(action, verb):
     from opkit.cop.cache_owner import NotOpkitCacheError
 
     cache = default_cache()
+    before = cache.info()  # every count printed is measured: what was there, less what is left
     try:
         removed = action(cache)
     except NotOpkitCacheError as exc:
         raise CommandFailed(str(exc)) from None
-    _report_removed(cache, removed, verb)
+    _report_removed(cache, before, cache.info(), removed, verb)
     return 0
 
 

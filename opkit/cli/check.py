@@ -1,4 +1,4 @@
-"""`opkit check FILE.c...`: lint `#section` C files like a compiler would, one `file:line:` per problem."""
+"""`opkit check OP|FILE|DIRECTORY...`: lint `#section` C files like a compiler would, one `file:line:` per problem."""
 
 from __future__ import annotations
 
@@ -9,24 +9,78 @@ import sys
 def add_commands(commands):
     """Add check to the `opkit` subcommands."""
     check = commands.add_parser("check", help="lint #section C files (tags, stray code, macros, return)")
-    check.add_argument("files", metavar="FILE.c", nargs="+", help="C files split by #section lines")
+    check.add_argument("files", metavar="OP|FILE|DIR", nargs="+",
+                       help="a C file split by #section lines, a directory (its .c files, recursively) or an "
+                            "installed op's name (its C files)")
     check.add_argument("--strict", action="store_true", help="exit with status 1 on warnings too")
     check.add_argument("--json", action="store_true", help="print the problems as JSON")
     check.set_defaults(run=run_check)
 
 
+# Directories a search for .c files never enters: build output, environments, caches, version control.
+_SKIPPED_DIRS = {"build", "dist", "node_modules", "__pycache__", "site-packages"}
+
+
+def _c_files_in(directory: str) -> list[str]:
+    """Return the .c files under `directory`, sorted, skipping hidden folders, venvs and build output."""
+    found = []
+    for parent, dirs, files in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS
+                         and not os.path.isfile(os.path.join(parent, d, "pyvenv.cfg")))
+        found += [os.path.join(parent, name) for name in sorted(files) if name.endswith(".c")]
+    return found
+
+
+def resolve_targets(targets) -> list[str]:
+    """Return the C files that OP names, FILE paths and DIRECTORY paths stand for, in order; raise BadArguments."""
+    from opkit.cli import BadArguments
+
+    files = []
+    for target in targets:
+        if os.path.isdir(target):
+            found = _c_files_in(target)
+            if not found:
+                raise BadArguments(f"{target}: a directory with no .c file in it (hidden folders, venvs and build "
+                                   f"output are skipped)")
+            files += found
+        elif os.path.exists(target) or os.sep in target or target.endswith((".c", ".h", ".cpp")):
+            files.append(target)  # a missing file is reported by the lint as file:: error
+        else:
+            files += _op_files(target)
+    return list(dict.fromkeys(files))
+
+
+def _op_files(name: str) -> list[str]:
+    """Return the C files of the installed op `name`; BadArguments if no op and no file has that name."""
+    from opkit.cli import BadArguments, CommandFailed
+    from opkit.cli.ops import load_quietly
+    from opkit.plugins.registry import BrokenPluginError, UnknownNameError, ops
+
+    load_quietly()
+    try:
+        paths = ops.info(name)["c_files"]
+    except BrokenPluginError as exc:  # e.g. a bad #section tag: the failure says where
+        raise CommandFailed(str(exc)) from None
+    except UnknownNameError as exc:
+        raise BadArguments(f"{name!r} is neither a file, a directory nor an installed op: {exc}") from None
+    if not paths:
+        raise BadArguments(f"the op {name!r} has no C file to check (its C, if any, comes from c_code methods)")
+    return paths
+
+
 def run_check(args):
     from opkit.cop.lint import check_files
 
-    # Report each file the way the user spelt it, so editors can jump to `file:line:`.
-    spelt = {os.path.abspath(path): path for path in args.files}
-    diagnostics = check_files(args.files)
+    files = resolve_targets(args.files)
+    # Report each file the way the user spelt it (or found it), so editors can jump to `file:line:`.
+    spelt = {os.path.abspath(path): path for path in files}
+    diagnostics = check_files(files)
     errors = sum(d.severity == "error" for d in diagnostics)
     warnings = len(diagnostics) - errors
     if args.json:
         import json
 
-        print(json.dumps({"files": list(args.files), "errors": errors, "warnings": warnings, "diagnostics": [
+        print(json.dumps({"files": files, "errors": errors, "warnings": warnings, "diagnostics": [
             {"path": spelt.get(d.path, d.path), "line": d.line, "severity": d.severity, "message": d.message}
             for d in diagnostics]}, indent=2))
         return 1 if errors or (args.strict and warnings) else 0
@@ -34,5 +88,5 @@ def run_check(args):
         where = spelt.get(diagnostic.path, diagnostic.path)
         line = "" if diagnostic.line is None else f"{diagnostic.line}:"
         print(f"{where}:{line} {diagnostic.severity}: {diagnostic.message}")
-    print(f"{len(args.files)} file(s) checked: {errors} error(s), {warnings} warning(s)", file=sys.stderr)
+    print(f"{len(files)} file(s) checked: {errors} error(s), {warnings} warning(s)", file=sys.stderr)
     return 1 if errors or (args.strict and warnings) else 0

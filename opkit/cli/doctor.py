@@ -48,7 +48,7 @@ def plugin_checks() -> list[tuple[str, bool, str]]:
     """Report each broken plugin as a problem, with how to fix or skip it."""
     import warnings
 
-    from opkit.plugins.manager import DISABLE_VARIABLE, PluginLoadWarning, load_plugins
+    from opkit.plugins.manager import PluginLoadWarning, fix_advice, load_plugins
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PluginLoadWarning)
@@ -57,8 +57,7 @@ def plugin_checks() -> list[tuple[str, bool, str]]:
     checks = [("plugins", True, f"{loaded} loaded, {len(state.ops)} ops")]
     for record in state.broken:
         checks.append((f"plugin {record.name}", False,
-                       f"{record.distribution} {record.version}: {record.error}; fix: reinstall or "
-                       f"pip uninstall {record.distribution}, or {DISABLE_VARIABLE}={record.distribution}"))
+                       f"{record.distribution} {record.version}: {record.error}; {fix_advice(record)}"))
     return checks
 
 

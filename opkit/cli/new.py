@@ -146,8 +146,16 @@ def run_new(args):
         print(f"created {path}")
     if not (os.path.isabs(target) or target.startswith(".")):
         target = f"./{target}"  # pip needs the ./ to read it as a directory
-    print(f"\nthe op {names['class_name']} is registered as opkit.ops.{names['op_name']}; next:\n"
-          f"  pip install {target}          (add -e to edit it in place)\n"
-          f"  python -m pytest {target}\n"
-          f"  opkit show {names['op_name']} --dtypes float64,float64")
+    print(next_steps(names, target))
     return 0
+
+
+def next_steps(names: dict, target: str) -> str:
+    """Return what `opkit new` prints after the files: the commands that install, test and show the op."""
+    import shlex
+
+    install = f"pip install -e {shlex.quote(target + '[test]')}"
+    return (f"\nnext, install the package; then the op {names['class_name']} is opkit.ops.{names['op_name']}:\n"
+            f"  {install}    # -e: your edits to the op and its .c file apply at once; [test]: pytest\n"
+            f"  python -m pytest {shlex.quote(target)}\n"
+            f"  opkit show {names['op_name']} --dtypes float64,float64")

@@ -9,8 +9,10 @@ import time
 
 def add_commands(commands):
     """Add list, info, show and build to the `opkit` subcommands."""
-    listing = commands.add_parser("list", help="list the installed ops, their packages and C files")
-    listing.add_argument("--json", action="store_true", help="print JSON: ops, types and plugins")
+    listing = commands.add_parser("list", help="list the ops of installed op packages, their packages and C files")
+    listing.add_argument("--builtins", action="store_true", help="list opkit's own ops (add, sum, ...) too")
+    listing.add_argument("--json", action="store_true",
+                         help="print JSON: every op (built-ins too, each with a 'builtin' field), type and plugin")
     listing.set_defaults(run=run_list)
     info = commands.add_parser("info", help="show where an op comes from")
     info.add_argument("op", metavar="OP", help="op name, or DIST:NAME")
@@ -31,7 +33,7 @@ def add_commands(commands):
                              "load it from there")
 
 
-def _load_quietly():
+def load_quietly():
     """Load the plugins without warnings: `opkit list` reports broken plugins itself."""
     import warnings
 
@@ -42,12 +44,15 @@ def _load_quietly():
         return load_plugins()
 
 
+BUILTIN_PLUGIN = "opkit.plugins.builtin"  # the entry point of opkit's own ops
+
+
 def listing(state) -> dict:
     """Return `opkit list --json`: every op and type registration, and every plugin with its status."""
     from opkit.plugins.registry import ops, types
 
     def rows(table, registry):
-        return [dict(registry.describe(r), conflict=len(regs) > 1)
+        return [dict(registry.describe(r), conflict=len(regs) > 1, builtin=r.record.value == BUILTIN_PLUGIN)
                 for name, regs in sorted(table.items()) for r in regs]
 
     plugins = [{"name": r.name, "distribution": r.distribution, "version": r.version, "module": r.value,
@@ -56,35 +61,79 @@ def listing(state) -> dict:
 
 
 def run_list(args):
-    data = listing(_load_quietly())
+    data = listing(load_quietly())
     if args.json:
         print(json.dumps(data, indent=2))
         return 0
+    shown = [row for row in data["ops"] if args.builtins or not row["builtin"]]
     table = [("OP", "DISTRIBUTION", "VERSION", "C FILES")]
-    for row in data["ops"]:
+    for row in shown:
         name = f"{row['distribution']}:{row['name']} (conflict)" if row["conflict"] else row["name"]
-        table.append((name, row["distribution"], row["version"], " ".join(row["c_files"])))
-    widths = [max(len(row[i]) for row in table) for i in range(3)]
-    for row in table:
-        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[3])
+        table.append((name, row["distribution"], row["version"], c_files_cell(row["c_files"])))
+    if len(table) > 1:
+        for line in fit_table(table):
+            print(line)
+    builtins = [row for row in data["ops"] if row["builtin"]]
+    if not any(not row["builtin"] for row in data["ops"]):
+        print("no op package installed (`opkit new NAME` makes one)")
+    if builtins and not args.builtins:
+        print(f"{'' if len(table) == 1 else chr(10)}({len(builtins)} built-in ops of {builtins[0]['distribution']} "
+              f"not shown: `opkit list --builtins`)")
     for status in ("broken", "disabled"):
-        shown = [p for p in data["plugins"] if p["status"] == status]
-        if shown:
+        plugins = [p for p in data["plugins"] if p["status"] == status]
+        if plugins:
             print(f"\n{status.capitalize()} plugins:")
-        for plugin in shown:
+        for plugin in plugins:
             detail = f": {plugin['error']}" if plugin["error"] else " (OPKIT_DISABLE_PLUGINS)"
             print(f"  {plugin['name']} ({plugin['distribution']} {plugin['version']}){detail}")
     return 0
 
 
+def c_files_cell(paths) -> str:
+    """Return the C FILES cell: the first file, and how many more (`--json` lists them all)."""
+    if not paths:
+        return "-"
+    return paths[0] + (f" (+{len(paths) - 1} more)" if len(paths) > 1 else "")
+
+
+def terminal_width() -> int | None:
+    """Return the width to fit rows to: the terminal's (or $COLUMNS), or None when output goes to a pipe or file."""
+    import shutil
+    import sys
+
+    if not os.environ.get("COLUMNS") and not sys.stdout.isatty():
+        return None  # a pipe or a file gets whole rows, for grep and scripts
+    return max(40, shutil.get_terminal_size().columns)
+
+
+def fit_table(rows, width=None) -> list[str]:
+    """Return `rows` as aligned lines; the last column (a path) is cut from the left to fit the terminal's width."""
+    width = terminal_width() if width is None else width
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    lines = []
+    for row in rows:
+        head = "  ".join(cell.ljust(size) for cell, size in zip(row, widths)) + "  "
+        last = row[-1]
+        if width is not None and len(head) + len(last) > width:
+            room = max(width - len(head), 8)
+            last = "..." + last[len(last) - room + 3:] if len(last) > room else last
+            if len(head) + len(last) > width:  # the first columns alone are too wide
+                line = head + last
+                last, head = "", line[:width - 3] + "..."
+        lines.append((head + last).rstrip())
+    return lines
+
+
 def _installed_op(name: str):
     """Return the op registered as `name`; an unknown name is a usage error (as argparse's invalid choice)."""
     import opkit
-    from opkit.cli import BadArguments
-    from opkit.plugins.registry import UnknownNameError
+    from opkit.cli import BadArguments, CommandFailed
+    from opkit.plugins.registry import BrokenPluginError, UnknownNameError
 
     try:
         return opkit.ops[name]
+    except BrokenPluginError as exc:  # the name is right; its package is what needs fixing
+        raise CommandFailed(str(exc)) from None
     except UnknownNameError as exc:
         raise BadArguments(str(exc)) from None
 
@@ -165,8 +214,24 @@ def make_node(op_name: str, dtypes: str, ndims: str | None):
         return op.make_node(*inputs)
     except (TypeError, ValueError, AssertionError) as exc:
         described = ", ".join(str(v.type) for v in inputs)
-        hint = "" if ndims else "\npass --ndims, e.g. --ndims 1,0 for a vector and a scalar"
+        hint = "" if ndims else _ranks_hint(op, tokens)
         raise BadArguments(f"{op_name}.make_node rejected inputs ({described}): {exc}{hint}") from None
+
+
+def _ranks_hint(op, tokens) -> str:
+    """Return a hint to pass --ndims when make_node accepts these dtypes at other ranks (0, 1 or 2), else ''."""
+    import itertools
+
+    if len(tokens) > 4:
+        return ""
+    for ranks in itertools.product((1, 0, 2), repeat=len(tokens)):
+        try:
+            op.make_node(*[_input_variable(token, rank, i) for i, (token, rank) in enumerate(zip(tokens, ranks))])
+        except Exception:  # noqa: BLE001 - any refusal: try the next ranks
+            continue
+        if any(rank != 1 for rank in ranks):
+            return f"\nthe op takes these dtypes at other ranks: pass --ndims {','.join(map(str, ranks))}"
+    return ""
 
 
 # How `opkit build` describes its module in the cache's meta.json (the key is the module's content).

@@ -225,10 +225,36 @@ def _mark_broken(record: PluginRecord, exc: BaseException, what: str):
         record.location = location
         record.error += f" (raised at {location})"
     warnings.warn(f"opkit plugin {record.name!r} from distribution {record.distribution} {record.version} "
-                  f"{what} and was skipped:\n{record.error}\n"
-                  f"fix or uninstall it (pip uninstall {record.distribution}), "
-                  f"or set {DISABLE_VARIABLE}={record.distribution}", PluginLoadWarning,
+                  f"{what} and was skipped:\n{record.error}\n{fix_advice(record)}", PluginLoadWarning,
                   stacklevel=_stacklevel_outside_plugins())
+
+
+def editable_source(distribution: str) -> str | None:
+    """Return the project directory a distribution is installed editable from (`pip install -e`), else None."""
+    import json
+    from urllib.parse import unquote, urlparse
+
+    try:
+        text = importlib.metadata.distribution(distribution).read_text("direct_url.json")
+        direct = json.loads(text) if text else {}
+    except (importlib.metadata.PackageNotFoundError, ValueError, OSError):
+        return None
+    if not direct.get("dir_info", {}).get("editable"):
+        return None
+    url = urlparse(direct.get("url", ""))
+    return unquote(url.path) if url.scheme == "file" else direct.get("url")
+
+
+def fix_advice(record: PluginRecord) -> str:
+    """Return what to do about a broken plugin: edit its source if installed editable, else reinstall or remove."""
+    skip = f"or skip it: {DISABLE_VARIABLE}={record.distribution}"
+    source = editable_source(record.distribution)
+    if source is not None:
+        where = f" at {record.location}" if record.location else ""
+        return (f"fix: correct the error{where}; {record.distribution} is installed editable from {source}, so the "
+                f"fix takes effect without reinstalling ({skip})")
+    return (f"fix: reinstall {record.distribution} (pip install --force-reinstall {record.distribution}) or "
+            f"uninstall it (pip uninstall {record.distribution}), {skip}")
 
 
 def _stacklevel_outside_plugins() -> int:

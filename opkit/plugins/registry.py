@@ -24,6 +24,31 @@ class UnknownNameError(KeyError, AttributeError):
         return str(self.args[0]) if self.args else ""
 
 
+class BrokenPluginError(PluginError, UnknownNameError):
+    """The name is not registered because the plugin that provides it failed to load; the message is that failure.
+
+    An UnknownNameError too, so `name in opkit.ops`, `hasattr` and `except KeyError` read it as "not there".
+    """
+
+    def __init__(self, message, name=None, distributions=()):
+        PluginError.__init__(self, message, name=name, distributions=distributions)
+
+    def __str__(self):
+        return PluginError.__str__(self)
+
+
+def _broken_provider(name: str, source: str = ""):
+    """Return the broken plugin that would provide `name`: one whose entry point, distribution or top-level
+    package is named so (as `opkit new` makes them), or the one named by `source` in "dist:name"."""
+    wanted = {normalize(name)} | ({normalize(source)} if source else set())
+    for record in load_plugins().broken:
+        names = {normalize(record.name), normalize(record.distribution),
+                 normalize(record.value.partition(":")[0].partition(".")[0])}
+        if (source and normalize(source) in names) or (not source and wanted & names):
+            return record
+    return None
+
+
 class PluginRegistry:
     """Read-only view of what the plugins registered, of one kind ("op" or "type")."""
 
@@ -87,6 +112,10 @@ class PluginRegistry:
         source, _, name = key.rpartition(":")
         candidates = self._registrations().get(name, [])
         if not candidates:
+            broken = _broken_provider(name, source)
+            if broken is not None:
+                raise BrokenPluginError(self._broken_message(name, broken), name=name,
+                                        distributions=(broken.distribution,)) from broken.exception
             raise UnknownNameError(self._unknown_message(name))
         if source:
             return self._pick(source, name, candidates)
@@ -118,6 +147,12 @@ class PluginRegistry:
         return PluginError(f"the {self._kind} {name!r} is registered by {len(candidates)} plugins:\n{listed}\n"
                            f"use {picks} to pick one, or set {DISABLE_VARIABLE}={sources[-1]} to "
                            f"disable one", name=name, distributions=distributions)
+
+    def _broken_message(self, name, record) -> str:
+        from opkit.plugins.manager import fix_advice
+
+        return (f"the {self._kind} {name!r} is not available: {record.describe()}, which provides it, failed to "
+                f"load:\n{record.error}\n{fix_advice(record)}")
 
     def _unknown_message(self, name) -> str:
         names = list(self._registrations())

@@ -37,8 +37,11 @@ def test_the_command_imports_nothing_heavy_to_parse_arguments():
     assert result.stdout.strip() == "[]"
 
 
-def test_list_shows_opkits_own_ops(capsys):
+def test_list_shows_opkits_own_ops_under_a_flag(capsys):
     status, out, _ = run(capsys, "list")
+    assert status == 0 and not any(line.split()[:1] == ["add"] for line in out.splitlines())
+    assert " built-in ops of " in out and "not shown: `opkit list --builtins`)" in out
+    status, out, _ = run(capsys, "list", "--builtins")
     assert status == 0
     assert out.splitlines()[0].split() == ["OP", "DISTRIBUTION", "VERSION", "C", "FILES"]
     dist = installed_opkit_distribution()
@@ -48,7 +51,7 @@ def test_list_shows_opkits_own_ops(capsys):
     add = next(row for row in data["ops"] if row["name"] == "add")
     c_files = add.pop("c_files")  # opkit's own section files, as an op package's
     assert add == {"name": "add", "plugin": "opkit", "distribution": dist, "version": "0.1.0",
-                   "op_class": "opkit.core.tensor.elementwise.elemwise.Elemwise", "conflict": False}
+                   "op_class": "opkit.core.tensor.elementwise.elemwise.Elemwise", "conflict": False, "builtin": True}
     package = pathlib.Path(opkit.__file__).parent
     assert [pathlib.Path(f).name for f in c_files] == ["broadcast.c", "elemwise.c", "scalar_math.c",
                                                         "scalar_logic.c"]
@@ -198,3 +201,45 @@ def test_build_on_a_cache_hit_says_it_was_already_built(capsys, opkit_compiledir
     assert status == 0 and out.startswith("built add (")
     status, out, _ = run(capsys, "build", "add", "--dtypes", "float64,int16")
     assert status == 0 and out.splitlines()[0].endswith("was already built: nothing to do")
+
+
+def test_show_suggests_ndims_only_when_the_op_takes_the_dtypes_at_other_ranks(capsys, monkeypatch):
+    """Issue 39.8: `--ndims` is suggested when make_node accepts the dtypes at other ranks, never otherwise."""
+    import opkit.cli.ops as cli_ops
+    import opkit.tensor as ot
+
+    class MatrixOnly(opkit.Op):
+        __props__ = ()
+
+        def make_node(self, x):
+            x = ot.as_tensor_variable(x)
+            if x.ndim != 2 or x.dtype != "float64":
+                raise TypeError(f"MatrixOnly takes a float64 matrix, not {x.type}")
+            return opkit.Apply(self, [x], [x.type()])
+
+    monkeypatch.setattr(cli_ops, "_installed_op", lambda name: MatrixOnly())
+    status, _, err = run(capsys, "show", "matrix_only", "--dtypes", "float64")
+    assert status == 2 and err.rstrip().endswith("the op takes these dtypes at other ranks: pass --ndims 2")
+    status, _, err = run(capsys, "show", "matrix_only", "--dtypes", "int64")
+    assert status == 2 and "MatrixOnly takes a float64 matrix, not TensorType(int64, vector)" in err
+    assert "--ndims" not in err.split("error:")[1]
+
+
+def test_check_flags_identifiers_one_or_two_letters_off_an_opkit_macro(capsys, tmp_path):
+    """Issue 39.4: misspelt macros are errors with 'did you mean'; comments, strings, the file's own #defines and
+    opkit's real macros are not."""
+    source = tmp_path / "typos.c"
+    source.write_text("#section support_code_apply\n"
+                      "#define DTYPE_INPUT_X double\n"
+                      "static int APPLY_SPECIFC(helper)(DTYPE_INPUT_0 x) { return 0; }\n"
+                      "#section code\n"
+                      "// DTYPE_INPTU_0 in a comment, \"FIAL\" in a string\n"
+                      "DTYPE_INPTU_0 v = (DTYPE_INPUT_X)0; TYPENUM_OUTPT_0;\n"
+                      "if (!v) FIAL;\n"
+                      "Py_XDECREF(OUTPUT_0); INPUT_1; ITEMSIZE_INPUT_1;\n")
+    status, out, err = run(capsys, "check", str(source))
+    assert status == 1 and err.strip() == "1 file(s) checked: 4 error(s), 0 warning(s)"
+    expected = [(3, "APPLY_SPECIFC", "APPLY_SPECIFIC"), (6, "DTYPE_INPTU_0", "DTYPE_INPUT_0"),
+                (6, "TYPENUM_OUTPT_0", "TYPENUM_OUTPUT_0"), (7, "FIAL", "FAIL")]
+    assert out.splitlines() == [f"{source}:{line}: error: {name} is not an opkit macro (nor #defined in this file); "
+                                f"did you mean {meant}?" for line, name, meant in expected]

@@ -48,7 +48,7 @@ def _venv_with_commands(tmp_path) -> PluginVenv:
 def test_write_your_own_op_runs_literally(tmp_path):
     lines = sh_block_after("## Write your own op")
     commands = [(line.split("#")[0].strip(), line.partition("#")[2].strip()) for line in lines]
-    assert [command for command, _ in commands] == ["opkit new scaled_ops", "pip install -e ./scaled_ops",
+    assert [command for command, _ in commands] == ["opkit new scaled_ops", "pip install -e './scaled_ops[test]'",
                                                     "python -m pytest scaled_ops", "opkit list"]
     venv = _venv_with_commands(tmp_path)
     work = tmp_path / "work"
@@ -58,6 +58,7 @@ def test_write_your_own_op_runs_literally(tmp_path):
            "PIP_NO_DEPS": "1", "PIP_NO_BUILD_ISOLATION": "0", "PIP_NO_INDEX": "1",
            "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PYTHONDONTWRITEBYTECODE": "1"}
     env.pop("OPKIT_DISABLE_PLUGINS", None)
+    env.pop("COLUMNS", None)  # output to a pipe: whole rows (a terminal's width would cut the path from the left)
     outputs = []
     for command, _ in commands:
         result = subprocess.run(["bash", "-c", command], cwd=work, env=env, capture_output=True, text=True,
@@ -65,6 +66,8 @@ def test_write_your_own_op_runs_literally(tmp_path):
         assert result.returncode == 0, f"{command}\n{result.stdout}\n{result.stderr}"
         outputs.append(result.stdout)
     assert "9 passed" in outputs[2] and "skipped" not in outputs[2]
+    printed = [line.split("  # ")[0].strip() for line in outputs[0].split("\nnext")[1].splitlines()[1:]]
+    assert printed[0] == "pip install -e './scaled_ops[test]'"  # what `opkit new` prints is what the README says
     [row] = [line.split() for line in outputs[3].splitlines() if line.startswith("scaled_ops ")]
     promised = commands[3][1].split()
     assert row[:3] == promised[:3]
@@ -98,11 +101,12 @@ def python_block_after(heading: str) -> str:
     ("Your own ops mix with opkit's tensor ops", "[4. 5.]"),
     ("## Shared variables, updates and givens", "[ 1.  -2.   0.5]"),
     ("## Use opkit ops from PyTensor and PyMC", "[array(34.), array([18., 30.])]\n[15.  9.  3.]"),
-    # torch and jax come with the test extra; CI's second Python installs test-base only
+    # the test extra has no torch or jax (CI's first venv installs them; its second Python does not)
     pytest.param("### From PyTorch", "34.0 [18.0, 30.0]\n[1.0, 4.0, 7.0]",
-                 marks=pytest.mark.skipif(find_spec("torch") is None, reason="needs opkit-sdk[torch]")),
+                 marks=pytest.mark.skipif(find_spec("torch") is None, reason="needs torch: pip install torch "
+                                          "--index-url https://download.pytorch.org/whl/cpu")),
     pytest.param("### From JAX", "[3. 6.]\n[18. 36.]\n[3. 3.]\n[[0. 3.]\n [6. 9.]]",
-                 marks=pytest.mark.skipif(find_spec("jax") is None, reason="needs opkit-sdk[jax]")),
+                 marks=pytest.mark.skipif(find_spec("jax") is None, reason="needs jax: pip install jax")),
 ])
 def test_the_python_examples_run_and_print_what_they_say(heading, prints, tmp_path):
     env = dict(os.environ, PYTENSOR_FLAGS=f"base_compiledir={tmp_path / 'pytensor'}")
