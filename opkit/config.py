@@ -186,6 +186,9 @@ _FLAGS = {
                     "by a few nodes compiles only those"),
     "python_fallback": (False, _boolean("python_fallback"),
                         "run perform() when no C++ compiler is found, instead of raising"),
+    "on_shape_error": ("warn", _choice("on_shape_error", ("warn", "raise")),
+                       "an infer_shape that raises (other than NotImplementedError): warn and run the op for its "
+                       "output shapes (warn, as Theano), or raise (raise: for op authors' tests)"),
     "profile": (False, _boolean("profile"), "time every node of compiled functions (f.profile.summary())"),
     "verbose": (False, _boolean("verbose"), "log compiles (and waits for another process's) to stderr"),
     "blas__ldflags": (_Detected(_detect_blas, "the BLAS detected"), _blas_ldflags,
@@ -209,6 +212,7 @@ class Config:
     cache_max_bytes: int
     incremental: bool
     python_fallback: bool
+    on_shape_error: str
     profile: bool
     verbose: bool
     openmp: bool

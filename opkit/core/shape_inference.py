@@ -64,9 +64,29 @@ class ShapeInference:
 
         input_shapes = [self.shape_of(v) for v in node.inputs]
         try:
-            shapes = node.op.infer_shape(node, input_shapes)
+            result, checks = self._op_shapes(node, input_shapes)
         except NotImplementedError:
             return None, None
+        except Exception as exc:  # noqa: BLE001 (an op's own code: Theano's rule, warn and run the op)
+            infer_shape_failed(node, exc)
+            return None, None
+        checks += [self.token_of(v) for v in node.inputs]
+        token = combine(checks)
+        if token is None:
+            return result, None
+        guarded = []
+        for shape in result:
+            if shape is not None:
+                shape = tuple(self._guard(d, token, depend) for d in shape)
+            guarded.append(shape)
+        return guarded, token
+
+    def _op_shapes(self, node, input_shapes):
+        """Return (the shapes the op's infer_shape gives, as dimension variables or None; its checks)."""
+        shapes = node.op.infer_shape(node, input_shapes)
+        if not isinstance(shapes, (list, tuple)) or len(shapes) != len(node.outputs):
+            raise TypeError(f"infer_shape returned {shapes!r:.200}, not a list of one shape per output "
+                            f"({len(node.outputs)})")
         checks = list(getattr(node.op, "shape_checks", _no_checks)(node, input_shapes))
         result = []
         for out, shape in zip(node.outputs, shapes):
@@ -78,16 +98,7 @@ class ShapeInference:
             # A length the type states becomes a constant: infer_shape's expression for it may be a check.
             checks += [d for d, s in zip(shape, static) if s is not None and _is_computed(d)]
             result.append(tuple(self._as_dim(d, s) for d, s in zip(shape, static)))
-        checks += [self.token_of(v) for v in node.inputs]
-        token = combine(checks)
-        if token is None:
-            return result, None
-        guarded = []
-        for shape in result:
-            if shape is not None:
-                shape = tuple(self._guard(d, token, depend) for d in shape)
-            guarded.append(shape)
-        return guarded, token
+        return result, checks
 
     def _guard(self, dim, token, depend):
         if self._carried.get(id(dim)) is token:
@@ -110,7 +121,36 @@ class ShapeInference:
             return constant(static, dtype="int64")
         if isinstance(dim, int) or hasattr(dim, "__index__"):
             return constant(int(dim), dtype="int64")
-        return as_tensor_variable(dim)
+        if not isinstance(dim, Variable):
+            raise TypeError(f"infer_shape gave the dimension {dim!r:.80}, not an int or an integer scalar variable")
+        dim = as_tensor_variable(dim)
+        if getattr(dim.type, "ndim", None) != 0 or str(getattr(dim.type, "dtype", "")).rstrip("0123456789") \
+                not in ("int", "uint", "bool"):
+            raise TypeError(f"infer_shape gave the dimension {dim} of type {dim.type}, not an integer scalar")
+        return dim
+
+
+class InferShapeError(RuntimeError):
+    """An op's infer_shape raised (other than NotImplementedError) with config.on_shape_error = "raise"."""
+
+
+def infer_shape_failed(node, exc):
+    """Warn that `node`'s infer_shape raised `exc` (its shapes then come from running the op), or raise with
+    config.on_shape_error = "raise"."""
+    import logging
+
+    from opkit.config import config
+
+    op = node.op
+    message = (f"infer_shape of {op} (op {type(op).__module__}.{type(op).__qualname__}) raised "
+               f"{type(exc).__name__}: {exc}")
+    if config.on_shape_error == "raise":
+        raise InferShapeError(f"{message}\n(config.on_shape_error is 'raise'; with 'warn', the default, opkit warns "
+                              f"and runs the op for its output shapes)") from exc
+    logging.getLogger("opkit.shape_inference").warning(
+        "%s; opkit runs the op for its output shapes instead.\nHint: fix infer_shape, or raise "
+        "NotImplementedError where it cannot tell; OPKIT_FLAGS=on_shape_error=raise makes this an error "
+        "(for op authors' tests).", message)
 
 
 def _no_checks(node, input_shapes):
