@@ -18,7 +18,7 @@
    With OPKIT_BLAS_NONE (no BLAS: config.blas__ldflags is empty) the header still
    compiles, so an op may test the flag and run other code, but a call to any
    routine is a compile error that says how to get a BLAS.
-   Generated from one list of routines; tests/cop/test_blas.py links every name. */
+   tests/cop/test_blas.py checks that every name has its scipy_ mapping and links each one. */
 #ifndef OPKIT_BLAS_H
 #define OPKIT_BLAS_H
 
