@@ -338,7 +338,8 @@ def _tidy_pch(pch: str, everything: bool, now: float):
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 continue  # a build of this header is running
-            complete = all(os.path.isfile(os.path.join(path, name)) for name in _PCH_FILES[1:])
+            # Header and .gch: a missing seal (opkit_pch.hpp.gch.sha256) only makes the next compile build it again.
+            complete = all(os.path.isfile(os.path.join(path, name)) for name in _PCH_FILES[1:3])
             remove_all = everything or not complete
             for leftover in os.listdir(path):
                 own = leftover in _PCH_FILES or leftover.startswith(".tmp-")

@@ -17,10 +17,8 @@ import json
 import os
 import pathlib
 
-from opkit.core.digest import sha256
 
 SUFFIX = ".depends.json"  # beside a compiled object until the entry is published
-_digests: dict[tuple, str] = {}  # (path, device, inode, size, mtime, ctime) -> sha256, this process's
 
 
 def dependency_args(obj: pathlib.Path) -> list[str]:
@@ -93,15 +91,11 @@ def carry(depends: dict, directory: pathlib.Path, name: str) -> None:
 
 
 def file_digest(path: str) -> str | None:
-    """Return the sha256 of the file `path` (None if it cannot be read); the same file is hashed once a process."""
+    """Return the sha256 of the file `path` (None if it cannot be read); read once while its stat is unchanged."""
+    from opkit.cop.identity import header_facts
+
     try:
-        st = os.stat(path)
-        memo = (path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-        digest = _digests.get(memo)
-        if digest is None:
-            with open(path, "rb") as handle:
-                digest = _digests[memo] = sha256(handle.read()).hexdigest()
-        return digest
+        return header_facts(path)[0]
     except OSError:
         return None
 

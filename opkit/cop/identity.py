@@ -24,9 +24,12 @@ import os
 import re
 import shlex
 
+from opkit.core.digest import sha256
+
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include(?:_next)?[ \t]*(?:"([^"\n]+)"|<([^>\n]+)>)', re.M)
 _PATH_OPTIONS = ("-isystem", "-idirafter", "-iquote", "-I")
 _ENVIRONMENT = ("CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH")
+_headers: dict = {}  # a header's (path, device, inode, size, mtime, ctime) -> (its sha256, what it includes)
 
 
 @functools.lru_cache(maxsize=64)
@@ -60,8 +63,9 @@ def search_dirs(include_dirs, compile_args=()) -> tuple[tuple[str, ...], tuple[s
     return tuple(dict.fromkeys(quoted)), tuple(dict.fromkeys(every))
 
 
-def local_headers(source, include_dirs, compile_args=(), *, with_paths=True) -> list[bytes]:
-    """Return the bytes (after its path, unless not `with_paths`) of every header `source` includes, recursively.
+def local_headers(source, include_dirs, compile_args=(), *, with_paths=True) -> list[str]:
+    """Return the path (unless not `with_paths`) and the sha256 of the bytes of every header `source` includes,
+    recursively.
 
     `#include "..."` is looked up beside the including file, then in the quoted
     folders, then in every folder; `#include <...>` in every folder (see
@@ -71,10 +75,10 @@ def local_headers(source, include_dirs, compile_args=(), *, with_paths=True) -> 
     quoted_dirs, every_dir = search_dirs(include_dirs, compile_args)
     if not every_dir and not quoted_dirs:
         return []
-    found, pending, seen = [], [(source, None)], set()
+    found, pending, seen = [], [(_includes(source), None)], set()
     while pending:
-        text, here = pending.pop()
-        for quoted, angled in _includes(text):
+        includes, here = pending.pop()
+        for quoted, angled in includes:
             directories = ([here] if here and quoted else []) + list(quoted_dirs if quoted else ()) + list(every_dir)
             for directory in directories:
                 path = os.path.join(directory, quoted or angled)
@@ -82,12 +86,29 @@ def local_headers(source, include_dirs, compile_args=(), *, with_paths=True) -> 
                     real = os.path.realpath(path)
                     if real not in seen:
                         seen.add(real)
-                        with open(real, "rb") as handle:
-                            data = handle.read()
-                        found.append(real.encode("utf-8", "surrogateescape") + b"\n" + data if with_paths else data)
-                        pending.append((data.decode("utf-8", "surrogateescape"), os.path.dirname(real)))
+                        digest, inner = header_facts(real)
+                        found.append(f"{real}\n{digest}" if with_paths else digest)
+                        pending.append((inner, os.path.dirname(real)))
                     break
     return found
+
+
+def header_facts(real):
+    """Return the sha256 of the header `real`'s bytes and what it includes, read once while its stat is unchanged.
+
+    The change time and the inode are in the stat: an edit in place, even with its
+    modification time set back, reads the file again.
+    """
+    st = os.stat(real)
+    memo = (real, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    known = _headers.get(memo)
+    if known is None:
+        with open(real, "rb") as handle:
+            data = handle.read()
+        if len(_headers) > 4096:
+            _headers.clear()
+        known = _headers[memo] = (sha256(data).hexdigest(), _includes(data.decode("utf-8", "surrogateescape")))
+    return known
 
 
 def made_of(content, code_text, include_dirs, library_dirs, libraries, compile_args, toolchain,
