@@ -231,6 +231,9 @@ def _missing_hints(output: str) -> list[str]:
             and config.march:
         hints.append(f"hint: this compiler does not know config.march={config.march!r}: set it to native (this "
                      "host's CPU), to a baseline it knows (e.g. x86-64-v2), or to an empty value for its default")
+    if re.search(r"File size limit exceeded|No space left on device|Disk quota exceeded|File too large", output):
+        hints.append("hint: the compiler could not write its output: free disk space (or raise your quota), or "
+                     "raise the file-size limit (`ulimit -f unlimited`); `opkit cache clear` empties opkit's cache")
     for header in dict.fromkeys(_MISSING_HEADER.findall(output)):
         if header != "Python.h":
             hints.append(f"hint: header {header!r} not found: install the package that provides it, or return its "

@@ -357,3 +357,22 @@ def test_a_damaged_precompiled_header_is_built_again_not_used(tmp_path):
     rebuilt = gchs[0].read_bytes()
     assert rebuilt != damaged  # built again, and sealed
     assert read_sealed(gchs[0].with_name("opkit_pch.hpp.gch.sha256")) == hashlib.sha256(rebuilt).hexdigest().encode()
+
+
+def test_a_compiler_cut_short_by_a_full_disk_or_a_size_limit_says_what_to_do(tmp_path):
+    script = textwrap.dedent('''
+        import resource, sys
+        from opkit.cop.build import build_extension
+        from opkit.errors import CompileError
+        resource.setrlimit(resource.RLIMIT_FSIZE, (50000, 50000))
+        source = "extern const char opkit_big[];\\nconst char opkit_big[400000] = {1};\\n"  # a small file, a big object
+        try:
+            build_extension(source, "bigmod", sys.argv[1])
+        except CompileError as exc:
+            print("ERROR", exc)
+    ''')
+    run = _python([script, str(tmp_path / "build")], _env(tmp_path / "cache", OPKIT_NO_PCH="1"), tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "ERROR compiling the C++ module 'bigmod' failed" in run.stdout, run.stdout
+    assert "ulimit -f unlimited" in run.stdout and "opkit cache clear" in run.stdout, run.stdout
+    assert str(tmp_path / "build" / "bigmod.cpp") in run.stdout
