@@ -376,3 +376,52 @@ def test_a_compiler_cut_short_by_a_full_disk_or_a_size_limit_says_what_to_do(tmp
     assert "ERROR compiling the C++ module 'bigmod' failed" in run.stdout, run.stdout
     assert "ulimit -f unlimited" in run.stdout and "opkit cache clear" in run.stdout, run.stdout
     assert str(tmp_path / "build" / "bigmod.cpp") in run.stdout
+
+
+def test_every_key_of_a_module_sees_a_header_byte_that_is_not_utf8(tmp_path, monkeypatch):
+    """The module cache's key, the shipped key and a node's code identity are one list (opkit.cop.identity)."""
+    from opkit.cop.codegen import collect_module
+    from opkit.cop.compile import region_key
+    from opkit.cop.region import Region
+    from opkit.cop.shipped import shipped_key
+    from opkit.link.code_identity import c_identity
+
+    headers = tmp_path / "headers"
+    headers.mkdir()
+    scale = headers / "scale.h"
+    scale.write_bytes(b'static const unsigned char SCALE_BYTE[] = "\xc8";\n#define SCALE SCALE_BYTE[0]\n')
+    (tmp_path / "userop.py").write_text(USER_OP)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import userop
+
+    monkeypatch.setattr(userop.Scaled, "COMPILE_ARGS", [f"-I{headers}"])  # found through an -I only
+    monkeypatch.setattr(userop.Scaled, "SUPPORT", "#include <scale.h>\n#define OFFSET 0\n")
+    x = ot.dvector("x")
+    node = userop.Scaled()(x).owner
+
+    def keys():
+        parts = collect_module(Region.from_nodes([node], lambda variable: True))
+        return region_key(parts), shipped_key(parts), c_identity(node)
+
+    before = keys()
+    _edit_in_place(scale, b"\xc8", b"\xc9")
+    after = keys()
+    assert all(a != b for a, b in zip(before, after)), (before, after)
+    _edit_in_place(scale, b"\xc9", b"\xc8")
+    assert keys() == before
+
+
+def test_a_section_files_version_sees_a_header_edited_with_its_mtime_kept(tmp_path, monkeypatch):
+    monkeypatch.setattr(section_memo, "RECHECK_SECONDS", 0.0)
+    path, header = tmp_path / "op.c", tmp_path / "op_helpers.h"
+    header.write_text("#define HELP 1\n")
+    path.write_text('#section support_code\n#include "op_helpers.h"\n#section code\n// code\n')
+
+    class FileOp(opkit.Op):
+        def make_node(self, x):
+            return opkit.Apply(self, [x], [x.type()])
+
+    op = FileOp()
+    first = section_memo.SectionC(op, [path]).c_code_cache_version()
+    _edit_in_place(header, b"HELP 1", b"HELP 2")
+    assert section_memo.SectionC(op, [path]).c_code_cache_version() != first
