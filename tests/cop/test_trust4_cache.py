@@ -425,3 +425,38 @@ def test_a_section_files_version_sees_a_header_edited_with_its_mtime_kept(tmp_pa
     first = section_memo.SectionC(op, [path]).c_code_cache_version()
     _edit_in_place(header, b"HELP 1", b"HELP 2")
     assert section_memo.SectionC(op, [path]).c_code_cache_version() != first
+
+
+CHAIN_SCRIPT = textwrap.dedent('''
+    import json, sys, numpy as np, opkit, opkit.tensor as ot
+    import userop
+    settings = json.loads(sys.argv[1])
+    userop.Scaled.HEADER_DIRS = settings["header_dirs"]
+    userop.Scaled.SUPPORT = settings["support"]
+    x = ot.dvector("x")
+    out = x
+    for k in range(30):  # a big graph: linked from cached objects of a few nodes each
+        out = userop.Scaled()(out)
+    print(json.dumps(opkit.function([x], out)(np.arange(4.0)).tolist()))
+''')
+
+
+def test_an_incremental_build_carries_its_objects_headers_into_the_module(tmp_path):
+    """A header only the compiler's list names (a macro-named include), read by a node object: an edit rebuilds."""
+    cache, headers = tmp_path / "cache", tmp_path / "headers"
+    headers.mkdir()
+    (headers / "scale.h").write_text("#define SCALE 1.0\n")
+    offset = headers / "offset.h"
+    offset.write_text("#define OFFSET 1.0\n")
+    (tmp_path / "userop.py").write_text(USER_OP)
+    settings = {"header_dirs": [str(headers)],
+                "support": '#define OFFSET_HEADER "offset.h"\n#include "scale.h"\n#include OFFSET_HEADER\n'}
+
+    def run():
+        return _numbers(_python([CHAIN_SCRIPT, json.dumps(settings)], _env(cache, tmp_path), tmp_path))
+
+    np.testing.assert_array_equal(run(), np.arange(4.0) + 30)  # thirty Scaled nodes, each + OFFSET
+    assert any(json.loads(m.read_text()).get("extra", {}).get("kind") == "chunk of nodes"
+               for m in cache.glob("??/*/meta.json"))  # built from node objects
+    _edit_in_place(offset, b"1.0", b"2.0")
+    np.testing.assert_array_equal(run(), np.arange(4.0) + 60)
