@@ -40,8 +40,10 @@ from opkit.bridge.jax_dtypes import DtypeNotMapped, jax_dtype, opkit_dtype
 from opkit.bridge.jax_ffi import graph_target
 from opkit.bridge.jax_graphs import compile_graph, compile_node, jvp_graph, node_outputs, output_shapes, vjp_graph
 from opkit.bridge.one_per_op import one_per_op
+from opkit.bridge.weak_args import number_arrays, representative
 from opkit.core.code_identity import python_identity
 from opkit.core.op import Op
+from opkit.core.tensor.types.weak import is_weak_number
 
 __all__ = ["as_jax_op", "JaxOp", "DtypeNotMapped"]
 
@@ -98,13 +100,38 @@ class JaxOp:
         return f"as_jax_op({self.op})"
 
     def __call__(self, *args):
-        outputs = self._call(*[jnp.asarray(a) for a in args])
+        outputs = self._call(*self._arrays(args))
         chosen = getattr(self.op, "default_output", None)
         if chosen is not None:
             return outputs[chosen]
         return outputs[0] if len(outputs) == 1 else list(outputs)
 
     # ---- the op's node ----
+
+    def _arrays(self, args):
+        """Return the call's arguments as JAX arrays, Python numbers as opkit's weak constants of them.
+
+        A Python number becomes the constant the op's make_node makes of it (opkit's weak rules:
+        float32 beside a float32 array, whatever jax_enable_x64 says), and a weak JAX value that
+        jit traces (a Python number passed to a jitted function) takes that constant's dtype.
+        """
+        operands, weak = [], {}
+        for i, a in enumerate(args):
+            if is_weak_number(a):
+                operands.append(a)
+                continue
+            a = jnp.asarray(a)
+            if np.ndim(a) == 0 and getattr(a, "weak_type", False) and np.dtype(a.dtype).kind in "biufc":
+                weak[i] = a
+                operands.append(representative(np.dtype(a.dtype).kind))
+            else:
+                operands.append((opkit_dtype(a.dtype, f"input {i} of {self.op}"), np.ndim(a)))
+        numbers = [i for i, o in enumerate(operands) if is_weak_number(o)]
+        if not numbers:
+            return [jnp.asarray(a) for a in args]
+        constants = number_arrays(self.op, operands, repr(self))
+        return [(weak[i].astype(constants[i].dtype) if i in weak else jnp.asarray(constants[i], constants[i].dtype))
+                if i in constants else jnp.asarray(a) for i, a in enumerate(args)]
 
     def _signature(self, args):
         return tuple((opkit_dtype(a.dtype, f"input {i} of {self.op}"), np.ndim(a)) for i, a in enumerate(args))

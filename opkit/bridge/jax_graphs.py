@@ -16,9 +16,17 @@ def tensor_types(signature):
 
 
 def node_outputs(op, signature):
-    """Return the output variables of `op` applied to fresh shape-free variables (their types: dtype, ndim)."""
+    """Return the output variables of `op` applied to fresh shape-free variables (their types: dtype, ndim).
+
+    make_node's TypeError or ValueError comes back naming the op and the call (the original as its cause).
+    """
+    from opkit.bridge.weak_args import refused
+
     variables = [t() for t in tensor_types(signature)]
-    node = op.make_node(*variables)
+    try:
+        node = op.make_node(*variables)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise refused(op, signature, f"as_jax_op({op})", exc) from exc
     return variables, list(node.outputs)
 
 

@@ -25,13 +25,16 @@ import inspect
 import re
 
 import torch
+from torch._library.custom_ops import CustomOpDef
 
 from opkit.bridge.torch_dtypes import DtypeNotMapped, as_array, as_tensor, to_opkit_dtype, to_torch_dtype
 from opkit.bridge.torch_fake import ShapeNotKnown, evaluate_shape, symbolic_shapes
 from opkit.bridge.torch_grad import GradGraph, input_variables
+from opkit.bridge.weak_args import number_arrays
 from opkit.core.code_identity import python_identity
 from opkit.core.op import Op
 from opkit.core.tensor.types.type import TensorType
+from opkit.core.tensor.types.weak import is_weak_number
 
 __all__ = ["as_torch_op", "DtypeNotMapped", "ShapeNotKnown"]
 
@@ -111,6 +114,13 @@ class _Bridge:
                                                 schema=f"({gradient_inputs}) -> Tensor[]")
         self.gradient.register_fake(self.fake_grad)
         self.forward.register_autograd(self.backward, setup_context=self.setup_context)
+        self.forward.__class__ = _BridgedOp  # Python numbers among its arguments: opkit's weak constants
+
+    def number_tensors(self, args):
+        """Return `args` with each Python number as the tensor of opkit's constant for it (see weak_args)."""
+        operands = [a if is_weak_number(a) else (to_opkit_dtype(a.dtype, self.where), a.dim()) for a in args]
+        constants = number_arrays(self.op, operands, f"as_torch_op({self.where})")
+        return [torch.from_numpy(constants[i]) if i in constants else a for i, a in enumerate(args)]
 
     # ---- eager: the op's compiled module on the tensors' memory ----
 
@@ -204,6 +214,19 @@ class _Bridge:
         graph = self._grad_graph(tensors)
         return [torch.empty_like(x, dtype=to_torch_dtype(dtype, self.where), memory_format=torch.contiguous_format)
                 for x, dtype in zip(tensors, graph.dtypes)]
+
+
+class _BridgedOp(CustomOpDef):
+    """The custom op of a bridged op: a Python number among its arguments becomes opkit's weak constant.
+
+    ``as_torch_op(mul)(float32_tensor, 2.0)`` passes 2.0 as the float32 constant ``mul`` makes
+    of it, as ``mul.compute`` and torch's own ``x * 2.0`` do (torch's schema takes tensors only).
+    """
+
+    def __call__(self, *args, **kwargs):
+        if any(map(is_weak_number, args)):
+            args = _bridges[self._name].number_tensors(args)
+        return super().__call__(*args, **kwargs)
 
 
 def bridge_of(custom_op):
