@@ -67,10 +67,15 @@ _NATIVE = {
 
 
 def mirror_variable(variable: PtVariable, where: str) -> Variable:
-    """Return an opkit variable standing for a PyTensor one (a Constant keeps its data)."""
+    """Return an opkit variable standing for a PyTensor one, of the opkit type's own classes.
+
+    A Constant keeps its data as the type's constant (a TensorConstant for a tensor: operators,
+    dtype, ndim, as the op's make_node and grad expect); shared variables, random variables and
+    any other PyTensor variable become variables of the type (a TensorVariable for a tensor).
+    """
     opkit_type = to_opkit_type(variable.type, where)
     if isinstance(variable, PtConstant):
-        return Constant(opkit_type, variable.data)
+        return opkit_type.make_constant(variable.data, name=variable.name)
     return opkit_type(name=variable.name)
 
 
@@ -117,7 +122,7 @@ def _constant(variable, where):
     pytensor_type = to_pytensor_type(variable.type, f"{where}, constant {variable}")
     if isinstance(variable.type, TensorType):
         return pt.constant(np.asarray(variable.data, dtype=variable.type.dtype))
-    return PtConstant(pytensor_type, variable.data)
+    return pytensor_type.make_constant(variable.data)  # the type's constant class (ScalarConstant, ...)
 
 
 def _apply(node, pt_inputs, where):
