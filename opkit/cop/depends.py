@@ -65,7 +65,7 @@ def record(obj: pathlib.Path, source: pathlib.Path, left_out=()) -> None:
     own = os.path.realpath(source)
     depends = {}
     for path in parse_makefile(text):
-        real = os.path.realpath(os.path.join(obj.parent, path))
+        real = os.path.realpath(path)  # a relative one is relative to the compiler's folder: this process's
         if real != own and not real.startswith(outside):
             depends[real] = file_digest(real)
     from opkit.cop.private_fs import write_private

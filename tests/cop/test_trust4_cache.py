@@ -149,7 +149,8 @@ def test_a_one_byte_edit_of_a_header_that_is_not_utf8_gives_a_new_module_in_a_ne
 
 @pytest.mark.parametrize("how", ["-I in c_compile_args", "-I<dir> in c_compile_args", "-isystem in c_compile_args",
                                  "-iquote in c_compile_args", "-I in config.cflags", "CPATH",
-                                 "CPLUS_INCLUDE_PATH", "an include named by a macro"])
+                                 "CPLUS_INCLUDE_PATH", "an include named by a macro",
+                                 "an include named by a macro through a relative -I"])
 def test_an_edited_header_found_through_any_include_path_gives_a_new_module(tmp_path, how):
     cache, headers = tmp_path / "cache", tmp_path / "headers"
     headers.mkdir()
@@ -172,7 +173,8 @@ def test_an_edited_header_found_through_any_include_path_gives_a_new_module(tmp_
     elif how in ("CPATH", "CPLUS_INCLUDE_PATH"):
         env[how] = str(headers)
     else:
-        settings["header_dirs"] = [str(headers)]
+        settings["header_dirs"] = [str(headers)] if how.endswith("macro") else []
+        settings["compile_args"] = [] if how.endswith("macro") else ["-Iheaders"]  # the process's folder is tmp_path
         settings["support"] = '#define OFFSET_HEADER "offset.h"\n#include "scale.h"\n#include OFFSET_HEADER\n'
     x = np.arange(4.0)
     np.testing.assert_array_equal(_scaled(tmp_path, cache, settings, **env), x * 2 + 1)
