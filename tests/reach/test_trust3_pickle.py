@@ -38,7 +38,8 @@ TESTS = pathlib.Path(__file__).parents[1]
 DATA = TESTS / "data"
 # Classes that are bases to derive from, never put in a graph as they are.
 ABSTRACT = {"Op", "COp", "OpenMPOp", "Reduce", "_RegisteredCOp", "SectionOp",
-            "OpSections"}  # OpSections: the C methods of a SectionOp, never in a graph
+            "OpSections",  # OpSections: the C methods of a SectionOp, never in a graph
+            "ScalarOp", "UnaryScalarOp", "BinaryScalarOp"}  # opkit.scalar's bases of users' scalar ops
 
 
 def _python(code, **env):

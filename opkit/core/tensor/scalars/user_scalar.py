@@ -309,11 +309,14 @@ class ScalarOp(Op):
         return code
 
     def _c_text(self, dtypes, out_dtype, inputs=None, output="z", name="opkit_scalar"):
-        return _c_text(self, dtypes, out_dtype, inputs or tuple(f"x{k}" for k in range(len(dtypes))), output, name)
+        inputs = inputs or tuple(f"x{k}" for k in range(len(dtypes)))
+        return _c_text(id(self), self, dtypes, out_dtype, inputs, output, name)
 
 
+# Keyed by the op's identity too: equal ops (same class and output_types_preference) may hold other
+# attributes their c_code reads.
 @functools.lru_cache(maxsize=4096)
-def _c_text(op, dtypes, out_dtype, inputs, output, name):
+def _c_text(identity, op, dtypes, out_dtype, inputs, output, name):
     node = op.make_node(*[get_scalar_type(d)() for d in dtypes])
     if node.outputs[0].type.dtype != out_dtype:
         return None
