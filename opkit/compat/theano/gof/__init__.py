@@ -9,11 +9,12 @@ Pass an instance as ``opkit.Mode(linker=...)``.
 from opkit import (Apply, CDataType, CEnumType, COp, Constant, CType, EnumList, EnumType, Generic, Op, OpenMPOp,
                    Params, ParamsType, Type, Variable)
 from opkit.compat.theano.gof import opt, utils
+from opkit.compat.theano.gof.opt import local_optimizer, optimizer
 from opkit.compat.theano.gof.utils import MethodNotDefined
 from opkit.link.c_linker import GraphCLinker as CLinker, NodeCLinker as OpWiseCLinker
 from opkit.link.debugmode import DebugLinker as DualLinker
 from opkit.link.py_linker import PyLinker as PerformLinker
 
 __all__ = ["Apply", "CDataType", "CEnumType", "COp", "Constant", "CType", "EnumList", "EnumType", "Generic", "Op",
-           "OpenMPOp", "Params", "ParamsType", "Type", "Variable", "opt", "utils", "MethodNotDefined",
+           "OpenMPOp", "Params", "ParamsType", "Type", "Variable", "opt", "utils", "MethodNotDefined", "local_optimizer", "optimizer",
            "CLinker", "OpWiseCLinker", "DualLinker", "PerformLinker"]

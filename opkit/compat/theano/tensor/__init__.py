@@ -1,12 +1,13 @@
 """theano.tensor: opkit.tensor's names, plus the submodule paths Theano ops import them from.
 
-``theano.tensor.basic`` holds the same names plus Theano's dtype lists (``int_dtypes``...) and
+``theano.tensor.elemwise``, ``subtensor`` and ``type`` hold opkit's classes of those names (and
+``values_eq_approx_remove_inf``/``_nan``); ``theano.tensor.basic`` holds the same names plus Theano's dtype lists (``int_dtypes``...) and
 ``extract_constant``; ``theano.tensor.opt`` holds no-op rewrite decorators; ``theano.tensor.blas``
 and ``blas_headers`` are opkit's BLAS for C ops (``ldflags``, ``blas_header_text``).
 """
 
 from opkit.compat.theano.tensor.basic import *  # noqa: F403
 from opkit.compat.theano.tensor.basic import __all__ as _names
-from opkit.compat.theano.tensor import basic, opt  # noqa: F401
+from opkit.compat.theano.tensor import basic, elemwise, opt, subtensor, type  # noqa: F401, A004
 
-__all__ = [*_names, "basic", "opt"]
+__all__ = [*_names, "basic", "elemwise", "opt", "subtensor", "type"]

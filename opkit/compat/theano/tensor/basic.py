@@ -21,5 +21,15 @@ def extract_constant(x, elemwise=True, only_process_constants=False):
     return x
 
 
-__all__ = [*_names, "int_dtypes", "uint_dtypes", "float_dtypes", "complex_dtypes", "discrete_dtypes",
+def shape_padleft(t, n_ones=1):
+    """Theano's helper: `t` with `n_ones` broadcastable axes in front (a dimshuffle)."""
+    return t.dimshuffle(["x"] * n_ones + list(range(t.ndim)))
+
+
+def shape_padright(t, n_ones=1):
+    """Theano's helper: `t` with `n_ones` broadcastable axes at the end (a dimshuffle)."""
+    return t.dimshuffle(list(range(t.ndim)) + ["x"] * n_ones)
+
+
+__all__ = [*_names, "shape_padleft", "shape_padright", "int_dtypes", "uint_dtypes", "float_dtypes", "complex_dtypes", "discrete_dtypes",
            "continuous_dtypes", "all_dtypes", "extract_constant"]

@@ -210,6 +210,12 @@ class TensorType(TensorCInterface, CType):
     def describe(self):
         return f"{self} (ndim {self.ndim}, dtype {self.dtype})"
 
+    def dtype_specs(self):
+        """Theano's (numpy scalar type, C type name, C API class name) of the element type: C ops read [1]."""
+        from opkit.core.scalar_type import ScalarType
+
+        return ScalarType(self.dtype).dtype_specs()
+
     def values_eq(self, a, b):
         return a.shape == b.shape and a.dtype == b.dtype and bool(np.all(a == b))
 

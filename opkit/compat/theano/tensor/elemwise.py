@@ -1,0 +1,7 @@
+"""theano.tensor.elemwise: opkit's Elemwise, DimShuffle and reductions."""
+
+from opkit.tensor import DimShuffle, Elemwise, Max, Min, Prod, Sum
+
+CAReduce = (Sum, Prod, Max, Min)  # Theano's base class of reductions; here the tuple of opkit's, for isinstance
+
+__all__ = ["CAReduce", "DimShuffle", "Elemwise", "Max", "Min", "Prod", "Sum"]

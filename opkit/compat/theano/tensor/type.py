@@ -1,0 +1,33 @@
+"""theano.tensor.type: TensorType, and Theano's comparisons that ignore infinities or NaNs.
+
+An op sets ``out.tag.values_eq_approx = values_eq_approx_remove_inf`` for DebugMode's comparison;
+the functions compare as TensorType.values_eq_approx does after masking the ignored values.
+"""
+
+import numpy as np
+
+from opkit.tensor import TensorType
+
+
+def _approx(a, b, ignore):
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape:
+        return False
+    keep = ~(ignore(a) | ignore(b))
+    return bool(np.allclose(a[keep], b[keep], equal_nan=True))
+
+
+def values_eq_approx_remove_inf(a, b):
+    return _approx(a, b, np.isinf)
+
+
+def values_eq_approx_remove_nan(a, b):
+    return _approx(a, b, np.isnan)
+
+
+def values_eq_approx_remove_inf_nan(a, b):
+    return _approx(a, b, lambda v: ~np.isfinite(v))
+
+
+__all__ = ["TensorType", "values_eq_approx_remove_inf", "values_eq_approx_remove_nan",
+           "values_eq_approx_remove_inf_nan"]
