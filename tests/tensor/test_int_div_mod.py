@@ -232,3 +232,31 @@ def test_reduction_of_mod_fuses_and_matches_numpy():
     s, m = f(values)
     np.testing.assert_array_equal(s, (values % 7).sum(axis=1), strict=True)
     np.testing.assert_array_equal(m, (values // 3).max(axis=0), strict=True)
+
+
+@pytest.mark.parametrize("kind", ["fortran", "strided", "reversed", "byteswapped", "unaligned", "broadcast", "empty"])
+@pytest.mark.parametrize("a, b", [("int64", "int64"), ("int8", "uint8"), ("float64", "float64"), ("float32", "int16")])
+def test_every_layout(kind, a, b):
+    from helpers.numeric import layout
+
+    x, y = ot.tensor(a, (None, None), name="x"), ot.tensor(b, (None, None), name="y")
+    f = opkit.function([x, y], [x // y, x % y, divmod(x, y)[0]])
+    rng = np.random.default_rng(7)
+    xv = rng.integers(-100, 100, (5, 7)).astype(a)
+    yv = rng.integers(0 if b.startswith("u") else -9, 9, (5, 7)).astype(b)
+    if kind == "byteswapped":
+        xv, yv = xv.byteswap().view(xv.dtype.newbyteorder()), yv.byteswap().view(yv.dtype.newbyteorder())
+    elif kind == "unaligned":
+        raw = np.zeros(xv.nbytes + 1, np.uint8)[1:].view(xv.dtype).reshape(xv.shape)
+        raw[...] = xv
+        xv = raw
+    elif kind == "broadcast":
+        yv = yv[:1]
+    elif kind == "empty":
+        xv, yv = xv[:0], yv[:0]
+    else:
+        xv, yv = layout(xv, kind), layout(yv, kind)
+    with np.errstate(all="ignore"):
+        expected = [np.floor_divide(xv, yv), np.remainder(xv, yv), np.floor_divide(xv, yv)]
+    for got, want in zip(f(xv, yv), expected):
+        same_bits(got, want, f"{a} {b} {kind}")

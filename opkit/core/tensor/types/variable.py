@@ -49,6 +49,12 @@ class _TensorOperators:
     def __rmod__(self, other):
         return _std().mod(other, self)
 
+    def __divmod__(self, other):
+        return _std().int_div(self, other), _std().mod(self, other)
+
+    def __rdivmod__(self, other):
+        return _std().int_div(other, self), _std().mod(other, self)
+
     def __pow__(self, other):
         return _ops().pow(self, other)
 
