@@ -164,8 +164,6 @@ def test_pool_with_openmp_on_gives_the_same_numbers():
         assert_matches(results, [reference(value, (2, 2), True, (2, 1), (0, 0), op_class_args["mode"])])
 
 
-@pytest.mark.xfail(strict=True, reason="gap: OpenMPOp().openmp stays None instead of a bool from config "
-                   "(issue 34 item 6)")
 def test_pool_default_openmp_is_a_bool():
     assert isinstance(Pool().openmp, bool)
     assert isinstance(MaxPoolGrad(ignore_border=True).openmp, bool)
