@@ -28,6 +28,7 @@ from pytensor.graph.utils import MethodNotDefined as PtMethodNotDefined
 from opkit.bridge.eager import run_op
 from opkit.bridge.pytensor_graph import mirror_variable, to_pytensor_graph
 from opkit.bridge.pytensor_types import TypeNotMapped, to_pytensor_params, to_pytensor_type
+from opkit.bridge.weak_args import refused
 from opkit.bridge.one_per_op import one_per_op
 from opkit.core.c_source import render
 from opkit.core.gradient_types import disconnected_type
@@ -87,7 +88,11 @@ class PyTensorOp(PtCOp):
         pt_inputs = [v if isinstance(v, PtVariable) else pt.as_tensor_variable(v) for v in inputs]
         where = f"the inputs of {self.opkit_op}"
         mirrored = [mirror_variable(v, where) for v in pt_inputs]
-        opkit_node = self.opkit_op.make_node(*mirrored)
+        try:
+            opkit_node = self.opkit_op.make_node(*mirrored)
+        except (TypeError, ValueError, OverflowError) as exc:
+            operands = [(getattr(v.type, "dtype", v.type), getattr(v.type, "ndim", 0)) for v in pt_inputs]
+            raise refused(self.opkit_op, operands, f"as_pytensor_op({self.opkit_op})", exc) from exc
         node_inputs = to_pytensor_graph(opkit_node.inputs, list(zip(mirrored, pt_inputs)),
                                         f"the inputs {self.opkit_op}.make_node makes")
         outputs = [to_pytensor_type(o.type, f"output {i} of {self.opkit_op}")()

@@ -1,14 +1,16 @@
 """The gradient of an opkit op for torch's autograd: its L_op graph, compiled by opkit as its own function.
 
 For input types (dtype, ndim per input) and cotangent types, `GradGraph` builds
-``op.L_op(inputs, outputs, cotangents)`` on fresh variables and compiles the
-connected gradients into one opkit function, once (the bridge keeps one per
-types). A disconnected gradient is zeros; an undefined one (NullType) raises
-when torch asks for it, with the op's reason.
+the op's gradient on fresh variables as opkit.grad does (its L_op, or a NullType
+naming the op where it has none) and compiles the connected gradients into one
+opkit function, once (the bridge keeps one per types). A disconnected gradient
+is zeros; an undefined one (NullType) raises when torch asks for it, with the
+op's reason.
 """
 
 from __future__ import annotations
 
+from opkit.core.gradient import node_input_grads
 from opkit.core.gradient_types import DisconnectedType, NullType
 from opkit.core.tensor.types.type import TensorType
 
@@ -38,9 +40,9 @@ class GradGraph:
                            for i, (dtype, ndim) in enumerate(cotangent_types)]
         if len(self.cotangents) != len(node.outputs):
             raise TypeError(f"{where}: {len(self.cotangents)} output gradients for {len(node.outputs)} outputs")
-        grads = list(op.L_op(node.inputs, node.outputs, self.cotangents))
-        if len(grads) != len(node.inputs):
-            raise ValueError(f"the grad of {where} returned {len(grads)} gradients for {len(node.inputs)} inputs")
+        # opkit.grad's own step: an op without grad gives each input a NullType saying so (torch's backward
+        # raises it with the op's name), an integer output a zero gradient, a wrong count an error naming the op
+        grads = node_input_grads(node, self.cotangents)
         # per input: None (disconnected: zeros), a NullType's reason (str), or the index of a computed gradient
         self.kinds, self.outputs = [], []
         for g in grads:
