@@ -1,6 +1,7 @@
 """The corpus is what PORTING.md says: upstream's files, changed only on the lines it lists."""
 
 import pathlib
+import re
 
 import pytest
 
@@ -48,7 +49,7 @@ def _vendored_files():
     text = porting.PORTING_MD.read_text(encoding="utf-8")
     for line in text.splitlines():  # C files the ops read at run time: "- vendored: `path`, blob `sha`"
         if line.startswith("- vendored: `"):
-            path, blob = line.split("`")[1], line.split("`")[3]
+            path, blob = line.split("`")[1], re.search(r"blob `([0-9a-f]{40})`", line).group(1)
             files.append((HERE / path, blob))
     return files
 
