@@ -234,12 +234,14 @@ class InitApply(Op):
 
 
 def test_init_code_apply_of_namespaced_nodes():
-    a, b = ot.fvector("a"), ot.dvector("b")
-    f = opkit.function([a, b], [InitApply()(a), InitApply()(b)])
+    a, b, c = ot.fvector("a"), ot.dvector("b"), ot.fvector("c")
+    # the third node shares the first's apply code (same op, same types, no params): its namespace too
+    f = opkit.function([a, b, c], [InitApply()(a), InitApply()(b), InitApply()(c)])
     x, y = np.ones(6, "float32"), np.ones(5)
-    got = f(x, y)
+    got = f(x, y, x * 2)
     np.testing.assert_array_equal(got[0], 1 + np.array([0, 4, 8, 12, 0, 4], "float32"))
     np.testing.assert_array_equal(got[1], 1 + np.array([0, 8, 16, 24, 0]))
+    np.testing.assert_array_equal(got[2], 2 + np.array([0, 4, 8, 12, 0, 4], "float32"))
 
 
 SECTION_FILE = """
