@@ -7,6 +7,7 @@ share one compiled module.
 
 from __future__ import annotations
 
+import inspect
 import keyword
 import re
 
@@ -167,8 +168,11 @@ class ParamsType(CType):
         found = dict(values)
         for name in self.fields:
             for obj in objects:
-                if name not in found and hasattr(obj, name):
-                    found[name] = getattr(obj, name)
+                if name in found:
+                    break
+                value = _read_field(obj, name, self)
+                if value is not _ABSENT:
+                    found[name] = value
         missing = [name for name in self.fields if name not in found]
         if missing:
             owners = ", ".join(type(o).__name__ for o in objects) or "the arguments"
@@ -348,3 +352,25 @@ def _call_optional(obj, method):
         return function()
     except MethodNotDefined:
         return None
+
+
+_ABSENT = object()
+
+
+def _read_field(obj, name, params_type):
+    """Return `obj`'s attribute `name` for a params field, or _ABSENT when `obj` has no such attribute.
+
+    An attribute `obj` has (a property, a class or instance attribute) that raises AttributeError
+    when read is an error in its code, not a missing field: it is raised again with the field named
+    and the original as its cause (hasattr would have hidden it as "has no attribute").
+    """
+    if inspect.getattr_static(obj, name, _ABSENT) is _ABSENT:
+        try:  # a dynamic attribute (__getattr__): absent is what its AttributeError means
+            return getattr(obj, name)
+        except AttributeError:
+            return _ABSENT
+    try:
+        return getattr(obj, name)
+    except AttributeError as exc:
+        raise AttributeError(f"reading {type(obj).__name__}.{name} for the params field {name!r} of {params_type} "
+                             f"raised AttributeError: {exc}") from exc

@@ -49,6 +49,8 @@ def sequential_runner(fgraph, build, labels=None):
         try:
             instance = idle.pop()  # atomic under the GIL: no two calls share an instance
         except IndexError:
+            instance = None
+        if instance is None:  # built outside the except: its errors are not shown "during handling of" IndexError
             instance = new_instance()
         try:
             outputs = instance.run(values, order)
