@@ -3,10 +3,12 @@
 A PyTensor op ports to opkit's modules directly (``pytensor.link.c.op`` -> ``opkit``); the few
 names with no opkit home live here: ``_vectorize_node`` (PyTensor's vectorization dispatch; its
 ``register`` keeps the function and opkit never calls it: opkit has no Blockwise vectorization)
-and ``DenseTensorType`` (opkit's TensorType is dense).
+``DenseTensorType`` (opkit's TensorType is dense) and ``lazy_scipy_module``; ``opkit.compat.pytensor.scalar``
+is ``pytensor.scalar.basic`` for a port's multi-name import (opkit.scalar plus ``constant``, ``identity``).
 """
 
 import functools
+import importlib
 
 from opkit.tensor import TensorType as DenseTensorType
 
@@ -17,4 +19,9 @@ def _vectorize_node(op, node, *batched_inputs):
     raise NotImplementedError(f"opkit does not vectorize {op}: it has no Blockwise")
 
 
-__all__ = ["DenseTensorType", "_vectorize_node"]
+def lazy_scipy_module(name):
+    """PyTensor's ``lazy_scipy_module("special")``: here ``scipy.special`` itself, imported on the call."""
+    return importlib.import_module(f"scipy.{name}")
+
+
+__all__ = ["DenseTensorType", "_vectorize_node", "lazy_scipy_module"]
