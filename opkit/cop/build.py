@@ -21,8 +21,8 @@ import sysconfig
 from opkit.config import config
 from opkit.cop.compiler import Compiler, find_compiler, python_include_dirs, run_tool
 from opkit.cop.depends import dependency_args, record
-from opkit.cop.private_fs import write_private
 from opkit.cop.host import OPENMP_FLAG, openmp_supported
+from opkit.cop.private_fs import write_private
 from opkit.errors import CompileError
 
 # No -g and no -Wall: debug info and warnings cost compile time and nobody reads them here.

@@ -237,7 +237,8 @@ def incremental_builder(region, parts):
             try:
                 carry(read_meta(path.parent).get("depends", {}), pathlib.Path(tmp_dir), chunk.symbol)
             except (OSError, ValueError) as exc:  # evicted meanwhile: built as one module instead
-                raise CompileError(f"the object {path} cannot be linked: its meta.json cannot be read ({exc})")
+                raise CompileError(f"the object {path} cannot be linked: its meta.json cannot be read ({exc})"
+                                   ) from exc
 
         def link(*extra):
             return link_extension([glue_object, *local], module_name, tmp_dir,
