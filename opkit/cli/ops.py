@@ -130,6 +130,7 @@ def _installed_op(name: str):
     from opkit.cli import BadArguments, CommandFailed
     from opkit.plugins.registry import BrokenPluginError, UnknownNameError
 
+    load_quietly()  # a broken plugin's failure is the error below when it provides `name`, not a warning too
     try:
         return opkit.ops[name]
     except BrokenPluginError as exc:  # the name is right; its package is what needs fixing

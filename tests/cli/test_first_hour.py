@@ -142,10 +142,13 @@ def test_opkit_list_shows_installed_packages_and_fits_the_terminal(sqplus, user)
 def test_opkit_check_takes_op_names_files_and_directories(sqplus, user):
     """Issue 39.7."""
     _, _, _, work = sqplus
-    for target in ("sqplus", "sqplus/", "sqplus/src/sqplus/sqplus.c", "sqplus vector_times_vector"):
-        result = user.sh(f"opkit check {target}", cwd=work)
-        files = len(target.split())
-        assert result.stderr.strip() == f"{files} file(s) checked: 0 error(s), 0 warning(s)", target
+    for target, cwd in (("sqplus", user.home), ("sqplus vector_times_vector", user.home), ("sqplus/", work),
+                        ("sqplus", work), ("sqplus/src/sqplus/sqplus.c", work), ("work/sqplus/src", user.home)):
+        result = user.sh(f"opkit check --json {target}", cwd=cwd)  # from work, `sqplus` is the project folder
+        assert json.loads(result.stdout)["errors"] == 0
+        files = json.loads(result.stdout)["files"]
+        assert files[0].endswith("src/sqplus/sqplus.c") and len(files) == len(target.split()), (target, files)
+        assert os.path.isabs(files[0]) == (cwd == user.home and not target.startswith("work/")), (target, files)
     result = user.sh("opkit check sqplux", cwd=work, check=False)
     assert result.returncode == 2
     assert ("opkit check: error: 'sqplux' is neither a file, a directory nor an installed op: no installed opkit "
@@ -158,7 +161,8 @@ def test_opkit_show_with_a_refused_dtype_does_not_suggest_ndims(sqplus, user):
     result = user.sh("opkit show sqplus --dtypes float16,float64", cwd=work, check=False)
     assert result.returncode == 2
     assert ("opkit show: error: sqplus.make_node rejected inputs (TensorType(float16, vector), "
-            "TensorType(float64, vector)): Sqplus does not handle float16") in result.stderr
+            "TensorType(float64, vector)): Sqplus's C code does not handle float16") in result.stderr.replace("\n", " ")
+    assert result.stderr.rstrip().endswith("cast to float32 first")
     assert "--ndims" not in result.stderr.split("error:")[1]
 
 
@@ -169,7 +173,7 @@ def test_opkit_cache_alone_is_info_and_has_a_view_per_op(sqplus, user):
     assert user.sh("opkit cache", cwd=work).stdout == user.sh("opkit cache info", cwd=work).stdout
     by_op = user.sh("opkit cache info --by-op", cwd=work).stdout
     [row] = [line for line in by_op.splitlines() if line.startswith("sqplus ")]
-    assert row.split()[1] == "1" and row.endswith("/src/sqplus/sqplus.c")
+    assert int(row.split()[1]) >= 1 and row.endswith("/src/sqplus/sqplus.c")
     data = json.loads(user.sh("opkit cache info --by-op --json", cwd=work).stdout)
     [mine] = [row for row in data["by_op"] if row["ops"] == ["sqplus"]]
     assert mine["c_files"] == [str(work / "sqplus" / "src" / "sqplus" / "sqplus.c")] and mine["bytes"] > 0
@@ -192,34 +196,36 @@ def test_a_misspelt_macro_and_a_bad_tag_are_reported_where_they_are(sqplus, user
     try:
         hint = (f"{source}:{line}: error: DTYPE_INPTU_0 is not an opkit macro (nor #defined in this file); "
                 f"did you mean DTYPE_INPUT_0?")
-        checked = user.sh("opkit check sqplus", cwd=work, check=False)
+        checked = user.sh("opkit check sqplus", cwd=user.home, check=False)  # the op's name
         assert checked.returncode == 1 and checked.stdout.splitlines() == [hint]
         built = user.sh("opkit build sqplus --dtypes float64,float64", cwd=work, env=env, check=False)
         assert built.returncode == 1 and f"\nhint: {hint.replace(': error: ', ': ', 1)}\n" in built.stderr
-        assert "error: 'DTYPE_INPTU_0'" in built.stderr or "DTYPE_INPTU_0" in built.stderr.split("hint:")[0]
+        # the compiler's own words ("expected ')' before 'const'") are about the line, not the name
+        assert f"{source}:{line}:" in built.stderr.split("\nhint: ")[0]
         _prune_and_clear_count_what_went(user, work, env)
         source.write_text(original)
         _, line = _edited(source, "#section code\n", "#section cdoe\n")
         used = user.sh("python -c 'import opkit; opkit.ops.sqplus'", cwd=work, check=False)
         assert used.returncode == 1 and "no installed opkit plugin registers" not in used.stderr
-        failure = used.stderr.strip().splitlines()[-4:]
+        failure = used.stderr[used.stderr.index("opkit.plugins.registry.BrokenPluginError: "):].strip().splitlines()
         assert failure[0] == ("opkit.plugins.registry.BrokenPluginError: the op 'sqplus' is not available: plugin "
                               "'sqplus' (distribution sqplus 0.1.0), which provides it, failed to load:")
         assert failure[1].startswith(f"SectionError: {source}:{line}: unknown section tag 'cdoe'; did you mean 'code'?")
-        assert failure[-1].startswith("fix: correct the error at ") and (
+        [fix] = [row for row in failure if row.startswith("fix: ")]
+        assert fix.startswith("fix: correct the error at ") and fix.endswith(
             f"sqplus is installed editable from {work / 'sqplus'}, so the fix takes effect without reinstalling "
-            "(or skip it: OPKIT_DISABLE_PLUGINS=sqplus)") in failure[-1]
+            "(or skip it: OPKIT_DISABLE_PLUGINS=sqplus)")
         doctor = user.sh("opkit doctor", cwd=work, check=False)
         [row] = [r for r in doctor.stdout.splitlines() if r.startswith("FAIL  plugin sqplus")]
         assert f"{source}:{line}: unknown section tag 'cdoe'" in row and "installed editable from" in row
-        assert "reinstall" not in row
+        assert "reinstall " not in row and "pip uninstall" not in row
         shown = user.sh("opkit show sqplus --dtypes float64,float64", cwd=work, check=False)
         assert shown.returncode == 1 and shown.stderr.startswith("opkit: error: the op 'sqplus' is not available")
         assert user.sh("opkit check sqplus/", cwd=work, check=False).stdout.startswith(
             f"sqplus/src/sqplus/sqplus.c:{line}: error: unknown section tag 'cdoe'")
     finally:
         source.write_text(original)
-    assert user.sh("opkit check sqplus", cwd=work).returncode == 0
+    assert user.sh("opkit check sqplus", cwd=user.home).returncode == 0
 
 
 def _prune_and_clear_count_what_went(user, work, env):
@@ -278,7 +284,7 @@ def test_the_bridge_tests_skip_without_their_framework_and_say_how_to_get_it(tmp
     result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "-p", "no:xdist",
                              "tests/bridge/test_bridge_torch.py", "tests/bridge/test_bridge_jax.py"],
                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
-    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.returncode in (0, 5), result.stdout + result.stderr  # 5: every test skipped, none collected
     assert "2 skipped" in result.stdout
     assert ("the torch bridge needs PyTorch; its CPU build (about 200 MB; PyPI's Linux wheel is a CUDA build of about "
             "3 GB): pip install torch --index-url https://download.pytorch.org/whl/cpu") in result.stdout
@@ -350,8 +356,8 @@ def test_bridge_errors_name_the_call_the_user_made(framework, message, tmp_path)
     result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert result.returncode == 1
     assert result.stdout.strip() in ("[2.0, 2.0]", "2.0")  # the supported call works
-    assert result.stderr.rstrip().endswith(message), result.stderr
-    assert ".compute" not in result.stderr.splitlines()[-1] and "opkit_graph_" not in result.stderr
+    assert f"\n{message}\n" in result.stderr, result.stderr
+    assert ".compute:" not in result.stderr and "opkit_graph_" not in result.stderr
 
 
 def test_the_wheel_is_built_and_checked_as_users_get_it():
