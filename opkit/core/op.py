@@ -178,7 +178,7 @@ class Op(CLinkerObject):
     def perform_function(self, node):
         """Return f(inputs, output_storage) running perform, with the node's params if the op has any."""
         perform = self.perform
-        if self.params_type is None:
+        if self.params_type is None or not _takes_params(perform):
             return lambda inputs, outputs: perform(node, inputs, outputs)
         params = self.node_params(node)
         return lambda inputs, outputs: perform(node, inputs, outputs, params)
@@ -359,3 +359,16 @@ def as_op(itypes, otypes, infer_shape=None):
         return FromFunctionOp(fn, itypes, otypes, infer_shape)
 
     return decorator
+
+
+def _takes_params(perform):
+    """Theano passes params to perform(node, inputs, outputs, params); PyTensor's perform takes three arguments."""
+    import inspect
+
+    try:
+        parameters = list(inspect.signature(perform).parameters.values())
+    except (TypeError, ValueError):
+        return True
+    if any(p.kind is p.VAR_POSITIONAL for p in parameters):
+        return True
+    return len([p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]) >= 4

@@ -82,3 +82,32 @@ def test_a_vector_of_known_length_unpacks_and_others_refuse():
         iter(ot.dvector())
     with pytest.raises(TypeError, match="cannot be iterated"):
         iter(ot.dmatrix())
+
+
+def test_perform_without_a_params_argument_is_called_without_params():
+    """PyTensor's perform(node, inputs, outputs) on an op with params_type; Theano's takes params as a 4th."""
+    from opkit.scalar import int64
+
+    class Scale(opkit.Op):
+        __props__ = ("k",)
+        params_type = opkit.ParamsType(k=int64)
+
+        def __init__(self, k):
+            self.k = k
+
+        def make_node(self, x):
+            x = ot.as_tensor_variable(x)
+            return opkit.Apply(self, [x], [x.type()])
+
+    class PyTensorStyle(Scale):
+        def perform(self, node, inputs, outputs):
+            outputs[0][0] = inputs[0] * self.k
+
+    class TheanoStyle(Scale):
+        def perform(self, node, inputs, outputs, params):
+            outputs[0][0] = inputs[0] * params.k
+
+    x = ot.dvector("x")
+    for op in (PyTensorStyle(3), TheanoStyle(3)):
+        f = opkit.function([x], op(x), mode="FAST_COMPILE")
+        np.testing.assert_array_equal(f(np.ones(2)), [3.0, 3.0])

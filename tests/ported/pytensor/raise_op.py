@@ -5,7 +5,7 @@ from textwrap import indent
 from opkit.gradient import disconnected_type
 from opkit import Apply, Constant, Variable
 from opkit.compat.pytensor import _vectorize_node
-from opkit import COp
+from opkit import Op as COp
 from opkit import ParamsType
 from opkit import Generic
 from opkit.scalar import ScalarType, as_scalar
