@@ -333,3 +333,45 @@ class TestUserOpsRop(RopLopChecker):
     def test_no_gradient_no_rop(self):
         with pytest.raises(NotImplementedError, match="NoC has no R_op: its scalar op's gradient is not defined"):
             opkit.Rop(Elemwise(NoC(ps.same_out))(self.x), self.x, self.v)
+
+
+class Cube(ps.UnaryScalarOp):
+    """Its helper is apply-specific support code named after `name`, as c_code calls it (Theano's contract)."""
+
+    def impl(self, x):
+        return x * x * x
+
+    def c_support_code_apply(self, node, name):
+        ctype = node.outputs[0].type.dtype_specs()[1]
+        return f"static inline {ctype} {name}_cube({ctype} v) {{ return v * v * v; }}"
+
+    def c_code(self, node, name, inp, out, sub):
+        return f"{out[0]} = {name}_cube({inp[0]});"
+
+    def grad(self, inputs, grads):
+        return [grads[0] * 3 * ps.sqr(inputs[0])]
+
+
+def test_apply_specific_support_code_per_step():
+    x, i = ot.dvector("x"), ot.ivector("i")
+    cube = Elemwise(Cube(ps.same_out))
+    f = opkit.function([x, i], [cube(cube(x) + 1), cube(i)])
+    assert all(op_has_c(n) for n in _nodes(f)) and any(str(n.op).count("Cube") == 2 for n in _nodes(f))
+    got, got_i = f(np.array([1.0, -2.0]), np.array([3, -4], np.int32))
+    np.testing.assert_array_equal(got, (np.array([1.0, -2.0]) ** 3 + 1) ** 3)
+    np.testing.assert_array_equal(got_i, np.array([27, -64], np.int32), strict=True)
+    verify_grad(cube, [np.array([0.5, -1.5])], mode="FAST_RUN")
+
+
+def test_float16_runs_impl_and_several_outputs_are_refused():
+    h = ot.tensor("float16", (None,), name="h")
+    f = opkit.function([h], Elemwise(ptm.sigmoid)(h))
+    assert not any(op_has_c(n) for n in _nodes(f))  # numpy's float16 rounding: no C
+    np.testing.assert_array_equal(f(np.array([0.0, 2.0], np.float16)),
+                                  scipy.special.expit(np.array([0.0, 2.0], np.float16)).astype(np.float16), strict=True)
+
+    class Two(ps.UnaryScalarOp):
+        nout = 2
+
+    with pytest.raises(TypeError, match="takes scalar ops with one output, this one has 2"):
+        Elemwise(Two(ps.specific_out(ps.float64, ps.float64)))(ot.dvector())

@@ -216,6 +216,20 @@ class Elemwise(SectionOp):
     def c_support_code(self):
         return [super().c_support_code(), *self._user_c("c_support_code")]
 
+    def c_support_code_apply(self, node, name):
+        """The section files' apply code, and each user scalar op's for its step (on its scalar node)."""
+        from opkit.core.tensor.elementwise.elemwise_c import scalar_step_name
+        from opkit.core.tensor.scalars.scalar_ops import program_operand_dtypes
+        from opkit.core.tensor.scalars.user_scalar import is_user_scalar_op, scalar_node
+
+        codes = [super().c_support_code_apply(node, name)]
+        steps = self._steps(node)
+        for k, ((op, _, _), dtypes) in enumerate(zip(steps, program_operand_dtypes(steps, [v.dtype for v in
+                                                                                         node.inputs]))):
+            if is_user_scalar_op(op):
+                codes.append(op.c_support_code_apply(scalar_node(op, dtypes), scalar_step_name(name, k)))
+        return [c for c in codes if c]
+
     def c_headers(self, c_compiler=None):
         return [*super().c_headers(c_compiler), *self._user_c("c_headers")]
 

@@ -15,7 +15,7 @@ TEMPLATE = "elemwise.c.j2"
 STEP_MARK = "@@opkit-step@@"  # the program macro's STEP_MARK
 
 
-def program_statements(program, input_dtypes, scalar_inputs=()):
+def program_statements(program, input_dtypes, scalar_inputs=(), name="opkit"):
     """Return the C statements of each step of `program` (one string per step) computing t0, t1, ...
 
     `program` is a sequence of (scalar_op, refs, out_dtype); a ref below
@@ -37,7 +37,7 @@ def program_statements(program, input_dtypes, scalar_inputs=()):
     for (scalar_op, refs, out_dtype), loop in zip(program, operand_dtypes):
         if is_user_scalar_op(scalar_op):  # statement-style c_code of a user's op, on its operands' names
             names = [f"v{r}" if r < n_inputs else f"t{r - n_inputs}" for r in refs]
-            code = scalar_op.c_step(loop, out_dtype, names, f"t{len(steps)}", f"opkit_step{len(steps)}")
+            code = scalar_op.c_step(loop, out_dtype, names, f"t{len(steps)}", scalar_step_name(name, len(steps)))
             steps.append({"ctype": c_dtype(out_dtype), "statements": code})
             uniform.append(all(uniform[r] for r in refs))
             continue
@@ -61,6 +61,11 @@ def _uniform_tail(refs, uniform):
     return bool(tail) and all(uniform[r] for r in tail)
 
 
+def scalar_step_name(name, k):
+    """The `name` a user scalar op's C methods get for step `k` of node `name` (c_code, c_support_code_apply)."""
+    return f"{name}_scalar{k}"
+
+
 def elemwise_c_code(node, name, inputs, outputs, sub, program):
     """Return the C code of an elementwise node computing `program` (see program_statements)."""
     out, = outputs
@@ -69,5 +74,5 @@ def elemwise_c_code(node, name, inputs, outputs, sub, program):
     scalar = [all(s == 1 for s in v.type.shape) for v in node.inputs]
     return render(TEMPLATE, "node", inputs=list(inputs), out=out, in_types=[c_dtype(v.dtype) for v in node.inputs],
                   out_type=c_dtype(out_var.dtype), nd=out_var.ndim, typenum=c_typenum(out_var.dtype), scalar=scalar,
-                  steps=program_statements(program, [v.dtype for v in node.inputs], scalar),
+                  steps=program_statements(program, [v.dtype for v in node.inputs], scalar, name),
                   what=f"the inputs of {node.op}", fail=sub["fail"])

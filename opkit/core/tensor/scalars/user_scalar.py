@@ -313,11 +313,16 @@ class ScalarOp(Op):
         return _c_text(id(self), self, dtypes, out_dtype, inputs, output, name)
 
 
+def scalar_node(op, dtypes):
+    """Return the Apply node of `op` on new scalar variables of `dtypes` (what its C methods take)."""
+    return op.make_node(*[get_scalar_type(d)() for d in dtypes])
+
+
 # Keyed by the op's identity too: equal ops (same class and output_types_preference) may hold other
 # attributes their c_code reads.
 @functools.lru_cache(maxsize=4096)
 def _c_text(identity, op, dtypes, out_dtype, inputs, output, name):
-    node = op.make_node(*[get_scalar_type(d)() for d in dtypes])
+    node = scalar_node(op, dtypes)
     if node.outputs[0].type.dtype != out_dtype:
         return None
     try:
