@@ -130,7 +130,7 @@ class ShapeInference:
         return dim
 
 
-class InferShapeError(RuntimeError):
+class ShapeInferenceError(RuntimeError):
     """An op's infer_shape raised (other than NotImplementedError) with config.on_shape_error = "raise"."""
 
 
@@ -145,7 +145,7 @@ def infer_shape_failed(node, exc):
     message = (f"infer_shape of {op} (op {type(op).__module__}.{type(op).__qualname__}) raised "
                f"{type(exc).__name__}: {exc}")
     if config.on_shape_error == "raise":
-        raise InferShapeError(f"{message}\n(config.on_shape_error is 'raise'; with 'warn', the default, opkit warns "
+        raise ShapeInferenceError(f"{message}\n(config.on_shape_error is 'raise'; with 'warn', the default, opkit warns "
                               f"and runs the op for its output shapes)") from exc
     logging.getLogger("opkit.shape_inference").warning(
         "%s; opkit runs the op for its output shapes instead.\nHint: fix infer_shape, or raise "

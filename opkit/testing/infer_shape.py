@@ -6,6 +6,8 @@ import warnings
 
 import numpy as np
 
+from opkit.config import config
+from opkit.core.shape_inference import ShapeInferenceError
 from opkit.link.function import function
 from opkit.link.mode import get_mode
 from opkit.testing.case import OpTestCase
@@ -54,8 +56,13 @@ class InferShapeTester(OpTestCase):
         numeric_inputs = [v.type.filter(value, allow_downcast=True) for v, value in zip(inputs, numeric_inputs)]
         if warn:
             _warn_repeated_lengths(inputs, numeric_inputs, cls)
-        outputs_fn = function(inputs, outputs, mode=mode)
-        shapes_fn = function(inputs, [o.shape for o in outputs], mode=mode, on_unused_input="ignore")
+        # An infer_shape that raises is an error here, not the warning and fallback a user gets.
+        with config.change_flags(on_shape_error="raise"):
+            try:
+                outputs_fn = function(inputs, outputs, mode=mode)
+                shapes_fn = function(inputs, [o.shape for o in outputs], mode=mode, on_unused_input="ignore")
+            except ShapeInferenceError as exc:
+                raise InferShapeError(str(exc), cls=cls) from exc.__cause__
         if check_topo:
             left = [node for node in shapes_fn.maker.fgraph.toposort() if isinstance(node.op, cls)]
             if left:

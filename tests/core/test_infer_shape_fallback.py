@@ -11,7 +11,7 @@ import opkit
 import opkit.tensor as ot
 from opkit import Apply, Op
 from opkit.config import Config
-from opkit.core.shape_inference import InferShapeError
+from opkit.core.shape_inference import ShapeInferenceError
 
 LOGGER = "opkit.shape_inference"
 
@@ -122,7 +122,7 @@ def test_on_shape_error_raise_makes_it_an_error_for_op_authors(how, cause):
     x = ot.dvector("x")
     y = Repeat(how)(x)
     with opkit.config.change_flags(on_shape_error="raise"):
-        with pytest.raises(InferShapeError, match=rf"^infer_shape of Repeat{{how='{how}'}} \(op {__name__}\.Repeat\) "
+        with pytest.raises(ShapeInferenceError, match=rf"^infer_shape of Repeat{{how='{how}'}} \(op {__name__}\.Repeat\) "
                                                   rf"raised {cause.__name__}: .*\n\(config\.on_shape_error is 'raise'; "
                                                   rf"with 'warn', the default, opkit warns and runs the op for its "
                                                   rf"output shapes\)$") as excinfo:
@@ -138,3 +138,16 @@ def test_the_flag_is_checked_and_read_from_opkit_flags():
     assert Config({"OPKIT_FLAGS": "on_shape_error=raise"}).on_shape_error == "raise"
     with pytest.raises(ValueError, match=r"opkit flag on_shape_error='maybe' is not one of 'warn', 'raise'"):
         opkit.config.on_shape_error = "maybe"
+
+
+def test_infer_shape_tester_reports_the_exception_not_a_missing_infer_shape():
+    from opkit.testing import InferShapeError, InferShapeTester
+
+    tester = InferShapeTester()
+    x = ot.dvector("x")
+    with pytest.raises(InferShapeError, match=r"^infer_shape of Repeat\{how='raises'\} .* raised ValueError: boom in "
+                                              r"infer_shape\n") as excinfo:
+        tester._compile_and_check([x], [Repeat("raises")(x)], [np.arange(3.0)], Repeat)
+    assert isinstance(excinfo.value.__cause__, ValueError) and excinfo.value.cls is Repeat
+    tester._compile_and_check([x], [Repeat("works")(x)], [np.arange(3.0)], Repeat)
+    assert opkit.config.on_shape_error == "warn"  # the tester's setting does not leak
