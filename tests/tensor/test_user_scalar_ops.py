@@ -9,6 +9,9 @@ They are compared with scipy and numpy on float32 and float64, in C (FAST_RUN) a
 import numpy as np
 import pytest
 import scipy.special
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 from helpers import pytensor_scalar_math as ptm
 from helpers import theano_xlogx as txl
 
@@ -375,3 +378,28 @@ def test_float16_runs_impl_and_several_outputs_are_refused():
 
     with pytest.raises(TypeError, match="takes scalar ops with one output, this one has 2"):
         Elemwise(Two(ps.specific_out(ps.float64, ps.float64)))(ot.dvector())
+
+
+@pytest.fixture(scope="module")
+def logaddexp_functions():
+    x, y = ot.dvector("x"), ot.fvector("y")
+    outputs = [Elemwise(logaddexp)(x, ot.exp(x) * 0.5), Elemwise(logaddexp)(y, y * 2)]
+    return {mode: opkit.function([x, y], outputs, mode=mode) for mode in MODES}
+
+
+finite64 = st.floats(-700, 700, allow_nan=False)
+finite32 = st.floats(-80, 80, allow_nan=False, width=32)
+
+
+@settings(max_examples=40, deadline=None)
+@given(a=hnp.arrays(np.float64, st.integers(0, 3000), elements=finite64),
+       b=hnp.arrays(np.float32, st.integers(0, 3000), elements=finite32))
+def test_c_against_impl_on_random_values_and_long_loops(logaddexp_functions, a, b):
+    """C (FAST_RUN, threaded loops when long) against impl (numpy's logaddexp, FAST_COMPILE)."""
+    n = min(len(a), len(b))
+    a, b = a[:n], b[:n]
+    c_result = logaddexp_functions["FAST_RUN"](a, b)
+    impl_result = logaddexp_functions["FAST_COMPILE"](a, b)
+    for got, want, dtype in zip(c_result, impl_result, ("float64", "float32")):
+        assert got.dtype == want.dtype == np.dtype(dtype)
+        np.testing.assert_allclose(got, want, rtol=RTOL[dtype] * 4, atol=0)
