@@ -53,7 +53,7 @@ class CacheWriteError(OSError):
         self.filename = self.path = str(path)
 
     def __str__(self):  # OSError's would name the file a second time
-        return f"[Errno {self.errno}] {self.strerror}"
+        return self.strerror if self.errno is None else f"[Errno {self.errno}] {self.strerror}"
 
 
 def write_fix(errno_, path) -> str:
