@@ -41,17 +41,31 @@ def describe(node, names):
     return f"{', '.join(names)} ({type(node.op).__name__} on {dtypes or 'no inputs'})"
 
 
-def lift_includes(text, namespace):
-    """Return `text` with each #include <...> at brace depth 0 moved out of `namespace` (closed and reopened)."""
-    lines, depth, out = text.split("\n"), 0, []
-    for line in lines:
-        if depth == 0 and _INCLUDE.match(line):
-            out.append(f"}} // namespace {namespace}\n{line}\nnamespace {namespace} {{")
-        else:
-            out.append(line)
-        code = _NOT_CODE.sub("", line)
-        depth += code.count("{") - code.count("}")
-    return "\n".join(out)
+def lift_includes(text, namespace, line_name=None):
+    """Return `text` with its system #includes out of `namespace`, and the lines to emit before the namespace.
+
+    An ``#include <...>`` at the top level is emitted where it is, the namespace closed and reopened around
+    it; one in a top-level ``extern "C" { }`` block is also emitted before the namespace in such a block
+    (its copy in place is then a no-op, the header being guarded), so its declarations are global too.
+    With `line_name`, a ``#line`` after each reopening keeps the text's own line numbers under that name.
+    """
+    # The code without comments and literals, line for line (a comment over several lines keeps its newlines).
+    code = _NOT_CODE.sub(lambda m: "\n" * m.group(0).count("\n"), _EXTERN_C.sub("extern_C ", text))
+    braces, out, before = [], [], []
+    for number, (line, code_line) in enumerate(zip(text.split("\n"), code.split("\n")), start=1):
+        if not braces and _INCLUDE.match(line):
+            line = f"}} // namespace {namespace}\n{line}\nnamespace {namespace} {{"
+            if line_name is not None:
+                line += f'\n#line {number + 1} "{line_name}"'
+        elif braces == ["C"] and _INCLUDE.match(line):
+            before.append(f'extern "C" {{\n{line.strip()}\n}}')
+        out.append(line)
+        for match in re.finditer(r"(\bextern_C\s*)?\{|\}", code_line):
+            if match.group(0) == "}":
+                braces = braces[:-1]
+            else:
+                braces.append("C" if match.group(1) else "x")
+    return "\n".join(out), before
 
 
 _DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(define|undef)[ \t]+(\w+)(.*)$", re.M)
@@ -154,10 +168,11 @@ class ApplyPlacement:
             where = describe(group[0]["node"], [a["owner"] for a in group])
             bases = [self._base(a, namespace) for a in group if a["struct_support"] or a["params"]]
             literal = ("c_support_code_apply of " + where).replace("\\", "/").replace('"', "'")
+            body, before = lift_includes(text, namespace, literal)
             self.support_code.append(
-                f"// ---- c_support_code_apply of {where} ----\nnamespace {namespace} {{\n#line 1 \"{literal}\"\n"
-                f"{lift_includes(text, namespace)}\n{RESTORE_LINE_PRAGMA}\n{''.join(bases)}}} // namespace "
-                f"{namespace}")
+                "".join(line + "\n" for line in before)
+                + f"// ---- c_support_code_apply of {where} ----\nnamespace {namespace} {{\n#line 1 \"{literal}\"\n"
+                f"{body}\n{RESTORE_LINE_PRAGMA}\n{''.join(bases)}}} // namespace {namespace}")
         for apply in applies:
             using = self.using(apply["owner"])
             if not (apply["struct_support"] or apply["params"]) or apply["owner"] not in self.namespace_of:

@@ -390,7 +390,7 @@ def test_a_macro_left_defined_differently_is_an_error_never_a_silent_last_defini
 class OnlyFloat32(ExternC):
     def c_support_code_apply(self, node, name):
         ctype = "npy_" + node.inputs[0].dtype
-        return f'\nstatic_assert(sizeof({ctype}) == 4, "this support code is for 4-byte types");\n'
+        return f'\n#include <vector>\nstatic_assert(sizeof({ctype}) == 4, "this support code is for 4-byte types");\n'
 
 
 def test_a_compiler_error_in_namespaced_support_code_names_the_node_and_its_line():
@@ -398,7 +398,7 @@ def test_a_compiler_error_in_namespaced_support_code_names_the_node_and_its_line
     with pytest.raises(CompileError) as excinfo:
         opkit.function([a, b], [OnlyFloat32()(a), OnlyFloat32()(b)])
     first = excinfo.value.errors[0]
-    assert first.startswith("c_support_code_apply of node_1 (OnlyFloat32 on float64):2:")
+    assert first.startswith("c_support_code_apply of node_1 (OnlyFloat32 on float64):3:")  # its own line numbers
     assert "this support code is for 4-byte types" in first
     assert "node_0" not in str(excinfo.value).split("full source kept")[0].split("\n", 1)[1].split("while")[0]
 
@@ -417,3 +417,29 @@ def test_big_graphs_with_clashing_support_code(incremental):
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)
         assert g.dtype == w.dtype
+
+
+class CHeaderInExternC(Im2Col):
+    """A C header included in an extern "C" block of the support code: its types must be global for both nodes."""
+
+    def c_support_code_apply(self, node, name):
+        ctype = "npy_" + node.inputs[0].dtype
+        return f"""
+        extern "C" {{
+        #include <fenv.h>
+        }}
+        static int rounding_{node.inputs[0].dtype}() {{ fenv_t env; fegetenv(&env); return fegetround(); }}
+        void im2col(const {ctype}* src, {ctype}* dst, npy_intp n, npy_int64 scale) {{
+            const {ctype} offset = ({ctype})(sizeof({ctype}) == 4 ? 1 : 3) + 0 * rounding_{node.inputs[0].dtype}();
+            for (npy_intp i = 0; i < n; ++i) dst[i] = ({ctype})(src[i] * ({ctype})scale + offset);
+        }}
+        """
+
+
+def test_a_system_header_in_an_extern_c_block_serves_both_namespaces():
+    a, b = ot.fvector("a"), ot.dvector("b")
+    assert 'extern "C" {\n#include <fenv.h>\n}\n// ---- c_support_code_apply' in source_of(
+        [a, b], [CHeaderInExternC()(a), CHeaderInExternC()(b)])
+    got = opkit.function([a, b], [CHeaderInExternC()(a), CHeaderInExternC()(b)])(_data("float32"), _data("float64"))
+    np.testing.assert_array_equal(got[0], _expected(_data("float32")))
+    np.testing.assert_array_equal(got[1], _expected(_data("float64")))
