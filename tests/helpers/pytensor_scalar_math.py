@@ -1,6 +1,7 @@
 """Scalar ops of PyTensor's pytensor/scalar/math.py (commit f857e69611b9e36be2443f8e1905f5aa484aa455),
-copied verbatim, import lines changed only (PyTensor is BSD-3 licensed: Copyright (c) 2008-2024, Theano and
-PyTensor developers; see its LICENSE.txt). Changed lines: the imports below, which read
+whole classes copied verbatim (Erf, Erfinv, Sigmoid, Softplus, Log1mexp, GammaLn, Psi, GammaInc, and the
+C_CODE_PATH line), import lines changed only. PyTensor is BSD-3 licensed (Copyright (c) 2008-2024, Theano and
+PyTensor developers): its licence is tests/ported/pytensor/LICENSE.txt. The imports below read
     from pytensor.configdefaults import config
     from pytensor.scalar.basic import (BinaryScalarOp, ScalarOp, UnaryScalarOp, complex_types, discrete_types,
         exp, expm1, float64, float_types, isinf, switch, true_div, upcast, upgrade_to_float,

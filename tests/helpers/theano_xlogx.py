@@ -1,3 +1,6 @@
+# Theano 1.0's theano/tensor/xlogx.py (commit 7505f23edd66fcdbbe04953f53c650b4d7cec4dd), BSD-3 licensed
+# (tests/ported/theano/LICENSE.txt), copied verbatim but for its two import lines, which read
+# `from theano.tensor.elemwise import Elemwise` and `from theano import scalar`.
 from __future__ import absolute_import, print_function, division
 
 import numpy as np
