@@ -116,11 +116,14 @@ class _Bridge:
         self.forward.register_autograd(self.backward, setup_context=self.setup_context)
         self.forward.__class__ = _BridgedOp  # Python numbers among its arguments: opkit's weak constants
 
-    def number_tensors(self, args):
-        """Return `args` with each Python number as the tensor of opkit's constant for it (see weak_args)."""
-        operands = [a if is_weak_number(a) else (to_opkit_dtype(a.dtype, self.where), a.dim()) for a in args]
+    def number_constants(self, spec):
+        """Return ((position, torch dtype, value), ...): opkit's constant for each Python number (see weak_args).
+
+        `spec` holds the call's Python numbers and (torch dtype, ndim) for its tensors.
+        """
+        operands = [a if is_weak_number(a) else (to_opkit_dtype(a[0], self.where), a[1]) for a in spec]
         constants = number_arrays(self.op, operands, f"as_torch_op({self.where})")
-        return [torch.from_numpy(constants[i]) if i in constants else a for i, a in enumerate(args)]
+        return tuple((i, to_torch_dtype(c.dtype.name, self.where), c.tolist()) for i, c in sorted(constants.items()))
 
     # ---- eager: the op's compiled module on the tensors' memory ----
 
@@ -225,8 +228,17 @@ class _BridgedOp(CustomOpDef):
 
     def __call__(self, *args, **kwargs):
         if any(map(is_weak_number, args)):
-            args = _bridges[self._name].number_tensors(args)
+            args = list(args)
+            spec = tuple(a if is_weak_number(a) else (a.dtype, a.dim()) for a in args)
+            for position, dtype, value in _number_constants(self._name, spec):
+                args[position] = torch.tensor(value, dtype=dtype)
         return super().__call__(*args, **kwargs)
+
+
+@torch.compiler.assume_constant_result
+def _number_constants(name, spec):
+    """The constants of a call's Python numbers: torch.compile runs this once while tracing, as a constant."""
+    return _bridges[name].number_constants(spec)
 
 
 def bridge_of(custom_op):

@@ -109,3 +109,24 @@ def test_a_number_opkit_refuses_is_refused_naming_the_op_and_the_call():
         assert row[path].startswith("raises OverflowError"), (path, row)
         assert f"{call} called on (int8 of rank 1, Python int 1000)" in row[path], (path, row)
         assert "out of bounds for int8" in row[path], (path, row)
+
+
+def test_torch_takes_python_numbers_eagerly_through_autograd_and_under_compile():
+    torch = pytest.importorskip("torch")
+    import numpy as np
+
+    import opkit.tensor as ot
+    from opkit.bridge.torch import as_torch_op
+
+    mul = as_torch_op(ot.mul(ot.dvector(), ot.dvector()).owner.op, n_inputs=2)
+    x = torch.arange(3, dtype=torch.float32, requires_grad=True)
+    y = mul(x, 2.5)
+    assert y.dtype == torch.float32 and torch.equal(y, x.detach() * 2.5)
+    y.sum().backward()
+    assert torch.equal(x.grad, torch.full((3,), 2.5))
+    compiled = torch.compile(lambda a: mul(a, 3), fullgraph=True)
+    ints = torch.arange(4, dtype=torch.int32)
+    result = compiled(ints)
+    assert result.dtype == torch.int32 and result.tolist() == [0, 3, 6, 9]
+    np.testing.assert_array_equal(torch.compile(lambda a: mul(a, 0.5))(x.detach()).numpy(),
+                                  np.arange(3, dtype=np.float32) * np.float32(0.5))
