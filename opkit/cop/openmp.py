@@ -54,6 +54,19 @@ class OpenMPOp(Op):
             state["_openmp_wanted"] = state.pop("openmp")
         self.__dict__.update(state)
 
+    @staticmethod
+    def test_gxx_support() -> bool:
+        """Return True if the C++ compiler builds with -fopenmp (Theano's and PyTensor's name; asked once)."""
+        return openmp_supported()
+
+    def update_self_openmp(self) -> None:
+        """Theano's and PyTensor's hook: make ``self.openmp`` False where the compiler has no OpenMP.
+
+        ``self.openmp`` already says so on every read; this keeps ops that call it working.
+        """
+        if not openmp_supported():
+            self.openmp = False
+
     def uses_openmp(self) -> bool:
         """Return True if this op's C code is compiled with OpenMP (``self.openmp``)."""
         return self.openmp

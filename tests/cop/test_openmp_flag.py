@@ -187,3 +187,14 @@ def test_the_compiler_is_asked_lazily_and_once(tmp_path):
                            env=env, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
     assert again.stdout.split()[-1] == "False"  # a second process reads the answer from the cache
+
+
+def test_theano_and_pytensor_hooks(tmp_path):
+    assert OpenMPOp.test_gxx_support() is True
+    op = TheanoStyleScale(openmp=True)
+    op.update_self_openmp()
+    assert op.openmp is True
+    with opkit.config.change_flags(cxx=str(_no_openmp_compiler(tmp_path)), compiledir=str(tmp_path / "cache")):
+        assert OpenMPOp.test_gxx_support() is False
+        op.update_self_openmp()  # as Theano: the op stops wanting OpenMP
+    assert op.openmp is False
