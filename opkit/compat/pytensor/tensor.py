@@ -1,0 +1,49 @@
+"""pytensor.tensor names a port imports that opkit.tensor spells otherwise, or does not have.
+
+- ``join(axis, *tensors)`` is ``opkit.tensor.concatenate(tensors, axis)``; ``flip(x, axis=None)`` is
+  a reversing slice; ``zeros``, ``as_tensor_variable`` are opkit.tensor's.
+- ``Blockwise(core_op)`` is not vectorization: opkit has no Blockwise. Called on inputs of the core
+  op's own ranks it is the core op; inputs with batch axes raise NotImplementedError naming it.
+- ``pad`` raises NotImplementedError: opkit has no Pad op.
+"""
+
+from opkit.tensor import as_tensor_variable, concatenate, zeros
+
+
+def join(axis, *tensors):
+    """PyTensor's join: concatenate along `axis`."""
+    return concatenate(list(tensors), axis=axis)
+
+
+def flip(x, axis=None):
+    """Reverse `x` along `axis` (an int, a sequence of ints, or None for every axis)."""
+    x = as_tensor_variable(x)
+    axes = range(x.ndim) if axis is None else [axis] if isinstance(axis, int) else axis
+    axes = {a % x.ndim for a in axes}
+    return x[tuple(slice(None, None, -1) if a in axes else slice(None) for a in range(x.ndim))]
+
+
+def pad(x, pad_width, mode="constant", **kwargs):
+    raise NotImplementedError("pytensor.tensor.pad: opkit has no Pad op")
+
+
+class Blockwise:
+    """PyTensor's Blockwise, without batching: the core op on inputs of its own ranks."""
+
+    def __init__(self, core_op, signature=None):
+        self.core_op = core_op
+        self.signature = signature
+
+    def __call__(self, *inputs):
+        try:
+            core = self.core_op.make_node(*inputs)
+        except (TypeError, ValueError) as error:
+            raise NotImplementedError(f"Blockwise({self.core_op}): inputs that are not of the core op's ranks need "
+                                      f"PyTensor's Blockwise, which opkit does not have ({error})") from error
+        return core.outputs[0] if len(core.outputs) == 1 else core.outputs
+
+    def __repr__(self):
+        return f"Blockwise({self.core_op})"
+
+
+__all__ = ["Blockwise", "as_tensor_variable", "flip", "join", "pad", "zeros"]
