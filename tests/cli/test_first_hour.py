@@ -18,6 +18,9 @@ import pytest
 
 from conftest import ROOT
 
+# One worker runs them all (CI's `--dist loadgroup`), so the Quickstart's venv is made once.
+pytestmark = pytest.mark.xdist_group("first_hour")
+
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 # What a clone holds that the Quickstart installs (the rest of the clone plays no part in it).
 CLONE_PARTS = ("pyproject.toml", "README.md", "LICENSE", "opkit", "examples/vector_times_vector")
@@ -72,8 +75,7 @@ def user(tmp_path_factory):
                           "PYTEST_ADDOPTS", "PYTEST_XDIST_WORKER", "COLUMNS")}
     venv_bin = os.path.dirname(sys.executable)  # this suite's venv: not on the user's PATH
     env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if p != venv_bin)
-    env.update(OPKIT_COMPILEDIR=str(home / "cache"), PIP_DISABLE_PIP_VERSION_CHECK="1", HOME=str(home))
-    env.update({k: v for k, v in os.environ.items() if k.startswith("PIP_") or k == "XDG_CONFIG_DIRS"})
+    env.update(OPKIT_COMPILEDIR=str(home / "cache"), PIP_DISABLE_PIP_VERSION_CHECK="1")
     first = quickstart_lines()[0]
     you = User(home, clone, env)
     result = you.sh(first, cwd=clone, activate=False)
