@@ -41,20 +41,23 @@ def describe(node, names):
     return f"{', '.join(names)} ({type(node.op).__name__} on {dtypes or 'no inputs'})"
 
 
-def lift_includes(text, namespace, line_name=None):
+def lift_includes(text, namespace, line_name=None, close=None, reopen=None):
     """Return `text` with its system #includes out of `namespace`, and the lines to emit before the namespace.
 
     An ``#include <...>`` at the top level is emitted where it is, the namespace closed and reopened around
     it; one in a top-level ``extern "C" { }`` block is also emitted before the namespace in such a block
     (its copy in place is then a no-op, the header being guarded), so its declarations are global too.
     With `line_name`, a ``#line`` after each reopening keeps the text's own line numbers under that name.
+    `close` and `reopen` replace the namespace's closing and opening lines (nested namespaces).
     """
+    close = f"}} // namespace {namespace}" if close is None else close
+    reopen = f"namespace {namespace} {{" if reopen is None else reopen
     # The code without comments and literals, line for line (a comment over several lines keeps its newlines).
     code = _NOT_CODE.sub(lambda m: "\n" * m.group(0).count("\n"), _EXTERN_C.sub("extern_C ", text))
     braces, out, before = [], [], []
     for number, (line, code_line) in enumerate(zip(text.split("\n"), code.split("\n")), start=1):
         if not braces and _INCLUDE.match(line):
-            line = f"}} // namespace {namespace}\n{line}\nnamespace {namespace} {{"
+            line = f"{close}\n{line}\n{reopen}"
             if line_name is not None:
                 line += f'\n#line {number + 1} "{line_name}"'
         elif braces == ["C"] and _INCLUDE.match(line):
@@ -217,3 +220,19 @@ def place_apply_code(collected, collected_nodes, params):
             if texts[k].strip():
                 texts[k] = using + texts[k]
     return placement
+
+
+def chunk_apply_support(texts, name):
+    """Return a node's apply support texts for its namespace in an incremental chunk (templates/node.cpp.j2),
+    where `name` is nested in an anonymous namespace, and the lines to emit before the chunk's namespaces.
+
+    There each node's support code is its own (no clash with another node's in the chunk) and has
+    internal linkage (no other chunk's definition of one name can stand in for it at link time).
+    """
+    close, reopen = f"}}  // namespace {name}\n}}  // namespace", f"namespace {{\nnamespace {name} {{"
+    bodies, before = [], []
+    for text in texts:
+        body, hoisted = lift_includes(text, name, close=close, reopen=reopen)
+        bodies.append(body)
+        before += hoisted
+    return bodies, before

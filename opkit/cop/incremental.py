@@ -27,6 +27,7 @@ import pathlib
 import re
 
 from opkit.config import config, usable_cores
+from opkit.cop.apply_support import chunk_apply_support
 from opkit.cop.build import LINK_TOO, build_flags, compile_object, link_extension
 from opkit.cop.cache_layout import read_meta
 from opkit.cop.cache_objects import link_copy, object_cache
@@ -143,9 +144,10 @@ def node_piece(node) -> NodePiece | None:
     variables = [dict(name=name, declare=call(v.type, "c_declare", name, dict(_SUB), check_input=True, default=""))
                  for name, v in zip(names, node.inputs + node.outputs)]
     fields = dict(params=params, struct_support=collected.struct_support, struct_init=collected.struct_init[0],
-                  struct_cleanup=collected.struct_cleanup[0], variables=variables, code=code, cleanup=cleanup)
+                  struct_cleanup=collected.struct_cleanup[0], variables=variables, code=code, cleanup=cleanup,
+                  init_apply=collected.init_code_apply)
     piece = NodePiece(fields, unique(collected.headers), unique(collected.support_code),
-                      collected.support_code_apply, unique(collected.init_code) + collected.init_code_apply,
+                      collected.support_code_apply, unique(collected.init_code),
                       unique(collected.header_dirs), unique(collected.lib_dirs), unique(collected.libraries),
                       unique(collected.compile_args), unique(collected.no_compile_args), "")
     piece.identity = cache_key(repr(dataclasses.astuple(piece)))
@@ -167,17 +169,20 @@ def make_chunk(pieces) -> Chunk:
     """Render distinct pieces into one translation unit; return the chunk with its key."""
     from opkit.cop.compile import module_key
 
-    nodes, support_apply, init_code = [], [], []
+    nodes, before, init_code = [], [], []
     for k, piece in enumerate(pieces):
         name = f"node{k}"
-        nodes.append(dict(_named(piece.fields, name), name=name))
-        support_apply += _named(piece.support_code_apply, name)
-        init_code += _named(piece.init_code, name)
+        fields = _named(piece.fields, name)
+        # Each node's apply support code in its own namespace (opkit.cop.apply_support), its init code using it.
+        support, hoisted = chunk_apply_support(_named(piece.support_code_apply, name), name)
+        nodes.append(dict(fields, name=name, support_apply=support))
+        before += hoisted
+        init_code += piece.init_code + [f"using namespace {name};\n{code}" for code in fields["init_apply"]]
     every = lambda attribute: unique([x for p in pieces for x in getattr(p, attribute)])  # noqa: E731
     no_args = set(every("no_compile_args"))
     source = node_template().render(
         symbol=MODULE_NAME_PLACEHOLDER, include_lines=[include_line(h) for h in every("headers")],
-        support_code=every("support_code") + support_apply, nodes=nodes, init_code=unique(init_code))
+        support_code=every("support_code") + unique(before), nodes=nodes, init_code=unique(init_code))
     generated = GeneratedModule(restore_line_numbers(source), every("header_dirs"), every("lib_dirs"),
                                 every("libraries"), [a for a in every("compile_args") if a not in no_args])
     return Chunk(list(pieces), generated, module_key(generated), f"{len(pieces)} node(s)")

@@ -4,6 +4,7 @@ code defines `im2col`, as Theano's corr ops) build, each in a namespace of its o
 (two `extern "C"` definitions), the compiler's error names the nodes and their support code."""
 
 import itertools
+import logging
 
 import numpy as np
 import pytest
@@ -403,20 +404,39 @@ def test_a_compiler_error_in_namespaced_support_code_names_the_node_and_its_line
     assert "node_0" not in str(excinfo.value).split("full source kept")[0].split("\n", 1)[1].split("while")[0]
 
 
+class InlineOffset(Im2Col):
+    """Same-named inline code (a struct's member function: a weak symbol) with a body per dtype."""
+
+    def c_support_code_apply(self, node, name):
+        ctype = "npy_" + node.inputs[0].dtype
+        return f"""
+        #include <algorithm>
+        struct Offset {{ static {ctype} value() {{ return ({ctype})(sizeof({ctype}) == 4 ? 1 : 3); }} }};
+        static int element_size() {{ return (int)sizeof({ctype}); }}
+        void im2col(const {ctype}* src, {ctype}* dst, npy_intp n, npy_int64 scale) {{
+            for (npy_intp i = 0; i < n; ++i) dst[i] = ({ctype})(src[i] * ({ctype})scale + Offset::value());
+        }}
+        """
+
+
 @pytest.mark.parametrize("incremental", [True, False])
-def test_big_graphs_with_clashing_support_code(incremental):
-    """Above QUICK_RUN_ABOVE nodes: node functions (and, incrementally, objects of a few nodes each)."""
-    a, b = ot.fvector("a"), ot.dvector("b")
-    outs, want = [], []
-    x, y = _data("float32"), _data("float64")
-    for k in range(15):
-        outs += [Im2Col(k)(a), Im2Col(k + 1)(b)]
-        want += [_expected(x, k), _expected(y, k + 1)]
-    with opkit.config.change_flags(incremental=incremental):
-        got = opkit.function([a, b], outs)(x, y)
+@pytest.mark.parametrize("op_class", [Im2Col, InlineOffset])
+def test_big_graphs_with_clashing_support_code(incremental, op_class, caplog):
+    """Above QUICK_RUN_ABOVE nodes: node functions, and, incrementally, objects of a few nodes each (each node's
+    support code in its own namespace there too, with internal linkage: no other object's stands in for it)."""
+    inputs = [ot.vector(f"x_{dtype}", dtype=dtype) for dtype in DTYPES]
+    outs, want, values = [], [], [_data(dtype) for dtype in DTYPES]
+    for k in range(4):
+        for x, value in zip(inputs, values):
+            outs.append(op_class(k + 1)(x))
+            want.append(_expected(value, k + 1))
+    with caplog.at_level(logging.INFO, logger="opkit"):
+        with opkit.config.change_flags(incremental=incremental):
+            got = opkit.function(inputs, outs)(*values)
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)
         assert g.dtype == w.dtype
+    assert not [r for r in caplog.records if "incremental build" in r.getMessage()]  # built as planned
 
 
 class CHeaderInExternC(Im2Col):
