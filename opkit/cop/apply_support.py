@@ -21,13 +21,18 @@ One distinct text (or none) keeps the module as it was: global support code.
 
 from __future__ import annotations
 
+import functools
+import os
 import re
 
 from opkit.cop.node_code import RESTORE_LINE_PRAGMA, unique
 
-# A system header (<...>) is included at global scope; a quoted one stays in place: it may be written to be
-# included once per node (no include guard, the section's macros expanded in it).
-_INCLUDE = re.compile(r"^\s*#\s*include\s*<")
+# A system header (<...>) is included at global scope, and so is a quoted one found in the header directories
+# with an include guard; any other quoted one stays in place: it may be written to be included once per node
+# (no include guard, the section's macros expanded in it).
+_INCLUDE = re.compile(r"^\s*#\s*include\s*(<|\"([^\"]+)\")")
+_GUARD = re.compile(r"\A\s*#\s*(?:pragma\s+once\b|ifndef\s+(\w+)\s*\n\s*#\s*define\s+(\w+)\b|"
+                    r"if\s+!\s*defined\s*\(?\s*(\w+)\s*\)?\s*\n\s*#\s*define\s+(\w+)\b)")
 # Comments, string and character literals: their braces are not the code's.
 _NOT_CODE = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 
@@ -41,14 +46,41 @@ def describe(node, names):
     return f"{', '.join(names)} ({type(node.op).__name__} on {dtypes or 'no inputs'})"
 
 
-def lift_includes(text, namespace, line_name=None, close=None, reopen=None):
+@functools.lru_cache(maxsize=256)
+def _guarded(path, mtime_ns):
+    """Return True if the header at `path` starts with an include guard (or #pragma once)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            head = _NOT_CODE.sub(lambda m: "\n" * m.group(0).count("\n"), handle.read(1 << 16))
+    except OSError:
+        return False
+    match = _GUARD.match(head)
+    return bool(match) and (match.group(1) == match.group(2) and match.group(3) == match.group(4))
+
+
+def global_include(line, header_dirs=()):
+    """Return True if the #include `line` belongs at global scope: a system header, or a guarded quoted one."""
+    match = _INCLUDE.match(line)
+    if match is None:
+        return False
+    if match.group(1) == "<":
+        return True
+    for directory in header_dirs:
+        path = os.path.join(directory, match.group(2))
+        if os.path.isfile(path):
+            return _guarded(path, os.stat(path).st_mtime_ns)
+    return False
+
+
+def lift_includes(text, namespace, line_name=None, close=None, reopen=None, header_dirs=()):
     """Return `text` with its system #includes out of `namespace`, and the lines to emit before the namespace.
 
     An ``#include <...>`` at the top level is emitted where it is, the namespace closed and reopened around
     it; one in a top-level ``extern "C" { }`` block is also emitted before the namespace in such a block
     (its copy in place is then a no-op, the header being guarded), so its declarations are global too.
     With `line_name`, a ``#line`` after each reopening keeps the text's own line numbers under that name.
-    `close` and `reopen` replace the namespace's closing and opening lines (nested namespaces).
+    `close` and `reopen` replace the namespace's closing and opening lines (nested namespaces). A quoted
+    ``#include "..."`` found in `header_dirs` with an include guard is treated as a system one.
     """
     close = f"}} // namespace {namespace}" if close is None else close
     reopen = f"namespace {namespace} {{" if reopen is None else reopen
@@ -56,11 +88,11 @@ def lift_includes(text, namespace, line_name=None, close=None, reopen=None):
     code = _NOT_CODE.sub(lambda m: "\n" * m.group(0).count("\n"), _EXTERN_C.sub("extern_C ", text))
     braces, out, before = [], [], []
     for number, (line, code_line) in enumerate(zip(text.split("\n"), code.split("\n")), start=1):
-        if not braces and _INCLUDE.match(line):
+        if not braces and global_include(line, header_dirs):
             line = f"{close}\n{line}\n{reopen}"
             if line_name is not None:
                 line += f'\n#line {number + 1} "{line_name}"'
-        elif braces == ["C"] and _INCLUDE.match(line):
+        elif braces == ["C"] and global_include(line, header_dirs):
             before.append(f'extern "C" {{\n{line.strip()}\n}}')
         out.append(line)
         for match in re.finditer(r"(\bextern_C\s*)?\{|\}", code_line):
@@ -143,6 +175,7 @@ class ApplyPlacement:
     def __init__(self, collected, params_declares=None):
         """`params_declares`: each params member's name -> its C declaration (moved into a base when namespaced)."""
         self.params_declares = params_declares or {}
+        self.header_dirs = tuple(unique(collected.header_dirs))
         self.namespace_of = {}  # owner node name -> namespace
         self.support_code, self.struct_support, self.struct_bases = [], [], []
         self.params_in_base = set()
@@ -171,7 +204,7 @@ class ApplyPlacement:
             where = describe(group[0]["node"], [a["owner"] for a in group])
             bases = [self._base(a, namespace) for a in group if a["struct_support"] or a["params"]]
             literal = ("c_support_code_apply of " + where).replace("\\", "/").replace('"', "'")
-            body, before = lift_includes(text, namespace, literal)
+            body, before = lift_includes(text, namespace, literal, header_dirs=self.header_dirs)
             self.support_code.append(
                 "".join(line + "\n" for line in before)
                 + f"// ---- c_support_code_apply of {where} ----\nnamespace {namespace} {{\n#line 1 \"{literal}\"\n"
@@ -222,7 +255,7 @@ def place_apply_code(collected, collected_nodes, params):
     return placement
 
 
-def chunk_apply_support(texts, name):
+def chunk_apply_support(texts, name, header_dirs=()):
     """Return a node's apply support texts for its namespace in an incremental chunk (templates/node.cpp.j2),
     where `name` is nested in an anonymous namespace, and the lines to emit before the chunk's namespaces.
 
@@ -232,7 +265,7 @@ def chunk_apply_support(texts, name):
     close, reopen = f"}}  // namespace {name}\n}}  // namespace", f"namespace {{\nnamespace {name} {{"
     bodies, before = [], []
     for text in texts:
-        body, hoisted = lift_includes(text, name, close=close, reopen=reopen)
+        body, hoisted = lift_includes(text, name, close=close, reopen=reopen, header_dirs=tuple(header_dirs))
         bodies.append(body)
         before += hoisted
     return bodies, before

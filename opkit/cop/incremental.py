@@ -174,7 +174,7 @@ def make_chunk(pieces) -> Chunk:
         name = f"node{k}"
         fields = _named(piece.fields, name)
         # Each node's apply support code in its own namespace (opkit.cop.apply_support), its init code using it.
-        support, hoisted = chunk_apply_support(_named(piece.support_code_apply, name), name)
+        support, hoisted = chunk_apply_support(_named(piece.support_code_apply, name), name, piece.header_dirs)
         nodes.append(dict(fields, name=name, support_apply=support))
         before += hoisted
         init_code += piece.init_code + [f"using namespace {name};\n{code}" for code in fields["init_apply"]]

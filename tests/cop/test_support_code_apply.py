@@ -463,3 +463,44 @@ def test_a_system_header_in_an_extern_c_block_serves_both_namespaces():
     got = opkit.function([a, b], [CHeaderInExternC()(a), CHeaderInExternC()(b)])(_data("float32"), _data("float64"))
     np.testing.assert_array_equal(got[0], _expected(_data("float32")))
     np.testing.assert_array_equal(got[1], _expected(_data("float64")))
+
+
+COMMON_H = """// a helper header shared by an op package's files, with an include guard
+#ifndef OPKIT_TEST_COMMON_H
+#define OPKIT_TEST_COMMON_H
+struct CommonPair { double a, b; };
+static inline double opkit_test_common_twice(double v) { return 2 * v; }
+#endif
+"""
+
+COMMON_USER = """
+#section support_code_apply
+#include "common.h"
+static DTYPE_OUTPUT_0 plus_common(DTYPE_INPUT_0 v) { CommonPair p = {1, 2}; return (DTYPE_OUTPUT_0)(opkit_test_common_twice(v) + p.b); }
+
+int APPLY_SPECIFIC(run)(PyArrayObject* x, PyArrayObject** out)
+{
+    Py_XDECREF(*out);
+    *out = (PyArrayObject*)PyArray_EMPTY(1, PyArray_DIMS(x), TYPENUM_OUTPUT_0, 0);
+    if (*out == NULL) return 1;
+    for (npy_intp i = 0; i < PyArray_DIMS(x)[0]; ++i)
+        *(DTYPE_OUTPUT_0*)PyArray_GETPTR1(*out, i) = plus_common(*(DTYPE_INPUT_0*)PyArray_GETPTR1(x, i));
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("incremental", [False, True])
+def test_a_guarded_header_included_by_two_nodes_support_code_is_global(tmp_path, incremental, caplog):
+    (tmp_path / "common.h").write_text(COMMON_H)
+    (tmp_path / "plus_common.c").write_text(COMMON_USER)
+    op = SectionPlusSize(str(tmp_path / "plus_common.c"))
+    inputs = [ot.vector(f"x_{dtype}", dtype=dtype) for dtype in ("float32", "float64", "int32")]
+    outs = [op(x) for x in inputs] * (12 if incremental else 1)  # above QUICK_RUN_ABOVE: incremental chunks
+    values = [np.arange(4).astype(x.dtype) for x in inputs]
+    with caplog.at_level(logging.INFO, logger="opkit"):
+        with opkit.config.change_flags(incremental=incremental):
+            got = opkit.function(inputs, [o * 1 for o in outs])(*values)
+    for g, value in zip(got, values * 12):
+        np.testing.assert_array_equal(g, (2 * value + 2).astype(value.dtype))
+    assert not [r for r in caplog.records if "incremental build" in r.getMessage()]
