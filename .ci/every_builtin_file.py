@@ -83,6 +83,11 @@ def run_functions():
         def c_code_cache_version(self):
             return (1,)
 
+    if hasattr(ot, "inc_subtensor"):  # indexed updates (inc_subtensor.c, inc_subtensor.c.j2)
+        updated = opkit.function([m, x], [ot.inc_subtensor(m[:, 1:], 1.0), ot.set_subtensor(m[0], x)])(c, a)
+        np.testing.assert_allclose(updated[0], np.concatenate([c[:, :1], c[:, 1:] + 1], axis=1))
+        np.testing.assert_allclose(updated[1], np.stack([a, c[1]]))
+
     g = opkit.function([x, y], [Axpy(2.0, "MUL")(x, y), Axpy(3.0, "ADD")(x, y)])
     product, total = g(a, b)
     np.testing.assert_allclose(product, 2.0 * a * b)
