@@ -21,6 +21,7 @@ from opkit.core.tensor.shapes.reshape import Reshape, flatten, reshape
 from opkit.core.tensor.shapes.shape_ops import shape
 from opkit.core.tensor.shapes.specify_shape import SpecifyShape, specify_shape
 from opkit.core.tensor.shapes.subtensor import Subtensor
+from opkit.core.tensor.shapes.inc_subtensor import IncSubtensor, inc_subtensor, set_subtensor
 from opkit.core.tensor.types.constructors import matrix, plural_constructors, scalar, tensor, tensor3, tensor4, vector
 from opkit.core.tensor.types.type import TensorType, named_types
 from opkit.core.tensor.types.variable import TensorConstant, TensorVariable, as_tensor_variable, constant
@@ -65,6 +66,7 @@ __all__ = [
     "minimum", "clip", "int_div", "floor_div", "mod", "lt", "gt", "le", "ge", "eq", "neq", "and_", "or_", "xor",
     "invert", "switch", "where",
     "Cast", "cast", "DimShuffle", "Reshape", "Subtensor", "reshape", "flatten", "transpose", "concatenate",
+    "IncSubtensor", "inc_subtensor", "set_subtensor",
     "stack", "alloc", "zeros", "ones", "zeros_like", "ones_like", "arange",
     "Prod", "Max", "Min", "Mean", "Argmax", "Argmin", "prod", "max", "min", "mean", "argmax", "argmin",
 ]

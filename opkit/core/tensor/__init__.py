@@ -27,7 +27,7 @@ LAYERS = (
     ("elementwise", ("elemwise_c", "elemwise", "basic", "elemwise_math", "logic")),
     ("fused", ("fusion",)),
     ("reductions", ("reduction_c", "reduction_arg_c", "reduction", "reduce_fusion")),
-    ("shapes", ("alloc", "fill", "shape_ops", "reshape", "specify_shape", "subtensor", "join",
+    ("shapes", ("alloc", "fill", "shape_ops", "reshape", "specify_shape", "subtensor", "inc_subtensor", "join",
                 "creation")),
     ("gradients", ("elemwise_grad", "elemwise_math_grad", "reduce_grad")),
 )

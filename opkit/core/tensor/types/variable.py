@@ -197,6 +197,18 @@ class _TensorOperators:
     def __getitem__(self, index):
         return _shape_ops().getitem(self, index)
 
+    def set(self, y, **kwargs):
+        """Return what this x[index] was taken from, with x[index] set to y: set_subtensor(self, y, **kwargs)."""
+        from opkit.core.tensor.shapes.inc_subtensor import set_subtensor  # later layer: builds IncSubtensor
+
+        return set_subtensor(self, y, **kwargs)
+
+    def inc(self, y, **kwargs):
+        """Return what this x[index] was taken from, with x[index] incremented by y: inc_subtensor(self, y)."""
+        from opkit.core.tensor.shapes.inc_subtensor import inc_subtensor  # later layer: builds IncSubtensor
+
+        return inc_subtensor(self, y, **kwargs)
+
     def __len__(self):
         raise TypeError("len() of a symbolic tensor is not known; use x.shape[0]")
 

@@ -1,0 +1,90 @@
+/* IncSubtensor's fixed C (opkit/core/tensor/shapes/inc_subtensor.py): z = copy of x (or x itself in place),
+   then z[index] = y or z[index] += y, y broadcast to the slice as numpy does. Walking the index uses
+   subtensor.c's helpers; the code, which reads one integer per index input, is the macro `inc_subtensor`
+   of opkit/templates/inc_subtensor.c.j2. */
+
+#section support_code
+#ifndef OPKIT_INC_SUBTENSOR_SUPPORT
+#define OPKIT_INC_SUBTENSOR_SUPPORT
+/* Append the shape `dims` as numpy's broadcast errors write it, (2,3), (4,) or (), to msg[len..cap). */
+static size_t opkit_format_shape_compact(char* msg, size_t len, size_t cap, int nd, const npy_intp* dims)
+{
+    if (len < cap) len += snprintf(msg + len, cap - len, "(");
+    for (int d = 0; d < nd; ++d)
+        if (len < cap) len += snprintf(msg + len, cap - len, "%s%lld", d ? "," : "", (long long)dims[d]);
+    if (len < cap) len += snprintf(msg + len, cap - len, "%s)", nd == 1 ? "," : "");
+    return len;
+}
+
+/* numpy's ValueError (the text broadcast_into_checks in shape_checks.py states) unless y broadcasts into view. */
+static int opkit_broadcasts_into(PyArrayObject* y, PyArrayObject* view)
+{
+    int nd = PyArray_NDIM(view), k = PyArray_NDIM(y), bad = k > nd;
+    for (int i = 0; !bad && i < k; ++i) {
+        npy_intp v = PyArray_DIMS(y)[i];
+        bad = v != 1 && v != PyArray_DIMS(view)[nd - k + i];
+    }
+    if (!bad) return 0;
+    char msg[1024];
+    size_t len = snprintf(msg, sizeof msg, "could not broadcast input array from shape ");
+    len = opkit_format_shape_compact(msg, len, sizeof msg, k, PyArray_DIMS(y));
+    if (len < sizeof msg) len += snprintf(msg + len, sizeof msg - len, " into shape ");
+    opkit_format_shape_compact(msg, len, sizeof msg, nd, PyArray_DIMS(view));
+    PyErr_SetString(PyExc_ValueError, msg);
+    return -1;
+}
+
+/* Walk `index` over `out` (kinds[a] < 0: an integer; else bit k of kinds[a]: start, stop, step given, their
+   values next in `values`) and return a new view of out[index], or NULL with numpy's error set. */
+static PyArrayObject* opkit_index_view(PyArrayObject* out, int naxes, const int* kinds, const npy_intp* values)
+{
+    npy_intp dims[NPY_MAXDIMS], strides[NPY_MAXDIMS];
+    char* data = PyArray_BYTES(out);
+    int od = 0;
+    for (int a = 0; a < naxes; ++a) {
+        if (kinds[a] < 0) {
+            if (opkit_index_axis(out, a, *values++, &data)) return NULL;
+            continue;
+        }
+        npy_intp part[3] = {0, 0, 0};
+        for (int p = 0; p < 3; ++p) if (kinds[a] & (1 << p)) part[p] = *values++;
+        if (opkit_slice_axis(out, a, kinds[a], part[0], part[1], part[2], &data, dims + od, strides + od))
+            return NULL;
+        od++;
+    }
+    for (int a = naxes; a < PyArray_NDIM(out); ++a, ++od) {
+        dims[od] = PyArray_DIMS(out)[a];
+        strides[od] = PyArray_STRIDES(out)[a];
+    }
+    PyArrayObject* view = NULL;
+    if (opkit_make_view(&view, out, od, dims, strides, data)) return NULL;
+    return view;
+}
+
+/* *z = x with x[index] set to y (`set`) or incremented by y: a copy of x, or x itself when `inplace`.
+   numpy's casts: a set casts y as x[index] = y does; an add is numpy's in-place add (same_kind). */
+static int opkit_inc_subtensor(PyArrayObject** z, PyArrayObject* x, PyArrayObject* y, int inplace, int set,
+                               int naxes, const int* kinds, const npy_intp* values)
+{
+    PyArrayObject* out = inplace ? x : (PyArrayObject*)PyArray_NewCopy(x, NPY_KEEPORDER);
+    if (!out) return -1;
+    if (inplace) Py_INCREF(out);
+    PyArrayObject* view = opkit_index_view(out, naxes, kinds, values);
+    int failed = !view || opkit_broadcasts_into(y, view);
+    if (!failed && set) {
+        failed = PyArray_CopyInto(view, y) < 0;
+    } else if (!failed) {
+        PyObject* sum = PyNumber_InPlaceAdd((PyObject*)view, (PyObject*)y);
+        failed = !sum;
+        Py_XDECREF(sum);
+    }
+    Py_XDECREF(view);
+    if (failed) {
+        Py_DECREF(out);
+        return -1;
+    }
+    Py_XDECREF(*z);
+    *z = out;
+    return 0;
+}
+#endif

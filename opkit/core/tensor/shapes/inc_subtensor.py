@@ -1,0 +1,232 @@
+"""set_subtensor(x[index], y) and inc_subtensor(x[index], y): x with x[index] set to y, or incremented by y.
+
+PyTensor's IncSubtensor for basic indexing (integers and slices, Subtensor's `idx_list`): the result
+is a new tensor (x itself only with inplace=True, which declares a destroy_map: opkit then copies x
+first wherever x is the caller's or is read elsewhere). y is broadcast to x[index]'s shape and cast
+as numpy's ``r[index] = y`` and ``r[index] += y`` cast it: a set casts any dtype (complex into real
+warns and drops the imaginary part, as numpy does); an add refuses, when the graph is built, a y whose
+sum with x numpy would not cast back to x's dtype ('same_kind'). A Python number is converted as
+numpy converts it (an int that does not fit raises OverflowError).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from opkit.core.builtin_ops import Shape_i, shape_op
+from opkit.core.c_source import SectionOp, render
+from opkit.core.graph import Apply, Constant
+from opkit.core.tensor.shapes.alloc import float_zeros_like, is_float_dtype
+from opkit.core.tensor.shapes.subtensor import (Subtensor, _static_shape, build_index, index_checks,
+                                                 parse_index)
+from opkit.core.tensor.types.shape_checks import (Assert, broadcast_into_checks, broadcast_into_error,
+                                                  check_chain, depend)
+from opkit.core.tensor.types.variable import as_tensor_variable, constant
+from opkit.core.tensor.types.weak import is_weak_number, weak_constant_data
+
+
+def _weak_value(y):
+    """Return the Python number `y` stands for (a number, or a constant made from one), else None."""
+    if is_weak_number(y):
+        return y
+    if isinstance(y, Constant) and "weak_value" in y.tag:
+        return y.tag["weak_value"]
+    return None
+
+
+def _added_dtype(x_dtype, y_operand, what):
+    """Return the dtype of x + y for ``x[index] += y``, or raise numpy's refusal to cast it back to x's dtype."""
+    dtype = np.result_type(np.dtype(x_dtype), y_operand)
+    if not np.can_cast(dtype, x_dtype, "same_kind"):
+        shown = f"the Python {type(y_operand).__name__} {y_operand!r}" if is_weak_number(y_operand) else \
+            f"a {np.dtype(y_operand)} y"
+        raise TypeError(f"{what}: cannot add {shown} to a {x_dtype} x: as numpy's x[index] += y, the sum is "
+                        f"{dtype}, which casting rule 'same_kind' does not cast back to {x_dtype}; cast y to "
+                        f"{x_dtype} first (y.astype('{x_dtype}')) if that is what you mean")
+    return dtype
+
+
+def value_of(x_dtype, y, set_instead_of_inc):
+    """Return `y` as the tensor that goes into x[index], with numpy's dtype rules for a set or an add."""
+    what = "set_subtensor" if set_instead_of_inc else "inc_subtensor"
+    number = _weak_value(y)
+    if number is None:
+        y = as_tensor_variable(y)
+        if not set_instead_of_inc:
+            _added_dtype(x_dtype, y.dtype, what)
+        return y
+    dtype = x_dtype if set_instead_of_inc else _added_dtype(x_dtype, number, what)
+    try:
+        return constant(weak_constant_data(number, dtype, what))
+    except TypeError as exc:  # complex into a real dtype: numpy's x[index] = 1j raises it too
+        raise TypeError(f"{what}: cannot convert the Python {type(number).__name__} {number!r} to x's "
+                        f"dtype {x_dtype}: {exc}") from None
+
+
+def _shape_text(shape):
+    """A static shape as numpy's broadcast errors write it, '?' where unknown."""
+    inner = ",".join("?" if s is None else str(s) for s in shape)
+    return f"({inner},)" if len(shape) == 1 else f"({inner})"
+
+
+class IncSubtensor(SectionOp):
+    """x with x[index] set to y (set_instead_of_inc) or incremented by y; index as Subtensor's `idx_list`.
+
+    Inputs: x, y, then the integer scalars of the index. C: subtensor.c's index walk, inc_subtensor.c
+    and the macro `inc_subtensor` of templates/inc_subtensor.c.j2.
+    """
+
+    __props__ = ("idx_list", "inplace", "set_instead_of_inc", "destroyhandler_tolerate_aliased")
+    section_files = ("subtensor.c", "inc_subtensor.c")
+
+    def __init__(self, idx_list, inplace=False, set_instead_of_inc=False, destroyhandler_tolerate_aliased=None):
+        self.idx_list = tuple(e if e == "int" else tuple(e) for e in idx_list)
+        self.inplace = bool(inplace)
+        self.set_instead_of_inc = bool(set_instead_of_inc)
+        self.destroyhandler_tolerate_aliased = tuple(tuple(p) for p in destroyhandler_tolerate_aliased or ())
+        if self.inplace:
+            self.destroy_map = {0: [0]}
+
+    def make_node(self, x, y, *index_inputs):
+        x = as_tensor_variable(x)
+        if len(self.idx_list) > x.ndim:
+            raise IndexError(f"too many indices: {len(self.idx_list)} given for a {x.ndim}-d tensor")
+        y = value_of(x.dtype, y, self.set_instead_of_inc)
+        index_inputs = [as_tensor_variable(i) for i in index_inputs]
+        selected = _static_shape(self.idx_list, index_inputs, x.type.shape)
+        if y.ndim > len(selected):
+            raise TypeError(f"{self}: cannot put a {y.ndim}-d y into x[index], which has {len(selected)} "
+                            "dimensions (y may have fewer dimensions, broadcast as numpy does, never more)")
+        offset = len(selected) - y.ndim
+        if any(v is not None and v != 1 and selected[offset + k] is not None and v != selected[offset + k]
+               for k, v in enumerate(y.type.shape)):
+            raise ValueError(f"could not broadcast input array from shape {_shape_text(y.type.shape)} into "
+                             f"shape {_shape_text(selected)} ({self}: y's static shape does not fit x[index])")
+        return Apply(self, [x, y, *index_inputs], [x.type()])
+
+    def perform(self, node, inputs, output_storage):
+        x, y, *values = inputs
+        out = x if self.inplace else x.copy()
+        # The trailing ... keeps a 0-d selection an array viewing `out` (out[1] alone would be a numpy scalar).
+        view = out[build_index(self.idx_list, values) + (Ellipsis,)]
+        broadcast_into_error(np.shape(y), view.shape)
+        if self.set_instead_of_inc:
+            view[...] = y
+        else:
+            view += y
+        output_storage[0][0] = out
+
+    def has_c_code(self, node):
+        return True  # the section files have its support code; the code comes from templates/inc_subtensor.c.j2
+
+    def c_code(self, node, name, inputs, outputs, sub):
+        from opkit.core.tensor.types.c_interface import c_dtype
+
+        x, y, *index_inputs = inputs
+        kinds = [-1 if e == "int" else sum(1 << k for k, given in enumerate(e[1:]) if given) for e in self.idx_list]
+        scalars = [{"name": i, "ctype": c_dtype(v.dtype)} for v, i in zip(node.inputs[2:], index_inputs)]
+        return render("inc_subtensor.c.j2", "inc_subtensor", x=x, y=y, z=outputs[0], fail=sub["fail"],
+                      inplace=self.inplace, set=self.set_instead_of_inc, kinds=kinds, scalars=scalars)
+
+    def infer_shape(self, node, input_shapes):
+        return [input_shapes[0]]
+
+    def shape_checks(self, node, input_shapes):
+        # out[index] = y: the index fits x, and y broadcasts into x[index]
+        x, _, *index_inputs = node.inputs
+        selected, = Subtensor(self.idx_list).infer_shape(Subtensor(self.idx_list)(x, *index_inputs).owner,
+                                                          [input_shapes[0]] + [()] * len(index_inputs))
+        checks = index_checks(self.idx_list, index_inputs, input_shapes[0])
+        return [check_chain(checks + broadcast_into_checks(input_shapes[1], selected))]
+
+    def connection_pattern(self, node):
+        return [[True], [True]] + [[False] for _ in node.inputs[2:]]
+
+    def grad(self, inputs, output_grads):
+        from opkit.core.gradient import disconnected_type
+
+        x, y, *index_inputs = inputs
+        g, = output_grads
+        indices = [disconnected_type() for _ in index_inputs]
+        if not is_float_dtype(x.dtype):  # an integer result carries no gradient
+            return [float_zeros_like(x), float_zeros_like(y) if not is_float_dtype(y.dtype) else y.zeros_like()] \
+                + indices
+        if self.set_instead_of_inc:
+            g_x = IncSubtensor(self.idx_list, set_instead_of_inc=True)(g, constant(np.zeros((), g.dtype)),
+                                                                        *index_inputs)
+        else:
+            g_x = g
+        return [g_x, _gradient_of_y(Subtensor(self.idx_list)(g, *index_inputs), y)] + indices
+
+    def R_op(self, inputs, eval_points):
+        if eval_points[0] is None and eval_points[1] is None:
+            return [None]
+        x, y, *index_inputs = inputs
+        ex = x.zeros_like() if eval_points[0] is None else eval_points[0]
+        ey = y.zeros_like() if eval_points[1] is None else eval_points[1]
+        return [IncSubtensor(self.idx_list, set_instead_of_inc=self.set_instead_of_inc)(ex, ey, *index_inputs)]
+
+    def __str__(self):
+        parts = ["i" if e == "int" else ":".join("v" if g else "" for g in e[1:]) for e in self.idx_list]
+        return ("SetSubtensor{" if self.set_instead_of_inc else "IncSubtensor{") + ", ".join(parts) + "}"
+
+
+def _gradient_of_y(selected, y):
+    """g[index] summed over the axes y was broadcast along, in y's dtype (float zeros for an integer y).
+
+    Axes where y's static length is 1 are summed (as PyTensor does). An axis of unknown static
+    length that numpy broadcast at run time (y's length 1 into a longer x[index]) is an error here,
+    never a gradient of the wrong shape.
+    """
+    # later layer: the gradient of an elementwise broadcast sums over the same axes
+    from opkit.core.tensor.gradients.elemwise_grad import sum_to
+
+    if not is_float_dtype(y.dtype):
+        return float_zeros_like(y)
+    leading = selected.ndim - y.ndim
+    checks = []
+    for k, (length, target) in enumerate(zip(y.type.shape, selected.type.shape[leading:])):
+        if length is None and target != 1:
+            template = (f"the gradient of set_subtensor/inc_subtensor: y was broadcast along its axis {k} from "
+                        "length {} to {} when the graph ran, but its type does not say that axis has length 1; "
+                        "give y a static length 1 there (specify_shape or a broadcastable type) to take this "
+                        "gradient")
+            y_len, target_len = Shape_i(k)(y), Shape_i(leading + k)(selected)
+            checks.append(Assert("ValueError", template, "eq")(y_len, target_len, y_len, target_len))
+    return depend(sum_to(selected, y), *checks)
+
+
+def _indexed(x, what):
+    """Return (the indexed tensor, idx_list, index inputs) of `x`, the result of basic indexing."""
+    x = as_tensor_variable(x)
+    owner = x.owner
+    if owner is not None and isinstance(owner.op, Subtensor):
+        return owner.inputs[0], owner.op.idx_list, owner.inputs[1:]
+    if owner is not None and isinstance(owner.op, Shape_i):  # x.shape[i]: index the shape vector
+        idx_list, inputs = parse_index(owner.op.i, 1)
+        return shape_op(owner.inputs[0]), idx_list, inputs
+    raise TypeError(f"{what}: x must be the result of indexing a tensor with integers and slices "
+                    f"(x[1:, 2], x.shape[0]), got {x}"
+                    + ("" if owner is None else f", a result of {owner.op}"))
+
+
+def inc_subtensor(x, y, inplace=False, set_instead_of_inc=False, tolerate_inplace_aliasing=False,
+                  ignore_duplicates=False):
+    """Return the tensor x[index] was taken from, with x[index] incremented by y (numpy's ``r[index] += y``).
+
+    `x` is the result of basic indexing (``v[1:, 0]``); y broadcasts to its shape. `inplace` lets the
+    result reuse v's memory (opkit copies v first where v is the caller's or read elsewhere);
+    `tolerate_inplace_aliasing` is accepted for PyTensor's signature (opkit copies aliased memory);
+    `ignore_duplicates` matters only for advanced indexing, which opkit does not have.
+    """
+    what = "set_subtensor" if set_instead_of_inc else "inc_subtensor"
+    source, idx_list, index_inputs = _indexed(x, what)
+    tolerate = [[0, 1]] if tolerate_inplace_aliasing else []
+    op = IncSubtensor(idx_list, inplace, set_instead_of_inc, destroyhandler_tolerate_aliased=tolerate)
+    return op(source, y, *index_inputs)
+
+
+def set_subtensor(x, y, inplace=False, tolerate_inplace_aliasing=False):
+    """Return the tensor x[index] was taken from, with x[index] set to y (numpy's ``r[index] = y``)."""
+    return inc_subtensor(x, y, inplace, set_instead_of_inc=True, tolerate_inplace_aliasing=tolerate_inplace_aliasing)
+
