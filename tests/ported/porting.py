@@ -63,9 +63,10 @@ def parse(text=None):
     text = PORTING_MD.read_text(encoding="utf-8") if text is None else text
     sections, current = {}, None
     for raw in text.splitlines():
-        if raw.startswith("## ") and raw.strip().endswith((".py", ".c")):
-            current = Section(raw[3:].strip(), "", "", [], [])
-            sections[current.ported] = current
+        if raw.startswith("## "):  # a ported file's section, or prose (its tables are not changes)
+            current = Section(raw[3:].strip(), "", "", [], []) if raw.strip().endswith((".py", ".c")) else None
+            if current is not None:
+                sections[current.ported] = current
         elif current is None:
             continue
         elif raw.startswith("- original:"):

@@ -85,3 +85,10 @@ def test_parse_reads_a_section():
     section = sections["a/b.py"]
     assert section.kept == [(1, 3), (7, 9)]
     assert section.changes == [porting.Change(2, "import", "import theano", "import opkit", "")]
+
+
+def test_every_vendored_file_is_listed():
+    listed = {s.original for s in SECTIONS.values()} | {str(p.relative_to(HERE)) for p, _ in _vendored_files()}
+    on_disk = {str(p.relative_to(HERE)) for tree in ("theano", "pytensor") for sub in ("original", "c_code")
+               for p in (HERE / tree / sub).glob("*") if p.is_file()}
+    assert on_disk <= listed, sorted(on_disk - listed)
