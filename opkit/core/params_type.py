@@ -128,7 +128,8 @@ class ParamsType(CType):
         """Return the value of the enum constant named `key` in this type's enum fields (KeyError if none)."""
         enum = self._const_to_enum.get(key)
         if enum is None:
-            raise KeyError(f"{self}: no enum field defines a constant {key!r}{_known(self._const_to_enum, 'constants')}")
+            known = _known(self._const_to_enum, "constants")
+            raise KeyError(f"{self}: no enum field defines a constant {key!r}{known}")
         return enum.constants[key]
 
     def enum_from_alias(self, alias):

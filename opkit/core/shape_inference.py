@@ -145,8 +145,8 @@ def infer_shape_failed(node, exc):
     message = (f"infer_shape of {op} (op {type(op).__module__}.{type(op).__qualname__}) raised "
                f"{type(exc).__name__}: {exc}")
     if config.on_shape_error == "raise":
-        raise ShapeInferenceError(f"{message}\n(config.on_shape_error is 'raise'; with 'warn', the default, opkit warns "
-                              f"and runs the op for its output shapes)") from exc
+        raise ShapeInferenceError(f"{message}\n(config.on_shape_error is 'raise'; with 'warn', the default, opkit "
+                                  f"warns and runs the op for its output shapes)") from exc
     logging.getLogger("opkit.shape_inference").warning(
         "%s; opkit runs the op for its output shapes instead.\nHint: fix infer_shape, or raise "
         "NotImplementedError where it cannot tell; OPKIT_FLAGS=on_shape_error=raise makes this an error "

@@ -378,8 +378,8 @@ class MacroTidy(ExternC):
 def test_a_macro_left_defined_differently_is_an_error_never_a_silent_last_definition():
     a, b = ot.fvector("a"), ot.dvector("b")
     with pytest.raises(CompileError, match=r"^the c_support_code_apply of two nodes define the macro "
-                                           r"OPKIT_TEST_ELEMENT differently, and a macro is not scoped by the namespace "
-                                           r"each node's support code gets:\n  node_0 \(MacroLeak on float32\): "
+                                           r"OPKIT_TEST_ELEMENT differently, and a macro is not scoped by the "
+                                           r"namespace each node's support code gets:\n  node_0 \(MacroLeak on float32\): "
                                            r"#define OPKIT_TEST_ELEMENT npy_float32\n  node_1 \(MacroLeak on "
                                            r"float64\): #define OPKIT_TEST_ELEMENT npy_float64\nThe later definition "
                                            r"would serve both nodes' code\.\nHint: #undef OPKIT_TEST_ELEMENT"):
@@ -476,7 +476,11 @@ static inline double opkit_test_common_twice(double v) { return 2 * v; }
 COMMON_USER = """
 #section support_code_apply
 #include "common.h"
-static DTYPE_OUTPUT_0 plus_common(DTYPE_INPUT_0 v) { CommonPair p = {1, 2}; return (DTYPE_OUTPUT_0)(opkit_test_common_twice(v) + p.b); }
+static DTYPE_OUTPUT_0 plus_common(DTYPE_INPUT_0 v)
+{
+    CommonPair p = {1, 2};
+    return (DTYPE_OUTPUT_0)(opkit_test_common_twice(v) + p.b);
+}
 
 int APPLY_SPECIFIC(run)(PyArrayObject* x, PyArrayObject** out)
 {

@@ -122,10 +122,11 @@ def test_on_shape_error_raise_makes_it_an_error_for_op_authors(how, cause):
     x = ot.dvector("x")
     y = Repeat(how)(x)
     with opkit.config.change_flags(on_shape_error="raise"):
-        with pytest.raises(ShapeInferenceError, match=rf"^infer_shape of Repeat{{how='{how}'}} \(op {__name__}\.Repeat\) "
-                                                  rf"raised {cause.__name__}: .*\n\(config\.on_shape_error is 'raise'; "
-                                                  rf"with 'warn', the default, opkit warns and runs the op for its "
-                                                  rf"output shapes\)$") as excinfo:
+        with pytest.raises(ShapeInferenceError, match=rf"^infer_shape of Repeat{{how='{how}'}} \(op "
+                                                      rf"{__name__}\.Repeat\) raised {cause.__name__}: .*\n"
+                                                      rf"\(config\.on_shape_error is 'raise'; with 'warn', the "
+                                                      rf"default, opkit warns and runs the op for its output "
+                                                      rf"shapes\)$") as excinfo:
             opkit.function([x], y.shape)
     assert isinstance(excinfo.value.__cause__, cause)
     with opkit.config.change_flags(on_shape_error="raise"):
