@@ -56,7 +56,8 @@ def listing(state) -> dict:
                 for name, regs in sorted(table.items()) for r in regs]
 
     plugins = [{"name": r.name, "distribution": r.distribution, "version": r.version, "module": r.value,
-                "status": r.status, "error": r.error} for r in state.plugins]
+                "status": r.status, "error": r.error, "location": r.location, "warnings": list(r.warnings)}
+               for r in state.plugins]
     return {"ops": rows(state.ops, ops), "types": rows(state.types, types), "plugins": plugins}
 
 

@@ -57,7 +57,7 @@ def test_list_shows_opkits_own_ops_under_a_flag(capsys):
                                                         "scalar_logic.c"]
     assert all(pathlib.Path(f).is_file() and package in pathlib.Path(f).parents for f in c_files)
     assert {"name": "opkit", "distribution": dist, "version": "0.1.0", "module": "opkit.plugins.builtin",
-            "status": "loaded", "error": ""} in data["plugins"]
+            "status": "loaded", "error": "", "location": "", "warnings": []} in data["plugins"]
     assert "dvector" in {row["name"] for row in data["types"]}
 
 
