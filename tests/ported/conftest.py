@@ -1,0 +1,28 @@
+"""The corpus's collection rules.
+
+- The vendored originals are upstream's files, not tests to collect (their imports name theano/pytensor).
+- Upstream's own test files are ported by their import lines like any other file, so a test of theirs that
+  fails on an opkit gap cannot carry a marker in its source: it is marked here, strict (it fails the day
+  the gap closes, and the line below goes), with the gap named.
+"""
+
+import pytest
+
+collect_ignore_glob = ["*/original/*"]
+
+UPSTREAM_XFAILS = {
+    "pytensor/test_params_type.py::TestParamsType::test_hash_and_eq_params_type":
+        "gap: ParamsType has no `name` (PyTensor's Type.name)",
+    "pytensor/test_params_type.py::TestParamsType::test_params_type_filtering":
+        "gap: ParamsType.filter(params, strict=True) accepts a Params whose field values are not of the "
+        "fields' types (int64 for an int32 tensor field, float32 for float64)",
+    "pytensor/test_params_type.py::TestParamsType::test_params_type_with_enums":
+        "gap: enum constant names shared by two fields raise TypeError; PyTensor raises AttributeError",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        for nodeid, reason in UPSTREAM_XFAILS.items():
+            if item.nodeid.endswith("ported/" + nodeid):
+                item.add_marker(pytest.mark.xfail(strict=True, reason=reason))
