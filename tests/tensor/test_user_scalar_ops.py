@@ -9,6 +9,7 @@ They are compared with scipy and numpy on float32 and float64, in C (FAST_RUN) a
 import numpy as np
 import pytest
 import scipy.special
+import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -403,3 +404,22 @@ def test_c_against_impl_on_random_values_and_long_loops(logaddexp_functions, a, 
     for got, want, dtype in zip(c_result, impl_result, ("float64", "float32")):
         assert got.dtype == want.dtype == np.dtype(dtype)
         np.testing.assert_allclose(got, want, rtol=RTOL[dtype] * 4, atol=0)
+
+
+def test_nfunc_spec_names_a_numpy_function_or_a_dotted_attribute_path():
+    from opkit.core.tensor.scalars.user_scalar import function_from_path
+
+    assert function_from_path("exp") is np.exp and function_from_path("scipy.special.expit") is scipy.special.expit
+    assert function_from_path("scipy.stats.chi2.sf") == scipy.stats.chi2.sf
+    assert function_from_path("scipy.special.no_such_function") is None and function_from_path("no_module.f") is None
+
+    class Chi2Sf(ps.BinaryScalarOp):
+        nfunc_spec = ("scipy.stats.chi2.sf", 2, 1)
+
+        def impl(self, x, k):
+            raise AssertionError("perform uses nfunc_spec")
+
+    x, k = ot.dvector("x"), ot.dvector("k")
+    got = opkit.function([x, k], Elemwise(Chi2Sf(ps.upgrade_to_float))(x, k), mode="FAST_COMPILE")(
+        np.array([0.5, 2.0]), np.array([1.0, 3.0]))
+    np.testing.assert_allclose(got, scipy.stats.chi2.sf([0.5, 2.0], [1.0, 3.0]), rtol=1e-15)

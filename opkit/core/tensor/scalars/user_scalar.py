@@ -43,6 +43,28 @@ float_dtypes = tuple(t.dtype for t in float_types)
 _NO_FAIL = "OPKIT_SCALAR_OP_CANNOT_FAIL_IN_A_LOOP"
 
 
+@functools.lru_cache(maxsize=None)
+def function_from_path(path):
+    """Return the function a dotted `path` names, as PyTensor reads nfunc_spec: a numpy name
+    ("exp"), or the longest importable module prefix then attributes ("scipy.stats.chi2.sf": the module
+    scipy.stats, then chi2, then sf); None when it names nothing."""
+    found = getattr(np, path, None)
+    if found is not None:
+        return found
+    items = path.split(".")
+    for cut in range(len(items), 0, -1):
+        try:
+            found = importlib.import_module(".".join(items[:cut]))
+        except ImportError:
+            continue
+        for attribute in items[cut:]:
+            found = getattr(found, attribute, None)
+            if found is None:
+                return None
+        return found
+    return None
+
+
 def get_scalar_type(dtype):
     """Return the ScalarType of `dtype` (one instance per dtype)."""
     return SCALAR_TYPES[np.dtype(dtype).name]
@@ -265,13 +287,14 @@ class ScalarOp(Op):
     # ---- the protocol of Elemwise and fusion (shared with opkit's built-in scalar functions) ----
 
     def ufunc(self, *arrays):
-        """impl over arrays: the numpy function named by nfunc_spec where there is one, else impl per element."""
+        """impl over arrays: the function named by nfunc_spec where there is one, else impl per element."""
         spec = getattr(self, "nfunc_spec", None)
+        function = None
         if spec and spec[1] == len(arrays) and spec[2] == self.nout:
-            module, _, attribute = spec[0].rpartition(".")
-            function = getattr(importlib.import_module(module or "numpy"), attribute)
-            return function(*arrays)
-        return np.frompyfunc(self.impl, len(arrays), self.nout)(*arrays)
+            function = function_from_path(spec[0])
+        if function is None:
+            function = np.frompyfunc(self.impl, len(arrays), self.nout)
+        return function(*arrays)
 
     def weak_operands(self, operands):
         return list(operands)
