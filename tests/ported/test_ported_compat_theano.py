@@ -1,0 +1,61 @@
+"""opkit.compat.theano: Theano's module paths for opkit's names, its linker names, its documented no-ops."""
+
+import numpy as np
+import pytest
+
+import opkit
+import opkit.compat.theano as theano
+import opkit.tensor as ot
+from opkit.compat.theano import gof
+from opkit.compat.theano.tensor import opt
+from ported.theano.nnet import softmax
+
+
+def np_softmax(v):
+    e = np.exp(v - v.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("linker", [gof.CLinker, gof.OpWiseCLinker, gof.PerformLinker, gof.DualLinker])
+def test_theanos_linker_names_run_a_ported_op(linker):
+    x = ot.dmatrix("x")
+    f = theano.function([x], softmax(x) * 2, mode=theano.Mode(linker=linker()))
+    v = np.random.default_rng(0).normal(size=(3, 4))
+    np.testing.assert_allclose(f(v), np_softmax(v) * 2, rtol=1e-12)
+
+
+def test_the_names_are_opkits_own():
+    assert theano.Op is opkit.Op and gof.Apply is opkit.Apply and gof.ParamsType is opkit.ParamsType
+    assert theano.tensor.as_tensor_variable is ot.as_tensor_variable
+    assert theano.tensor.basic.TensorType is ot.TensorType and theano.tensor.type.TensorType is ot.TensorType
+    assert theano.config is opkit.config and theano.scalar.int32 is opkit.scalar.int32
+    assert gof.CLinker().make_runner and gof.MethodNotDefined is gof.utils.MethodNotDefined
+
+
+def test_rewrite_registration_is_a_documented_no_op():
+    def rewrite(node):
+        raise AssertionError("never run")
+
+    assert opt.register_canonicalize(rewrite) is rewrite
+    assert opt.register_specialize("stabilize", "fast_compile")(rewrite) is rewrite
+    assert gof.local_optimizer([ot.Elemwise])(rewrite) is rewrite
+    assert theano.compile.optdb.register("name", rewrite, "fast_run") is rewrite
+    x = ot.dvector("x")
+    assert gof.opt.copy_stack_trace(x, x * 2) is not None
+
+
+def test_what_opkit_does_not_have_says_so():
+    with pytest.raises(NotImplementedError, match="opkit has no scan op"):
+        theano.scan(fn=lambda v: v, sequences=[ot.dvector()])
+    with pytest.raises(gof.MethodNotDefined):
+        theano.scalar.exp.c_code_contiguous_raw("float64", "n", "i", "o")
+
+
+def test_theanos_tensor_helpers():
+    from opkit.compat.theano.tensor import extract_constant, int_dtypes, shape_padleft
+
+    assert "int64" in int_dtypes and "uint8" not in int_dtypes
+    assert extract_constant(ot.constant(np.int64(3))) == 3
+    x = ot.dvector("x")
+    assert extract_constant(x) is x
+    assert shape_padleft(x, 2).broadcastable == (True, True, False)
