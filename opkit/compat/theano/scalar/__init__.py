@@ -8,6 +8,6 @@ through a view whose ``c_code_contiguous_raw`` raises MethodNotDefined: Theano's
 from opkit.scalar import *  # noqa: F403
 from opkit.scalar import __all__ as _names
 from opkit.compat.theano.scalar import basic  # noqa: F401
-from opkit.compat.theano.scalar.basic import exp, log  # noqa: F401  (the views)
+from opkit.compat.theano.scalar.basic import Scalar, exp, log  # noqa: F401  (Scalar: Theano's ScalarType name)
 
-__all__ = [*_names, "basic"]
+__all__ = [*_names, "basic", "Scalar"]

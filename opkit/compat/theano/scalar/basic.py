@@ -3,6 +3,7 @@
 import opkit.scalar as _scalar
 from opkit.compat.theano.gof.utils import MethodNotDefined
 from opkit.scalar import *  # noqa: F403
+from opkit.scalar import ScalarType as Scalar  # Theano 1.0's name for the scalar type class
 from opkit.scalar import __all__
 
 
