@@ -12,6 +12,7 @@ from opkit.compat.theano import compile, gof, gradient, printing, scalar, tensor
 from opkit.compat.theano.gof import CLinker, DualLinker, OpWiseCLinker, PerformLinker
 from opkit.link.mode import Mode
 
+change_flags = config.change_flags  # theano.change_flags(**{"section.flag": value}) as a decorator
 
 def scan(*args, **kwargs):
     """Theano's scan: opkit has no loop op; a graph that needs one does not port."""
@@ -20,4 +21,4 @@ def scan(*args, **kwargs):
 
 __all__ = ["Apply", "COp", "Constant", "Generic", "Op", "OpenMPOp", "Variable", "config", "function", "grad",
            "shared", "compile", "gof", "gradient", "printing", "scalar", "tensor", "Mode", "scan",
-           "CLinker", "DualLinker", "OpWiseCLinker", "PerformLinker"]
+           "CLinker", "DualLinker", "OpWiseCLinker", "PerformLinker", "change_flags"]

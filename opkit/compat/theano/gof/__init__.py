@@ -8,7 +8,7 @@ Pass an instance as ``opkit.Mode(linker=...)``.
 
 from opkit import (Apply, CDataType, CEnumType, COp, Constant, CType, EnumList, EnumType, Generic, Op, OpenMPOp,
                    Params, ParamsType, Type, Variable)
-from opkit.compat.theano.gof import opt, utils
+from opkit.compat.theano.gof import opt, type, utils  # noqa: A004
 from opkit.compat.theano.gof.opt import local_optimizer, optimizer
 from opkit.compat.theano.gof.utils import MethodNotDefined
 from opkit.link.c_linker import GraphCLinker as CLinker, NodeCLinker as OpWiseCLinker
@@ -16,5 +16,5 @@ from opkit.link.debugmode import DebugLinker as DualLinker
 from opkit.link.py_linker import PyLinker as PerformLinker
 
 __all__ = ["Apply", "CDataType", "CEnumType", "COp", "Constant", "CType", "EnumList", "EnumType", "Generic", "Op",
-           "OpenMPOp", "Params", "ParamsType", "Type", "Variable", "opt", "utils", "MethodNotDefined", "local_optimizer", "optimizer",
+           "OpenMPOp", "Params", "ParamsType", "Type", "Variable", "opt", "type", "utils", "MethodNotDefined", "local_optimizer", "optimizer",
            "CLinker", "OpWiseCLinker", "DualLinker", "PerformLinker"]
