@@ -86,9 +86,11 @@ def test_pool_eager_compute(dtype):
     assert got.dtype == dtype
 
 
-GRAD_CASES = [(mode, *case) for mode in MODES
-              for case in [(True, (2, 2), (0, 0)), (False, (1, 2), (0, 0)), (True, (1, 1), (1, 1))]
-              if not (mode == "average_exc_pad" and max(case[2]))]  # Theano refuses that one: see below
+GRAD_CASES = [  # each mode, each border rule, padding where Theano allows it (not with average_exc_pad)
+    ("max", True, (2, 2), (0, 0)), ("max", False, (1, 2), (0, 0)), ("max", True, (1, 1), (1, 1)),
+    ("sum", False, (1, 2), (0, 0)), ("average_inc_pad", True, (1, 1), (1, 1)),
+    ("average_exc_pad", True, (2, 2), (0, 0)), ("average_exc_pad", False, (1, 2), (0, 0)),
+]
 
 
 @pytest.mark.parametrize("mode, ignore_border, stride, pad", GRAD_CASES)
