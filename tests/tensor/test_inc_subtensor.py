@@ -268,19 +268,29 @@ def test_y_a_view_of_x_in_place(mode):
         assert_same(got, numpy_result(np.exp(xv), slice(1, None), np.exp(xv)[:-1], False))
 
 
+def _unaligned(value):
+    buffer = np.zeros(value.nbytes + 1, np.uint8)[1:].view(value.dtype).reshape(value.shape)
+    buffer[...] = value
+    assert not buffer.flags.aligned
+    return buffer
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_layouts_of_x_and_y(mode):
+    """C order, Fortran, strided, negative strides, byte-swapped and unaligned x and y."""
     x, y = ot.dtensor3("x"), ot.dmatrix("y")
     f = opkit.function([x, y], [ot.set_subtensor(x[:, 1:, ::-1], y), ot.inc_subtensor(x[1:, 1:, ::-1], y)],
                        mode=mode)
     base = values("float64", (5, 7, 9), 7)
     xs = [base[:2, :3, :4].copy(), np.asfortranarray(base[:2, :3, :4]), base[::2, ::3, ::2][:2, :3, :4],
-          base[::-1, ::-1, ::-1][:2, :3, :4]]
+          base[::-1, ::-1, ::-1][:2, :3, :4], base[:2, :3, :4].astype(">f8"), _unaligned(base[:2, :3, :4])]
     yb = values("float64", (6, 9), 8)
-    ys = [yb[:2, :4].copy(), np.asfortranarray(yb[:2, :4]), yb[::3, ::2][:2, :4], yb[::-1, ::-1][:2, :4]]
+    ys = [yb[:2, :4].copy(), np.asfortranarray(yb[:2, :4]), yb[::3, ::2][:2, :4], yb[::-1, ::-1][:2, :4],
+          yb[:2, :4].astype(">f8"), _unaligned(yb[:2, :4])]
     for xv in xs:
         for yv in ys:
             got_set, got_inc = f(xv, yv)
+            xv = xv.astype("float64")  # the function's dtype: native byte order
             assert_same(got_set, numpy_result(xv, (slice(None), slice(1, None), slice(None, None, -1)), yv, True))
             assert_same(got_inc, numpy_result(xv, (slice(1, None), slice(1, None), slice(None, None, -1)), yv,
                                               False))
@@ -420,3 +430,28 @@ def test_setting_an_entry_of_a_shape(mode):
     new = ot.set_subtensor(new[3], 1)
     got = opkit.function([x], new, mode=mode)(np.zeros((1, 2, 5, 7)))
     assert_same(got, np.array([1, 2, 4, 1]))
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("index_dtype", ["int8", "uint8", "int32", "uint64"])
+def test_index_scalars_of_every_integer_dtype(mode, index_dtype):
+    x, i = ot.dvector("x"), ot.tensor(index_dtype, shape=())
+    f = opkit.function([x, i], [ot.set_subtensor(x[i], 7.0), ot.inc_subtensor(x[i::-1], 1.0)], mode=mode)
+    xv = np.arange(5.0)
+    got = f(xv, np.asarray(3, index_dtype))
+    assert_same(got[0], numpy_result(xv, 3, 7.0, True))
+    assert_same(got[1], numpy_result(xv, slice(3, None, -1), 1.0, False))
+
+
+def test_a_second_process_runs_the_same_graph():
+    """A fresh interpreter builds and runs the graph (from the compile cache or compiling it): numpy's answer."""
+    import subprocess
+    import sys
+
+    script = ("import numpy as np, opkit, opkit.tensor as ot\n"
+              "x, y = ot.dmatrix('x'), ot.dvector('y')\n"
+              "f = opkit.function([x, y], ot.inc_subtensor(x[1:, ::-1], y), mode='FAST_RUN')\n"
+              "print(f(np.zeros((2, 3)), np.arange(3.0)).tolist())\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600, check=True)
+    assert out.stdout.strip() == str(numpy_result(np.zeros((2, 3)), (slice(1, None), slice(None, None, -1)),
+                                                  np.arange(3.0), False).tolist())
