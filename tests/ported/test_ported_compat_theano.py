@@ -59,3 +59,32 @@ def test_theanos_tensor_helpers():
     x = ot.dvector("x")
     assert extract_constant(x) is x
     assert shape_padleft(x, 2).broadcastable == (True, True, False)
+
+
+def test_values_eq_approx_ignoring_infinities_or_nans():
+    from opkit.compat.theano.tensor.type import values_eq_approx_remove_inf, values_eq_approx_remove_nan
+
+    assert values_eq_approx_remove_inf(np.array([1.0, np.inf, 3.0]), np.array([1.0, 7.0, 3.0 + 1e-12]))
+    assert not values_eq_approx_remove_inf(np.array([1.0, np.inf]), np.array([2.0, 7.0]))
+    assert values_eq_approx_remove_nan(np.array([np.nan, 2.0]), np.array([5.0, 2.0]))
+    assert not values_eq_approx_remove_nan(np.array([1.0]), np.array([1.0, 2.0]))
+
+
+def test_pytensor_helpers_join_flip_blockwise():
+    from opkit.compat.pytensor.tensor import Blockwise, flip, join, pad
+    from ported.pytensor.conv import Convolve1d
+
+    x, y = ot.dmatrix("x"), ot.dmatrix("y")
+    f = opkit.function([x, y], [join(1, x, y), flip(x), flip(x, axis=1)])
+    a, b = np.arange(6.0).reshape(2, 3), np.ones((2, 2))
+    got = f(a, b)
+    np.testing.assert_array_equal(got[0], np.concatenate([a, b], axis=1))
+    np.testing.assert_array_equal(got[1], a[::-1, ::-1])
+    np.testing.assert_array_equal(got[2], a[:, ::-1])
+    blockwise = Blockwise(Convolve1d())
+    v, k = ot.dvector("v"), ot.dvector("k")
+    np.testing.assert_allclose(opkit.function([v, k], blockwise(v, k, True))(np.ones(3), np.ones(2)), [1, 2, 2, 1])
+    with pytest.raises(NotImplementedError, match="opkit does not have"):
+        blockwise(x, k, True)
+    with pytest.raises(NotImplementedError, match="no Pad op"):
+        pad(x, 1)
