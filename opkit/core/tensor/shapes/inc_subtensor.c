@@ -4,18 +4,10 @@
    of opkit/templates/inc_subtensor.c.j2. */
 
 #section support_code
+#include "opkit_reshape.h"
+
 #ifndef OPKIT_INC_SUBTENSOR_SUPPORT
 #define OPKIT_INC_SUBTENSOR_SUPPORT
-/* Append the shape `dims` as numpy's broadcast errors write it, (2,3), (4,) or (), to msg[len..cap). */
-static size_t opkit_format_shape_compact(char* msg, size_t len, size_t cap, int nd, const npy_intp* dims)
-{
-    if (len < cap) len += snprintf(msg + len, cap - len, "(");
-    for (int d = 0; d < nd; ++d)
-        if (len < cap) len += snprintf(msg + len, cap - len, "%s%lld", d ? "," : "", (long long)dims[d]);
-    if (len < cap) len += snprintf(msg + len, cap - len, "%s)", nd == 1 ? "," : "");
-    return len;
-}
-
 /* numpy's ValueError (the text broadcast_into_checks in shape_checks.py states) unless y broadcasts into view. */
 static int opkit_broadcasts_into(PyArrayObject* y, PyArrayObject* view)
 {
@@ -27,9 +19,9 @@ static int opkit_broadcasts_into(PyArrayObject* y, PyArrayObject* view)
     if (!bad) return 0;
     char msg[1024];
     size_t len = snprintf(msg, sizeof msg, "could not broadcast input array from shape ");
-    len = opkit_format_shape_compact(msg, len, sizeof msg, k, PyArray_DIMS(y));
+    len = opkit_format_shape_sep(msg, len, sizeof msg, k, PyArray_DIMS(y), ",");
     if (len < sizeof msg) len += snprintf(msg + len, sizeof msg - len, " into shape ");
-    opkit_format_shape_compact(msg, len, sizeof msg, nd, PyArray_DIMS(view));
+    opkit_format_shape_sep(msg, len, sizeof msg, nd, PyArray_DIMS(view), ",");
     PyErr_SetString(PyExc_ValueError, msg);
     return -1;
 }

@@ -17,10 +17,8 @@ from opkit.core.builtin_ops import Shape_i, shape_op
 from opkit.core.c_source import SectionOp, render
 from opkit.core.graph import Apply, Constant
 from opkit.core.tensor.shapes.alloc import float_zeros_like, is_float_dtype
-from opkit.core.tensor.shapes.subtensor import (Subtensor, _static_shape, build_index, index_checks,
-                                                 parse_index)
-from opkit.core.tensor.types.shape_checks import (Assert, broadcast_into_checks, broadcast_into_error,
-                                                  check_chain, depend)
+from opkit.core.tensor.shapes.subtensor import Subtensor, _static_shape, build_index, parse_index, write_checks
+from opkit.core.tensor.types.shape_checks import Assert, broadcast_into_error, depend
 from opkit.core.tensor.types.variable import as_tensor_variable, constant
 from opkit.core.tensor.types.weak import is_weak_number, weak_constant_data
 
@@ -132,12 +130,8 @@ class IncSubtensor(SectionOp):
         return [input_shapes[0]]
 
     def shape_checks(self, node, input_shapes):
-        # out[index] = y: the index fits x, and y broadcasts into x[index]
         x, _, *index_inputs = node.inputs
-        selected, = Subtensor(self.idx_list).infer_shape(Subtensor(self.idx_list)(x, *index_inputs).owner,
-                                                          [input_shapes[0]] + [()] * len(index_inputs))
-        checks = index_checks(self.idx_list, index_inputs, input_shapes[0])
-        return [check_chain(checks + broadcast_into_checks(input_shapes[1], selected))]
+        return [write_checks(self.idx_list, x, index_inputs, input_shapes[0], input_shapes[1])]
 
     def connection_pattern(self, node):
         return [[True], [True]] + [[False] for _ in node.inputs[2:]]

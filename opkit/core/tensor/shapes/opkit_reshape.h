@@ -1,14 +1,22 @@
 /* Reading and resolving a reshape's target shape, with numpy's error text (reshape.c, resolved_shape.c). */
 #ifndef OPKIT_RESHAPE_SUPPORT
 #define OPKIT_RESHAPE_SUPPORT
-/* Append a shape as Python prints a tuple: (2, 3), (4,), (). */
-static size_t opkit_format_shape(char* msg, size_t len, size_t cap, int nd, const npy_intp* dims)
+/* Append a shape as a tuple with `sep` between lengths: (2, 3), (4,), () as Python prints it with ", ";
+   numpy's broadcast errors write (2,3) with ",". */
+static size_t opkit_format_shape_sep(char* msg, size_t len, size_t cap, int nd, const npy_intp* dims,
+                                     const char* sep)
 {
     if (len < cap) len += snprintf(msg + len, cap - len, "(");
     for (int d = 0; d < nd; ++d)
-        if (len < cap) len += snprintf(msg + len, cap - len, "%s%lld", d ? ", " : "", (long long)dims[d]);
+        if (len < cap) len += snprintf(msg + len, cap - len, "%s%lld", d ? sep : "", (long long)dims[d]);
     if (len < cap) len += snprintf(msg + len, cap - len, "%s)", nd == 1 ? "," : "");
     return len;
+}
+
+/* Append a shape as Python prints a tuple: (2, 3), (4,), (). */
+static size_t opkit_format_shape(char* msg, size_t len, size_t cap, int nd, const npy_intp* dims)
+{
+    return opkit_format_shape_sep(msg, len, cap, nd, dims, ", ");
 }
 
 /* Read the int64 vector `shape` into dims[0..nd) with its -1 resolved for a source of shape

@@ -185,6 +185,13 @@ def index_checks(idx_list, index_inputs, dims):
     return checks
 
 
+def write_checks(idx_list, x, index_inputs, x_dims, value_dims):
+    """The check of ``result[index] = value`` (for check_chain's Assert): the index fits x, value broadcasts in."""
+    indexed = Subtensor(idx_list)(x, *index_inputs)
+    selected, = Subtensor(idx_list).infer_shape(indexed.owner, [x_dims] + [()] * len(index_inputs))
+    return check_chain(index_checks(idx_list, index_inputs, x_dims) + broadcast_into_checks(value_dims, selected))
+
+
 class SliceLength(Op):
     """len(range(*slice(start, stop, step).indices(length))) as an int64 scalar (shape inference)."""
 
@@ -232,12 +239,8 @@ class SubtensorGrad(Op):
         return [input_shapes[0]]
 
     def shape_checks(self, node, input_shapes):
-        # result[index] = g: the index fits x, and g broadcasts into x[index]
         x, g, *index_inputs = node.inputs
-        indexed = Subtensor(self.idx_list)(x, *index_inputs)
-        selected, = Subtensor(self.idx_list).infer_shape(indexed.owner, [input_shapes[0]] + [()] * len(index_inputs))
-        checks = index_checks(self.idx_list, index_inputs, input_shapes[0])
-        return [check_chain(checks + broadcast_into_checks(input_shapes[1], selected))]
+        return [write_checks(self.idx_list, x, index_inputs, input_shapes[0], input_shapes[1])]
 
     def connection_pattern(self, node):
         return [[False], [True]] + [[False] for _ in node.inputs[2:]]
