@@ -111,3 +111,29 @@ def test_perform_without_a_params_argument_is_called_without_params():
     for op in (PyTensorStyle(3), TheanoStyle(3)):
         f = opkit.function([x], op(x), mode="FAST_COMPILE")
         np.testing.assert_array_equal(f(np.ones(2)), [3.0, 3.0])
+
+
+def test_debugmode_accepts_a_view_of_an_input_given_twice():
+    """Op(x, x) with view_map {0: [0]}: output 0 is input 1 too, and that is no undeclared alias."""
+
+    class First(opkit.Op):
+        __props__ = ()
+        view_map = {0: [0]}
+
+        def make_node(self, value, other):
+            value, other = ot.as_tensor_variable(value), ot.as_tensor_variable(other)
+            return opkit.Apply(self, [value, other], [value.type()])
+
+        def perform(self, node, inputs, outputs):
+            outputs[0][0] = inputs[0]
+
+    class Undeclared(First):
+        view_map = {}
+
+    x = ot.dvector("x")
+    f = opkit.function([x], First()(x, x) * 2, mode="DebugMode")
+    np.testing.assert_array_equal(f(np.ones(2)), [2.0, 2.0])
+    import pytest
+
+    with pytest.raises(opkit.BadViewMap, match="aliases input"):
+        opkit.function([x], Undeclared()(x, x) * 2, mode="DebugMode")(np.ones(2))
