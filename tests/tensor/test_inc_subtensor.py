@@ -210,7 +210,7 @@ def test_inc_refuses_a_y_numpy_would_not_add_back(x_dtype, y_dtype):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_python_numbers_convert_as_numpy_converts_them(mode):
-    x = ot.bvector("x") if hasattr(ot, "bvector") else ot.tensor("int8", shape=(None,))
+    x = ot.tensor("int8", shape=(None,))
     xv = np.array([1, 2, 3], dtype="int8")
     f = opkit.function([x], [ot.set_subtensor(x[1:], 100), ot.inc_subtensor(x[:1], -5), x[2].set(True),
                              x[0].inc(True)], mode=mode)
