@@ -15,8 +15,11 @@ the libm functions (exp, tanh, ...) are compared only where their answer is exac
 numpy's clip has two loops: with bounds that are one number each for the whole loop
 (Python numbers, 0-d arrays) it keeps x unless x is strictly outside them, and fills
 the output with a NaN bound; with bounds that vary along the loop it computes
-min(max(x, lo), hi), where a tie gives the bound. opkit follows both: bounds that are
-scalars by type take the first.
+min(max(x, lo), hi), where a tie gives the bound. numpy's float power has a fast path
+for an exponent that is one number for the loop (x ** 0.5 is sqrt: -0.0 stays -0.0).
+"One number for the loop" is numpy's zero stride: a 0-d operand, or one element
+broadcast to a longer output (a (1,) array beside a longer vector, checked here too);
+opkit's C decides the same at run time.
 
 Modes: FAST_RUN C with every op fused behind one more exact op (neg or invert), FAST_RUN
 C without fusion, FAST_COMPILE (numpy), and eager `op.compute`; float32 and float64.
@@ -98,6 +101,7 @@ def _graph(dtype, fused):
     """One function of every op over vectors x, y, z and 0-d s, t: (inputs, {label: output})."""
     x, y, z = (ot.vector(dtype=dtype, name=n) for n in "xyz")
     s, t = (ot.scalar(dtype=dtype, name=n) for n in "st")
+    u, w = (ot.vector(dtype=dtype, name=n) for n in "uw")  # one element each at run time: broadcast
     outputs = {}
     for name, (op, _, _) in {**EXACT_UNARY, **LIBM_UNARY}.items():
         outputs[name] = op(x)
@@ -106,13 +110,16 @@ def _graph(dtype, fused):
         outputs[name + "_scalar"] = op(x, s)
     outputs["clip"] = ot.clip(x, y, z)
     outputs["clip_scalar"] = ot.clip(x, s, t)
+    outputs["clip_one"] = ot.clip(x, u, w)
+    outputs["pow_one"] = ot.pow(x, u)
+    outputs["maximum_one"] = ot.maximum(x, u)
     outputs["switch"] = ot.switch(x, y, z)
     outputs["switch_scalar"] = ot.switch(x, s, t)
     for k, (lo, hi) in enumerate(NUMBER_BOUNDS):
         outputs[f"clip_number{k}"] = ot.clip(x, lo, hi)
     if fused:
-        outputs = {label: _outer(label.split("_scalar")[0], out) for label, out in outputs.items()}
-    return [x, y, z, s, t], outputs
+        outputs = {label: _outer(_base(label), out) for label, out in outputs.items()}
+    return [x, y, z, s, t, u, w], outputs
 
 
 _FUNCTIONS = {}
@@ -127,14 +134,20 @@ def _function(dtype, mode):
     return _FUNCTIONS[key]
 
 
-def _expected(label, x, y, z, s, t):
+def _base(label):
+    return label.split("_scalar")[0].split("_one")[0]
+
+
+def _expected(label, x, y, z, s, t, u, w):
     """numpy's answer for output `label` (see _graph)."""
-    base = label.split("_scalar")[0]
+    base = _base(label)
+    if label.endswith("_one"):
+        y, z, s = u, w, u
     with np.errstate(all="ignore"):
         if base in EXACT_UNARY or base in LIBM_UNARY:
             return {**EXACT_UNARY, **LIBM_UNARY}[base][1](x)
         if base in BINARY or base in LIBM_BINARY:
-            return {**BINARY, **LIBM_BINARY}[base][1](x, s if label.endswith("_scalar") else y)
+            return {**BINARY, **LIBM_BINARY}[base][1](x, s if label.endswith(("_scalar", "_one")) else y)
         if label.startswith("clip_number"):
             lo, hi = NUMBER_BOUNDS[int(label[len("clip_number"):])]
             return np.clip(x, lo, hi)
@@ -143,7 +156,7 @@ def _expected(label, x, y, z, s, t):
 
 
 def _nan_rule(label):
-    base = label.split("_scalar")[0]
+    base = _base(label)
     if base.startswith("clip"):
         return "exact"
     return {**EXACT_UNARY, **LIBM_UNARY, **BINARY, **LIBM_BINARY, **TERNARY}[base][2]
@@ -151,11 +164,11 @@ def _nan_rule(label):
 
 def _exact_where(label, x, y, s):
     """Where the libm functions are exact (their operands special), else everywhere (None)."""
-    base = label.split("_scalar")[0]
+    base = _base(label)
     if base in LIBM_UNARY:
         return np.isin(x, SPECIAL) | np.isnan(x)
     if base in LIBM_BINARY:
-        other = np.broadcast_to(s if label.endswith("_scalar") else y, x.shape)
+        other = np.broadcast_to(s if label.endswith(("_scalar", "_one")) else y, x.shape)
         special = (np.isin(x, SPECIAL) | np.isnan(x)) & (np.isin(other, SPECIAL) | np.isnan(other))
         return special | (other == 0) | (other == 1) | (x == 1)
     return None
@@ -169,7 +182,8 @@ def _case(draw):
     x, y, z = (np.array(draw(st.lists(values, min_size=n, max_size=n)), dtype=np.float64).astype(dtype)
                for _ in range(3))
     s, t = (np.array(draw(values), dtype=np.float64).astype(dtype) for _ in range(2))
-    return dtype, x, y, z, s, t
+    u, w = (np.array([draw(values)], dtype=np.float64).astype(dtype) for _ in range(2))
+    return dtype, x, y, z, s, t, u, w
 
 
 @pytest.mark.parametrize("mode", list(MODES))
@@ -177,17 +191,17 @@ def _case(draw):
           suppress_health_check=list(HealthCheck))
 @given(case=_case())
 def test_every_elementwise_op_matches_numpy_bit_for_bit(mode, case):
-    dtype, x, y, z, s, t = case
+    dtype, x, y, z, s, t, u, w = case
     f, labels = _function(dtype, mode)
     with np.errstate(all="ignore"):
-        results = f(x, y, z, s, t)
+        results = f(x, y, z, s, t, u, w)
     for label, got in zip(labels, results):
-        expected = _expected(label, x, y, z, s, t)
+        expected = _expected(label, x, y, z, s, t, u, w)
         if mode == "fused":
             with np.errstate(all="ignore"):
-                expected = _np_outer(label.split("_scalar")[0], expected)
+                expected = _np_outer(_base(label), expected)
         _assert_same(got, expected, _nan_rule(label), f"{label} ({mode}, {dtype}) of x={x.tolist()}",
-                     _exact_where(label, x, y, s))
+                     _exact_where(label, x, y, u if label.endswith("_one") else s))
 
 
 EAGER_OPS = ("maximum", "minimum", "lt", "le", "eq", "abs", "sign", "round", "floor", "ceil")
@@ -243,3 +257,35 @@ def test_the_checker_sees_a_zero_of_the_other_sign_and_another_nan():
     with pytest.raises(AssertionError, match="opkit gives"):
         _assert_same(np.array([NAN]), np.array([1.0]), "class", "x")
     _assert_same(np.array([NAN]), np.array([NEG_NAN]), "class", "x")
+
+
+@pytest.mark.parametrize("mode", ["fused", "unfused"])
+def test_operands_of_one_element_take_numpys_loop_by_its_zero_stride_rule(mode):
+    """clip's bounds and pow's exponent of one element: numpy's constant loop where they are broadcast to a
+    longer result (a zero stride), its other loop where the result has one element too; also inside a fused
+    program, where numpy computes each step on its own operands' broadcast shape."""
+    x, lo, hi, big = (ot.dvector(n) for n in ("x", "lo", "hi", "big"))
+    m, mlo, mhi = (ot.dmatrix(n) for n in ("m", "mlo", "mhi"))
+    s = ot.dscalar("s")
+    graphs = {  # name: (inputs, opkit output, numpy of the same values)
+        "clip": ([x, lo, hi], ot.clip(x, lo, hi), np.clip),
+        "clip_matrix": ([m, mlo, mhi], ot.clip(m, mlo, mhi), np.clip),
+        "pow": ([x, lo], ot.pow(x, lo), np.power),
+        "clip_then_add": ([x, lo, hi, big], big + ot.clip(x, lo, hi), lambda a, b, c, d: d + np.clip(a, b, c)),
+        "clip_of_0d_then_mul": ([s, lo, hi, big], big * ot.clip(s, lo, hi), lambda a, b, c, d: d * np.clip(a, b, c)),
+    }
+    values = {
+        "clip": [([-0.0, 0.0, -INF, 4.0], [0.0], [10.0]), ([-0.0], [0.0], [10.0]), ([0.0, 1.0], [-0.0], [0.0]),
+                 ([-0.0, 0.0], [NAN], [10.0]), ([-0.0, 2.0], [0.0, 0.0], [10.0, 1.0])],
+        "clip_matrix": [([[-0.0, 0.0, 3.0]], [[0.0]], [[-0.0]]), ([[-0.0]], [[0.0]], [[1.0]])],
+        "pow": [([-0.0, 0.0, -INF, 4.0], [0.5]), ([-0.0], [0.5]), ([-INF, -0.0], [0.5, 0.5])],
+        "clip_then_add": [([-0.0], [0.0], [10.0], [1.0, -1.0, 0.0]), ([0.0], [NAN], [1.0], [0.0, 0.0])],
+        "clip_of_0d_then_mul": [(-0.0, [0.0], [10.0], [1.0, -1.0, 0.0]), (-0.0, [NAN], [1.0], [0.0, 0.0])],
+    }
+    for name, (inputs, output, reference) in graphs.items():
+        f = opkit.function(inputs, output, mode=MODES[mode])
+        for case in values[name]:
+            arrays = [np.array(v, dtype="float64") for v in case]
+            with np.errstate(all="ignore"):
+                got, expected = f(*arrays), reference(*arrays)
+            _assert_same(got, expected, "exact", f"{name}{tuple(a.tolist() for a in arrays)} in {mode}")
