@@ -88,9 +88,7 @@ def _called_as_torch_op(exc, op, where, arrays):
     called = ", ".join(f"{a.dtype} of rank {a.ndim}" for a in arrays)
     hint = ("\npass tensors of dtypes the op takes (convert them first, e.g. x.to(torch.float64))"
             if isinstance(exc, TypeError) else "")
-    error = type(exc)(f"as_torch_op({where}) called on ({called}): {text}{hint}")
-    error.__cause__ = exc.__cause__
-    return error
+    return type(exc)(f"as_torch_op({where}) called on ({called}): {text}{hint}")
 
 
 class _Bridge:
@@ -138,7 +136,10 @@ class _Bridge:
         try:
             result = self.op.compute(*arrays)
         except (TypeError, ValueError) as exc:  # name the torch call, not op.compute (which the user never called)
-            raise _called_as_torch_op(exc, self.op, where, arrays) from None
+            error = _called_as_torch_op(exc, self.op, where, arrays)
+            if error is exc:
+                raise
+            raise error from exc  # op.compute's own error stays its cause
         if self.n_outputs == 1:
             if isinstance(result, list):
                 raise TypeError(f"{where} made {len(result)} outputs; bridge it with as_torch_op(op, "
