@@ -61,6 +61,7 @@ def _graphs():
     yield [x, m], [ot.concatenate([x, x]), ot.cast(m, "int16")]
     y = ot.dvector("y")
     yield [m, n, x, y], [m.reshape((n, -1)).shape, (x + y).shape[0], view_op(x)]  # ResolvedShape, Depend, ViewOp
+    yield [x, y, n], [ot.set_subtensor(x[n:], y), ot.inc_subtensor(x[::-1][0], 1.0)]  # IncSubtensor
 
 
 def _contents(reader):
