@@ -357,6 +357,9 @@ def test_build_time_errors():
         ot.set_subtensor(ot.tensor("float64", shape=(5,))[7], 1.0)
     with pytest.raises(IndexError, match="too many indices: 2 given for a 1-d tensor"):
         IncSubtensor(("int", "int"))(x, 1.0, 0, 0)
+    with pytest.raises(ValueError, match=r"IncSubtensor\{i, v::v\} takes 3 index scalars after x and y \(one per "
+                                         r"integer and per given slice bound\), got 2"):
+        IncSubtensor(("int", ("slice", True, False, True)))(m, 1.0, 0, 1)
 
 
 # -- gradients -----------------------------------------------------------------------------------------------

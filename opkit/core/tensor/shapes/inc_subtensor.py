@@ -91,6 +91,10 @@ class IncSubtensor(SectionOp):
             raise IndexError(f"too many indices: {len(self.idx_list)} given for a {x.ndim}-d tensor")
         y = value_of(x.dtype, y, self.set_instead_of_inc)
         index_inputs = [as_tensor_variable(i) for i in index_inputs]
+        expected = sum(1 if e == "int" else sum(e[1:]) for e in self.idx_list)
+        if len(index_inputs) != expected:
+            raise ValueError(f"{self} takes {expected} index scalars after x and y (one per integer and per given "
+                             f"slice bound), got {len(index_inputs)}")
         selected = _static_shape(self.idx_list, index_inputs, x.type.shape)
         if y.ndim > len(selected):
             raise TypeError(f"{self}: cannot put a {y.ndim}-d y into x[index], which has {len(selected)} "
