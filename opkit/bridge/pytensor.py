@@ -31,6 +31,7 @@ from opkit.bridge.pytensor_types import TypeNotMapped, to_pytensor_params, to_py
 from opkit.bridge.weak_args import refused
 from opkit.bridge.one_per_op import one_per_op
 from opkit.core.c_source import render
+from opkit.core.gradient import _has_grad as has_grad
 from opkit.core.gradient_types import disconnected_type
 from opkit.core.graph import Variable
 from opkit.core.memo import BoundedMemo
@@ -258,7 +259,7 @@ class PyTensorOp(PtCOp):
     def pullback(self, inputs, outputs, cotangents):
         """Return opkit's L_op of the op as a PyTensor graph (NotImplementedError naming what does not map)."""
         where = f"the gradient of {self.opkit_op}"
-        if not (hasattr(self.opkit_op, "grad") or _overrides_l_op(self.opkit_op)):
+        if not has_grad(self.opkit_op):  # opkit.grad's own test: grad, pullback or an L_op of its own
             raise NotImplementedError(f"{where}: the opkit op defines neither grad nor L_op, so PyTensor cannot "
                                       "differentiate through it; define grad(inputs, output_grads) on the op")
         opkit_node, givens = self._mirror_node(inputs)
@@ -344,10 +345,6 @@ def _compares_by_value(op):
 def _versioned(version):
     """Return a PyTensor cache version for opkit's (empty, meaning never reuse, stays empty)."""
     return (_BRIDGE_VERSION, tuple(version)) if version else ()
-
-
-def _overrides_l_op(op):
-    return type(op).L_op is not Op.L_op or "L_op" in getattr(op, "__dict__", {})
 
 
 def _dims(shape, givens, where):

@@ -5,8 +5,6 @@ PyTensor compiles are slow, so each compiled function is made once per module
 compile directories are in a session temporary directory: no test touches ~/.pytensor.
 """
 
-import importlib
-import os
 import pathlib
 import subprocess
 import sys
@@ -20,26 +18,6 @@ from opkit import Apply, COp, EnumList, Op, ParamsType
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PARAMS_DATA = ROOT / "tests" / "data" / "params"
-
-
-@pytest.fixture(scope="module")
-def pytensor(tmp_path_factory):
-    """Import PyTensor with its compile directories (C modules, numba's cache) in a session temporary directory."""
-    if sys.version_info < (3, 11):
-        pytest.skip("PyTensor 3 needs Python >= 3.11; the pytensor extra is not installed on older Pythons")
-    if "pytensor" not in sys.modules:
-        base = tmp_path_factory.mktemp("pytensor-base-compiledir")
-        flags = ",".join(f for f in [os.environ.get("PYTENSOR_FLAGS", ""), f"base_compiledir={base}"] if f)
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setenv("PYTENSOR_FLAGS", flags)
-            importlib.import_module("pytensor")  # PyTensor reads its flags once, at import
-    import pytensor
-
-    basetemp = pathlib.Path(str(tmp_path_factory.getbasetemp()))
-    if basetemp not in pathlib.Path(pytensor.config.base_compiledir).parents:
-        pytest.fail(f"PyTensor was imported before this module with base_compiledir "
-                    f"{pytensor.config.base_compiledir}; the bridge tests must not write to the user's PyTensor cache")
-    return pytensor
 
 
 @pytest.fixture(scope="module")

@@ -107,9 +107,8 @@ def test_jax_derivatives_of_an_op_without_grad_name_the_op(shaped, transform):
     _no_attribute_error(excinfo)
 
 
-def test_pytensor_grad_and_rop_of_an_op_without_grad_name_the_op(tutorial_class):
-    pytensor = pytest.importorskip("pytensor")
-    pt = pytest.importorskip("pytensor.tensor")
+def test_pytensor_grad_and_rop_of_an_op_without_grad_name_the_op(tutorial_class, pytensor):
+    import pytensor.tensor as pt
     from opkit.bridge.pytensor import as_pytensor_op
 
     x = pt.dvector("x")
@@ -121,7 +120,7 @@ def test_pytensor_grad_and_rop_of_an_op_without_grad_name_the_op(tutorial_class)
         _no_attribute_error(excinfo)
 
 
-def test_an_op_without_perform_or_c_code_says_so_in_every_bridge():
+def test_an_op_without_perform_or_c_code_says_so_in_every_bridge(pytensor):
     message = r"Bare \(.*Bare\) has neither perform\(\) nor C code"
     torch = pytest.importorskip("torch")
     from opkit.bridge.torch import as_torch_op
@@ -133,8 +132,7 @@ def test_an_op_without_perform_or_c_code_says_so_in_every_bridge():
 
     with pytest.raises(NotImplementedError, match=message):
         as_jax_op(Bare())(jnp.ones(3, dtype=jnp.float32))
-    pytensor = pytest.importorskip("pytensor")
-    pt = pytest.importorskip("pytensor.tensor")
+    import pytensor.tensor as pt
     from opkit.bridge.pytensor import as_pytensor_op
 
     x = pt.dvector()
@@ -142,10 +140,10 @@ def test_an_op_without_perform_or_c_code_says_so_in_every_bridge():
         pytensor.function([x], as_pytensor_op(Bare())(x))(np.ones(3))
 
 
-def test_a_wrong_rank_names_the_op_and_the_call_in_every_bridge(tutorial_class, shaped):
+def test_a_wrong_rank_names_the_op_and_the_call_in_every_bridge(tutorial_class, shaped, pytensor):
     torch = pytest.importorskip("torch")
     jnp = pytest.importorskip("jax.numpy")
-    pt = pytest.importorskip("pytensor.tensor")
+    import pytensor.tensor as pt
     from opkit.bridge.jax import as_jax_op
     from opkit.bridge.pytensor import as_pytensor_op
     from opkit.bridge.torch import as_torch_op
@@ -166,3 +164,26 @@ def test_a_wrong_rank_names_the_op_and_the_call_in_every_bridge(tutorial_class, 
         assert call in text, text
         assert "x must be a 1-d vector" in text or "1-d" in text, text
         assert isinstance(excinfo.value.__cause__, TypeError), "the refusal is kept as the cause"
+
+
+def test_pytensor_differentiates_an_op_that_defines_pullback_only(pytensor):
+    """PyTensor's name for L_op: opkit.grad takes it, so the PyTensor bridge does too (not 'defines neither')."""
+    import pytensor.tensor as pt
+    from opkit.bridge.pytensor import as_pytensor_op
+
+    class Double(Op):
+        __props__ = ()
+
+        def make_node(self, x):
+            x = ot.as_tensor_variable(x)
+            return Apply(self, [x], [x.type()])
+
+        def perform(self, node, inputs, output_storage):
+            output_storage[0][0] = 2 * inputs[0]
+
+        def pullback(self, inputs, outputs, cotangents):
+            return [2 * cotangents[0]]
+
+    x = pt.dvector("x")
+    g = pytensor.function([x], pytensor.grad(as_pytensor_op(Double())(x).sum(), x))(np.ones(3))
+    np.testing.assert_array_equal(g, [2.0, 2.0, 2.0])

@@ -13,16 +13,30 @@ installed (PyMC 6 needs Python >= 3.12; CI installs it there).
 import numpy as np
 import pytest
 
-pytensor = pytest.importorskip("pytensor")
-import pytensor.tensor as pt  # noqa: E402
+import opkit.tensor as ot
+from opkit.core.graph import Apply
+from opkit.core.op import Op
+from opkit.core.scalar_type import ScalarType
+from opkit.core.tensor.types.variable import TensorConstant, TensorVariable
 
-import opkit.tensor as ot  # noqa: E402
-from opkit.bridge.pytensor import as_pytensor_op  # noqa: E402
-from opkit.bridge.pytensor_graph import mirror_variable, to_pytensor_graph  # noqa: E402
-from opkit.core.graph import Apply  # noqa: E402
-from opkit.core.op import Op  # noqa: E402
-from opkit.core.scalar_type import ScalarType  # noqa: E402
-from opkit.core.tensor.types.variable import TensorConstant, TensorVariable  # noqa: E402
+# PyTensor is imported by the `pytensor` fixture (tests/bridge/conftest.py: its compile directories in a
+# temporary directory), so no module-level import of it or of opkit.bridge.pytensor here.
+
+
+@pytest.fixture(scope="module")
+def pt(pytensor):
+    import pytensor.tensor
+
+    return pytensor.tensor
+
+
+@pytest.fixture(scope="module")
+def bridge(pytensor):
+    import opkit.bridge.pytensor
+    import opkit.bridge.pytensor_graph
+
+    return opkit.bridge.pytensor, opkit.bridge.pytensor_graph
+
 
 XS = np.array([0.5, 1.0, 1.5, 2.0])
 
@@ -50,7 +64,8 @@ class Scale(Op):
 
 
 @pytest.mark.parametrize("kind", ["constant", "named constant", "shared", "computed", "variable"])
-def test_grad_through_an_op_fed_any_variable_kind_matches_the_pure_pytensor_graph(kind):
+def test_grad_through_an_op_fed_any_variable_kind_matches_the_pure_pytensor_graph(kind, pytensor, pt, bridge):
+    as_pytensor_op = bridge[0].as_pytensor_op
     a = pt.dscalar("a")
     x = pt.dvector("x")
     value = {"constant": pt.as_tensor(XS), "named constant": pt.constant(XS, name="xs"),
@@ -67,7 +82,8 @@ def test_grad_through_an_op_fed_any_variable_kind_matches_the_pure_pytensor_grap
     np.testing.assert_allclose(pytensor.function(inputs, bridged)(*args), 2.0 * XS)
 
 
-def test_grad_through_a_random_variable_input():
+def test_grad_through_a_random_variable_input(pytensor, pt, bridge):
+    as_pytensor_op = bridge[0].as_pytensor_op
     a = pt.dscalar("a")
     rng = pytensor.shared(np.random.default_rng(3))
     draws = pt.random.normal(size=4, rng=rng)
@@ -76,7 +92,8 @@ def test_grad_through_a_random_variable_input():
     np.testing.assert_allclose(got, bridged_draws.sum(), rtol=1e-12)
 
 
-def test_a_constant_mirrors_as_the_tensor_constant_of_its_type():
+def test_a_constant_mirrors_as_the_tensor_constant_of_its_type(pytensor, pt, bridge):
+    mirror_variable = bridge[1].mirror_variable
     mirrored = mirror_variable(pt.constant(XS.astype("float32"), name="xs"), "a test")
     assert isinstance(mirrored, TensorConstant)
     assert mirrored.type == ot.TensorType("float32", shape=(4,)) and mirrored.dtype == "float32"
@@ -88,7 +105,8 @@ def test_a_constant_mirrors_as_the_tensor_constant_of_its_type():
     assert isinstance(scalar.type, ScalarType) and scalar.data == 1.5
 
 
-def test_opkit_constants_come_back_as_pytensor_constants_of_their_type():
+def test_opkit_constants_come_back_as_pytensor_constants_of_their_type(pytensor, bridge):
+    to_pytensor_graph = bridge[1].to_pytensor_graph
     from pytensor.graph.basic import Constant as PtConstant
     from pytensor.scalar.basic import ScalarConstant as PtScalarConstant
     from pytensor.tensor.variable import TensorConstant as PtTensorConstant
@@ -99,9 +117,10 @@ def test_opkit_constants_come_back_as_pytensor_constants_of_their_type():
     assert isinstance(scalar, PtScalarConstant) and isinstance(scalar, PtConstant) and scalar.data == 2.5
 
 
-def test_a_pymc_model_with_an_opkit_op_on_observed_constants_samples_as_the_pure_model():
+def test_a_pymc_model_with_an_opkit_op_on_observed_constants_samples_as_the_pure_model(pytensor, pt, bridge):
     """PyMC: mu's posterior with the bridged op fed constant covariates equals the pure-PyTensor model's."""
     pm = pytest.importorskip("pymc", reason="PyMC is not installed (PyMC 6 needs Python >= 3.12)")
+    as_pytensor_op = bridge[0].as_pytensor_op
     rng = np.random.default_rng(11)
     ys = 1.7 * XS + rng.normal(0.0, 0.3, size=XS.shape)
     means = {}
