@@ -184,6 +184,11 @@ class ParamsType(CType):
     def filter(self, value, strict=False, allow_downcast=None):
         """Return `value` (Params, a dict or an object with the fields as attributes) as Params of this type."""
         if isinstance(value, Params) and value.params_type == self and strict:
+            for name, field_type in zip(self.fields, self.types):  # each field of its type, as Theano checks
+                try:
+                    field_type.filter(getattr(value, name), strict=True)
+                except (TypeError, ValueError) as exc:
+                    raise TypeError(f"params field {name!r}: {exc}") from None
             return value
         if strict:
             raise TypeError(f"expected Params of {self}, got {value!r}")
@@ -201,6 +206,15 @@ class ParamsType(CType):
 
     def values_eq(self, a, b):
         return a == b
+
+    def values_eq_approx(self, a, b):
+        """Return True if every field of `a` and `b` is equal up to rounding (each field type's rule)."""
+        return all(t.values_eq_approx(getattr(a, f), getattr(b, f)) for f, t in zip(self.fields, self.types))
+
+    @property
+    def name(self):
+        """The C struct's name (Theano's and PyTensor's ParamsType.name): equal types have equal names."""
+        return self.struct_name()
 
     # ---- the C interface: a pointer to a generated struct ----
 
@@ -290,6 +304,10 @@ class ParamsType(CType):
 _MISSING = object()
 
 
+class ParamsTypeError(TypeError, AttributeError):
+    """Two enum fields of a ParamsType share a constant or alias name (Theano and PyTensor raise AttributeError)."""
+
+
 def enum_maps(fields, types):
     """Return {constant: enum type} and {alias: enum type} over the enum fields, refusing shared names (as Theano)."""
     const_to_enum, alias_to_enum = {}, {}
@@ -299,18 +317,18 @@ def enum_maps(fields, types):
             continue
         for name in constants:
             if name in const_to_enum:
-                raise TypeError(f"ParamsType: the enum constant {name!r} is defined by two fields' types "
+                raise ParamsTypeError(f"ParamsType: the enum constant {name!r} is defined by two fields' types "
                                 f"({const_to_enum[name]} and {field_type} of field {field!r}); constant names "
                                 f"must be unique across a ParamsType's enums")
             const_to_enum[name] = field_type
         for alias in aliases or {}:
             if alias in alias_to_enum:
-                raise TypeError(f"ParamsType: the enum alias {alias!r} is defined by two fields' types "
+                raise ParamsTypeError(f"ParamsType: the enum alias {alias!r} is defined by two fields' types "
                                 f"({alias_to_enum[alias]} and {field_type} of field {field!r})")
             alias_to_enum[alias] = field_type
     clash = sorted(set(alias_to_enum) & set(const_to_enum))
     if clash:
-        raise TypeError(f"ParamsType: {clash} are both enum aliases and constant names")
+        raise ParamsTypeError(f"ParamsType: {clash} are both enum aliases and constant names")
     return const_to_enum, alias_to_enum
 
 

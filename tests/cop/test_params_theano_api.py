@@ -161,3 +161,33 @@ def test_op_with_an_unknown_alias_fails_at_construction_naming_the_choices():
     with pytest.raises(KeyError, match=r"no enum field defines an alias or a constant 'sum'; known aliases: add, "
                                        r"max, mul; known constants: MODE_ADD, MODE_MAX, MODE_MUL"):
         ScaledCombine("sum")
+
+
+def test_name_strict_filter_and_values_eq_approx_as_theano():
+    import opkit.tensor as ot_
+
+    w = ParamsType(a1=ot_.TensorType("int32", (False, False)), a2=ot_.TensorType("float64", (False,)),
+                   a3=opkit.Generic())
+    same = ParamsType(a1=ot_.TensorType("int32", (False, False)), a2=ot_.TensorType("float64", (False,)),
+                      a3=opkit.Generic())
+    assert w.name == same.name and w.name.startswith("opkit_params_")
+    assert ParamsType(a1=os_.int32).name != ParamsType(a1=os_.int64).name
+    good = opkit.Params(w, a1=np.ones((2, 3), "int32"), a2=np.arange(3.0), a3=2000)
+    bad = opkit.Params(w, a1=np.ones((2, 3), "int64"), a2=np.arange(3.0), a3=2000)
+    assert w.filter(good, strict=True) is good
+    with pytest.raises(TypeError, match=r"^params field 'a1': expected TensorType\(int32, matrix\)"):
+        w.filter(bad, strict=True)
+    with pytest.raises(TypeError, match=r"^params field 'a1': "):
+        w.filter(bad, strict=False, allow_downcast=False)
+    assert w.filter(bad, strict=False, allow_downcast=True).a1.dtype == np.int32
+    near = opkit.Params(w, a1=np.ones((2, 3), "int32"), a2=np.arange(3.0) * (1 + 1e-12), a3=2000)
+    assert w.values_eq_approx(good, near) and not w.values_eq(good, near)
+    assert not w.values_eq_approx(good, opkit.Params(w, a1=np.ones((2, 3), "int32"), a2=np.arange(3.0) + 1, a3=2000))
+
+
+def test_shared_enum_names_raise_an_error_that_is_both_typeerror_and_attributeerror():
+    from opkit.core.params_type import ParamsTypeError
+
+    for error in (TypeError, AttributeError, ParamsTypeError):
+        with pytest.raises(error, match="the enum constant 'A' is defined by two fields' types"):
+            ParamsType(enum1=EnumList("A", "B", "C"), enum2=EnumList("A", "B", "F"))
