@@ -83,6 +83,10 @@ def run_functions():
         def c_code_cache_version(self):
             return (1,)
 
+    # a gradient summed to a shape broadcast when the graph ran (sum_to_shape.c)
+    summed = opkit.function([x, y], opkit.grad((x * y).sum(), x))(np.array([2.0]), b)
+    np.testing.assert_allclose(summed, [b.sum()])
+
     if hasattr(ot, "inc_subtensor"):  # indexed updates (inc_subtensor.c, inc_subtensor.c.j2)
         updated = opkit.function([m, x], [ot.inc_subtensor(m[:, 1:], 1.0), ot.set_subtensor(m[0], x)])(c, a)
         np.testing.assert_allclose(updated[0], np.concatenate([c[:, :1], c[:, 1:] + 1], axis=1))

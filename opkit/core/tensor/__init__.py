@@ -12,7 +12,7 @@ Read them in this order; each imports only the layers before it:
 4. fused        trees of elementwise nodes fused into one loop.
 5. reductions   Sum, Prod, Max, Min, Mean, Argmax, Argmin, their C, and a reduction fused with its input.
 6. shapes       views and shape and index ops: Alloc, Cast, DimShuffle, Reshape, Subtensor, Join,
-                SpecifyShape, Fill, arange/zeros/ones.
+                SpecifyShape, Fill, SumToShape, arange/zeros/ones.
 7. gradients    the gradients of the elementwise ops and the reductions.
 
 A function imports a later layer only where a graph it builds needs one (a gradient, a method of a
@@ -27,7 +27,8 @@ LAYERS = (
     ("elementwise", ("elemwise_c", "elemwise", "basic", "elemwise_math", "logic")),
     ("fused", ("fusion",)),
     ("reductions", ("reduction_c", "reduction_arg_c", "reduction", "reduce_fusion")),
-    ("shapes", ("alloc", "fill", "shape_ops", "reshape", "specify_shape", "subtensor", "inc_subtensor", "join",
+    ("shapes", ("alloc", "fill", "shape_ops", "reshape", "specify_shape", "sum_to_shape",
+                "subtensor", "inc_subtensor", "join",
                 "creation")),
     ("gradients", ("elemwise_grad", "elemwise_math_grad", "reduce_grad")),
 )

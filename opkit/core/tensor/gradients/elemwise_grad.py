@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from opkit.core.builtin_ops import shape_op
 from opkit.core.graph import Variable
 from opkit.core.gradient_types import DisconnectedType, NullType
 from opkit.core.tensor.elementwise import basic
@@ -10,6 +11,7 @@ from opkit.core.tensor.reductions import reduction
 from opkit.core.tensor.scalars.scalar_math import ge_mask as scalar_ge_mask
 from opkit.core.tensor.scalars.user_scalar import is_user_scalar_op
 from opkit.core.tensor.shapes.alloc import alloc_like, cast, float_zeros_like, is_float_dtype, ones_like
+from opkit.core.tensor.shapes.sum_to_shape import sum_to_shape
 from opkit.core.tensor.types.variable import as_tensor_variable
 
 ge_mask = Elemwise(scalar_ge_mask)
@@ -79,12 +81,15 @@ RULES = {
 _MISSING = "No derivative rule for this scalar op in opkit.core.tensor.gradients.elemwise_grad.RULES."
 
 
-def sum_to(term, x):
+def sum_to(term, x, others=None):
     """Return `term` summed over the axes along which `x` was broadcast, in `x`'s dtype.
 
     The leading axes `x` lacks are summed away; axes where `x` has static
-    length 1 and `term` may not are summed with keepdims. An integer `x`
-    gets float zeros: no integer gradients.
+    length 1 and `term` may not are summed with keepdims. An axis where `x`'s
+    static length is unknown may have been broadcast when the graph ran (numpy
+    broadcasts a length 1): SumToShape sums those to x's run-time shape, unless
+    `others` (the other inputs of the elementwise op x went into) prove that no
+    axis could be broadcast. An integer `x` gets float zeros: no integer gradients.
     """
     if not is_float_dtype(x.dtype):
         return float_zeros_like(x)
@@ -94,7 +99,26 @@ def sum_to(term, x):
     broadcast = [a for a, (s, t) in enumerate(zip(x.type.shape, term.type.shape)) if s == 1 and t != 1]
     if broadcast:
         term = reduction.sum(term, axis=broadcast, keepdims=True)
+    if _may_broadcast_at_run_time(x, term, others):
+        term = sum_to_shape(term, shape_op(x))
     return cast(term, x.dtype)
+
+
+def _may_broadcast_at_run_time(x, term, others):
+    """Whether some axis of `x` of unknown static length may have been broadcast to `term`'s length.
+
+    An axis is broadcast only where another input is longer: with `others` given, an axis along
+    which every other input has static length 1 (or no axis at all) was not broadcast.
+    """
+    for axis, (s, t) in enumerate(zip(x.type.shape, term.type.shape)):
+        if s is not None or t == 1:
+            continue
+        if others is None:
+            return True
+        back = x.ndim - axis  # the axis counted from the last, as numpy aligns shapes
+        if any(o.ndim >= back and o.type.shape[o.ndim - back] != 1 for o in others):
+            return True
+    return False
 
 
 def _user_grad(op, inputs, out, g):
@@ -117,7 +141,7 @@ def _user_grad(op, inputs, out, g):
         term = as_tensor_variable(term)
         if term.ndim < out.ndim or any(t == 1 and o != 1 for t, o in zip(term.type.shape, out.type.shape)):
             term = alloc_like(term, out)
-        fitted.append(sum_to(term, x))
+        fitted.append(sum_to(term, x, _others(inputs, x)))
     return fitted
 
 
@@ -134,7 +158,12 @@ def grad(op, inputs, output_grads):
         from opkit.core.gradient import grad_not_implemented
 
         return [grad_not_implemented(op, i, x, _MISSING) for i, x in enumerate(inputs)]
-    return [sum_to(rule(inputs, out, i, g), x) for i, x in enumerate(inputs)]
+    return [sum_to(rule(inputs, out, i, g), x, _others(inputs, x)) for i, x in enumerate(inputs)]
+
+
+def _others(inputs, x):
+    """The inputs of an elementwise node other than `x` (by identity): those `x` may have been broadcast to."""
+    return [o for o in inputs if o is not x]
 
 
 def r_op(op, inputs, eval_points):

@@ -172,26 +172,14 @@ class IncSubtensor(SectionOp):
 def _gradient_of_y(selected, y):
     """g[index] summed over the axes y was broadcast along, in y's dtype (float zeros for an integer y).
 
-    Axes where y's static length is 1 are summed (as PyTensor does). An axis of unknown static
-    length that numpy broadcast at run time (y's length 1 into a longer x[index]) is an error here,
-    never a gradient of the wrong shape.
+    Axes where y's static length is 1 are summed (as PyTensor does); an axis of unknown static
+    length that numpy broadcast when the graph ran (y's length 1 into a longer x[index]) is summed
+    then, by sum_to's SumToShape.
     """
     # later layer: the gradient of an elementwise broadcast sums over the same axes
     from opkit.core.tensor.gradients.elemwise_grad import sum_to
 
-    if not is_float_dtype(y.dtype):
-        return float_zeros_like(y)
-    leading = selected.ndim - y.ndim
-    checks = []
-    for k, (length, target) in enumerate(zip(y.type.shape, selected.type.shape[leading:])):
-        if length is None and target != 1:
-            template = (f"the gradient of set_subtensor/inc_subtensor: y was broadcast along its axis {k} from "
-                        "length {} to {} when the graph ran, but its type does not say that axis has length 1; "
-                        "give y a static length 1 there (specify_shape or a broadcastable type) to take this "
-                        "gradient")
-            y_len, target_len = Shape_i(k)(y), Shape_i(leading + k)(selected)
-            checks.append(Assert("ValueError", template, "eq")(y_len, target_len, y_len, target_len))
-    return depend(sum_to(selected, y), *checks)
+    return sum_to(selected, y)
 
 
 def _indexed(x, what):
