@@ -33,8 +33,10 @@ def describe(operands):
 def make_node(op, operands, call):
     """Return ``op.make_node`` of fresh variables for `operands` ((dtype, ndim) pairs, or Python numbers).
 
-    A TypeError or ValueError of make_node comes back as the same kind of error naming the op and
-    `call` (how the bridge was called, e.g. 'as_jax_op(VectorTimesVector)'), the original as its cause.
+    A TypeError, ValueError or OverflowError of make_node comes back as the same kind of error naming
+    the op and `call` (how the bridge was called, e.g. 'as_jax_op(VectorTimesVector)'), the original as
+    its cause; so does an AttributeError of a make_node that reads `.type` of a Python number it does
+    not take (as opkit's own `op(x, 2.0)` would raise it).
     """
     from opkit.bridge.torch_grad import input_variables
 
@@ -43,7 +45,7 @@ def make_node(op, operands, call):
     variables = [o if is_weak_number(o) else next(fresh) for o in operands]
     try:
         return op.make_node(*variables)
-    except (TypeError, ValueError, OverflowError) as exc:
+    except (TypeError, ValueError, OverflowError, AttributeError) as exc:
         raise refused(op, operands, call, exc) from exc
 
 

@@ -187,3 +187,20 @@ def test_pytensor_differentiates_an_op_that_defines_pullback_only(pytensor):
     x = pt.dvector("x")
     g = pytensor.function([x], pytensor.grad(as_pytensor_op(Double())(x).sum(), x))(np.ones(3))
     np.testing.assert_array_equal(g, [2.0, 2.0, 2.0])
+
+
+def test_a_python_number_an_op_does_not_take_is_refused_naming_the_op_and_the_call(tutorial_class, shaped):
+    """The tutorial's make_node reads x.type: a Python number in its place fails there, named as the call."""
+    torch = pytest.importorskip("torch")
+    jnp = pytest.importorskip("jax.numpy")
+    from opkit.bridge.jax import as_jax_op
+    from opkit.bridge.torch import as_torch_op
+
+    calls = {"as_jax_op(ShapedVectorTimesVector)": lambda: as_jax_op(shaped)(jnp.ones(3, jnp.float32), 2.0),
+             "as_torch_op(VectorTimesVector)": lambda: as_torch_op(tutorial_class())(torch.ones(3), 2.0)}
+    for call, run in calls.items():
+        with pytest.raises(AttributeError) as excinfo:
+            run()
+        text = str(excinfo.value)
+        assert f"{call} called on (float32 of rank 1, Python float 2.0)" in text and "make_node refused" in text
+        assert isinstance(excinfo.value.__cause__, AttributeError)
