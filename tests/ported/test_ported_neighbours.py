@@ -84,11 +84,8 @@ def test_images2neibs_twice_both_dtypes_and_with_opkit_ops():
     assert_matches(results, expected)
 
 
-@pytest.mark.xfail(strict=True, raises=SystemError, reason="gap: in the whole-graph module, py_<name> of a "
-                   "variable computed by another node is not that value (Images2Neibs reads "
-                   "PyArray_TYPE(py_ten4)); the failure also surfaces as SystemError 'returned a result with an "
-                   "exception set', not the op's error")
 def test_images2neibs_of_an_opkit_result_in_one_module():
+    """Images2Neibs reads PyArray_TYPE(py_ten4): py_<name> of a value another node computed is synced after it."""
     x = ot.dtensor4("x")
     value = rng(6).normal(size=(1, 1, 4, 4))
     f = opkit.function([x], images2neibs(x * 2, (2, 2)), mode="FAST_RUN")
@@ -112,7 +109,7 @@ def test_images2neibs_user_errors():
 
 
 def test_images2neibs_of_an_opkit_result_with_a_module_per_node():
-    """Theano's default: a module per node, where the op's py_ten4 is its real input (see the xfail above)."""
+    """Theano's default: a module per node, where the op's py_ten4 is its real input (see the test above)."""
     x = ot.dtensor4("x")
     value = rng(7).normal(size=(1, 2, 4, 4))
     f = opkit.function([x], images2neibs(x * 2, (2, 2)), mode=opkit.Mode(linker="cop"))
