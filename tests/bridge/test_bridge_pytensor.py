@@ -15,6 +15,7 @@ import pytest
 import opkit
 import opkit.tensor as ot
 from opkit import Apply, COp, EnumList, Op, ParamsType
+from helpers.pytensor_fixture import pytensor  # noqa: F401 (a fixture)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PARAMS_DATA = ROOT / "tests" / "data" / "params"

@@ -18,6 +18,7 @@ import pytest
 import opkit.tensor as ot
 from opkit.core.graph import Apply
 from opkit.core.op import Op
+from helpers.pytensor_fixture import pytensor  # noqa: F401 (a fixture)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 

@@ -18,6 +18,7 @@ from opkit.core.graph import Apply
 from opkit.core.op import Op
 from opkit.core.scalar_type import ScalarType
 from opkit.core.tensor.types.variable import TensorConstant, TensorVariable
+from helpers.pytensor_fixture import pytensor  # noqa: F401 (a fixture)
 
 # PyTensor is imported by the `pytensor` fixture (tests/bridge/conftest.py: its compile directories in a
 # temporary directory), so no module-level import of it or of opkit.bridge.pytensor here.

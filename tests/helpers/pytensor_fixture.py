@@ -1,4 +1,5 @@
-"""Fixtures of the bridge tests."""
+"""The `pytensor` fixture of the bridge tests: import it into a test module (`from helpers.pytensor_fixture import
+pytensor`), so that no module imports PyTensor before its compile directories point to a temporary directory."""
 
 import importlib
 import os
