@@ -5,10 +5,19 @@ from __future__ import annotations
 import numbers
 import re
 
+import numpy as np
+
 from opkit.core.c_source import render
 from opkit.core.type import CType
 
-_C_NAME = re.compile(r"[A-Za-z_]\w*\Z", re.ASCII)
+_C_NAME = re.compile(r"[A-Z][A-Z0-9_]*\Z", re.ASCII)  # Theano's and PyTensor's rule: a C macro's name
+
+
+class EnumNameError(TypeError, AttributeError):
+    """An enum constant's name is not upper-case letters, digits and underscores starting with a letter.
+
+    Theano and PyTensor raise AttributeError; opkit raised TypeError: this is both.
+    """
 
 
 def _c(macro, **values):
@@ -25,16 +34,27 @@ class EnumType(CType):
     """
 
     def __init__(self, ctype="int", **constants):
-        self._setup(constants, {}, ctype)
+        aliases = {}
+        for name, value in constants.items():  # Theano's NAME=("alias", value)
+            if isinstance(value, (tuple, list)):
+                if len(value) != 2 or not isinstance(value[0], str):
+                    raise TypeError(f"{type(self).__name__}: constant {name}: expected a value or an "
+                                    f"(alias, value) pair, got {value!r}")
+                if value[0] == name or value[0] in aliases:
+                    raise TypeError(f"{type(self).__name__}: alias {value[0]!r} of constant {name} is "
+                                    f"{'the constant itself' if value[0] == name else 'given twice'}")
+                aliases[value[0]], constants[name] = name, value[1]
+        self._setup(constants, aliases, ctype)
 
     def _setup(self, constants, aliases, ctype):
         if not constants:
             raise TypeError(f"{type(self).__name__} needs at least one constant")
         for name, value in constants.items():
             if not _C_NAME.match(name):
-                raise TypeError(f"{type(self).__name__}: constant name {name!r} must be a C identifier")
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-                raise TypeError(f"{type(self).__name__}: constant {name} must be an integer, got {value!r}")
+                raise EnumNameError(f"{type(self).__name__}: constant name {name!r} must be a C identifier of "
+                                    "upper-case letters, digits and underscores, starting with a letter (a C "
+                                    "macro's name, as Theano and PyTensor require)")
+            constants[name] = _integer(type(self).__name__, name, value)
         for alias in aliases:
             if alias in constants:
                 raise TypeError(f"{type(self).__name__}: alias {alias!r} is also a constant name")
@@ -135,6 +155,17 @@ class EnumType(CType):
 
     def c_code_cache_version(self):
         return (1,)
+
+
+def _integer(kind, name, value):
+    """Return the int value of a constant: an int, a bool (as Theano, 0 or 1) or a float holding an integer."""
+    if isinstance(value, (bool, np.bool_)):
+        return int(value)
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, (float, np.floating)) and np.isfinite(value) and float(value).is_integer():
+        return int(value)  # Theano's EnumType(C=-1.0) equals EnumType(C=-1); opkit's constants are C integers
+    raise TypeError(f"{kind}: constant {name} must be an integer, got {value!r}")
 
 
 class EnumList(EnumType):
