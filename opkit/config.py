@@ -191,6 +191,9 @@ _FLAGS = {
                        "output shapes (warn, as Theano), or raise (raise: for op authors' tests)"),
     "profile": (False, _boolean("profile"), "time every node of compiled functions (f.profile.summary())"),
     "verbose": (False, _boolean("verbose"), "log compiles (and waits for another process's) to stderr"),
+    "cmodule__debug": (False, _boolean("cmodule__debug"),
+                       "define the C macro DEBUG in every compiled module, for ops' #ifdef DEBUG code (PyTensor's "
+                       "cmodule__debug, Theano's cmodule.debug; also config.cmodule.debug): part of the module's key"),
     "blas__ldflags": (_Detected(_detect_blas, "the BLAS detected"), _blas_ldflags,
                       "link flags of the BLAS for ops that call it (also config.blas.ldflags), e.g. -lopenblas; "
                       "empty: no BLAS (default: detected on first use, docs/blas.md)"),
@@ -218,6 +221,7 @@ class Config:
     openmp: bool
     threads: int
     march: str
+    cmodule__debug: bool
     blas__ldflags: str
 
     def __init__(self, environ=None):
@@ -270,6 +274,7 @@ class Config:
         old = {}
         try:
             for name, value in changes.items():
+                name = _flag_name(name)  # Theano's change_flags(**{"cmodule.debug": True})
                 kept = self._values.get(name)  # a default not found yet stays so: no BLAS probe here
                 old[name] = kept if isinstance(kept, _Detected) else getattr(self, name)
                 setattr(self, name, value)
@@ -299,6 +304,12 @@ class _Section:
         return f"opkit.config.{self._prefix}"
 
 
+def _flag_name(name):
+    """Return the flag Theano's dotted spelling names ("blas.ldflags" -> "blas__ldflags"); other names as given."""
+    dunder = name.replace(".", "__")
+    return dunder if "." in name and dunder in _FLAGS else name
+
+
 def _unknown_message(name):
     import difflib  # compiles a regex on import: only for this message
 
@@ -312,7 +323,7 @@ def parse_flags(text):
     flags = {}
     for item in filter(None, (part.strip() for part in text.split(","))):
         name, sep, value = item.partition("=")
-        name = name.strip()
+        name = _flag_name(name.strip())  # Theano's THEANO_FLAGS spelling too: cmodule.debug=True
         if not sep:
             raise ValueError(f"OPKIT_FLAGS entry {item!r} is not name=value")
         if name not in _FLAGS:

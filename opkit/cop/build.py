@@ -65,10 +65,16 @@ def build_flags() -> tuple[tuple[str, ...], tuple[str, ...]]:
     if modules_use_openmp():
         compile_args.append(OPENMP_FLAG)
         link_args.append(OPENMP_FLAG)
-    compile_args += sanitize_flags()
+    compile_args += sanitize_flags() + debug_flags()
     link_args += sanitize_flags()
     cflags = shlex.split(config.cflags)
     return tuple(compile_args + cflags), tuple(link_args + cflags)
+
+
+def debug_flags() -> list[str]:
+    """Return the compile flags of config.cmodule__debug: the macro DEBUG, defined empty as PyTensor's
+    ``#define DEBUG`` (part of every module's identity, as the flag is of PyTensor's key)."""
+    return ["-DDEBUG="] if config.cmodule__debug else []
 
 
 def sanitize_flags() -> list[str]:

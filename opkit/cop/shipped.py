@@ -98,13 +98,14 @@ def shipping_flags() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """
     import shlex
 
-    from opkit.cop.build import BASE_COMPILE_ARGS, sanitize_flags
+    from opkit.cop.build import BASE_COMPILE_ARGS, debug_flags, sanitize_flags
     from opkit.cop.host import OPENMP_FLAG
 
     march = ship_march()
     compile_args = list(BASE_COMPILE_ARGS) + ([f"-march={march}"] if march else [])
     compile_args.append(OPENMP_FLAG)
     link_args = [OPENMP_FLAG]
+    compile_args += debug_flags()
     compile_args += sanitize_flags()  # never shipped (see ship_refusal), but a sanitized key is another key
     link_args += sanitize_flags()
     cflags = shlex.split(config.cflags)

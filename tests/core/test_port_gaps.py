@@ -96,3 +96,69 @@ def test_enum_with_renamed_constants_compiles_and_runs():
 
     f = opkit.function([], [Pick("first")(), Pick("SECOND")()], mode="FAST_RUN")
     assert [int(v) for v in f()] == [30, 11]
+
+
+# ---- config.cmodule__debug (PyTensor) / cmodule.debug (Theano): the C macro DEBUG in every module --------
+
+class DebugProbe(opkit.Op):
+    """Returns 1 from C when the module was compiled with DEBUG defined, else 0 (perform: -1, never run here)."""
+
+    __props__ = ()
+
+    def make_node(self):
+        import opkit.scalar as ps
+
+        return opkit.Apply(self, [], [ps.int32()])
+
+    def perform(self, node, inputs, outputs):
+        outputs[0][0] = np.int32(-1)
+
+    def c_code(self, node, name, inputs, outputs, sub):
+        return f"#ifdef DEBUG\n{outputs[0]} = 1;\n#else\n{outputs[0]} = 0;\n#endif\n"
+
+    def c_code_cache_version(self):
+        return (1,)
+
+
+def test_cmodule_debug_flag_defaults_off_and_reads_in_both_spellings():
+    from opkit.config import Config
+
+    assert opkit.config.cmodule__debug is False and opkit.config.cmodule.debug is False
+    with opkit.config.change_flags(**{"cmodule.debug": True}):
+        assert opkit.config.cmodule__debug is True and opkit.config.cmodule.debug is True
+    assert opkit.config.cmodule__debug is False
+    with opkit.config.change_flags(cmodule__debug="yes"):
+        assert opkit.config.cmodule.debug is True
+    assert Config(environ={"OPKIT_FLAGS": "cmodule.debug=1"}).cmodule__debug is True
+    assert Config(environ={"OPKIT_FLAGS": "cmodule__debug=off"}).cmodule.debug is False
+    assert "cmodule" in dir(opkit.config) and "debug" in dir(opkit.config.cmodule)
+
+
+def test_cmodule_debug_flag_refuses_what_is_not_a_boolean_naming_it():
+    with pytest.raises(ValueError, match=r"opkit flag cmodule__debug='maybe' must be true or false"):
+        with opkit.config.change_flags(**{"cmodule.debug": "maybe"}):
+            pass
+    assert opkit.config.cmodule__debug is False
+    with pytest.raises(AttributeError, match=r"unknown opkit flag 'cmodule\.debugg'"):
+        with opkit.config.change_flags(**{"cmodule.debugg": True}):
+            pass
+
+
+def test_cmodule_debug_defines_debug_in_compiled_c_and_is_part_of_the_key():
+    from opkit.cop.build import build_flags
+    from opkit.cop.compile import toolchain_parts
+
+    off_flags, off_parts = build_flags()[0], toolchain_parts()
+    assert "-DDEBUG=" not in off_flags
+    with opkit.config.change_flags(cmodule__debug=True):
+        assert "-DDEBUG=" in build_flags()[0] and toolchain_parts() != off_parts
+        on = opkit.function([], DebugProbe()(), mode="FAST_RUN")
+        assert int(on()) == 1
+    off = opkit.function([], DebugProbe()(), mode="FAST_RUN")  # another module, not the one built above
+    assert int(off()) == 0 and int(on()) == 1
+
+
+def test_cmodule_debug_reaches_a_module_per_node_too():
+    with opkit.config.change_flags(cmodule__debug=True):
+        assert int(opkit.function([], DebugProbe()(), mode=opkit.Mode(linker="cop"))()) == 1
+    assert int(opkit.function([], DebugProbe()(), mode=opkit.Mode(linker="cop"))()) == 0

@@ -17,10 +17,6 @@ UPSTREAM_XFAILS = {
     "theano/test_params_type.py::TestParamsType::test_params_type_filtering":
         "difference: values_eq_approx of float64 tensors uses rtol 1e-8 (opkit's, so DebugMode sees a float64 "
         "C/Python mismatch of 1e-7); Theano's is 1e-5, and the test compares values rounded through float32",
-    "theano/test_types.py::TestEnumTypes::test_op_with_cenumtype_debug":
-        "gap: no config flag cmodule.debug / cmodule__debug (compile with debug information)",
-    "pytensor/test_type.py::TestEnumTypes::test_op_with_cenumtype_debug":
-        "gap: no config flag cmodule__debug (PyTensor's: compile with debug information)",
 }
 
 
