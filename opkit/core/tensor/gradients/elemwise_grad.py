@@ -107,8 +107,9 @@ def sum_to(term, x, others=None):
 def _may_broadcast_at_run_time(x, term, others):
     """Whether some axis of `x` of unknown static length may have been broadcast to `term`'s length.
 
-    An axis is broadcast only where another input is longer: with `others` given, an axis along
-    which every other input has static length 1 (or no axis at all) was not broadcast.
+    An axis is broadcast only where another input is longer: with `others` given, an axis along which
+    every other input has static length 1, no axis at all, or x's run-time shape (_same_shape_as) was
+    not broadcast.
     """
     for axis, (s, t) in enumerate(zip(x.type.shape, term.type.shape)):
         if s is not None or t == 1:
@@ -116,9 +117,25 @@ def _may_broadcast_at_run_time(x, term, others):
         if others is None:
             return True
         back = x.ndim - axis  # the axis counted from the last, as numpy aligns shapes
-        if any(o.ndim >= back and o.type.shape[o.ndim - back] != 1 for o in others):
+        if any(o.ndim >= back and o.type.shape[o.ndim - back] != 1 and _shape_root(o) is not _shape_root(x)
+               for o in others):
             return True
     return False
+
+
+def _shape_root(v, depth=32):
+    """A variable with `v`'s run-time shape: through elementwise nodes whose inputs that are not all length 1
+    share one root of v's ndim (x * x + x / 2 has x's shape), else `v` itself."""
+    node = v.owner
+    if depth == 0 or node is None or not isinstance(node.op, Elemwise):
+        return v
+    roots = {id(r): r for r in (_shape_root(i, depth - 1) for i in node.inputs
+                                if any(s != 1 for s in i.type.shape))}
+    if len(roots) == 1:
+        (root,) = roots.values()
+        if root.ndim == v.ndim:
+            return root
+    return v
 
 
 def _user_grad(op, inputs, out, g):

@@ -1,6 +1,6 @@
 /* SumToShape's C (opkit/core/tensor/shapes/sum_to_shape.py): g summed (keepdims) along each axis where the
-   int64 vector `shape` says 1 and g's length is not; g itself where nothing is summed. numpy's add.reduce
-   sums each axis, as perform does, so both give the same numbers. */
+   int64 vector `shape` says 1 and g's length is not; g itself where nothing is summed. One call of numpy's
+   add.reduce over those axes, as perform makes, so both give the same numbers. */
 
 #section support_code
 #include "opkit_reshape.h"
@@ -19,28 +19,40 @@ static void opkit_sum_to_shape_error(int nd, const npy_intp* shape, const npy_in
     PyErr_SetString(PyExc_ValueError, msg);
 }
 
-/* `cur` (a new reference, stolen) summed along `axis` with the axis kept as length 1; NULL on error. */
-static PyArrayObject* opkit_sum_keep_axis(PyArrayObject* cur, int axis)
+/* numpy.add.reduce, looked up once (a borrowed reference kept for the life of the module), or NULL. */
+static PyObject* opkit_add_reduce(void)
 {
-    npy_intp dims[NPY_MAXDIMS];
-    int nd = PyArray_NDIM(cur);
-    for (int d = 0; d < nd; ++d) dims[d] = d == axis ? 1 : PyArray_DIMS(cur)[d];
-    PyObject* summed = PyArray_Sum(cur, axis, PyArray_TYPE(cur), NULL);
-    Py_DECREF(cur);
-    if (!summed) return NULL;
-    PyArrayObject* array = (PyArrayObject*)PyArray_FROM_O(summed);  /* a 0-d sum may come back a scalar */
-    Py_DECREF(summed);
-    if (!array) return NULL;
-    PyArray_Dims newshape = {dims, nd};
-    PyArrayObject* kept = (PyArrayObject*)PyArray_Newshape(array, &newshape, NPY_CORDER);
-    Py_DECREF(array);
-    return kept;
+    static PyObject* reduce = NULL;
+    if (!reduce) {
+        PyObject* numpy = PyImport_ImportModule("numpy");
+        PyObject* add = numpy ? PyObject_GetAttrString(numpy, "add") : NULL;
+        Py_XDECREF(numpy);
+        reduce = add ? PyObject_GetAttrString(add, "reduce") : NULL;
+        Py_XDECREF(add);
+    }
+    return reduce;
 }
 
-/* g summed to target[0..nd) (a new reference), or NULL with sum_to_shape_value's error set. */
+/* numpy.add.reduce(g, axis=axes, dtype=z's, out=z, keepdims=True): perform's one call. 0 or -1. */
+static int opkit_sum_into(PyArrayObject* g, PyObject* axes, PyArrayObject* z)
+{
+    PyObject* reduce = opkit_add_reduce();
+    if (!reduce) return -1;
+    PyObject* args = Py_BuildValue("(O)", (PyObject*)g);
+    PyObject* kwargs = args ? Py_BuildValue("{s:O,s:O,s:O,s:O}", "axis", axes, "dtype", (PyObject*)PyArray_DESCR(z),
+                                            "out", (PyObject*)z, "keepdims", Py_True) : NULL;
+    PyObject* result = kwargs ? PyObject_Call(reduce, args, kwargs) : NULL;
+    Py_XDECREF(args);
+    Py_XDECREF(kwargs);
+    Py_XDECREF(result);
+    return result ? 0 : -1;
+}
+
+/* g summed to the int64 vector `shape` (a new reference: g itself where nothing is summed), or NULL with
+   sum_to_shape_value's error set. */
 static PyArrayObject* opkit_sum_to_shape(PyArrayObject* g, PyArrayObject* shape)
 {
-    int nd = PyArray_NDIM(g);
+    int nd = PyArray_NDIM(g), summed = 0;
     npy_intp target[NPY_MAXDIMS];
     if (PyArray_DIMS(shape)[0] != nd) {
         PyErr_Format(PyExc_ValueError, "sum_to_shape: the shape vector has %lld entries for a %d-d array",
@@ -53,12 +65,23 @@ static PyArrayObject* opkit_sum_to_shape(PyArrayObject* g, PyArrayObject* shape)
             opkit_sum_to_shape_error(nd, PyArray_DIMS(g), target);
             return NULL;
         }
+        summed += target[d] != PyArray_DIMS(g)[d];
     }
-    Py_INCREF(g);
-    PyArrayObject* cur = g;
-    for (int d = 0; d < nd && cur; ++d)
-        if (PyArray_DIMS(cur)[d] != target[d]) cur = opkit_sum_keep_axis(cur, d);
-    return cur;
+    if (!summed) {
+        Py_INCREF(g);
+        return g;
+    }
+    PyObject* axes = PyTuple_New(summed);
+    for (int d = 0, k = 0; axes && d < nd; ++d) {
+        if (target[d] == PyArray_DIMS(g)[d]) continue;
+        PyObject* axis = PyLong_FromLong(d);
+        if (!axis) Py_CLEAR(axes);
+        else PyTuple_SET_ITEM(axes, k++, axis);
+    }
+    PyArrayObject* z = axes ? (PyArrayObject*)PyArray_EMPTY(nd, target, PyArray_TYPE(g), 0) : NULL;
+    if (z && opkit_sum_into(g, axes, z)) Py_CLEAR(z);
+    Py_XDECREF(axes);
+    return z;
 }
 #endif
 

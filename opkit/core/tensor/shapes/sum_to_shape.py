@@ -27,14 +27,12 @@ def sum_to_shape_value(g, target, dtype):
     target = tuple(int(t) for t in target)
     if len(target) != g.ndim:
         raise ValueError(f"sum_to_shape: the shape vector has {len(target)} entries for a {g.ndim}-d array")
-    result = g
-    for axis, (have, want) in enumerate(zip(g.shape, target)):
-        if have == want:
-            continue
-        if want != 1:
-            raise _fit_error(g.shape, target)
-        result = np.add.reduce(result, axis=axis, dtype=dtype, keepdims=True)
-    return result
+    if any(have != want and want != 1 for have, want in zip(g.shape, target)):
+        raise _fit_error(g.shape, target)
+    axes = tuple(axis for axis, (have, want) in enumerate(zip(g.shape, target)) if have != want)
+    if not axes:
+        return g
+    return np.add.reduce(g, axis=axes, dtype=dtype, keepdims=True)
 
 
 class SumToShape(SectionOp):
@@ -49,8 +47,8 @@ class SumToShape(SectionOp):
 
     def make_node(self, g, shape):
         g, shape = as_tensor_variable(g), as_tensor_variable(shape)
-        if shape.ndim != 1 or np.dtype(shape.dtype) != np.dtype("int64") or shape.type.shape[0] != g.ndim:
-            raise TypeError(f"SumToShape: the shape must be an int64 vector of static length {g.ndim} (g's "
+        if shape.ndim != 1 or np.dtype(shape.dtype) != np.dtype("int64") or shape.type.shape[0] not in (None, g.ndim):
+            raise TypeError(f"SumToShape: the shape must be an int64 vector of {g.ndim} entries (g's "
                             f"dimensions), got {shape} of type {shape.type}")
         static = [1 if s == 1 else None for s in g.type.shape]  # any other length may be summed to 1
         if isinstance(shape, Constant):
