@@ -72,7 +72,36 @@ def op_has_c(node):
             return False
     elif not provides(op, "c_code", Op):
         return False
-    return all(type_has_c(v.type) for v in node.inputs + node.outputs)
+    return all(type_has_c(v.type) for v in node.inputs + node.outputs) and _c_code_given(node)
+
+
+def _c_code_given(node):
+    """Return True if the op's c_code gives this node C; False if it raises MethodNotDefined.
+
+    Theano and PyTensor ops raise MethodNotDefined from c_code when they have no C
+    for a case (no BLAS, a dtype): the node then runs its perform, the rest of the
+    graph stays in C. MethodNotDefined from the other methods (c_support_code, ...)
+    means "none", as in Theano's CLinker.
+    """
+    sub = {"fail": "{ __failure = 1; goto __label_1; }", "id": 1}
+    if getattr(node.op, "params_type", None) is not None:
+        sub["params"] = "params"
+    try:
+        node_c_code(node.op, node, "opkit_probe", [f"I{k}" for k in range(len(node.inputs))],
+                    [f"O{k}" for k in range(len(node.outputs))], sub)
+    except MethodNotDefined:
+        return False
+    return True
+
+
+def node_c_code(op, node, name, inputs, outputs, sub):
+    """Return op.c_code(node, name, inputs, outputs, sub); it must be a string (MethodNotDefined propagates)."""
+    code = op.c_code(node, name, inputs, outputs, sub)
+    if not isinstance(code, str):
+        raise TypeError(f"{type(op).__module__}.{type(op).__qualname__}.c_code returned {type(code).__name__} "
+                        f"for {node}, not a string of C code.\nHint: return the C text, or raise "
+                        "opkit.core.type.MethodNotDefined to run the op's perform for this node.")
+    return code
 
 
 def as_list(value):

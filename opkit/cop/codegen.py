@@ -6,7 +6,7 @@ import itertools
 import re
 
 from opkit.config import config
-from opkit.cop.cinterface import call, include_line
+from opkit.cop.cinterface import call, include_line, node_c_code
 from opkit.cop.apply_support import place_apply_code
 from opkit.cop.node_code import RESTORE_LINE_PRAGMA, Collector, Sharing, unique  # noqa: F401 (cop.py imports it here)
 from opkit.cop.templates import module_template
@@ -392,12 +392,12 @@ def _node_block(node, index, names, labels, collected, params_name=None, sharing
     outputs = [names[v] for v in node.outputs]
     shared = sharing.lookup(node, params_name) if sharing is not None else None
     if shared is not None:
-        code = call(op, "c_code", node, shared.name, inputs, outputs, sub)
+        code = node_c_code(op, node, shared.name, inputs, outputs, sub)
         cleanup = call(op, "c_code_cleanup", node, shared.name, inputs, outputs, sub, default="")
         if shared.accepts(collected.apply_texts(op, node, shared.name), code, cleanup):
             collected.add_op(op, node, shared.name, params_name, apply_code=False)
             return _node_dict(op, name, label, inputs, outputs, code, cleanup)
-    code = call(op, "c_code", node, name, inputs, outputs, sub)
+    code = node_c_code(op, node, name, inputs, outputs, sub)
     cleanup = call(op, "c_code_cleanup", node, name, inputs, outputs, sub, default="")
     texts = collected.add_op(op, node, name, params_name)
     if sharing is not None:

@@ -31,7 +31,7 @@ from opkit.cop.apply_support import chunk_apply_support
 from opkit.cop.build import LINK_TOO, build_flags, compile_object, link_extension
 from opkit.cop.cache_layout import read_meta
 from opkit.cop.cache_objects import link_copy, object_cache
-from opkit.cop.cinterface import call, include_line
+from opkit.cop.cinterface import call, include_line, node_c_code
 from opkit.cop.codegen import (MODULE_NAME_PLACEHOLDER, QUICK_RUN_ABOVE, GeneratedModule, collect_module,
                                render_parts, restore_line_numbers)
 from opkit.cop.depends import carry
@@ -122,7 +122,7 @@ def node_piece(node) -> NodePiece | None:
     inputs = [f"I{k}" for k in range(len(node.inputs))]
     outputs = [f"O{k}" for k in range(len(node.outputs))]
     sub = dict(_SUB, params="params") if params_type is not None else dict(_SUB)
-    code = call(op, "c_code", node, NODE_NAME, inputs, outputs, sub)
+    code = node_c_code(op, node, NODE_NAME, inputs, outputs, sub)
     cleanup = call(op, "c_code_cleanup", node, NODE_NAME, inputs, outputs, dict(sub), default="") or ""
     if _READS_PY_OBJECT.search(code) or _READS_PY_OBJECT.search(cleanup):
         return None
