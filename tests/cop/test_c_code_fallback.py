@@ -136,3 +136,20 @@ def test_c_that_sets_an_exception_raises_it_with_the_node_named(mode):
         # The function still works after the failure (nothing left set).
         ok = opkit.function([x], ot.exp(x) * 2, mode=MODES[mode])
         np.testing.assert_allclose(ok(VALUE), np.exp(VALUE) * 2)
+
+
+@pytest.mark.parametrize("incremental", [True, False])
+def test_c_that_sets_an_exception_in_a_big_graph_raises_it(tmp_path, incremental):
+    """More nodes than QUICK_RUN_ABOVE: each node a function of its own, or a call into a chunk object."""
+    from opkit.cop.codegen import QUICK_RUN_ABOVE
+
+    x = ot.dvector("x")
+    y = x
+    for k in range(QUICK_RUN_ABOVE + 4):
+        y = y * 1.5 + k
+    with opkit.config.change_flags(compiledir=str(tmp_path), incremental=incremental):
+        for how, message in (("set", "Raises: set and not failed"), ("fail", "Raises: my own error")):
+            f = opkit.function([x], Raises(how)(y) * 2, mode=opkit.Mode(linker="c", optimizer=None))
+            with pytest.raises(ValueError, match=message) as info:
+                f(VALUE)
+            assert "Raises" in "\n".join(getattr(info.value, "__notes__", []))
