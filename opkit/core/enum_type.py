@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 import re
-
-import numpy as np
 
 from opkit.core.c_source import render
 from opkit.core.type import CType
@@ -159,11 +158,9 @@ class EnumType(CType):
 
 def _integer(kind, name, value):
     """Return the int value of a constant: an int, a bool (as Theano, 0 or 1) or a float holding an integer."""
-    if isinstance(value, (bool, np.bool_)):
-        return int(value)
-    if isinstance(value, numbers.Integral):
-        return int(value)
-    if isinstance(value, (float, np.floating)) and np.isfinite(value) and float(value).is_integer():
+    if isinstance(value, (bool, numbers.Integral)) or getattr(getattr(value, "dtype", None), "kind", "") == "b":
+        return int(value)  # a bool, numpy's too: 0 or 1
+    if isinstance(value, numbers.Real) and math.isfinite(value) and float(value).is_integer():
         return int(value)  # Theano's EnumType(C=-1.0) equals EnumType(C=-1); opkit's constants are C integers
     raise TypeError(f"{kind}: constant {name} must be an integer, got {value!r}")
 

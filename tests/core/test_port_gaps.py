@@ -162,3 +162,9 @@ def test_cmodule_debug_reaches_a_module_per_node_too():
     with opkit.config.change_flags(cmodule__debug=True):
         assert int(opkit.function([], DebugProbe()(), mode=opkit.Mode(linker="cop"))()) == 1
     assert int(opkit.function([], DebugProbe()(), mode=opkit.Mode(linker="cop"))()) == 0
+
+
+def test_enum_values_of_numpy_scalars():
+    assert EnumType(A=np.bool_(True), B=np.int64(5), C=np.float32(-2.0)).constants == {"A": 1, "B": 5, "C": -2}
+    with pytest.raises(TypeError, match="constant C must be an integer, got"):
+        EnumType(C=np.float64(0.25))
