@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import opkit
 import opkit.tensor as ot
 from opkit.core.graph import ancestors
+from opkit.core.tensor.shapes.alloc import Alloc
 from opkit.core.tensor.shapes.fill import fill
 from opkit.core.tensor.shapes.sum_to_shape import SumToShape, sum_to_shape
 from opkit.testing import verify_grad
@@ -87,7 +88,7 @@ def _opkit_grads(op, shapes, cost, w, mode):
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("op", sorted(OPS))
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_gradient_matches_numpy_finite_differences(op, mode, data):
     shapes = data.draw(broadcast_case(OPS[op][2]), "shapes")
@@ -244,3 +245,21 @@ def test_the_op_gradient_and_shape(mode):
     grad, shape = f(value, np.array([1, 3]))
     np.testing.assert_array_equal(grad, np.broadcast_to(2 * value.sum(axis=0), (2, 3)))
     np.testing.assert_array_equal(shape, [1, 3])
+
+
+@pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE"])
+def test_r_op_of_an_input_broadcast_when_the_graph_runs(mode):
+    """J @ v has the output's shape when x (and its eval point) of length 1 was broadcast to y's length."""
+    x, y, v = ot.dvector("x"), ot.dvector("y"), ot.dvector("v")
+    outputs = [opkit.Rop(x + y, x, v), opkit.Rop(x * y, x, v), opkit.Rop(x - y, x, v)]
+    f = opkit.function([x, y, v], outputs, mode=mode)
+    add, mul, sub = f(np.array([1.0]), np.array([1.0, 2.0, 3.0]), np.array([2.0]))
+    np.testing.assert_array_equal(add, [2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(mul, [2.0, 4.0, 6.0])
+    np.testing.assert_array_equal(sub, [2.0, 2.0, 2.0])
+
+
+def test_r_op_of_a_unary_op_adds_no_node():
+    x, v = ot.dvector("x"), ot.dvector("v")
+    r = opkit.Rop(ot.exp(x) * 2.0, x, v)
+    assert not any(isinstance(node.op, Alloc) for node in opkit.function([x, v], r).maker.fgraph.toposort())

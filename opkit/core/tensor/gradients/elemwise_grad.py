@@ -212,10 +212,27 @@ def _user_r_rule(op, inputs, out):
 
 
 def _broadcast_like(term, out):
-    """Return `term`, broadcast to the shape of `out` if it may be smaller."""
-    if term.ndim == out.ndim and all(t != 1 or o == 1 for t, o in zip(term.type.shape, out.type.shape)):
+    """Return `term`, broadcast to the shape of `out` if it may be smaller, statically or when the graph runs
+    (an eval point of length 1 where the type does not say so, broadcast by the node)."""
+    if term.ndim == out.ndim and (_covers(term, out) or all(
+            o == 1 or (t == o and t is not None) for t, o in zip(term.type.shape, out.type.shape))):
         return term
     return alloc_like(term, out)
+
+
+def _covers(term, out):
+    """Whether `term` is at least as long as `out` along every axis when the graph runs: an elementwise result
+    of `out` itself, of out's root (_shape_root), or of every input of out's node that is not all length 1."""
+    sources, pending = set(), [(term, 32)]
+    while pending:
+        v, depth = pending.pop()
+        sources.add(id(v))
+        if depth and v.owner is not None and isinstance(v.owner.op, Elemwise):
+            pending.extend((i, depth - 1) for i in v.owner.inputs)
+    if id(out) in sources or id(_shape_root(out)) in sources:
+        return True
+    return out.owner is not None and all(id(i) in sources for i in out.owner.inputs
+                                         if any(s != 1 for s in i.type.shape))
 
 
 def _merge_standard_rules():
