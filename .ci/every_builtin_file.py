@@ -49,13 +49,15 @@ def run_functions():
         ot.specify_shape(x, (3,)), x.shape, m.shape[1], ot.cast(i, "float64") + 1, x,
         m.reshape((n - 1, -1)).shape, (x * y).shape, view_op(x),
         ot.alloc(y, 2, n - 1).shape,  # shape inference: resolved -1, checks
+        ot.exp(opkit.scalar.as_scalar(m.sum())),  # scalar_from_tensor.c, tensor_from_scalar.c
     ]
     f = opkit.function([x, y, m, i, n], outputs)
     got = f(a, b, c, np.array([1, 2, 3]), 4)
     want = [np.exp(a * b + 1) - np.log1p(abs(a)), np.where((a > b) & (a < 3) | ~(b >= 0), a, b), c + a,
             c.sum(axis=0), c.max(axis=1), c.argmax(axis=1), (c * 2).mean(), c.reshape(-1), c.reshape(3, 2), c.T,
             c[1:, ::2], c[0], np.broadcast_to(a, (2, 3)), np.zeros((4, 2)), np.arange(4), np.concatenate([a, b]),
-            a, np.array([3]), 3, np.array([2.0, 3.0, 4.0]), a, np.array([3, 2]), np.array([3]), a, np.array([2, 3])]
+            a, np.array([3]), 3, np.array([2.0, 3.0, 4.0]), a, np.array([3, 2]), np.array([3]), a, np.array([2, 3]),
+            np.exp(c.sum())]
     for index, (value, expected) in enumerate(zip(got, want)):
         np.testing.assert_allclose(value, expected, err_msg=f"output {index}")
 

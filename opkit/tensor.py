@@ -25,6 +25,7 @@ from opkit.core.tensor.shapes.inc_subtensor import IncSubtensor, inc_subtensor, 
 from opkit.core.tensor.types.constructors import matrix, plural_constructors, scalar, tensor, tensor3, tensor4, vector
 from opkit.core.tensor.types.type import TensorType, named_types
 from opkit.core.tensor.types.variable import TensorConstant, TensorVariable, as_tensor_variable, constant
+from opkit.core.scalar_tensor import ScalarFromTensor, TensorFromScalar, scalar_from_tensor, tensor_from_scalar
 
 # PyTensor's home of Elemwise, pytensor.tensor.elemwise: `from opkit.tensor.elemwise import Elemwise` works too.
 elemwise = _sys.modules.setdefault(__name__ + ".elemwise", _elemwise_module)
@@ -57,6 +58,7 @@ if TYPE_CHECKING:  # what globals().update() above defines, for type checkers an
 
 __all__ = [
     "TensorType", "TensorVariable", "TensorConstant", "Elemwise", "Sum", "Dot",
+    "ScalarFromTensor", "TensorFromScalar",  # and scalar_from_tensor, tensor_from_scalar (not starred: constructors' names)
     "as_tensor_variable", "constant", "upcast", "tensor",
     "scalar", "vector", "matrix", "tensor3", "tensor4",
     "add", "sub", "mul", "true_div", "neg", "exp", "log", "sqr", "sqrt", "maximum", "pow",

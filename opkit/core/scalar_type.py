@@ -26,7 +26,29 @@ def _typenum(dtype):
     return f"NPY_{dtype.upper()}"
 
 
-class ScalarVariable(Variable):
+def _operator(name):
+    def method(self, *other):
+        from opkit.core.scalar_tensor import apply_operator  # builds tensor ops: only when an operator is used
+
+        return apply_operator(name, self, *other)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"The 0-d tensor's {name} (opkit.core.scalar_tensor): a scalar variable when the result is 0-d."
+    return method
+
+
+class _ScalarOperators:
+    """PyTensor's ScalarVariable operators (+, -, *, /, //, %, **, comparisons, ~, &, |, ^), on 0-d tensors."""
+
+
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
+              "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__", "__neg__", "__pos__",
+              "__abs__", "__lt__", "__le__", "__gt__", "__ge__", "__and__", "__rand__", "__or__", "__ror__",
+              "__xor__", "__rxor__", "__invert__"):  # scalar_tensor.OPERATORS (a test holds them equal)
+    setattr(_ScalarOperators, _name, _operator(_name))
+
+
+class ScalarVariable(_ScalarOperators, Variable):
     """A symbolic number of a ScalarType; `dtype` is its type's (PyTensor's ScalarVariable has it)."""
 
     @property
@@ -34,7 +56,7 @@ class ScalarVariable(Variable):
         return self.type.dtype
 
 
-class ScalarConstant(Constant):
+class ScalarConstant(_ScalarOperators, Constant):
     """A number known when the graph is built, of a ScalarType."""
 
     @property
@@ -149,11 +171,18 @@ class ScalarType(CType):
 
 
 def as_scalar(value, name=None):
-    """Return `value` as a scalar-typed Variable: a scalar variable as is, a number as a constant."""
+    """Return `value` as a scalar-typed Variable: a scalar variable as is, a number as a constant, a 0-d
+    tensor through scalar_from_tensor (PyTensor's ScalarFromTensor)."""
     if isinstance(value, Variable):
         if isinstance(value.type, ScalarType):
             return value
-        raise TypeError(f"as_scalar: {value} has type {value.type}, not a ScalarType")
+        from opkit.core.tensor.types.type import TensorType  # a graph op: only when a variable is converted
+
+        if isinstance(value.type, TensorType) and value.type.ndim == 0:
+            from opkit.core.scalar_tensor import scalar_from_tensor
+
+            return scalar_from_tensor(value)
+        raise TypeError(f"as_scalar: {value} has type {value.type}, not a ScalarType or a 0-d tensor")
     if isinstance(value, np.ndarray) and value.ndim != 0:
         raise TypeError(f"as_scalar: expected a number, got an array of shape {value.shape}")
     if isinstance(value, bool):

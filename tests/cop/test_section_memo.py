@@ -63,6 +63,7 @@ def _graphs():
     yield [m, n, x, y], [m.reshape((n, -1)).shape, (x + y).shape[0], view_op(x)]  # ResolvedShape, Depend, ViewOp
     yield [x, y, n], [ot.set_subtensor(x[n:], y), ot.inc_subtensor(x[::-1][0], 1.0)]  # IncSubtensor
     yield [x, y], [opkit.grad((x * y).sum(), x)]  # SumToShape: x may be broadcast when the graph runs
+    yield [x], [ot.exp(ot.scalar_from_tensor(x.sum()))]  # ScalarFromTensor, then TensorFromScalar
 
 
 def _contents(reader):

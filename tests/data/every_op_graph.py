@@ -41,7 +41,8 @@ def graph_of_every_op():
                ot.ones_like(x), x + v, ot.exp(x) + 1, (ot.tanh(v) + 2.0) * 3.0, ot.sum(ot.sqrt(v) * 3.0),
                x > 0, x < 0, ot.eq(x, 1), ot.neq(x, 1), ot.switch(x > 0, x, -x), view_op(x), reverse_rows(x),
                opkit.grad(ot.prod(x), x), opkit.grad(ot.sum(x[1:, 0]), x), ot.set_subtensor(x[1:, 0], v[:1]),
-               ot.inc_subtensor(x[0], v), opkit.grad(ot.sum(x * v), v)]
+               ot.inc_subtensor(x[0], v), opkit.grad(ot.sum(x * v), v),
+               ot.exp(opkit.scalar.as_scalar(ot.sum(x)))]  # ScalarFromTensor, then TensorFromScalar
     outputs += [ot.cast(x, dtype) for dtype in DTYPES]
     outputs += scalar_function_nodes(x, i)
     outputs += [o.shape for o in outputs[:20]] + [ot.arange(n).shape, x[1:].shape, ot.reshape(x, (-1, 3)).shape]

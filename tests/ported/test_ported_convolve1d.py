@@ -83,18 +83,20 @@ def test_convolve1d_twice_with_opkit_ops_and_its_shape():
     av, kv = rng(7).normal(size=8), rng(8).normal(size=3)
     want = np.convolve(np.exp(av), kv, "valid") * 2 + reference(av, kv * kv, "same")[1:-1].sum()
     assert_matches(run_everywhere([a, k], y, [av, kv]), [want])
-    f = opkit.function([a, k], convolve1d(a, k).shape)  # by running the op: see the xfail below
+    f = opkit.function([a, k], convolve1d(a, k).shape)
     np.testing.assert_array_equal(f(np.zeros(7), np.zeros(3)), [9])
 
 
-@pytest.mark.xfail(strict=True, reason="gap: a scalar variable is not taken where a tensor is (PyTensor converts "
-                   "with tensor_from_scalar): infer_shape's switch(full_mode, ...) raises TypeError, and opkit "
-                   "falls back to running the op for its shape")
 def test_convolve1d_shape_is_inferred_without_running_it():
     a, k = ot.dvector("a"), ot.dvector("k")
     with opkit.config.change_flags(on_shape_error="raise"):
         f = opkit.function([a, k], convolve1d(a, k).shape)
     assert not any(isinstance(n.op, Convolve1d) for n in f.maker.fgraph.toposort())
+    np.testing.assert_array_equal(f(np.zeros(7), np.zeros(3)), [9])
+    with opkit.config.change_flags(on_shape_error="raise"):
+        g = opkit.function([a, k], convolve1d(a, k, mode="valid").shape)
+    for n, m in ((7, 3), (3, 7), (4, 4), (1, 5)):
+        np.testing.assert_array_equal(g(np.zeros(n), np.zeros(m)), [max(n, m) - min(n, m) + 1])
 
 
 def test_convolve1d_user_errors():
@@ -105,7 +107,11 @@ def test_convolve1d_user_errors():
         convolve1d(ot.dmatrix(), ot.dvector())
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError, reason="gap: scalar variables have no operators (~, &) and "
-                   "tensors no .any(): Convolve1d's pullback computes its modes with them")
 def test_convolve1d_gradient():
     verify_grad(lambda a, k: convolve1d(a, k), [rng(9).normal(size=6), rng(10).normal(size=3)])
+
+
+@pytest.mark.parametrize("n, m", [(6, 3), (3, 6), (4, 4)])
+def test_convolve1d_valid_mode_gradient_picks_each_inputs_mode(n, m):
+    """The pullback's modes come from ~full_mode & (k < n).any(): scalar and tensor operators."""
+    verify_grad(lambda a, k: convolve1d(a, k, mode="valid"), [rng(11).normal(size=n), rng(12).normal(size=m)])

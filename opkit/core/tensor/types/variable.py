@@ -185,6 +185,14 @@ class _TensorOperators:
     def mean(self, axis=None, keepdims=False):
         return _reductions().mean(self, axis=axis, keepdims=keepdims)
 
+    def any(self, axis=None, keepdims=False):
+        """numpy's x.any(axis, keepdims): True where an element along `axis` is nonzero (NaN is); empty: False."""
+        return _logic().gt(_logic().neq(self, 0).sum(axis=axis, keepdims=keepdims), 0)
+
+    def all(self, axis=None, keepdims=False):
+        """numpy's x.all(axis, keepdims): True where no element along `axis` is zero (NaN is not); empty: True."""
+        return _logic().eq(_logic().eq(self, 0).sum(axis=axis, keepdims=keepdims), 0)
+
     def argmax(self, axis=None, keepdims=False):
         return _reductions().argmax(self, axis=axis, keepdims=keepdims)
 
@@ -295,6 +303,12 @@ def as_tensor_variable(value: Any, name: str | None = None, ndim: int | None = N
     from opkit.core.tensor.types.type import TensorType
 
     if isinstance(value, Variable):
+        from opkit.core.scalar_type import ScalarType
+
+        if isinstance(value.type, ScalarType):
+            from opkit.core.scalar_tensor import tensor_from_scalar  # PyTensor's TensorFromScalar (a 0-d tensor)
+
+            value = tensor_from_scalar(value)
         if not isinstance(value.type, TensorType):
             raise TypeError(f"expected a tensor variable, got {value} of type {value.type}")
         if ndim is not None and value.ndim != ndim:
