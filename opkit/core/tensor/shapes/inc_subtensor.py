@@ -18,7 +18,7 @@ from opkit.core.c_source import SectionOp, render
 from opkit.core.graph import Apply, Constant
 from opkit.core.tensor.shapes.alloc import float_zeros_like, is_float_dtype
 from opkit.core.tensor.shapes.subtensor import Subtensor, _static_shape, build_index, parse_index, write_checks
-from opkit.core.tensor.types.shape_checks import Assert, broadcast_into_error, depend
+from opkit.core.tensor.types.shape_checks import broadcast_into_error
 from opkit.core.tensor.types.variable import as_tensor_variable, constant
 from opkit.core.tensor.types.weak import is_weak_number, weak_constant_data
 
