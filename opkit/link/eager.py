@@ -197,7 +197,7 @@ def _node(op, arrays, operands=None):
         node = op.make_node(*operands)
     except (TypeError, ValueError) as exc:
         described = ", ".join(repr(v) if is_weak_number(v) else str(v.type) for v in operands)
-        raise TypeError(f"{op}.compute: the op does not take inputs of types ({described}): {exc}") from None
+        raise TypeError(f"{op}.compute: the op does not take inputs of types ({described}): {exc}") from exc
     if not isinstance(node, Apply):
         raise TypeError(f"{op}.make_node returned {node!r}, not an opkit.Apply")
     return inputs, node

@@ -361,8 +361,9 @@ def test_errors_from_a_warm_call_are_the_first_call_s():
     assert "shape" in messages[0].lower() or "broadcast" in messages[0].lower(), messages[0]
     with pytest.raises(TypeError, match=r"compute\(\) got an unexpected keyword argument 'out'"):
         add.compute(a, a, out=a)
-    with pytest.raises(TypeError, match=r"Doubled\.compute: the op does not take inputs of types"):
+    with pytest.raises(TypeError, match=r"Doubled\.compute: the op does not take inputs of types") as refused:
         Doubled().compute(a, a)
+    assert isinstance(refused.value.__cause__, TypeError)  # make_node's own error is kept as the cause
 
 
 def test_the_dispatcher_is_a_method_of_every_op_and_keeps_the_python_compute_s_face():
