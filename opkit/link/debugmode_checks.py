@@ -36,8 +36,8 @@ def copy_value(value):
 
 
 def _values_identical(before, after):
-    """Return True if two values are exactly equal (NaN equal to NaN)."""
-    if isinstance(before, np.ndarray) or isinstance(after, np.ndarray):
+    """Return True if two values are exactly equal (NaN equal to NaN, a numpy scalar's too)."""
+    if isinstance(before, (np.ndarray, np.generic)) or isinstance(after, (np.ndarray, np.generic)):
         before, after = np.asarray(before), np.asarray(after)
         if before.shape != after.shape or before.dtype != after.dtype:
             return False

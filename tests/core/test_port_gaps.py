@@ -168,3 +168,197 @@ def test_enum_values_of_numpy_scalars():
     assert EnumType(A=np.bool_(True), B=np.int64(5), C=np.float32(-2.0)).constants == {"A": 1, "B": 5, "C": -2}
     with pytest.raises(TypeError, match="constant C must be an integer, got"):
         EnumType(C=np.float64(0.25))
+
+
+# ---- scalar variables <-> 0-d tensors; scalar operators; tensor .any()/.all() -----------------------------
+
+import itertools  # noqa: E402
+
+import opkit.scalar as ps  # noqa: E402
+import opkit.tensor as ot  # noqa: E402
+
+BINARY = ["__add__", "__sub__", "__mul__", "__truediv__", "__floordiv__", "__mod__", "__lt__", "__le__", "__gt__",
+          "__ge__"]
+BITWISE = ["__and__", "__or__", "__xor__"]
+SCALAR_DTYPES = ["bool", "int8", "uint8", "int64", "float16", "float32", "float64", "complex128"]
+
+
+def _numpy(name, a, b=None):
+    import warnings
+
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return getattr(a, name)() if b is None else getattr(a, name)(b)
+
+
+def _expressions(a, b, names):
+    """The expressions opkit builds, and the names numpy refuses on these dtypes (bool - bool): opkit must too."""
+    out, used = [], []
+    for name in names:
+        try:
+            _numpy(name, np.zeros((), a.dtype), np.zeros((), b.dtype))
+        except TypeError:
+            with pytest.raises(TypeError):
+                getattr(a, name)(b)
+            continue
+        out.append(getattr(a, name)(b))
+        used.append(name)
+    return out, used
+
+
+@pytest.mark.parametrize("da, db", [("int8", "int8"), ("int8", "uint8"), ("int64", "float32"), ("bool", "bool"),
+                                    ("float16", "float64"), ("uint8", "float16"), ("complex128", "float64")])
+def test_scalar_operators_give_numpys_values_and_dtypes(da, db):
+    a, b = ps.ScalarType(da)("a"), ps.ScalarType(db)("b")
+    names = [n for n in BINARY + BITWISE if np.dtype(da).kind in "biu" and np.dtype(db).kind in "biu"
+             or n not in BITWISE]
+    names = [n for n in names if not (np.dtype(da).kind == "c" or np.dtype(db).kind == "c")
+             or n in ("__add__", "__sub__", "__mul__", "__truediv__")]
+    out, used = _expressions(a, b, names)
+    assert used
+    assert all(isinstance(o.type, ps.ScalarType) for o in out)
+    f = opkit.function([a, b], out)
+    values = {"bool": [True, False], "int8": [-7, 0, 127], "uint8": [0, 5, 255], "int64": [-(2**40), 3],
+              "float16": [-1.5, 0.0, np.nan], "float32": [2.5, -0.0], "float64": [np.inf, -3.25, 0.0],
+              "complex128": [1 + 2j, 0j]}
+    for va, vb in itertools.product(values[da], values[db]):
+        na, nb = np.asarray(va, da)[()], np.asarray(vb, db)[()]
+        got = f(na, nb)
+        for name, value in zip(used, got):
+            want = _numpy(name, np.asarray(na), np.asarray(nb))[()]
+            assert value.dtype == want.dtype, (name, va, vb, value.dtype, want.dtype)
+            np.testing.assert_array_equal(value, want, err_msg=f"{da} {name} {db} at {va!r}, {vb!r}")
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "int64", "float32", "float64"])
+def test_scalar_unary_operators_and_python_numbers_as_numpy(dtype):
+    s = ps.ScalarType(dtype)("s")
+    kind = np.dtype(dtype).kind
+    exprs = {"neg": -s if kind != "b" else None, "abs": abs(s), "pos": +s if kind != "b" else None, "add1": s + 1, "radd": 2 + s,
+             "rsub": 3 - s, "pow2": s ** 2 if kind != "b" else None, "rtruediv": 1 / s, "lt": s < 1, "ge": 1 >= s,
+             "invert": ~s if kind in "biu" else None, "and": (s & 1) if kind in "biu" else None}
+    exprs = {k: v for k, v in exprs.items() if v is not None}  # bool ** 2: numpy gives int8, opkit's tensor pow
+    # int64 (a tensor-layer difference, reported; not the scalar operators')
+    f = opkit.function([s], list(exprs.values()))
+    for v in {"bool": [True, False], "int8": [-5, 0, 100], "uint16": [0, 7, 65535], "int64": [-3, 9],
+              "float32": [-2.5, 0.0, np.nan], "float64": [1e300, -0.0]}[dtype]:
+        x = np.asarray(v, dtype)
+        want = {"neg": lambda: -x, "abs": lambda: abs(x), "pos": lambda: +x, "add1": lambda: x + 1,
+                "radd": lambda: 2 + x, "rsub": lambda: 3 - x, "pow2": lambda: x ** 2, "rtruediv": lambda: 1 / x,
+                "lt": lambda: x < 1, "ge": lambda: 1 >= x, "invert": lambda: ~x, "and": lambda: x & 1}
+        with np.errstate(all="ignore"):
+            for (key, _), value in zip(exprs.items(), f(x[()])):
+                expected = np.asarray(want[key]())[()]
+                assert value.dtype == expected.dtype, (key, v)
+                np.testing.assert_array_equal(value, expected, err_msg=f"{key} of {dtype} {v!r}")
+
+
+def test_scalar_operators_refuse_what_numpy_refuses():
+    with pytest.raises(TypeError):
+        ~ps.float64("f")
+    with pytest.raises(TypeError):
+        ps.float32("f") & ps.int8("i")
+
+
+def test_a_scalar_with_an_nd_tensor_is_a_broadcast_tensor():
+    s, v = ps.int16("s"), ot.dvector("v")
+    for expr in (s * v, v * s, s < v):
+        assert isinstance(expr.type, ot.TensorType) and expr.ndim == 1
+    f = opkit.function([s, v], [s * v, v - s, s < v])
+    got = f(np.int16(3), np.array([1.0, 5.0]))
+    for value, want in zip(got, [3 * np.array([1.0, 5.0]), np.array([1.0, 5.0]) - 3, np.array([False, True])]):
+        np.testing.assert_array_equal(value, want)
+
+
+@pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE", "DebugMode"])
+def test_as_scalar_of_a_0d_tensor_round_trips_every_dtype(mode):
+    tensors = [ot.tensor(d, shape=()) for d in SCALAR_DTYPES]
+    scalars = [ps.as_scalar(t) for t in tensors]
+    assert [s.type for s in scalars] == [ps.ScalarType(d) for d in SCALAR_DTYPES]
+    back = [ot.as_tensor_variable(s) for s in scalars]
+    f = opkit.function(tensors, scalars + back, mode=mode)
+    values = [np.asarray(v, d) for v, d in zip([True, -128, 255, -(2**63), 65504, -0.0, np.nan, 3 - 4j],
+                                               SCALAR_DTYPES)]
+    got = f(*values)
+    for value, want in zip(got, values + values):
+        assert value.dtype == want.dtype
+        np.testing.assert_array_equal(value, want)
+    assert all(type(v) is not np.ndarray for v in got[:len(values)]) and all(v.ndim == 0 for v in got[len(values):])
+
+
+def test_as_scalar_reads_byteswapped_and_unaligned_0d_arrays():
+    t = ot.dscalar("t")
+    f = opkit.function([t], ps.as_scalar(t) * 2)
+    swapped = np.asarray(1.25, dtype=">f8")
+    raw = np.zeros(9, np.uint8)
+    unaligned = raw[1:].view(np.float64).reshape(())
+    unaligned[()] = -3.5
+    assert not unaligned.flags.aligned
+    assert f(swapped) == 2.5 and f(unaligned) == -7.0
+
+
+def test_a_kept_result_is_not_overwritten_by_the_next_call():
+    s = ps.float64("s")
+    f = opkit.function([s], ot.as_tensor_variable(s))
+    first = f(1.0)
+    second = f(2.0)
+    assert first == 1.0 and second == 2.0
+
+
+def test_as_scalar_refuses_an_nd_tensor_naming_it():
+    with pytest.raises(TypeError, match=r"as_scalar: v has type TensorType\(float64, vector\), not a ScalarType "
+                                        r"or a 0-d tensor"):
+        ps.as_scalar(ot.dvector("v"))
+    with pytest.raises(TypeError, match=r"scalar_from_tensor: expected a 0-d tensor, got m"):
+        ot.scalar_from_tensor(ot.dmatrix("m"))
+    with pytest.raises(TypeError, match="tensor_from_scalar: expected a scalar variable"):
+        ot.tensor_from_scalar(ot.dvector("v"))
+
+
+def test_constants_stay_constants():
+    c = ps.as_scalar(ot.constant(np.float32(2.5)))
+    assert isinstance(c, opkit.Constant) and c.type == ps.float32 and c.data == np.float32(2.5)
+    t = ot.as_tensor_variable(ps.as_scalar(np.int8(-3)))
+    assert isinstance(t, opkit.Constant) and t.dtype == "int8" and t.ndim == 0
+
+
+def test_gradients_pass_through_the_conversions():
+    t = ot.dscalar("t")
+    y = ot.as_tensor_variable(ps.as_scalar(t) * 3.0) ** 2
+    f = opkit.function([t], opkit.grad(y, t))
+    assert f(2.0) == 36.0
+
+
+def test_switch_on_a_scalar_condition_as_convolve1d_infers_its_shape():
+    flag, n, k = ps.bool("flag"), ot.lscalar("n"), ot.lscalar("k")
+    f = opkit.function([flag, n, k], ot.switch(flag, n + k - 1, ot.maximum(n, k) - ot.minimum(n, k) + 1))
+    assert f(True, 7, 3) == 9 and f(False, 7, 3) == 5 and f(False, 3, 7) == 5
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "float32", "float64", "complex128"])
+def test_any_and_all_as_numpy(dtype):
+    x = ot.tensor(dtype, shape=(None, None, None))
+    cases = [(None, False), (None, True), (0, False), (1, True), (-1, False), ((0, 2), False), ((0, 2), True)]
+    f = opkit.function([x], [r for axis, keep in cases for r in (x.any(axis=axis, keepdims=keep),
+                                                                   x.all(axis=axis, keepdims=keep))])
+    for shape in [(2, 3, 4), (0, 3, 2), (2, 0, 1), (1, 1, 1)]:
+        value = np.random.default_rng(0).integers(0, 3, size=shape).astype(dtype)
+        if dtype.startswith("float") and value.size:
+            value.flat[0] = np.nan  # NaN is truthy: any, and not a zero for all
+        for view in (value, value[::-1, :, ::-1], np.asfortranarray(value)):
+            want = [r for axis, keep in cases for r in (np.any(view, axis=axis, keepdims=keep),
+                                                        np.all(view, axis=axis, keepdims=keep))]
+            for got, expected in zip(f(view), want):
+                assert got.dtype == np.bool_ and got.shape == np.shape(expected)
+                np.testing.assert_array_equal(got, expected)
+
+
+def test_any_all_refuse_a_bad_axis_naming_it():
+    with pytest.raises(Exception, match="axis"):
+        ot.dmatrix("m").any(axis=2)
+
+
+def test_debugmode_sees_a_nan_scalar_input_as_unchanged():
+    s = ps.float32("s")
+    f = opkit.function([s], ot.as_tensor_variable(s) + 1, mode="DebugMode")
+    assert np.isnan(f(np.float32(np.nan)))
