@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import itertools
-import re
 
 from opkit.config import config
 from opkit.cop.cinterface import call, include_line, node_c_code
 from opkit.cop.apply_support import place_apply_code
-from opkit.cop.node_code import RESTORE_LINE_PRAGMA, Collector, Sharing, unique  # noqa: F401 (cop.py imports it here)
+from opkit.cop.node_code import (RESTORE_LINE_PRAGMA, Collector, Sharing,  # noqa: F401 (cop.py imports it)
+                                 sync_read_objects, unique)
 from opkit.cop.templates import module_template
 from opkit.core.aliasing import view_roots
 from opkit.core.record import Record
@@ -120,7 +120,7 @@ def collect_module(region, external=None, setups=(), external_declares=()) -> Mo
             collected.add_type(node.op.params_type)
     for variable in names:
         collected.add_type(variable.type)
-    _sync_read_objects(region, names, nodes, helpers)
+    sync_read_objects(region, names, nodes, helpers)
     placement = place_apply_code(collected, collected_nodes, params)
     # No user names, constant values or descriptions: those must not change what the module is.
     context = dict(
@@ -281,39 +281,6 @@ def _variable_blocks(region, names, labels, helpers=None):
                 keep += 1
         blocks.append(block)
     return blocks
-
-
-_READS_PY_OBJECT = re.compile(r"\bpy_(V\d+)\b")
-
-
-def _sync_read_objects(region, names, nodes, helpers=None):
-    """Sync, right after the node computing it, each variable whose `py_<name>` a node's C reads.
-
-    Theano's CLinker keeps every variable's PyObject in step with its C value, and
-    ported C reads it (``PyArray_TYPE(py_%(x)s)``); without this, `py_<name>` of a
-    value another node computed would be None or the last call's object until the
-    final sync. Only the names some node's text reads get the extra sync: a module
-    whose C reads none is unchanged.
-    """
-    read = set()
-    for node in nodes:
-        if not node.get("external"):
-            read.update(_READS_PY_OBJECT.findall(node["code"]))
-            read.update(_READS_PY_OBJECT.findall(node["cleanup"]))
-    if not read:
-        return
-    for apply, block in zip(region.nodes, nodes):
-        label, syncs = block["label"], []
-        for variable in apply.outputs:
-            name = names[variable]
-            if name not in read:
-                continue
-            if helpers is not None and helpers.accepts(variable.type):
-                syncs.append(helpers.calls(variable.type, ("fetch_or_init", False), name, label)[1])
-            else:
-                syncs.append(call(variable.type, "c_sync", name, {"fail": _fail(label), "id": label}, default=""))
-        if any(text.strip() for text in syncs):
-            block["sync"] = "\n".join(syncs)
 
 
 def _variable_code(ctype, role, name, sub):

@@ -152,3 +152,40 @@ class Collector:
         if not version:
             self.versioned = False
         return texts
+
+
+_READS_PY_OBJECT = re.compile(r"\bpy_(V\d+)\b")
+
+
+def sync_read_objects(region, names, nodes, helpers=None):
+    """Sync, right after the node computing it, each variable whose `py_<name>` a node's C reads.
+
+    `nodes` are the module's node entries (opkit.cop.codegen), one per node of
+    `region`; `helpers` the incremental glue's variable functions, if any.
+
+    Theano's CLinker keeps every variable's PyObject in step with its C value, and
+    ported C reads it (``PyArray_TYPE(py_%(x)s)``); without this, `py_<name>` of a
+    value another node computed would be None or the last call's object until the
+    final sync. Only the names some node's text reads get the extra sync: a module
+    whose C reads none is unchanged.
+    """
+    read = set()
+    for node in nodes:
+        if not node.get("external"):
+            read.update(_READS_PY_OBJECT.findall(node["code"]))
+            read.update(_READS_PY_OBJECT.findall(node["cleanup"]))
+    if not read:
+        return
+    for apply, block in zip(region.nodes, nodes):
+        label, syncs = block["label"], []
+        for variable in apply.outputs:
+            name = names[variable]
+            if name not in read:
+                continue
+            if helpers is not None and helpers.accepts(variable.type):
+                syncs.append(helpers.calls(variable.type, ("fetch_or_init", False), name, label)[1])
+            else:
+                fail = f"{{ __failure = {label}; goto __label_{label}; }}"
+                syncs.append(call(variable.type, "c_sync", name, {"fail": fail, "id": label}, default=""))
+        if any(text.strip() for text in syncs):
+            block["sync"] = "\n".join(syncs)
