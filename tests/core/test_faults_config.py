@@ -20,7 +20,7 @@ BAD_PYTHON = [math.nan, math.inf, -math.inf, -1, -0.5, 10**30, 1e300, True, "soo
 # Flags whose value is free text (a command, flags, a -march= name): any word is theirs to keep.
 TEXT_FLAGS = {"cxx", "cflags", "march"}
 # Flags whose empty value is a documented setting: off (no sanitizer, false).
-EMPTY_IS_OFF = {"sanitize", "openmp", "incremental", "python_fallback", "profile", "verbose",
+EMPTY_IS_OFF = {"sanitize", "openmp", "incremental", "python_fallback", "profile", "verbose", "cmodule__debug",
                 "blas__ldflags"}  # empty link flags: no BLAS
 
 
