@@ -263,3 +263,16 @@ def test_r_op_of_a_unary_op_adds_no_node():
     x, v = ot.dvector("x"), ot.dvector("v")
     r = opkit.Rop(ot.exp(x) * 2.0, x, v)
     assert not any(isinstance(node.op, Alloc) for node in opkit.function([x, v], r).maker.fgraph.toposort())
+
+
+@pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE"])
+def test_the_inferred_shape_keeps_the_op_errors(mode):
+    """Only the shape of SumToShape's result is computed: the shape still raises the op's errors."""
+    g, s = ot.dmatrix("g"), ot.lvector("s")
+    f = opkit.function([g, s], sum_to_shape(g, s).shape, mode=mode)
+    np.testing.assert_array_equal(f(np.ones((2, 3)), np.array([1, 3])), [1, 3])
+    with pytest.raises(ValueError, match=r"sum_to_shape: cannot sum an array of shape \(2, 3\) to the shape "
+                                         r"\(2, 2\): each target length must be the array's or 1"):
+        f(np.ones((2, 3)), np.array([2, 2]))
+    with pytest.raises(ValueError, match="sum_to_shape: the shape vector has 3 entries for a 2-d array"):
+        f(np.ones((2, 3)), np.array([2, 3, 1]))

@@ -13,6 +13,7 @@ import numpy as np
 
 from opkit.core.c_source import SectionOp
 from opkit.core.graph import Apply, Constant
+from opkit.core.tensor.types.shape_checks import check_chain, shape_template
 from opkit.core.tensor.types.type import TensorType
 from opkit.core.tensor.types.variable import as_tensor_variable
 
@@ -67,6 +68,23 @@ class SumToShape(SectionOp):
 
         static = node.outputs[0].type.shape
         return [tuple(s if s is not None else getitem(node.inputs[1], i) for i, s in enumerate(static))]
+
+    def shape_checks(self, node, input_shapes):
+        from opkit.core.builtin_ops import Shape_i
+        from opkit.core.tensor.shapes.shape_ops import getitem
+
+        g, shape = node.inputs
+        checks = []
+        if shape.type.shape[0] is None:
+            length = Shape_i(0)(shape)
+            checks.append(("ValueError", f"sum_to_shape: the shape vector has {{}} entries for a {g.ndim}-d array",
+                           "eq", length, g.ndim, (length,)))
+        target = [getitem(shape, i) for i in range(g.ndim)]
+        template = (f"sum_to_shape: cannot sum an array of shape {shape_template(g.ndim)} to the shape "
+                    f"{shape_template(g.ndim)}: each target length must be the array's or 1")
+        args = (*input_shapes[0], *target)
+        checks += [("ValueError", template, "broadcasts", t, d, args) for t, d in zip(target, input_shapes[0])]
+        return [check_chain(checks)]
 
     def connection_pattern(self, node):
         return [[True], [False]]
