@@ -20,6 +20,7 @@ from opkit.core.builtin_ops import view_op
 from opkit.core.graph import Apply
 from opkit.core.op import Op
 from opkit.core.tensor.types.type import TensorType
+from opkit.cop.cinterface import op_has_c
 from opkit.cop.codegen import collect_module
 from opkit.cop.private_fs import write_sealed
 from opkit.cop.region import Region
@@ -74,7 +75,9 @@ def _contents(reader):
         contents = []
         for inputs, outputs in _graphs():
             fgraph = FunctionMaker(inputs, outputs, get_mode(None)).fgraph
-            parts = collect_module(Region.from_nodes(fgraph.toposort(), lambda variable: True))
+            # Every node with C (Concatenate has none: it runs perform, as in a compiled function).
+            nodes = [node for node in fgraph.toposort() if op_has_c(node)]
+            parts = collect_module(Region.from_nodes(nodes, lambda variable: True))
             contents.append((parts.content(), parts.include_dirs, parts.versioned))
         return contents
     finally:
