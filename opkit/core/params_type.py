@@ -310,7 +310,7 @@ class ParamsTypeError(TypeError, AttributeError):
 
 def enum_maps(fields, types):
     """Return {constant: enum type} and {alias: enum type} over the enum fields, refusing shared names (as Theano)."""
-    const_to_enum, alias_to_enum = {}, {}
+    const_to_enum, alias_to_enum, field_of = {}, {}, {}  # field_of: (kind, name) -> the field defining it
     for field, field_type in zip(fields, types):
         constants, aliases = getattr(field_type, "constants", None), getattr(field_type, "aliases", None)
         if not isinstance(constants, dict):
@@ -318,17 +318,21 @@ def enum_maps(fields, types):
         for name in constants:
             if name in const_to_enum:
                 raise ParamsTypeError(f"ParamsType: the enum constant {name!r} is defined by two fields' types "
-                                f"({const_to_enum[name]} and {field_type} of field {field!r}); constant names "
-                                f"must be unique across a ParamsType's enums")
-            const_to_enum[name] = field_type
+                                      f"({const_to_enum[name]} of field {field_of['c', name]!r} and {field_type} "
+                                      f"of field {field!r}); constant names must be unique across a ParamsType's "
+                                      "enums")
+            const_to_enum[name], field_of["c", name] = field_type, field
         for alias in aliases or {}:
             if alias in alias_to_enum:
                 raise ParamsTypeError(f"ParamsType: the enum alias {alias!r} is defined by two fields' types "
-                                f"({alias_to_enum[alias]} and {field_type} of field {field!r})")
-            alias_to_enum[alias] = field_type
+                                      f"({alias_to_enum[alias]} of field {field_of['a', alias]!r} and {field_type} "
+                                      f"of field {field!r})")
+            alias_to_enum[alias], field_of["a", alias] = field_type, field
     clash = sorted(set(alias_to_enum) & set(const_to_enum))
     if clash:
-        raise ParamsTypeError(f"ParamsType: {clash} are both enum aliases and constant names")
+        where = "; ".join(f"{n!r}: an alias in field {field_of['a', n]!r}, a constant in field {field_of['c', n]!r}"
+                          for n in clash)
+        raise ParamsTypeError(f"ParamsType: {clash} are both enum aliases and constant names ({where})")
     return const_to_enum, alias_to_enum
 
 

@@ -79,7 +79,7 @@ def test_extended_adds_and_replaces_fields():
 
 def test_enums_sharing_names_or_aliases_are_refused_as_in_theano():
     with pytest.raises(TypeError, match=r"^ParamsType: the enum constant 'CONSTANT_1' is defined by two fields' "
-                                        r"types \(EnumList\(CONSTANT_1, CONSTANT_2\) and EnumType\(CONSTANT_1, "
+                                        r"types \(EnumList\(CONSTANT_1, CONSTANT_2\) of field 'enum1' and EnumType\(CONSTANT_1, "
                                         r"CONSTANT_3\) of field 'enum2'\); constant names must be unique"):
         ParamsType(enum1=EnumList("CONSTANT_1", "CONSTANT_2"), enum2=EnumType(CONSTANT_1=0, CONSTANT_3=5))
     with pytest.raises(TypeError, match=r"^ParamsType: the enum alias 'al' is defined by two fields' types"):

@@ -362,3 +362,33 @@ def test_debugmode_sees_a_nan_scalar_input_as_unchanged():
     s = ps.float32("s")
     f = opkit.function([s], ot.as_tensor_variable(s) + 1, mode="DebugMode")
     assert np.isnan(f(np.float32(np.nan)))
+
+
+# ---- ParamsType: shared enum names name both fields, and are AttributeError as upstream ------------------
+
+@pytest.mark.parametrize("fields, message", [
+    (dict(enum1=EnumList("A", "B"), enum2=EnumList("C", "A")),
+     r"the enum constant 'A' is defined by two fields' types \(EnumList\(A, B\) of field 'enum1' and "
+     r"EnumList\(C, A\) of field 'enum2'\)"),
+    (dict(p=EnumList(("A", "al")), q=opkit.scalar.float64, r=EnumType(B=("al", 3))),
+     r"the enum alias 'al' is defined by two fields' types \(EnumList\(A\) of field 'p' and EnumType\(B\) of "
+     r"field 'r'\)"),
+    (dict(p=EnumList(("A", "B")), q=EnumList("B")),
+     r"\['B'\] are both enum aliases and constant names \('B': an alias in field 'p', a constant in field 'q'\)"),
+])
+def test_shared_enum_names_name_both_fields(fields, message):
+    for error in (AttributeError, TypeError):
+        with pytest.raises(error, match=message):
+            opkit.ParamsType(**fields)
+
+
+def test_params_type_name_and_strict_filter_as_upstream():
+    pt = opkit.ParamsType(a=opkit.scalar.int32, m=EnumList("ADD", "MUL"))
+    assert pt.name == opkit.ParamsType(a=opkit.scalar.int32, m=EnumList("ADD", "MUL")).name != \
+        opkit.ParamsType(a=opkit.scalar.int64, m=EnumList("ADD", "MUL")).name
+    good = opkit.Params(pt, a=np.int32(3), m=1)
+    assert pt.filter(good, strict=True) is good
+    with pytest.raises(TypeError, match=r"^params field 'a': expected a numpy.int32 scalar, got int 3"):
+        pt.filter(opkit.Params(pt, a=3, m=1), strict=True)
+    with pytest.raises(TypeError, match=r"^expected Params of"):
+        pt.filter({"a": np.int32(3), "m": 1}, strict=True)
