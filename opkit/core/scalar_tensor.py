@@ -46,6 +46,9 @@ class TensorFromScalar(SectionOp):
     def infer_shape(self, node, input_shapes):
         return [()]
 
+    def shape_checks(self, node, input_shapes):
+        return []  # make_node admits only a scalar or a 0-d tensor: nothing is left to check when it runs
+
     def grad(self, inputs, output_grads):
         return [_gradient_of(inputs[0], scalar_from_tensor(output_grads[0]))]
 
@@ -72,6 +75,9 @@ class ScalarFromTensor(SectionOp):
 
     def infer_shape(self, node, input_shapes):
         return [()]
+
+    def shape_checks(self, node, input_shapes):
+        return []  # make_node admits only a scalar or a 0-d tensor: nothing is left to check when it runs
 
     def grad(self, inputs, output_grads):
         return [_gradient_of(inputs[0], tensor_from_scalar(output_grads[0]))]
