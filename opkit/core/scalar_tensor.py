@@ -16,12 +16,6 @@ from opkit.core.c_source import SectionOp
 from opkit.core.graph import Apply, Constant, Variable
 from opkit.core.scalar_type import SCALAR_TYPES, ScalarType
 
-# The operators a scalar variable has (PyTensor's ScalarVariable's), each the 0-d tensor's.
-OPERATORS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
-             "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__", "__neg__", "__pos__",
-             "__abs__", "__lt__", "__le__", "__gt__", "__ge__", "__and__", "__rand__", "__or__", "__ror__",
-             "__xor__", "__rxor__", "__invert__")
-
 
 def _is_scalar(value):
     return isinstance(value, Variable) and isinstance(value.type, ScalarType)

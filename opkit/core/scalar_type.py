@@ -44,7 +44,7 @@ class _ScalarOperators:
 for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
               "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__", "__neg__", "__pos__",
               "__abs__", "__lt__", "__le__", "__gt__", "__ge__", "__and__", "__rand__", "__or__", "__ror__",
-              "__xor__", "__rxor__", "__invert__"):  # scalar_tensor.OPERATORS (a test holds them equal)
+              "__xor__", "__rxor__", "__invert__"):  # PyTensor's ScalarVariable's (scalar_tensor.apply_operator)
     setattr(_ScalarOperators, _name, _operator(_name))
 
 
