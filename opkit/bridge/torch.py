@@ -139,7 +139,7 @@ class _Bridge:
             error = _called_as_torch_op(exc, self.op, where, arrays)
             if error is exc:
                 raise
-            raise error from exc  # op.compute's own error stays its cause
+            raise error from (exc.__cause__ or exc)  # make_node's own error stays the cause, not compute's wrapper
         if self.n_outputs == 1:
             if isinstance(result, list):
                 raise TypeError(f"{where} made {len(result)} outputs; bridge it with as_torch_op(op, "

@@ -370,7 +370,7 @@ def test_the_wheel_is_built_and_checked_as_users_get_it():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert project["project"]["license"] == "BSD-3-Clause" and project["project"]["license-files"] == ["LICENSE"]
     assert (ROOT / "LICENSE").read_text().startswith("BSD 3-Clause License")
-    assert project["build-system"]["requires"] == ["setuptools>=77.0"]
+    assert project["build-system"]["requires"] == ["setuptools>=77.0.1"]
     run = (ROOT / ".ci" / "run").read_text()
     assert '"$root/.ci/wheel_check" "$first_python"' in run
     check = (ROOT / ".ci" / "wheel_check").read_text()

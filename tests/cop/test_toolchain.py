@@ -7,7 +7,8 @@ with, and then opkit itself with its dependencies, from a copy of this tree, wit
 the `[build-system]` bound in pyproject.toml: setuptools < 62.3 ignores the
 recursive `templates/**/*` package-data glob (opkit installs without
 templates/fastcall.cpp), and on Python 3.12+ setuptools < 66.1 cannot run at all
-(pkg_resources uses pkgutil.ImpImporter), so the bound is 66.1.0. A script then compiles a graph, a
+(pkg_resources uses pkgutil.ImpImporter); setuptools < 77 cannot read `license` as an SPDX string
+with `license-files` (PEP 639), so the bound is 77.0.1 (77.0.0 is not on PyPI). A script then compiles a graph, a
 hand-written C file with an error in it, and checks the CompileError.
 """
 
