@@ -27,12 +27,18 @@ def _record(event, args):
 
 def run_functions():
     """Compile and check graphs that reach every built-in op's C and every type's C."""
+    _built_in_ops()
+    _params_and_c_data()
+    _big_graph()
+
+
+def _built_in_ops():
+    """Every built-in op's section files and templates, in one function, against numpy."""
     import numpy as np
 
     import opkit
     import opkit.scalar
     import opkit.tensor as ot
-    from opkit import Apply, CDataType, EnumList, Generic, Op, ParamsType
     from opkit.core.builtin_ops import view_op
 
     x, y, m = ot.dvector("x"), ot.dvector("y"), ot.dmatrix("m")
@@ -61,6 +67,28 @@ def run_functions():
     for index, (value, expected) in enumerate(zip(got, want)):
         np.testing.assert_allclose(value, expected, err_msg=f"output {index}")
 
+    # a gradient summed to a shape broadcast when the graph ran (sum_to_shape.c)
+    summed = opkit.function([x, y], opkit.grad((x * y).sum(), x))(np.array([2.0]), b)
+    np.testing.assert_allclose(summed, [b.sum()])
+
+    # indexed updates (inc_subtensor.c, inc_subtensor.c.j2)
+    updated = opkit.function([m, x], [ot.inc_subtensor(m[:, 1:], 1.0), ot.set_subtensor(m[0], x)])(c, a)
+    np.testing.assert_allclose(updated[0], np.concatenate([c[:, :1], c[:, 1:] + 1], axis=1))
+    np.testing.assert_allclose(updated[1], np.stack([a, c[1]]))
+
+
+def _params_and_c_data():
+    """A ParamsType with scalar, enum and Generic fields, and a CDataType passed between nodes."""
+    import numpy as np
+
+    import opkit
+    import opkit.scalar
+    import opkit.tensor as ot
+    from opkit import Apply, CDataType, EnumList, Generic, Op, ParamsType
+
+    x, y = ot.dvector("x"), ot.dvector("y")
+    a, b = np.arange(1.0, 4.0), np.array([0.5, -1.0, 2.0])
+
     class Axpy(Op):
         """alpha * x + y or alpha * x * y, with its parameters in a ParamsType (scalar and enum fields)."""
 
@@ -84,15 +112,6 @@ def run_functions():
 
         def c_code_cache_version(self):
             return (1,)
-
-    # a gradient summed to a shape broadcast when the graph ran (sum_to_shape.c)
-    summed = opkit.function([x, y], opkit.grad((x * y).sum(), x))(np.array([2.0]), b)
-    np.testing.assert_allclose(summed, [b.sum()])
-
-    if hasattr(ot, "inc_subtensor"):  # indexed updates (inc_subtensor.c, inc_subtensor.c.j2)
-        updated = opkit.function([m, x], [ot.inc_subtensor(m[:, 1:], 1.0), ot.set_subtensor(m[0], x)])(c, a)
-        np.testing.assert_allclose(updated[0], np.concatenate([c[:, :1], c[:, 1:] + 1], axis=1))
-        np.testing.assert_allclose(updated[1], np.stack([a, c[1]]))
 
     g = opkit.function([x, y], [Axpy(2.0, "MUL")(x, y), Axpy(3.0, "ADD")(x, y)])
     product, total = g(a, b)
@@ -130,7 +149,15 @@ def run_functions():
     s = opkit.scalar.float64("s")
     assert opkit.function([s], Unpack()(Pack()(s)))(1.5) == 3.0
 
-    # A big graph is built from per-node objects (node.cpp.j2); large loops run on threads (threads.inc.j2).
+
+def _big_graph():
+    """A big graph is built from per-node objects (node.cpp.j2); large loops run on threads (threads.inc.j2)."""
+    import numpy as np
+
+    import opkit
+    import opkit.tensor as ot
+
+    x = ot.dvector("x")
     big = x
     for k in range(60):
         big = ot.exp(big * 0.5) - ot.sqrt(abs(big) + k)
