@@ -19,7 +19,15 @@ SECTION_FILES = sorted(PACKAGE.rglob("*.c"))
 
 
 def _section_op_classes():
-    import opkit.tensor  # noqa: F401  (imports every built-in op module)
+    import importlib
+
+    import opkit.tensor  # noqa: F401
+    from opkit.core.tensor import LAYERS
+
+    # opkit.tensor imports what its names need; ops only gradients build (SumToShape) come with their layer.
+    for layer, modules in LAYERS:
+        for module in modules:
+            importlib.import_module(f"opkit.core.tensor.{layer}.{module}")
 
     seen, todo = [], [SectionOp]
     while todo:

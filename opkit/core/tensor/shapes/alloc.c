@@ -9,12 +9,8 @@
 /* Copy `value` broadcast into the new array `z`, or raise broadcast_copy's ValueError (alloc.py). */
 static int opkit_alloc_fill(PyArrayObject* z, PyArrayObject* value)
 {
-    int nd = PyArray_NDIM(z), k = PyArray_NDIM(value), bad = k > nd;
-    for (int i = 0; !bad && i < k; ++i) {
-        npy_intp v = PyArray_DIMS(value)[i], t = PyArray_DIMS(z)[nd - k + i];
-        bad = v != 1 && v != t;
-    }
-    if (bad) {
+    if (!opkit_broadcasts(value, z)) {
+        int nd = PyArray_NDIM(z), k = PyArray_NDIM(value);
         char msg[1024];
         size_t len = snprintf(msg, sizeof msg, "alloc: cannot broadcast a value of shape ");
         len = opkit_format_shape(msg, len, sizeof msg, k, PyArray_DIMS(value));

@@ -11,12 +11,8 @@
 /* numpy's ValueError (the text broadcast_into_checks in shape_checks.py states) unless y broadcasts into view. */
 static int opkit_broadcasts_into(PyArrayObject* y, PyArrayObject* view)
 {
-    int nd = PyArray_NDIM(view), k = PyArray_NDIM(y), bad = k > nd;
-    for (int i = 0; !bad && i < k; ++i) {
-        npy_intp v = PyArray_DIMS(y)[i];
-        bad = v != 1 && v != PyArray_DIMS(view)[nd - k + i];
-    }
-    if (!bad) return 0;
+    if (opkit_broadcasts(y, view)) return 0;
+    int nd = PyArray_NDIM(view), k = PyArray_NDIM(y);
     char msg[1024];
     size_t len = snprintf(msg, sizeof msg, "could not broadcast input array from shape ");
     len = opkit_format_shape_sep(msg, len, sizeof msg, k, PyArray_DIMS(y), ",");

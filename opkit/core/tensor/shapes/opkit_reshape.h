@@ -14,6 +14,19 @@ static size_t opkit_format_shape_sep(char* msg, size_t len, size_t cap, int nd, 
 }
 
 /* Append a shape as Python prints a tuple: (2, 3), (4,), (). */
+/* 1 if an array of `from` broadcasts into the shape of `to` by numpy's rule (each length 1 or the target's,
+   counted from the last axis; never more axes than the target), else 0. */
+static int opkit_broadcasts(PyArrayObject* from, PyArrayObject* to)
+{
+    int nd = PyArray_NDIM(to), k = PyArray_NDIM(from);
+    if (k > nd) return 0;
+    for (int i = 0; i < k; ++i) {
+        npy_intp v = PyArray_DIMS(from)[i];
+        if (v != 1 && v != PyArray_DIMS(to)[nd - k + i]) return 0;
+    }
+    return 1;
+}
+
 static size_t opkit_format_shape(char* msg, size_t len, size_t cap, int nd, const npy_intp* dims)
 {
     return opkit_format_shape_sep(msg, len, cap, nd, dims, ", ");
