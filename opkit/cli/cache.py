@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from opkit.cli import whole_number
+from opkit.cli.cache_ops import human_size
 
 
 def add_commands(commands):
@@ -25,14 +26,6 @@ def add_commands(commands):
                        ).set_defaults(run=run_clear)
 
 
-def _size(n: int) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return str(n)
-
-
 def run_info(args):
     from opkit.cop.cache import default_cache
 
@@ -51,10 +44,10 @@ def run_info(args):
         return 0
     print(f"root:     {info['root']}")
     print(f"entries:  {info['entries']}")
-    print(f"size:     {_size(info['total_bytes'])} (modules: at most {_size(info['max_bytes'])})")
+    print(f"size:     {human_size(info['total_bytes'])} (modules: at most {human_size(info['max_bytes'])})")
     for kind, size in info["bytes_by_kind"].items():
         if size:
-            print(f"  {kind}: {_size(size)}")
+            print(f"  {kind}: {human_size(size)}")
     if info["unreadable_dirs"]:
         print(f"  and {info['unreadable_dirs']} unreadable director(ies) not counted;"
               " `opkit cache prune` removes unusable entries")
@@ -66,12 +59,12 @@ def _report_removed(cache, before, after, removed, verb):
     from opkit.cop.cache_owner import foreign_names
 
     gone = {kind: max(0, size - after["bytes_by_kind"].get(kind, 0)) for kind, size in before["bytes_by_kind"].items()}
-    line = f"{verb} {len(removed)} module(s), {_size(gone.pop('modules', 0))}"
-    others = [f"{kind} {_size(size)}" for kind, size in gone.items() if size]
+    line = f"{verb} {len(removed)} module(s), {human_size(gone.pop('modules', 0))}"
+    others = [f"{kind} {human_size(size)}" for kind, size in gone.items() if size]
     total = max(0, before["total_bytes"] - after["total_bytes"])
     if others:
         line += f"; removed {', '.join(others)}"
-    print(f"{line}: {_size(total)} in all" if others else line)
+    print(f"{line}: {human_size(total)} in all" if others else line)
     left = foreign_names(cache.root) if cache.root.is_dir() else []
     if left:
         shown = ", ".join(left[:5]) + (f" and {len(left) - 5} more" if len(left) > 5 else "")

@@ -13,6 +13,15 @@ _LINE = re.compile(rb'^#line \d+ "([^"\n]*)"', re.M)
 NO_FILE = "(C from c_code methods)"
 
 
+def human_size(n: int) -> str:
+    """Return `n` bytes as B, KiB, MiB or GiB."""
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return str(n)
+
+
 def _files_of(entry_path: str) -> list[str]:
     """Return the #section files a cached module's source names, or [NO_FILE] if it names none."""
     from opkit.cop.cache_layout import SOURCE
@@ -67,16 +76,15 @@ def _names(ops: list[str]) -> str:
 
 def print_by_op(info) -> int:
     """Print the rows of by_op() as a table fitting the terminal; return 0."""
-    from opkit.cli.cache import _size
     from opkit.cli.ops import fit_table
 
     print(f"root:     {info['root']}")
-    print(f"entries:  {info['entries']} ({_size(info['bytes_by_kind']['modules'])}); a module of several ops counts "
+    print(f"entries:  {info['entries']} ({human_size(info['bytes_by_kind']['modules'])}); a module of several ops counts "
           f"in each of their rows (`--json` lists every file)\n")
     from opkit.cli.ops import c_files_cell
 
     table = [("OPS", "MODULES", "SIZE", "C FILES")]
-    table += [(_names(row["ops"]), str(row["modules"]), _size(row["bytes"]), c_files_cell(row["c_files"]))
+    table += [(_names(row["ops"]), str(row["modules"]), human_size(row["bytes"]), c_files_cell(row["c_files"]))
               for row in info["by_op"]]
     for line in fit_table(table):
         print(line)

@@ -257,7 +257,7 @@ def _prune_and_clear_count_what_went(user, work, env):
 
 
 def _size(n):
-    from opkit.cli.cache import _size as size
+    from opkit.cli.cache_ops import human_size as size
 
     return size(n)
 
