@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from opkit.core.gradient_registry import registered
 from opkit.core.graph import Apply
 from opkit.core.op import Op
 from opkit.core.tensor.elementwise.elemwise import Elemwise
@@ -58,10 +59,7 @@ class Dot(Op):
                     f"{{}} (dim {len(xs) - 1}) != {{}} (dim 0)")
         return [check_chain([("ValueError", template, "eq", xs[-1], ys[0], (*xs, *ys, xs[-1], ys[0]))])]
 
-    def grad(self, inputs, output_grads):
-        from opkit.core.tensor.gradients import reduce_grad  # later layer: Dot's gradient builds dots and transposes
-
-        return reduce_grad.dot_grad(self, inputs, output_grads)
+    grad = registered("grad")  # Dot's gradient builds dots and transposes: gradients/reduce_grad.py
 
     def R_op(self, inputs, eval_points):
         x, y = inputs

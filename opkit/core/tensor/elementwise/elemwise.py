@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from opkit.core.c_source import SectionOp
+from opkit.core.gradient_registry import registered
 from opkit.core.graph import Apply, Variable
 from opkit.core.tensor.types.type import TensorType
 from opkit.core.tensor.types.variable import as_tensor_variable, constant
@@ -252,17 +253,9 @@ class Elemwise(SectionOp):
         # which holds the section files' text and the rendered templates, is its cache key in any case.
         return (7,)
 
-    def grad(self, inputs, output_grads):
-        # later layer: the gradient rules build ops of every layer
-        from opkit.core.tensor.gradients import elemwise_grad
-
-        return elemwise_grad.grad(self, inputs, output_grads)
-
-    def R_op(self, inputs, eval_points):
-        # later layer: the gradient rules build ops of every layer
-        from opkit.core.tensor.gradients import elemwise_grad
-
-        return elemwise_grad.r_op(self, inputs, eval_points)
+    # the gradient rules build ops of every layer: gradients/elemwise_grad.py registers them
+    grad = registered("grad")
+    R_op = registered("R_op")
 
     def __str__(self):
         return getattr(self, "name", None) or str(self.scalar_op)

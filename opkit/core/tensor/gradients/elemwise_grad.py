@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from opkit.core.builtin_ops import shape_op
+from opkit.core.gradient_registry import register
 from opkit.core.graph import Variable
 from opkit.core.gradient_types import DisconnectedType, NullType
 from opkit.core.tensor.elementwise import basic
@@ -162,6 +163,7 @@ def _user_grad(op, inputs, out, g):
     return fitted
 
 
+@register(Elemwise, "grad")
 def grad(op, inputs, output_grads):
     """Return the gradient terms of an Elemwise node, one per input."""
     (g,) = output_grads
@@ -172,7 +174,7 @@ def grad(op, inputs, output_grads):
         return _user_grad(op, inputs, out, g)
     rule = RULES.get(op.scalar_op.name)
     if rule is None:
-        from opkit.core.gradient import grad_not_implemented
+        from opkit.core.gradient_types import grad_not_implemented
 
         return [grad_not_implemented(op, i, x, _MISSING) for i, x in enumerate(inputs)]
     return [sum_to(rule(inputs, out, i, g), x, _others(inputs, x)) for i, x in enumerate(inputs)]
@@ -183,6 +185,7 @@ def _others(inputs, x):
     return [o for o in inputs if o is not x]
 
 
+@register(Elemwise, "R_op")
 def r_op(op, inputs, eval_points):
     """Return [J @ eval_points] of an Elemwise node (None where no eval point reaches it)."""
     out = op(*inputs)

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from opkit.core.gradient_registry import register
 from opkit.core.graph import Apply
 from opkit.core.op import Op
+from opkit.core.tensor.elementwise.basic import Dot
+from opkit.core.tensor.reductions.reduction import Reduce
 from opkit.core.tensor.shapes.alloc import (alloc_like, cast, expand_dims, float_zeros_like, is_float_dtype, shape_dims,
                                     transpose)
 from opkit.core.tensor.types.shape_checks import broadcast_into_checks, broadcast_into_error, check_chain
@@ -96,6 +99,7 @@ class ProdGrad(Op):
         return [check_chain(broadcast_into_checks(input_shapes[1], input_shapes[0]))]
 
 
+@register(Dot, "grad")
 def dot_grad(op, inputs, output_grads):
     """Return the gradients of Dot for each vector/matrix combination.
 
@@ -114,3 +118,13 @@ def dot_grad(op, inputs, output_grads):
     else:
         gx, gy = dot(g, transpose(y)), dot(transpose(x), g)
     return [_like_input(gx, x), _like_input(gy, y)]
+
+
+@register(Reduce, "grad")
+def _grad(op, inputs, output_grads):
+    return reduce_grad(op, inputs, op(*inputs), output_grads)
+
+
+@register(Reduce, "L_op")
+def _l_op(op, inputs, outputs, output_grads):
+    return reduce_grad(op, inputs, outputs[0], output_grads)

@@ -15,7 +15,9 @@ import warnings
 import numpy as np
 
 from opkit.core.c_source import SectionOp
+from opkit.core.gradient_registry import registered
 from opkit.core.graph import Apply
+from opkit.core.tensor.shapes.alloc import float_zeros_like
 from opkit.core.tensor.types.shape_checks import check_chain, nonempty_checks
 from opkit.core.tensor.types.type import TensorType
 from opkit.core.tensor.types.variable import as_tensor_variable
@@ -122,17 +124,9 @@ class Reduce(SectionOp):
         return nonempty_checks([dims[a] for a in self._axes(len(dims))],
                                f"zero-size array to reduction operation {ufunc} which has no identity")
 
-    def grad(self, inputs, output_grads):
-        # later layer: a reduction's gradient broadcasts back (Alloc)
-        from opkit.core.tensor.gradients import reduce_grad
-
-        return reduce_grad.reduce_grad(self, inputs, self(*inputs), output_grads)
-
-    def L_op(self, inputs, outputs, output_grads):
-        # later layer: a reduction's gradient broadcasts back (Alloc)
-        from opkit.core.tensor.gradients import reduce_grad
-
-        return reduce_grad.reduce_grad(self, inputs, outputs[0], output_grads)
+    # a reduction's gradient broadcasts back: gradients/reduce_grad.py registers it
+    grad = registered("grad")
+    L_op = registered("L_op")
 
     def R_op(self, inputs, eval_points):
         if eval_points[0] is None:
@@ -259,8 +253,6 @@ class Argmax(SectionOp):
 
     def grad(self, inputs, output_grads):
         # As PyTensor: an index has no derivative; the input gets a zero gradient.
-        from opkit.core.tensor.shapes.alloc import float_zeros_like  # later layer: an index's zero gradient (Alloc)
-
         return [float_zeros_like(inputs[0])]
 
     def __str__(self):

@@ -213,9 +213,9 @@ class ScalarOp(Op):
         """On scalars, the scalar output; on tensors (or arrays), ``Elemwise(self)`` applied to them."""
         if any(isinstance(i, Variable) and not isinstance(i.type, ScalarType) or isinstance(i, np.ndarray)
                and i.ndim for i in inputs):
-            from opkit.core.tensor.elementwise.elemwise import Elemwise  # later layer: the op over arrays
+            from opkit.core.tensor.types.operators import find  # Elemwise: the op over arrays, a later layer
 
-            return Elemwise(self)(*inputs, **kwargs)
+            return find("Elemwise")(self)(*inputs, **kwargs)
         return super().__call__(*inputs, **kwargs)
 
     def make_node(self, *inputs):

@@ -7,6 +7,7 @@ import functools
 import numpy as np
 
 from opkit.core.c_source import SectionOp, render
+from opkit.core.gradient_registry import registered
 from opkit.core.graph import Apply, Constant
 from opkit.core.tensor.elementwise.elemwise import Elemwise
 from opkit.core.tensor.types.shape_checks import broadcast_into_checks, check_chain, known_nonnegative
@@ -89,12 +90,7 @@ class Alloc(SectionOp):
         # Folding would store a possibly large array in the graph for every call.
         return False
 
-    def grad(self, inputs, output_grads):
-        from opkit.core.gradient import disconnected_type
-        # later layer: the gradient sums broadcast axes back
-        from opkit.core.tensor.gradients.elemwise_grad import sum_to
-
-        return [sum_to(output_grads[0], inputs[0])] + [disconnected_type() for _ in inputs[1:]]
+    grad = registered("grad")  # it sums broadcast axes back: gradients/shape_grad.py
 
     def R_op(self, inputs, eval_points):
         if eval_points[0] is None:
@@ -236,18 +232,7 @@ class DimShuffle(SectionOp):
     def shape_checks(self, node, input_shapes):
         return []  # make_node checked the order: every axis once, only new axes added
 
-    def grad(self, inputs, output_grads):
-        from opkit.core.tensor.reductions.reduction import sum
-
-        x, g = inputs[0], output_grads[0]
-        inserted = [i for i, a in enumerate(self.new_order) if a == "x"]
-        if inserted:
-            g = sum(g, axis=inserted)
-        kept = [a for a in self.new_order if a != "x"]
-        inverse = [kept.index(axis) for axis in range(x.ndim)]
-        if inverse != list(range(x.ndim)):
-            g = DimShuffle(inverse)(g)
-        return [cast(g, x.dtype) if is_float_dtype(x.dtype) else float_zeros_like(x)]
+    grad = registered("grad")  # it sums the inserted axes: gradients/shape_grad.py
 
     def R_op(self, inputs, eval_points):
         if eval_points[0] is None:

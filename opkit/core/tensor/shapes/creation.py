@@ -82,7 +82,7 @@ class ARange(Op):
         return [[False], [False], [False]]
 
     def grad(self, inputs, output_grads):
-        from opkit.core.gradient import disconnected_type
+        from opkit.core.gradient_types import disconnected_type
 
         return [disconnected_type() for _ in inputs]
 

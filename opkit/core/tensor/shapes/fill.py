@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from opkit.core.gradient_registry import registered
 from opkit.core.graph import Apply
 from opkit.core.op import Op
 from opkit.core.tensor.shapes.alloc import broadcast_copy
@@ -47,12 +48,7 @@ class Fill(Op):
     def do_constant_folding(self, node):
         return False  # as Alloc: folding would keep a possibly large array in the graph
 
-    def grad(self, inputs, output_grads):
-        from opkit.core.gradient_types import disconnected_type
-        # later layer: the gradient sums broadcast axes back
-        from opkit.core.tensor.gradients.elemwise_grad import sum_to
-
-        return [disconnected_type(), sum_to(output_grads[0], inputs[1])]
+    grad = registered("grad")  # it sums broadcast axes back: gradients/shape_grad.py
 
     def R_op(self, inputs, eval_points):
         return [None if eval_points[1] is None else self(inputs[0], eval_points[1])]

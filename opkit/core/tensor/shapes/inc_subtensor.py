@@ -15,8 +15,8 @@ import numpy as np
 
 from opkit.core.builtin_ops import Shape_i, shape_op
 from opkit.core.c_source import SectionOp, render
+from opkit.core.gradient_registry import registered
 from opkit.core.graph import Apply, Constant
-from opkit.core.tensor.shapes.alloc import float_zeros_like, is_float_dtype
 from opkit.core.tensor.shapes.subtensor import Subtensor, _static_shape, build_index, parse_index, write_checks
 from opkit.core.tensor.types.shape_checks import broadcast_into_error
 from opkit.core.tensor.types.variable import as_tensor_variable, constant
@@ -140,21 +140,7 @@ class IncSubtensor(SectionOp):
     def connection_pattern(self, node):
         return [[True], [True]] + [[False] for _ in node.inputs[2:]]
 
-    def grad(self, inputs, output_grads):
-        from opkit.core.gradient import disconnected_type
-
-        x, y, *index_inputs = inputs
-        g, = output_grads
-        indices = [disconnected_type() for _ in index_inputs]
-        if not is_float_dtype(x.dtype):  # an integer result carries no gradient
-            return [float_zeros_like(x), float_zeros_like(y) if not is_float_dtype(y.dtype) else y.zeros_like()] \
-                + indices
-        if self.set_instead_of_inc:
-            g_x = IncSubtensor(self.idx_list, set_instead_of_inc=True)(g, constant(np.zeros((), g.dtype)),
-                                                                        *index_inputs)
-        else:
-            g_x = g
-        return [g_x, _gradient_of_y(Subtensor(self.idx_list)(g, *index_inputs), y)] + indices
+    grad = registered("grad")  # y's gradient sums broadcast axes back: gradients/shape_grad.py
 
     def R_op(self, inputs, eval_points):
         if eval_points[0] is None and eval_points[1] is None:
@@ -167,19 +153,6 @@ class IncSubtensor(SectionOp):
     def __str__(self):
         parts = ["i" if e == "int" else ":".join("v" if g else "" for g in e[1:]) for e in self.idx_list]
         return ("SetSubtensor{" if self.set_instead_of_inc else "IncSubtensor{") + ", ".join(parts) + "}"
-
-
-def _gradient_of_y(selected, y):
-    """g[index] summed over the axes y was broadcast along, in y's dtype (float zeros for an integer y).
-
-    Axes where y's static length is 1 are summed (as PyTensor does); an axis of unknown static
-    length that numpy broadcast when the graph ran (y's length 1 into a longer x[index]) is summed
-    then, by sum_to's SumToShape.
-    """
-    # later layer: the gradient of an elementwise broadcast sums over the same axes
-    from opkit.core.tensor.gradients.elemwise_grad import sum_to
-
-    return sum_to(selected, y)
 
 
 def _indexed(x, what):

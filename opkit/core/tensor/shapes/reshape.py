@@ -105,7 +105,7 @@ class Reshape(SectionOp):
         return [[True], [False]]
 
     def grad(self, inputs, output_grads):
-        from opkit.core.gradient import disconnected_type
+        from opkit.core.gradient_types import disconnected_type
         from opkit.core.tensor.shapes.shape_ops import shape as shape_of
 
         x, _ = inputs

@@ -139,7 +139,7 @@ class Subtensor(SectionOp):
         return [[True]] + [[False] for _ in node.inputs[1:]]
 
     def grad(self, inputs, output_grads):
-        from opkit.core.gradient import disconnected_type
+        from opkit.core.gradient_types import disconnected_type
         from opkit.core.tensor.shapes.alloc import float_zeros_like, is_float_dtype
 
         x, *index_inputs = inputs
@@ -246,7 +246,7 @@ class SubtensorGrad(Op):
         return [[False], [True]] + [[False] for _ in node.inputs[2:]]
 
     def grad(self, inputs, output_grads):
-        from opkit.core.gradient import disconnected_type
+        from opkit.core.gradient_types import disconnected_type
 
         x, g, *index_inputs = inputs
         return [disconnected_type(), Subtensor(self.idx_list)(output_grads[0], *index_inputs)] + \

@@ -90,7 +90,7 @@ class SumToShape(SectionOp):
         return [[True], [False]]
 
     def grad(self, inputs, output_grads):
-        from opkit.core.gradient import disconnected_type
+        from opkit.core.gradient_types import disconnected_type
         from opkit.core.tensor.shapes.alloc import alloc_like
 
         return [alloc_like(output_grads[0], inputs[0]), disconnected_type()]

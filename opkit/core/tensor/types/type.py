@@ -202,10 +202,9 @@ class TensorType(TensorCInterface, CType):
         if any(mine is not None and theirs is not None and mine != theirs
                for mine, theirs in zip(self.shape, other.shape)):
             return None
-        # later layer: a variable converted to a more specific type gets SpecifyShape (a shape op)
-        from opkit.core.tensor.shapes.specify_shape import specify_shape
+        from opkit.core.tensor.types.operators import find  # SpecifyShape: a shape op of a later layer
 
-        return specify_shape(var, self.shape)
+        return find("specify_shape")(var, self.shape)
 
     def describe(self):
         return f"{self} (ndim {self.ndim}, dtype {self.dtype})"

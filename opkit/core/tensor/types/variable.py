@@ -7,124 +7,123 @@ from typing import Any
 import numpy as np
 
 from opkit.core.graph import Constant, Variable
+from opkit.core.tensor.types.operators import find  # the later layers' ops, found on first use
 from opkit.core.tensor.types.weak import fits_64_bits, is_weak_number
 
 
 class _TensorOperators:
-    """Arithmetic operators shared by tensor variables and constants."""
+    """Arithmetic operators shared by tensor variables and constants.
+
+    Each builds an op of a later layer of opkit.core.tensor, found by name through the layers' one
+    upward edge, opkit.core.tensor.types.operators.find.
+    """
 
     def __add__(self, other):
-        return _ops().add(self, other)
+        return find("add")(self, other)
 
     def __radd__(self, other):
-        return _ops().add(other, self)
+        return find("add")(other, self)
 
     def __sub__(self, other):
-        return _ops().sub(self, other)
+        return find("sub")(self, other)
 
     def __rsub__(self, other):
-        return _ops().sub(other, self)
+        return find("sub")(other, self)
 
     def __mul__(self, other):
-        return _ops().mul(self, other)
+        return find("mul")(self, other)
 
     def __rmul__(self, other):
-        return _ops().mul(other, self)
+        return find("mul")(other, self)
 
     def __truediv__(self, other):
-        return _ops().true_div(self, other)
+        return find("true_div")(self, other)
 
     def __rtruediv__(self, other):
-        return _ops().true_div(other, self)
+        return find("true_div")(other, self)
 
     def __floordiv__(self, other):
-        return _std().int_div(self, other)
+        return find("int_div")(self, other)
 
     def __rfloordiv__(self, other):
-        return _std().int_div(other, self)
+        return find("int_div")(other, self)
 
     def __mod__(self, other):
-        return _std().mod(self, other)
+        return find("mod")(self, other)
 
     def __rmod__(self, other):
-        return _std().mod(other, self)
+        return find("mod")(other, self)
 
     def __divmod__(self, other):
-        return _std().int_div(self, other), _std().mod(self, other)
+        return find("int_div")(self, other), find("mod")(self, other)
 
     def __rdivmod__(self, other):
-        return _std().int_div(other, self), _std().mod(other, self)
+        return find("int_div")(other, self), find("mod")(other, self)
 
     def __pow__(self, other):
-        return _ops().pow(self, other)
+        return find("pow")(self, other)
 
     def __rpow__(self, other):
-        return _ops().pow(other, self)
+        return find("pow")(other, self)
 
     def __neg__(self):
-        return _ops().neg(self)
+        return find("neg")(self)
 
     def __pos__(self):
         return self
 
     def __abs__(self):
-        return _std().abs(self)
+        return find("abs")(self)
 
     # Comparisons build ops; == and != stay Python identity, as in PyTensor (use eq/neq).
     def __lt__(self, other):
-        return _logic().lt(self, other)
+        return find("lt")(self, other)
 
     def __le__(self, other):
-        return _logic().le(self, other)
+        return find("le")(self, other)
 
     def __gt__(self, other):
-        return _logic().gt(self, other)
+        return find("gt")(self, other)
 
     def __ge__(self, other):
-        return _logic().ge(self, other)
+        return find("ge")(self, other)
 
     def __and__(self, other):
-        return _logic().and_(self, other)
+        return find("and_")(self, other)
 
     def __rand__(self, other):
-        return _logic().and_(other, self)
+        return find("and_")(other, self)
 
     def __or__(self, other):
-        return _logic().or_(self, other)
+        return find("or_")(self, other)
 
     def __ror__(self, other):
-        return _logic().or_(other, self)
+        return find("or_")(other, self)
 
     def __xor__(self, other):
-        return _logic().xor(self, other)
+        return find("xor")(self, other)
 
     def __rxor__(self, other):
-        return _logic().xor(other, self)
+        return find("xor")(other, self)
 
     def __invert__(self):
-        return _logic().invert(self)
+        return find("invert")(self)
 
     def reshape(self, *shape, ndim=None):
         """Return this tensor reshaped: x.reshape((2, -1)) or x.reshape(2, -1)."""
-        from opkit.core.tensor.shapes.reshape import reshape  # later layer: x.reshape() builds a shape op
-
-        return reshape(self, shape[0] if len(shape) == 1 else shape, ndim=ndim)
+        return find("reshape")(self, shape[0] if len(shape) == 1 else shape, ndim=ndim)
 
     def dimshuffle(self, *pattern):
         """Return a view with axes reordered and 'x' length-1 axes added: x.dimshuffle(1, 'x', 0)."""
-        from opkit.core.tensor.shapes.alloc import DimShuffle  # later layer: x.dimshuffle() builds a shape op
-
         if len(pattern) == 1 and isinstance(pattern[0], (list, tuple)):
             pattern = pattern[0]
-        return DimShuffle(pattern)(self)
+        return find("DimShuffle")(pattern)(self)
 
     def transpose(self, *axes):
         """Return a view with the axes permuted (reversed by default), as ndarray.transpose."""
-        from opkit.core.tensor.shapes.alloc import transpose  # later layer: x.transpose() builds a shape op
-
         if len(axes) == 1 and isinstance(axes[0], (list, tuple)):
             axes = axes[0]
-        return transpose(self, axes or None)
+        return find("transpose")(self, axes or None)
 
     @property
     def T(self):
@@ -132,27 +131,19 @@ class _TensorOperators:
 
     def flatten(self, ndim=1):
         """Return this tensor with its trailing axes merged into `ndim` dimensions."""
-        from opkit.core.tensor.shapes.reshape import flatten  # later layer: x.flatten() builds a shape op
-
-        return flatten(self, ndim)
+        return find("flatten")(self, ndim)
 
     def astype(self, dtype):
         """Return this tensor converted to `dtype` (cast)."""
-        from opkit.core.tensor.shapes.alloc import cast  # later layer: x.astype() builds Cast
-
-        return cast(self, dtype)
+        return find("cast")(self, dtype)
 
     def zeros_like(self, dtype=None):
         """Return zeros shaped like this tensor (its dtype unless given)."""
-        from opkit.core.tensor.shapes.alloc import zeros_like  # later layer: x.zeros_like() builds Alloc
-
-        return zeros_like(self, dtype)
+        return find("zeros_like")(self, dtype)
 
     def ones_like(self, dtype=None):
         """Return ones shaped like this tensor (its dtype unless given)."""
-        from opkit.core.tensor.shapes.alloc import ones_like  # later layer: x.ones_like() builds Alloc
-
-        return ones_like(self, dtype)
+        return find("ones_like")(self, dtype)
 
     @property
     def ndim(self):
@@ -168,54 +159,50 @@ class _TensorOperators:
 
     @property
     def shape(self):
-        return _shape_ops().shape(self)
+        return find("shape")(self)
 
     def sum(self, axis=None, keepdims=False):
-        return _reductions().sum(self, axis=axis, keepdims=keepdims)
+        return find("sum")(self, axis=axis, keepdims=keepdims)
 
     def prod(self, axis=None, keepdims=False):
-        return _reductions().prod(self, axis=axis, keepdims=keepdims)
+        return find("prod")(self, axis=axis, keepdims=keepdims)
 
     def max(self, axis=None, keepdims=False):
-        return _reductions().max(self, axis=axis, keepdims=keepdims)
+        return find("max")(self, axis=axis, keepdims=keepdims)
 
     def min(self, axis=None, keepdims=False):
-        return _reductions().min(self, axis=axis, keepdims=keepdims)
+        return find("min")(self, axis=axis, keepdims=keepdims)
 
     def mean(self, axis=None, keepdims=False):
-        return _reductions().mean(self, axis=axis, keepdims=keepdims)
+        return find("mean")(self, axis=axis, keepdims=keepdims)
 
     def any(self, axis=None, keepdims=False):
         """numpy's x.any(axis, keepdims): True where an element along `axis` is nonzero (NaN is); empty: False."""
-        return _logic().gt(_logic().neq(self, 0).sum(axis=axis, keepdims=keepdims), 0)
+        return find("gt")(find("neq")(self, 0).sum(axis=axis, keepdims=keepdims), 0)
 
     def all(self, axis=None, keepdims=False):
         """numpy's x.all(axis, keepdims): True where no element along `axis` is zero (NaN is not); empty: True."""
-        return _logic().eq(_logic().eq(self, 0).sum(axis=axis, keepdims=keepdims), 0)
+        return find("eq")(find("eq")(self, 0).sum(axis=axis, keepdims=keepdims), 0)
 
     def argmax(self, axis=None, keepdims=False):
-        return _reductions().argmax(self, axis=axis, keepdims=keepdims)
+        return find("argmax")(self, axis=axis, keepdims=keepdims)
 
     def argmin(self, axis=None, keepdims=False):
-        return _reductions().argmin(self, axis=axis, keepdims=keepdims)
+        return find("argmin")(self, axis=axis, keepdims=keepdims)
 
     def dot(self, other):
-        return _ops().dot(self, other)
+        return find("dot")(self, other)
 
     def __getitem__(self, index):
-        return _shape_ops().getitem(self, index)
+        return find("getitem")(self, index)
 
     def set(self, y, **kwargs):
         """Return what this x[index] was taken from, with x[index] set to y: set_subtensor(self, y, **kwargs)."""
-        from opkit.core.tensor.shapes.inc_subtensor import set_subtensor  # later layer: builds IncSubtensor
-
-        return set_subtensor(self, y, **kwargs)
+        return find("set_subtensor")(self, y, **kwargs)
 
     def inc(self, y, **kwargs):
         """Return what this x[index] was taken from, with x[index] incremented by y: inc_subtensor(self, y)."""
-        from opkit.core.tensor.shapes.inc_subtensor import inc_subtensor  # later layer: builds IncSubtensor
-
-        return inc_subtensor(self, y, **kwargs)
+        return find("inc_subtensor")(self, y, **kwargs)
 
     def __len__(self):
         raise TypeError("len() of a symbolic tensor is not known; use x.shape[0]")
@@ -243,38 +230,6 @@ class TensorVariable(_TensorOperators, Variable):
 
 class TensorConstant(_TensorOperators, Constant):
     """An n-d array known when the graph is built."""
-
-
-# A tensor's methods and operators (x + y, x.sum(), x[0], x.reshape(...)) build ops of the later layers
-# of opkit.core.tensor (see its __init__): the methods import them when called, each import marked so.
-def _ops():
-    from opkit.core.tensor.elementwise import basic  # later layer: x + y, x.dot(y) build elementwise ops and Dot
-
-    return basic
-
-
-def _std():
-    from opkit.core.tensor.elementwise import elemwise_math  # later layer: abs(x), x // y build elementwise ops
-
-    return elemwise_math
-
-
-def _logic():
-    from opkit.core.tensor.elementwise import logic  # later layer: x < y, x & y build elementwise ops
-
-    return logic
-
-
-def _reductions():
-    from opkit.core.tensor.reductions import reduction  # later layer: x.sum(), x.max() build reductions
-
-    return reduction
-
-
-def _shape_ops():
-    from opkit.core.tensor.shapes import shape_ops  # later layer: x.shape, x[i] build shape and index ops
-
-    return shape_ops
 
 
 def constant(value, name=None, ndim=None, dtype=None):

@@ -1,0 +1,107 @@
+"""The one upward edge of opkit.core.tensor's layers: what a tensor's operators and methods build.
+
+``x + y``, ``x.sum()``, ``x[0]``, ``x.reshape(...)`` build ops of later layers (elementwise, shapes,
+reductions), and the gradient registry loads the last layer (gradients). The first layer cannot import
+them, so every such use goes through here: ``find(name)`` resolves a name in the later layer that
+defines it on first use (each import below is function-level and marked), then serves it from a dict.
+tests/core/test_layering.py allows upward imports in this module only (FACADE there).
+"""
+
+from __future__ import annotations
+
+
+def _basic():
+    from opkit.core.tensor.elementwise import basic  # later layer: x + y, x.dot(y) build elementwise ops and Dot
+
+    return basic
+
+
+def _elemwise_math():
+    from opkit.core.tensor.elementwise import elemwise_math  # later layer: abs(x), x // y build elementwise ops
+
+    return elemwise_math
+
+
+def _logic():
+    from opkit.core.tensor.elementwise import logic  # later layer: x < y, x & y build elementwise ops
+
+    return logic
+
+
+def _elemwise():
+    from opkit.core.tensor.elementwise import elemwise  # later layer: a scalar op applied to arrays (Elemwise)
+
+    return elemwise
+
+
+def _alloc():
+    from opkit.core.tensor.shapes import alloc  # later layer: x.astype(), x.T, x.zeros_like() build shape ops
+
+    return alloc
+
+
+def _shape_ops():
+    from opkit.core.tensor.shapes import shape_ops  # later layer: x.shape, x[i] build shape and index ops
+
+    return shape_ops
+
+
+def _reshape():
+    from opkit.core.tensor.shapes import reshape  # later layer: x.reshape(), x.flatten() build Reshape
+
+    return reshape
+
+
+def _inc_subtensor():
+    from opkit.core.tensor.shapes import inc_subtensor  # later layer: x[i].set(y), x[i].inc(y) build IncSubtensor
+
+    return inc_subtensor
+
+
+def _specify_shape():
+    from opkit.core.tensor.shapes import specify_shape  # later layer: a type's filter_variable adds SpecifyShape
+
+    return specify_shape
+
+
+def _reduction():
+    from opkit.core.tensor.reductions import reduction  # later layer: x.sum(), x.max() build reductions
+
+    return reduction
+
+
+# the module (of a later layer) that defines each name, as the function that imports it
+HOMES = {
+    _basic: ("add", "sub", "mul", "true_div", "pow", "neg", "dot"),
+    _elemwise_math: ("int_div", "mod", "abs"),
+    _logic: ("lt", "le", "gt", "ge", "eq", "neq", "and_", "or_", "xor", "invert"),
+    _elemwise: ("Elemwise",),
+    _alloc: ("DimShuffle", "transpose", "cast", "zeros_like", "ones_like"),
+    _shape_ops: ("shape", "getitem"),
+    _reshape: ("reshape", "flatten"),
+    _inc_subtensor: ("set_subtensor", "inc_subtensor"),
+    _specify_shape: ("specify_shape",),
+    _reduction: ("sum", "prod", "max", "min", "mean", "argmax", "argmin"),
+}
+_HOME_OF = {name: home for home, names in HOMES.items() for name in names}
+_FOUND: dict = {}
+
+
+def find(name):
+    """Return the function or class `name` of the later layer that defines it (see HOMES)."""
+    try:
+        return _FOUND[name]
+    except KeyError:
+        pass
+    try:
+        home = _HOME_OF[name]
+    except KeyError:
+        raise AttributeError(f"opkit.core.tensor.types.operators has no later-layer name {name!r}") from None
+    value = _FOUND[name] = getattr(home(), name)
+    return value
+
+
+def load_gradients():
+    """Import the gradient layer: its modules register the gradient rules (opkit.core.gradient_registry)."""
+    # later layer: the gradient rules, which register themselves when imported
+    from opkit.core.tensor.gradients import elemwise_grad, elemwise_math_grad, reduce_grad, shape_grad  # noqa: F401
