@@ -189,7 +189,7 @@ def _pytensor_model(ctx, scale, mode):
 
 def model_nodes() -> tuple[int, int, int]:
     """Return the model function's (apply nodes after opkit's rewrites, C regions, nodes of its biggest region)."""
-    from opkit.cop.region import Region
+    from opkit.cop.generate.region import Region
     from opkit.link.partition import partition
 
     fgraph = _opkit_model(1.0).maker.fgraph

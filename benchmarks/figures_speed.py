@@ -107,8 +107,8 @@ def numba_expressions(threads: int) -> dict:
 
 def build_omp_loop(ctx: Context):
     """Compile OMP_SOURCE with -fopenmp (opkit's builder and flags) and return its `expression`."""
-    from opkit.cop.build import build_extension
-    from opkit.cop.load import load_module
+    from opkit.cop.build.extension import build_extension
+    from opkit.cop.load.loader import load_module
 
     name = "opkit_bench_omp_loop"
     path = build_extension(OMP_SOURCE.replace("@NAME@", name), name, ctx.workdir / "omp_loop",

@@ -14,7 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # the lazy names below, as type checkers and editors should see them (PEP 561: py.typed)
     from opkit import gradient as gradient, printing as printing, scalar as scalar, tensor as tensor
     from opkit import testing as testing
-    from opkit.cop.cop import COp as COp
+    from opkit.cop.source.cop import COp as COp
     from opkit.core.builtin_ops import register_deep_copy_op_c_code as register_deep_copy_op_c_code
     from opkit.core.builtin_ops import register_shape_c_code as register_shape_c_code
     from opkit.core.builtin_ops import register_shape_i_c_code as register_shape_i_c_code
@@ -55,8 +55,8 @@ _LAZY = {
     "grad": "opkit.core.gradient",
     "Lop": "opkit.core.gradient",
     "Rop": "opkit.core.gradient",
-    "COp": "opkit.cop.cop",
-    "OpenMPOp": "opkit.cop.openmp",
+    "COp": "opkit.cop.source.cop",
+    "OpenMPOp": "opkit.cop.build.openmp",
     "ParamsType": "opkit.core.params_type",
     "Params": "opkit.core.params_type",
     "EnumType": "opkit.core.enum_type",

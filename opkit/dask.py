@@ -129,6 +129,6 @@ class WarmCache(WorkerPlugin):
 
 def modules_built() -> int:
     """Return how many modules this process compiled (for `client.run(opkit.dask.modules_built)`)."""
-    from opkit.cop.cache import module_events
+    from opkit.cop.store.cache import module_events
 
     return module_events["built"]

@@ -22,7 +22,7 @@ def handler_module():
     import jax
     from jax import ffi
 
-    from opkit.cop.codegen import GeneratedModule
+    from opkit.cop.generate.codegen import GeneratedModule
     from opkit.cop.compile import compile_generated
 
     from opkit.errors import CompileError, add_note

@@ -86,9 +86,9 @@ def compile_node(inputs, outputs, name):
     that writes into its inputs (destroy_map: XLA's inputs are not its to change)
     or whose make_node put other nodes before it.
     """
-    from opkit.cop.cinterface import op_has_c
+    from opkit.cop.generate.cinterface import op_has_c
     from opkit.cop.compile import make_region_runner
-    from opkit.cop.region import Region
+    from opkit.cop.generate.region import Region
 
     node = outputs[0].owner if outputs else None
     if (node is None or any(o.owner is not node for o in outputs) or list(node.inputs) != list(inputs)

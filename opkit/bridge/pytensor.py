@@ -38,7 +38,7 @@ from opkit.core.memo import BoundedMemo
 from opkit.core.op import Op
 from opkit.core.params_type import ParamsType
 from opkit.core.type import MethodNotDefined
-from opkit.cop.cinterface import as_list, call, op_has_c
+from opkit.cop.generate.cinterface import as_list, call, op_has_c
 
 __all__ = ["as_pytensor_op", "PyTensorOp", "TypeNotMapped"]
 

@@ -27,7 +27,7 @@ def add_commands(commands):
 
 
 def run_info(args):
-    from opkit.cop.cache import default_cache
+    from opkit.cop.store.cache import default_cache
 
     cache = default_cache()
     info = cache.info()
@@ -56,7 +56,7 @@ def run_info(args):
 
 def _report_removed(cache, before, after, removed, verb):
     """Print what went: the modules (as the first line always began), then every other kind, as measured."""
-    from opkit.cop.cache_owner import foreign_names
+    from opkit.cop.store.owner import foreign_names
 
     gone = {kind: max(0, size - after["bytes_by_kind"].get(kind, 0)) for kind, size in before["bytes_by_kind"].items()}
     line = f"{verb} {len(removed)} module(s), {human_size(gone.pop('modules', 0))}"
@@ -74,8 +74,8 @@ def _report_removed(cache, before, after, removed, verb):
 def _remove(action, verb):
     """Run the cache's clear or prune; a root that is not opkit's is one error line."""
     from opkit.cli import CommandFailed
-    from opkit.cop.cache import default_cache
-    from opkit.cop.cache_owner import NotOpkitCacheError
+    from opkit.cop.store.cache import default_cache
+    from opkit.cop.store.owner import NotOpkitCacheError
 
     cache = default_cache()
     before = cache.info()  # every count printed is measured: what was there, less what is left

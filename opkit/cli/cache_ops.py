@@ -24,7 +24,7 @@ def human_size(n: int) -> str:
 
 def _files_of(entry_path: str) -> list[str]:
     """Return the #section files a cached module's source names, or [NO_FILE] if it names none."""
-    from opkit.cop.cache_layout import SOURCE
+    from opkit.cop.compiledir.layout import SOURCE
 
     try:
         with open(os.path.join(entry_path, SOURCE), "rb") as handle:

@@ -69,7 +69,7 @@ def _op_files(name: str) -> list[str]:
 
 
 def run_check(args):
-    from opkit.cop.lint import check_files
+    from opkit.cop.source.lint import check_files
 
     files = resolve_targets(args.files)
     # Report each file the way the user spelt it (or found it), so editors can jump to `file:line:`.

@@ -86,9 +86,9 @@ def shipped_modules(name, op) -> tuple[list[str], list[tuple[str, bool]]]:
 
     from opkit.cli import CommandFailed
     from opkit.cli.ops import make_node
-    from opkit.cop.codegen import collect_module
-    from opkit.cop.region import Region
-    from opkit.cop.shipped import built_for, entry_problem, shipped_dir, shipped_entries, shipped_key
+    from opkit.cop.generate.codegen import collect_module
+    from opkit.cop.generate.region import Region
+    from opkit.cop.store.shipped import built_for, entry_problem, shipped_dir, shipped_entries, shipped_key
 
     op_class = f"{type(op).__module__}.{type(op).__qualname__}"
     found, unusable = set(), []
@@ -128,7 +128,7 @@ def blas_check() -> tuple[str, bool, str]:
 
 def run_doctor(args):
     from opkit.config import config
-    from opkit.cop.compiler import describe_toolchain
+    from opkit.cop.build.compiler import describe_toolchain
 
     import platform
 

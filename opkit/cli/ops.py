@@ -242,9 +242,9 @@ _ONE_NODE_DESCRIPTION = "graph of 1 node(s)"
 
 def _region_and_source(args):
     from opkit.cli import CommandFailed
-    from opkit.cop.cinterface import op_has_c
-    from opkit.cop.codegen import render_module
-    from opkit.cop.region import Region
+    from opkit.cop.generate.cinterface import op_has_c
+    from opkit.cop.generate.codegen import render_module
+    from opkit.cop.generate.region import Region
     from opkit.core.type import MethodNotDefined
 
     node = make_node(args.op, args.dtypes, args.ndims)
@@ -270,7 +270,7 @@ def run_build(args):
     _check_into(args, make_node(args.op, args.dtypes, args.ndims))  # before spending a compile on it
     from opkit.cli import CommandFailed
     from opkit.config import config
-    from opkit.cop.shipped import ship_march, ship_refusal
+    from opkit.cop.store.shipped import ship_march, ship_refusal
 
     refusal = ship_refusal()
     if refusal is not None:
@@ -290,7 +290,7 @@ def run_build(args):
 def _require_openmp():
     """Refuse to build a module to ship with a compiler that cannot compile OpenMP (-fopenmp)."""
     from opkit.cli import CommandFailed
-    from opkit.cop.build import modules_use_openmp
+    from opkit.cop.build.extension import modules_use_openmp
     from opkit.errors import CompileError
 
     try:
@@ -305,9 +305,9 @@ def _require_openmp():
 
 
 def _build_node(args):
-    from opkit.cop.codegen import collect_module
+    from opkit.cop.generate.codegen import collect_module
     from opkit.cop.compile import compile_region, region_key
-    from opkit.cop.cache import default_cache
+    from opkit.cop.store.cache import default_cache
 
     region, generated = _region_and_source(args)
     entry = default_cache().entry_dir(region_key(collect_module(region))) if generated.versioned else None
@@ -333,7 +333,7 @@ def _check_into(args, node):
     import pathlib
 
     from opkit.cli import BadArguments
-    from opkit.cop.shipped import SHIPPED_DIR
+    from opkit.cop.store.shipped import SHIPPED_DIR
 
     into = pathlib.Path(args.into)
     package = type(node.op).__module__.partition(".")[0]
@@ -347,8 +347,8 @@ def _check_into(args, node):
 def _ship(args, region, module):
     """Store the built module in the op package at --into; return its directory there."""
     from opkit.cli import CommandFailed
-    from opkit.cop.codegen import collect_module
-    from opkit.cop.shipped import ship_module
+    from opkit.cop.generate.codegen import collect_module
+    from opkit.cop.store.shipped import ship_module
 
     node = region.nodes[0]
     into = _check_into(args, node)

@@ -1,18 +1,58 @@
-"""The C toolchain: #section files, macros, COp, code generation, build, load and cache."""
+"""The C toolchain, in pipeline order: each stage imports only the stages before it.
+
+- `compiledir/`: every name under the compile cache's folder (`layout`), private files, texts kept there;
+- `source/`: an op's C as written: `#section` files, macros, the COp base class, lint;
+- `generate/`: one module's C from a graph region: C interface, node code, templates, codegen;
+- `build/`: the compiler, host facts, flags, precompiled headers, OpenMP, sanitizers, a module's identity;
+- `load/`: a built shared object becomes a module of this process;
+- `store/`: modules kept by key in the compiledir, their upkeep, objects, modules packages ship.
+
+On top, `compile` (a region to a loaded module), `incremental` (a module linked from cached node
+objects) and `blas` (public helpers for ops that call a BLAS) may import every stage.
+"""
+
+import sys as _sys
 
 from opkit.core import c_source as _c_source
 
+# Module names older opkit versions wrote into pickles (a COp's parsed sections), and where they live now.
+_OLD_NAMES = {"opkit.cop.sections": "opkit.cop.source.sections"}
+
+
+class _OldNameFinder:
+    """Let pickles made by an older opkit find a class under the module name it had then."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name not in _OLD_NAMES:
+            return None
+        import importlib.util
+
+        return importlib.util.spec_from_loader(name, _OldNameFinder)
+
+    @staticmethod
+    def create_module(spec):
+        import importlib
+
+        return importlib.import_module(_OLD_NAMES[spec.name])
+
+    @staticmethod
+    def exec_module(module):
+        pass
+
 
 def _read_sections(op, files=None, macros=()):
-    from opkit.cop.section_memo import SectionC
+    from opkit.cop.source.section_memo import SectionC
 
     return SectionC(op, files, macros)
 
 
 def _render(template, macro, values):
-    from opkit.cop.templates import render
+    from opkit.cop.generate.templates import render
 
     return render(template, macro, values)
 
 
 _c_source.install_c_readers(_read_sections, _render)
+if _OldNameFinder not in _sys.meta_path:
+    _sys.meta_path.append(_OldNameFinder)

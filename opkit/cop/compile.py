@@ -5,13 +5,13 @@ from __future__ import annotations
 import pathlib
 import time
 
-from opkit.cop.build import build_extension, build_flags
-from opkit.cop.cache import cache_key, default_cache, module_name_for, process_cache
-from opkit.cop.codegen import collect_module, failure_notes, region_params, render_parts
-from opkit.cop.compiler import find_compiler, toolchain_fingerprint
-from opkit.cop.host import native_target
-from opkit.cop.identity import generated_made_of, region_made_of
-from opkit.cop.sanitize import require_runtime
+from opkit.cop.build.extension import build_extension, build_flags
+from opkit.cop.store.cache import cache_key, default_cache, module_name_for, process_cache
+from opkit.cop.generate.codegen import collect_module, failure_notes, region_params, render_parts
+from opkit.cop.build.compiler import find_compiler, toolchain_fingerprint
+from opkit.cop.build.host import native_target
+from opkit.cop.build.identity import generated_made_of, region_made_of
+from opkit.cop.build.sanitize import require_runtime
 from opkit.errors import CompileError
 
 # A compile that takes longer than this (seconds) is logged at INFO on the `opkit` logger.
@@ -30,7 +30,7 @@ def toolchain_parts():
 
 
 def module_key(generated, toolchain=None):
-    """Return the cache key of generated source: what opkit.cop.identity says it is made of."""
+    """Return the cache key of generated source: what opkit.cop.build.identity says it is made of."""
     return cache_key(*generated_made_of(generated, toolchain_parts() if toolchain is None else toolchain))
 
 
@@ -39,7 +39,7 @@ def region_key(parts, toolchain=None):
 
     The template's text and every code string of every op and type are in it,
     so an edited op, a redefined class or another constant baked into c_code
-    gives another key; nothing trusts a version number alone (opkit.cop.identity).
+    gives another key; nothing trusts a version number alone (opkit.cop.build.identity).
     """
     return cache_key(*region_made_of(parts, toolchain_parts() if toolchain is None else toolchain))
 
@@ -50,7 +50,7 @@ def compile_region(region, description=""):
     The key comes from the parts the module renders from, so a warm process
     loads its module without importing jinja2 or rendering anything.
     """
-    from opkit.cop.shipped import find_shipped  # shipped.py builds on this module's helpers
+    from opkit.cop.store.shipped import find_shipped  # shipped.py builds on this module's helpers
 
     require_runtime()  # a sanitized module loaded without its runtime would abort the process
     try:
@@ -93,7 +93,7 @@ def _build(generated, key, description, incremental=None):
         started = time.perf_counter()
         built = None
         if incremental is not None:
-            from opkit.cop.private_fs import CacheNotWritableError
+            from opkit.cop.compiledir.private_fs import CacheNotWritableError
 
             try:
                 built = incremental(tmp_dir, name)

@@ -6,7 +6,7 @@ piece. The pieces, in graph order, are cut into chunks at points their contents
 choose (see CHUNK_MEAN); a chunk's distinct pieces are one translation unit
 (templates/node.cpp.j2) keyed like a module: its text, the headers it includes,
 its flags and the toolchain. Its object lives in the cache
-(opkit.cop.cache_objects), so a graph that differs from a cached one by a few
+(opkit.cop.store.objects), so a graph that differs from a cached one by a few
 nodes compiles only the chunks holding those. The module itself is the glue (templates/module.cpp.j2 with `states`):
 extract the inputs, call each node's object on its variables' addresses, sync,
 clean up; it is compiled and linked with the objects under the region's key.
@@ -27,16 +27,16 @@ import pathlib
 import re
 
 from opkit.config import config, usable_cores
-from opkit.cop.apply_support import chunk_apply_support
-from opkit.cop.build import LINK_TOO, build_flags, compile_object, link_extension
-from opkit.cop.cache_layout import read_meta
-from opkit.cop.cache_objects import link_copy, object_cache
-from opkit.cop.cinterface import call, include_line, node_c_code
-from opkit.cop.codegen import (MODULE_NAME_PLACEHOLDER, QUICK_RUN_ABOVE, GeneratedModule, collect_module,
+from opkit.cop.generate.apply_support import chunk_apply_support
+from opkit.cop.build.extension import LINK_TOO, build_flags, compile_object, link_extension
+from opkit.cop.compiledir.layout import read_meta
+from opkit.cop.store.objects import link_copy, object_cache
+from opkit.cop.generate.cinterface import call, include_line, node_c_code
+from opkit.cop.generate.codegen import (MODULE_NAME_PLACEHOLDER, QUICK_RUN_ABOVE, GeneratedModule, collect_module,
                                render_parts, restore_line_numbers)
-from opkit.cop.depends import carry
-from opkit.cop.node_code import Collector, unique
-from opkit.cop.templates import node_template
+from opkit.cop.build.depends import carry
+from opkit.cop.generate.node_code import Collector, unique
+from opkit.cop.generate.templates import node_template
 from opkit.errors import CompileError
 
 # A region of more nodes than this is built incrementally (config.incremental); a small one is
@@ -115,7 +115,7 @@ def _separable(node, declares) -> bool:
 
 def node_piece(node) -> NodePiece | None:
     """Render `node` for a chunk; None if its code reads a variable's Python object (py_<name>)."""
-    from opkit.cop.cache import cache_key
+    from opkit.cop.store.cache import cache_key
 
     op = node.op
     params_type = getattr(op, "params_type", None)
@@ -173,7 +173,7 @@ def make_chunk(pieces) -> Chunk:
     for k, piece in enumerate(pieces):
         name = f"node{k}"
         fields = _named(piece.fields, name)
-        # Each node's apply support code in its own namespace (opkit.cop.apply_support), its init code using it.
+        # Each node's apply support code in its own namespace (opkit.cop.generate.apply_support), its init code using it.
         support, hoisted = chunk_apply_support(_named(piece.support_code_apply, name), name, piece.header_dirs)
         nodes.append(dict(fields, name=name, support_apply=support))
         before += hoisted
@@ -292,8 +292,8 @@ def ensure_objects(chunks, also=None):
         else:
             paths[chunk.key] = found
     if missing:
-        from opkit.cop.compiler import find_compiler, python_include_dirs
-        from opkit.cop.pch import pch_args
+        from opkit.cop.build.compiler import find_compiler, python_include_dirs
+        from opkit.cop.build.pch import pch_args
 
         pch_args(find_compiler(), build_flags()[0], python_include_dirs())  # built once, before the threads
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import warnings
 
 from opkit.config import config
-from opkit.cop.cinterface import op_has_c
+from opkit.cop.generate.cinterface import op_has_c
 from opkit.cop.compile import make_region_runner
-from opkit.cop.region import Region
+from opkit.cop.generate.region import Region
 from opkit.errors import CompileError
 from opkit.link.partition import partition
 from opkit.link.no_compiler import compiler_available, shipped_runner
@@ -78,7 +78,7 @@ def region_binder(region, runner):
 
 def _compiler_or_fallback():
     """Return True if C can be compiled; with python_fallback, warn and return False instead."""
-    from opkit.cop.compiler import find_compiler
+    from opkit.cop.build.compiler import find_compiler
 
     try:
         find_compiler()

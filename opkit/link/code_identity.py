@@ -4,7 +4,7 @@
 (op.compute) add to an op's props: the op's Python identity
 (opkit.core.code_identity) and, for a node with C code, the content the
 module cache keys its module by (every code string of the one-node module and
-the local headers it includes, opkit.cop.identity), without the toolchain: a
+the local headers it includes, opkit.cop.build.identity), without the toolchain: a
 `.c` file edited, then the op created again, gives another identity.
 """
 
@@ -24,11 +24,11 @@ def node_identity(node) -> str:
 
 def c_identity(node) -> str:
     """Return a digest of what the module cache keys `node`'s own module by ('' for a node without C code)."""
-    from opkit.cop.cinterface import op_has_c
-    from opkit.cop.codegen import collect_module
-    from opkit.cop.cache import cache_key
-    from opkit.cop.identity import region_made_of
-    from opkit.cop.region import Region
+    from opkit.cop.generate.cinterface import op_has_c
+    from opkit.cop.generate.codegen import collect_module
+    from opkit.cop.store.cache import cache_key
+    from opkit.cop.build.identity import region_made_of
+    from opkit.cop.generate.region import Region
 
     try:
         if not op_has_c(node):
@@ -36,5 +36,5 @@ def c_identity(node) -> str:
         parts = collect_module(Region.from_nodes([node], lambda variable: True))
     except Exception as exc:  # code that cannot be generated: its error is its identity (it runs perform)
         return f"no C: {type(exc).__name__}: {exc}"
-    # What the module cache keys the node's module by (opkit.cop.identity), less the toolchain.
+    # What the module cache keys the node's module by (opkit.cop.build.identity), less the toolchain.
     return cache_key(*region_made_of(parts, ()))

@@ -109,7 +109,7 @@ class DebugLinker:
         self.check_preallocated_output = preallocated_kinds(check_preallocated_output)
 
     def make_runner(self, fgraph):
-        from opkit.cop.cinterface import op_has_c
+        from opkit.cop.generate.cinterface import op_has_c
 
         order = fgraph.toposort()
         use_c = self.check_c_code and any(op_has_c(node) for node in order) and _compiler_available()
@@ -186,7 +186,7 @@ def implementations(node, use_c, check_py_code=True, preallocated=False):
     Without `check_py_code`, perform runs only for a node without C code. With
     `preallocated` the C code is compiled to take the arrays in its output cells.
     """
-    from opkit.cop.cinterface import op_has_c
+    from opkit.cop.generate.cinterface import op_has_c
 
     has_c = op_has_c(node)
     found = []

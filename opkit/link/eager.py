@@ -166,7 +166,7 @@ def _rebindable(function, op):
 
 def _rebound(function, old, new):
     """Return `function` (compiled for the params op `old`) running with the params of `new`: same module."""
-    from opkit.cop.codegen import failure_notes
+    from opkit.cop.generate.codegen import failure_notes
 
     region = function.maker.linker.single_region
     params = [(new if node.op is old else node.op).node_params(node) for node in region.nodes

@@ -16,7 +16,7 @@ _loaded = None  # the module, once built or loaded
 def _module():
     global _loaded
     if _loaded is None:
-        from opkit.cop.codegen import GeneratedModule
+        from opkit.cop.generate.codegen import GeneratedModule
         from opkit.cop.compile import compile_generated
 
         source = SOURCE.read_text(encoding="utf-8")

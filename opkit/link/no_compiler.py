@@ -1,6 +1,6 @@
 """Run a graph on a machine without a C++ compiler: node by node, from the modules op packages ship.
 
-Each node with C code runs its shipped module (opkit.cop.shipped). A node
+Each node with C code runs its shipped module (opkit.cop.store.shipped). A node
 without one runs perform only where config.python_fallback allows it; otherwise
 the error names the node, its signature and the `opkit build ... --into ...`
 command that makes the module. Nodes of ops that have no C code run perform, as
@@ -13,14 +13,14 @@ import pathlib
 import warnings
 
 from opkit.config import config
-from opkit.cop.cinterface import op_has_c
+from opkit.cop.generate.cinterface import op_has_c
 from opkit.errors import CompileError, MissingModuleError
 from opkit.link.runner import sequential_runner
 
 
 def compiler_available() -> bool:
     """Return True if a C++ compiler can be found (config.cxx, else PATH)."""
-    from opkit.cop.compiler import find_compiler
+    from opkit.cop.build.compiler import find_compiler
 
     try:
         find_compiler()
@@ -56,7 +56,7 @@ def _binder(node):
 
 def missing_module_error(node, cause=None) -> MissingModuleError:
     """Return the error for a node with C code, no shipped module and no compiler: what is missing, how to build it."""
-    from opkit.cop.shipped import shipped_dir, shipped_entries
+    from opkit.cop.store.shipped import shipped_dir, shipped_entries
 
     op = node.op
     name = registered_name(op)
@@ -88,7 +88,7 @@ def missing_module_error(node, cause=None) -> MissingModuleError:
 
 def shipped_details(node, entries) -> list[str]:
     """Return a line per shipped module of node's op: what it was built for, and why it is not used here."""
-    from opkit.cop.shipped import built_for, entry_problem
+    from opkit.cop.store.shipped import built_for, entry_problem
 
     key = _shipped_key_of(node)
     signature = ", ".join(str(v.type) for v in node.inputs)
@@ -107,9 +107,9 @@ def shipped_details(node, entries) -> list[str]:
 
 def _shipped_key_of(node) -> str | None:
     """Return the shipped key of a one-node module of `node`, or None if it has none."""
-    from opkit.cop.codegen import collect_module
-    from opkit.cop.region import Region
-    from opkit.cop.shipped import shipped_key
+    from opkit.cop.generate.codegen import collect_module
+    from opkit.cop.generate.region import Region
+    from opkit.cop.store.shipped import shipped_key
 
     try:
         return shipped_key(collect_module(Region.from_nodes([node], lambda variable: True)))

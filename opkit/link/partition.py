@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from opkit.cop.cinterface import op_has_c
-from opkit.cop.region import Region
+from opkit.cop.generate.cinterface import op_has_c
+from opkit.cop.generate.region import Region
 
 
 def partition(fgraph):

@@ -105,7 +105,7 @@ def compiled_functions(dtype, mode="FAST_RUN"):
     """Return (f, names, numpy references, all C?): one compiled function computing every unary float function."""
     import opkit
     import opkit.tensor as ot
-    from opkit.cop.cinterface import op_has_c
+    from opkit.cop.generate.cinterface import op_has_c
 
     functions = _unary_functions()
     x = ot.tensor(dtype, (None,), name="x")

@@ -105,7 +105,7 @@ def test_an_unwritable_cache_location_is_one_error_with_the_right_fix(tmp_path, 
         os.chown(root, os.getuid(), os.getgid())
         assert result.returncode == 1
         assert result.stderr.strip().splitlines()[-2:] == [
-            f"opkit.cop.private_fs.UnsafeCacheDirError: refusing to load compiled modules from {root}: it is owned "
+            f"opkit.cop.compiledir.private_fs.UnsafeCacheDirError: refusing to load compiled modules from {root}: it is owned "
             f"by uid 54321, not by you (uid 0)",
             f"fix: sudo chown -R root {root} && chmod 700 {root}, or choose another compiledir "
             f"(OPKIT_COMPILEDIR=... or opkit.config.compiledir)"]

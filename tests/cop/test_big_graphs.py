@@ -17,7 +17,7 @@ import opkit
 import opkit.scalar as os_
 import opkit.tensor as ot
 from opkit import Apply, Op
-from opkit.cop.codegen import QUICK_RUN_ABOVE
+from opkit.cop.generate.codegen import QUICK_RUN_ABOVE
 from helpers.state_ops import Counter
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "examples" / "vector_times_vector"))

@@ -1,6 +1,6 @@
 """c_code raising MethodNotDefined runs the node's perform (Theano/PyTensor); a C failure is the op's error.
 
-The linkers ask c_code itself whether a node has C (opkit.cop.cinterface.op_has_c):
+The linkers ask c_code itself whether a node has C (opkit.cop.generate.cinterface.op_has_c):
 an op raising MethodNotDefined for a case (no BLAS, a dtype) runs its perform for
 that node, and the rest of the graph stays in C. A c_code returning something
 other than a string is an error naming the op. C that sets a Python exception
@@ -105,7 +105,7 @@ def test_an_op_without_c_for_this_node_runs_perform_alone_and_between_c_ops(mode
 
 
 def test_whether_a_node_has_c_asks_its_c_code():
-    from opkit.cop.cinterface import op_has_c
+    from opkit.cop.generate.cinterface import op_has_c
 
     x = ot.dvector("x")
     assert not op_has_c(MaybeC(False)(x).owner)
@@ -141,7 +141,7 @@ def test_c_that_sets_an_exception_raises_it_with_the_node_named(mode):
 @pytest.mark.parametrize("incremental", [True, False])
 def test_c_that_sets_an_exception_in_a_big_graph_raises_it(tmp_path, incremental):
     """More nodes than QUICK_RUN_ABOVE: each node a function of its own, or a call into a chunk object."""
-    from opkit.cop.codegen import QUICK_RUN_ABOVE
+    from opkit.cop.generate.codegen import QUICK_RUN_ABOVE
 
     x = ot.dvector("x")
     y = x

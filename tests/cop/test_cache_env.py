@@ -23,11 +23,12 @@ import time
 import pytest
 
 from opkit.config import config
-from opkit.cop import cache as cache_module
-from opkit.cop import cache_layout, cache_upkeep
-from opkit.cop.build import build_extension
-from opkit.cop.cache import CacheWarning, ModuleCache, cache_key, module_name_for
-from opkit.cop.private_fs import CacheNotWritableError
+from opkit.cop.store import cache as cache_module
+from opkit.cop.compiledir import layout as cache_layout
+from opkit.cop.store import upkeep as cache_upkeep
+from opkit.cop.build.extension import build_extension
+from opkit.cop.store.cache import CacheWarning, ModuleCache, cache_key, module_name_for
+from opkit.cop.compiledir.private_fs import CacheNotWritableError
 from helpers.child import GRAPH_CHILD, run_child
 
 TESTS = pathlib.Path(__file__).resolve().parents[1]
@@ -36,8 +37,8 @@ TINY_CHILD = textwrap.dedent(f"""
     import json, sys, warnings
     sys.path.insert(0, {str(TESTS)!r})
     from conftest import make_tiny_source
-    from opkit.cop.build import build_extension
-    from opkit.cop.cache import ModuleCache, module_name_for
+    from opkit.cop.build.extension import build_extension
+    from opkit.cop.store.cache import ModuleCache, module_name_for
     root, wanted = sys.argv[1], [item.split(":") for item in sys.argv[2:]]
     builds, values = [], []
     def getter(key, offset):
@@ -188,9 +189,9 @@ def test_an_unusable_entry_in_a_read_only_cache_is_bypassed_with_one_warning(tmp
 def test_a_killed_precompiled_header_build_leaves_nothing_prune_cannot_remove(tmp_path):
     root = tmp_path / "cache"
     code = textwrap.dedent("""
-        from opkit.cop.build import build_flags
-        from opkit.cop.compiler import find_compiler, python_include_dirs
-        from opkit.cop.pch import pch_args
+        from opkit.cop.build.extension import build_flags
+        from opkit.cop.build.compiler import find_compiler, python_include_dirs
+        from opkit.cop.build.pch import pch_args
         pch_args(find_compiler(), build_flags()[0], python_include_dirs())
     """)
     env = {**os.environ, "OPKIT_COMPILEDIR": str(root)}

@@ -18,7 +18,7 @@ import pytest
 import opkit
 import opkit.tensor
 from opkit import CompileError, SectionError
-from opkit.cop.cop import COp
+from opkit.cop.source.cop import COp
 from opkit.core.tensor.types.type import TensorType
 from opkit.core.type import MethodNotDefined
 

@@ -142,7 +142,7 @@ def test_a_shard_others_can_write_is_refused_on_a_hit(built_cache, tmp_path):
         shard.chmod(0o777)
     result = run_python(BUILD, 2, cache=root, check=False)
     assert result.returncode == 1
-    [line] = [line for line in result.stderr.splitlines() if line.startswith("opkit.cop.private_fs.Unsafe")
+    [line] = [line for line in result.stderr.splitlines() if line.startswith("opkit.cop.compiledir.private_fs.Unsafe")
               or line.startswith("UnsafeCacheDirError")]
     shard = pathlib.Path(line.split(" from ", 1)[1].split(":", 1)[0])
     assert shard in shards

@@ -21,8 +21,8 @@ import opkit
 import opkit.scalar as os_
 import opkit.tensor as ot
 from opkit import Apply, COp, Op, ParamsType
-from opkit.cop.cache import CacheWarning, module_events
-from opkit.cop.cache_objects import object_events
+from opkit.cop.store.cache import CacheWarning, module_events
+from opkit.cop.store.objects import object_events
 from opkit.cop.incremental import CHUNK_MEAN, INCREMENTAL_ABOVE, node_piece
 from helpers.state_ops import Counter  # z = x + count: state of each node's own
 
@@ -227,7 +227,7 @@ import numpy as np
 sys.path[:0] = [{here!r}, {tests!r}]
 import opkit
 from test_incremental_build import C_LINKER, N, _tagged_chain
-from opkit.cop.cache_objects import object_events
+from opkit.cop.store.objects import object_events
 tags = [f"both-{{k}}" for k in range(N)]
 tags[int(sys.argv[1])] = "only-" + sys.argv[1]
 f = opkit.function(*_tagged_chain(tags), mode=C_LINKER)
@@ -330,7 +330,7 @@ def test_clear_removes_the_objects_too(tmp_path):
     with opkit.config.change_flags(compiledir=str(tmp_path)):
         opkit.function(*_tagged_chain([f"clear-{k}" for k in range(N)]), mode=C_LINKER)
         assert _objects(tmp_path)
-        from opkit.cop.cache import default_cache
+        from opkit.cop.store.cache import default_cache
 
         default_cache().clear()
         assert not _objects(tmp_path)

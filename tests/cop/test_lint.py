@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from opkit.cop.lint import Diagnostic, check_file, check_files
+from opkit.cop.source.lint import Diagnostic, check_file, check_files
 
 DATA = Path(__file__).parents[1] / "data" / "sections"
 

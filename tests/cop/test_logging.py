@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from opkit.cop.lock import KeyLock
+from opkit.cop.store.lock import KeyLock
 
 COMPILE = ("import numpy as np, opkit, opkit.tensor as ot, opkit.cop.compile as c\n"
            "c.COMPILE_LOG_AFTER = float(__import__('sys').argv[1])\n"

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from opkit.cop.macros import (
+from opkit.cop.source.macros import (
     apply_specific,
     context_macro,
     defined_macros,
@@ -23,7 +23,7 @@ from opkit.cop.macros import (
     section_macros,
     wrap_section,
 )
-from opkit.cop.sections import TAGS, Section, parse_file
+from opkit.cop.source.sections import TAGS, Section, parse_file
 
 DATA = Path(__file__).parents[1] / "data" / "sections"
 FAIL_CODE = "{\n    __failure = 3;\n    goto __label_3;\n}"

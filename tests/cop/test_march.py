@@ -7,10 +7,10 @@ import pytest
 
 import opkit
 import opkit.tensor as ot
-from opkit.cop import host
-from opkit.cop.build import build_flags
+from opkit.cop.build import host
+from opkit.cop.build.extension import build_flags
 from opkit.cop.compile import toolchain_parts
-from opkit.cop.compiler import find_compiler
+from opkit.cop.build.compiler import find_compiler
 
 
 def _modules(compiledir):

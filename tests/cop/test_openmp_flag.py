@@ -16,9 +16,9 @@ import opkit
 import opkit.scalar as os_
 import opkit.tensor as ot
 from opkit import Apply, OpenMPOp
-from opkit.cop.codegen import collect_module
-from opkit.cop.openmp import OPENMP_FLAG, openmp_supported
-from opkit.cop.region import Region
+from opkit.cop.generate.codegen import collect_module
+from opkit.cop.build.openmp import OPENMP_FLAG, openmp_supported
+from opkit.cop.generate.region import Region
 from opkit.link.function import FunctionMaker
 from opkit.link.mode import get_mode
 

@@ -3,7 +3,7 @@
 Theano's CLinker keeps each variable's PyObject in step with its C value, and
 ported C reads it (Images2Neibs: ``PyArray_TYPE(py_%(ten4)s)``). In opkit's
 one module per graph, and in the glue of an incremental (chunked) build, it is
-synced right after the node computing it (opkit.cop.codegen._sync_read_objects).
+synced right after the node computing it (opkit.cop.generate.codegen._sync_read_objects).
 """
 
 import numpy as np
@@ -12,7 +12,7 @@ import pytest
 import opkit
 import opkit.tensor as ot
 from opkit import Apply, Op
-from opkit.cop.cache_objects import object_events
+from opkit.cop.store.objects import object_events
 from opkit.cop.incremental import INCREMENTAL_ABOVE
 
 MODES = {"FAST_RUN": "FAST_RUN", "c": opkit.Mode(linker="c"), "cop": opkit.Mode(linker="cop"),
@@ -111,8 +111,8 @@ def test_py_of_intermediates_in_an_incremental_build(tmp_path, incremental):
 
 def test_a_module_whose_c_reads_no_py_object_has_no_extra_sync():
     """The extra sync is for names some node reads: a graph of opkit's own ops renders as before."""
-    from opkit.cop.codegen import collect_module
-    from opkit.cop.region import Region
+    from opkit.cop.generate.codegen import collect_module
+    from opkit.cop.generate.region import Region
 
     x = ot.dvector("x")
     y = (x * 2).sum()

@@ -12,11 +12,11 @@ import pytest
 
 import opkit
 import opkit.tensor as ot
-from opkit.cop import sanitize
-from opkit.cop.codegen import render_module
+from opkit.cop.build import sanitize
+from opkit.cop.generate.codegen import render_module
 from opkit.cop.compile import module_key
-from opkit.cop.region import Region
-from opkit.cop.sanitize import SanitizerRuntimeError, asan_runtime, preload_hint, require_runtime, runtime_loaded
+from opkit.cop.generate.region import Region
+from opkit.cop.build.sanitize import SanitizerRuntimeError, asan_runtime, preload_hint, require_runtime, runtime_loaded
 
 TESTS = pathlib.Path(__file__).resolve().parents[1]
 RUNTIME = asan_runtime()

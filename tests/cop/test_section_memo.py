@@ -1,4 +1,4 @@
-"""Built-in ops' expanded `#section` files are kept across processes (opkit.cop.section_memo), never stale."""
+"""Built-in ops' expanded `#section` files are kept across processes (opkit.cop.source.section_memo), never stale."""
 
 import os
 import pathlib
@@ -11,20 +11,20 @@ import pytest
 
 import opkit
 import opkit.cop as cop_package
-import opkit.cop.host as host
-import opkit.cop.section_memo as section_memo
-import opkit.cop.text_memo as text_memo
+import opkit.cop.build.host as host
+import opkit.cop.source.section_memo as section_memo
+import opkit.cop.compiledir.text_memo as text_memo
 import opkit.tensor as ot
 from opkit.core import c_source
 from opkit.core.builtin_ops import view_op
 from opkit.core.graph import Apply
 from opkit.core.op import Op
 from opkit.core.tensor.types.type import TensorType
-from opkit.cop.cinterface import op_has_c
-from opkit.cop.codegen import collect_module
-from opkit.cop.private_fs import write_sealed
-from opkit.cop.region import Region
-from opkit.cop.section_op import OpSections
+from opkit.cop.generate.cinterface import op_has_c
+from opkit.cop.generate.codegen import collect_module
+from opkit.cop.compiledir.private_fs import write_sealed
+from opkit.cop.generate.region import Region
+from opkit.cop.source.section_op import OpSections
 from opkit.errors import SectionError
 from opkit.link.function import FunctionMaker
 from opkit.link.mode import get_mode
@@ -243,8 +243,8 @@ def test_a_warm_process_finds_built_in_ops_without_parsing_or_expanding(tmp_path
               "r = f(a)\n"
               "assert np.array_equal(r[0], a.ravel()) and np.array_equal(r[1], a.T * 2)\n"
               "assert np.array_equal(r[2], a.sum(axis=0)) and np.array_equal(r[3], a[1:])\n"
-              "print(sorted(n for n in ('opkit.cop.sections', 'opkit.cop.macros') if n in sys.modules))\n")
+              "print(sorted(n for n in ('opkit.cop.source.sections', 'opkit.cop.source.macros') if n in sys.modules))\n")
     env = dict(os.environ, OPKIT_COMPILEDIR=str(tmp_path / "cache"))
     cold, warm = (subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
                                  check=True).stdout for _ in range(2))
-    assert "opkit.cop.sections" in cold and warm.strip() == "[]"
+    assert "opkit.cop.source.sections" in cold and warm.strip() == "[]"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from opkit.cop.sections import (
+from opkit.cop.source.sections import (
     TAGS,
     Section,
     content_version,

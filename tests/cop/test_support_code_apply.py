@@ -13,9 +13,9 @@ import opkit
 import opkit.scalar as os_
 import opkit.tensor as ot
 from opkit import Apply, CompileError, Op, ParamsType
-from opkit.cop.codegen import render_module
-from opkit.cop.cop import COp
-from opkit.cop.region import Region
+from opkit.cop.generate.codegen import render_module
+from opkit.cop.source.cop import COp
+from opkit.cop.generate.region import Region
 from opkit.link.function import FunctionMaker
 from opkit.link.mode import get_mode
 

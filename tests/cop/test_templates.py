@@ -1,11 +1,11 @@
-"""Rendered template macros are kept in the cache directory as a bounded memo (opkit.cop.templates)."""
+"""Rendered template macros are kept in the cache directory as a bounded memo (opkit.cop.generate.templates)."""
 
 import pathlib
 
-import opkit.cop.host as host
-import opkit.cop.templates as templates
-import opkit.cop.text_memo as text_memo
-from opkit.cop.private_fs import write_sealed
+import opkit.cop.build.host as host
+import opkit.cop.generate.templates as templates
+import opkit.cop.compiledir.text_memo as text_memo
+from opkit.cop.compiledir.private_fs import write_sealed
 
 
 def test_rendered_texts_are_kept_and_the_memo_is_emptied_past_its_bound(tmp_path, monkeypatch):

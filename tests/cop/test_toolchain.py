@@ -40,7 +40,7 @@ SCRIPT = textwrap.dedent(r'''
     import numpy as np
     import setuptools
     import opkit, opkit.tensor as ot
-    from opkit.cop.cop import COp
+    from opkit.cop.source.cop import COp
 
     out = {"setuptools": setuptools.__version__, "opkit": os.path.dirname(opkit.__file__)}
     x = ot.lvector("x")

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import opkit
-import opkit.cop.section_memo as section_memo
+import opkit.cop.source.section_memo as section_memo
 import opkit.tensor as ot
 from opkit.core.c_source import SectionOp
 
@@ -238,7 +238,7 @@ def test_the_section_stamp_holds_the_change_time_and_the_inode(tmp_path):
     before = section_memo.stamp([str(path)])
     _edit_in_place(path, b"one", b"two")
     assert section_memo.stamp([str(path)]) != before
-    from opkit.cop.sections import parse_file
+    from opkit.cop.source.sections import parse_file
 
     path.write_text("#section code\n// aaa\n")
     assert "aaa" in parse_file(path)[0].text
@@ -321,7 +321,7 @@ def test_a_write_cut_short_names_its_file_and_the_next_process_is_fine(tmp_path,
         assert "Errno 27] File too large" not in last[-1] or str(cache) in last[-1], run.stderr
     else:
         np.testing.assert_array_equal(_numbers(run), EXPECTED["mul"])
-    from opkit.cop.private_fs import unsealed
+    from opkit.cop.compiledir.private_fs import unsealed
 
     for path in _kept_files(cache, "rendered") + _kept_files(cache, "jinja-*"):  # nothing truncated kept
         assert unsealed(path.read_bytes()) is not None, path
@@ -332,7 +332,7 @@ def test_a_write_cut_short_names_its_file_and_the_next_process_is_fine(tmp_path,
 def test_write_private_writes_everything_or_names_the_file_and_the_fix(tmp_path):
     script = textwrap.dedent('''
         import resource, sys
-        from opkit.cop.private_fs import write_private, CacheWriteError
+        from opkit.cop.compiledir.private_fs import write_private, CacheWriteError
         resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
         try:
             write_private(sys.argv[1], b"x" * 5000)
@@ -356,7 +356,7 @@ def test_a_damaged_precompiled_header_is_built_again_not_used(tmp_path):
     _edit_in_place(gchs[0], data[:middle + 1], data[:middle] + bytes([data[middle] ^ 0xFF]))
     damaged = gchs[0].read_bytes()
     np.testing.assert_array_equal(_graph(cache, "new", tmp_path), EXPECTED["new"])
-    from opkit.cop.private_fs import read_sealed
+    from opkit.cop.compiledir.private_fs import read_sealed
 
     rebuilt = gchs[0].read_bytes()
     assert rebuilt != damaged  # built again, and sealed
@@ -366,7 +366,7 @@ def test_a_damaged_precompiled_header_is_built_again_not_used(tmp_path):
 def test_a_compiler_cut_short_by_a_full_disk_or_a_size_limit_says_what_to_do(tmp_path):
     script = textwrap.dedent('''
         import resource, sys
-        from opkit.cop.build import build_extension
+        from opkit.cop.build.extension import build_extension
         from opkit.errors import CompileError
         resource.setrlimit(resource.RLIMIT_FSIZE, (50000, 50000))
         source = "extern const char opkit_big[];\\nconst char opkit_big[400000] = {1};\\n"  # a small file, a big object
@@ -383,11 +383,11 @@ def test_a_compiler_cut_short_by_a_full_disk_or_a_size_limit_says_what_to_do(tmp
 
 
 def test_every_key_of_a_module_sees_a_header_byte_that_is_not_utf8(tmp_path, monkeypatch):
-    """The module cache's key, the shipped key and a node's code identity are one list (opkit.cop.identity)."""
-    from opkit.cop.codegen import collect_module
+    """The module cache's key, the shipped key and a node's code identity are one list (opkit.cop.build.identity)."""
+    from opkit.cop.generate.codegen import collect_module
     from opkit.cop.compile import region_key
-    from opkit.cop.region import Region
-    from opkit.cop.shipped import shipped_key
+    from opkit.cop.generate.region import Region
+    from opkit.cop.store.shipped import shipped_key
     from opkit.link.code_identity import c_identity
 
     headers = tmp_path / "headers"

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import opkit
-from opkit.cop.cinterface import op_has_c
+from opkit.cop.generate.cinterface import op_has_c
 from opkit.core import builtin_ops
 from opkit.core.builtin_ops import Shape_i, deep_copy_op, shape_op, view_op
 from opkit.core.tensor.types import c_interface

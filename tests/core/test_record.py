@@ -4,8 +4,8 @@ import pickle
 
 import pytest
 
-from opkit.cop.codegen import GeneratedModule, ModuleParts
-from opkit.cop.region import Region
+from opkit.cop.generate.codegen import GeneratedModule, ModuleParts
+from opkit.cop.generate.region import Region
 from opkit.link.updates import SharedPlan
 
 

@@ -441,7 +441,7 @@ def test_section_files_under_a_folder_whose_name_is_not_utf8_compile_and_run(tmp
 def test_c_string_literal_keeps_the_bytes_of_any_path():
     import os
 
-    from opkit.cop.sections import c_string_literal
+    from opkit.cop.source.sections import c_string_literal
 
     assert c_string_literal(os.fsdecode(b"/a\xff/\xc3\xa9\\\"\n.c")) == '"/a\\377/\u00e9\\\\\\"\\012.c"'
     assert c_string_literal("\ud800") == '"\\355\\240\\200"'  # a lone surrogate not from a path: its UTF-8 bytes

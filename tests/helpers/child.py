@@ -52,8 +52,8 @@ GRAPH_CHILD = textwrap.dedent("""
     if sys.argv[1] == "umask0":
         os.umask(0)
     import numpy as np, opkit, opkit.tensor as ot
-    from opkit.cop.build import build_extension
-    from opkit.cop.cache import cache_key, default_cache, module_name_for
+    from opkit.cop.build.extension import build_extension
+    from opkit.cop.store.cache import cache_key, default_cache, module_name_for
     out = {"warnings": []}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

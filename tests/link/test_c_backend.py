@@ -134,7 +134,7 @@ def test_broadcasting_mismatch_message_from_c():
 
 
 def test_graph_with_a_python_only_node_runs_as_c_regions_joined_by_python():
-    from opkit.cop.region import Region
+    from opkit.cop.generate.region import Region
     from opkit.link.partition import partition
 
     @opkit.as_op(itypes=[ot.dmatrix], otypes=[ot.dvector])
@@ -149,14 +149,14 @@ def test_graph_with_a_python_only_node_runs_as_c_regions_joined_by_python():
     assert kinds == ["Region", "Apply", "Region"]
     data = np.arange(6.0).reshape(2, 3)
     np.testing.assert_allclose(f(data), (data * 2).sum(axis=1) + 1)
-    from opkit.cop.cinterface import op_has_c
+    from opkit.cop.generate.cinterface import op_has_c
     assert all(isinstance(s, Region) or not op_has_c(s) for s in steps)
 
 
 def test_missing_compiler_is_a_clear_error_not_a_silent_fallback():
     x = ot.dvector("x")
     with opkit.config.change_flags(cxx="/nonexistent/g++"):
-        from opkit.cop import compiler
+        from opkit.cop.build import compiler
         compiler._found.clear()
         try:
             with pytest.raises(opkit.CompileError) as info:

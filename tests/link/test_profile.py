@@ -10,9 +10,9 @@ import pytest
 import opkit
 import opkit.tensor as ot
 from opkit.config import config
-from opkit.cop.codegen import collect_module, render_parts
+from opkit.cop.generate.codegen import collect_module, render_parts
 from opkit.cop.compile import region_key
-from opkit.cop.region import Region
+from opkit.cop.generate.region import Region
 from opkit.link.function import FunctionMaker
 from opkit.link.mode import get_mode
 

@@ -8,7 +8,7 @@ import pytest
 import opkit
 import opkit.tensor as ot
 from opkit.core.op import EAGER_MEMO
-from opkit.cop.cache import module_events
+from opkit.cop.store.cache import module_events
 from opkit.link import eager
 
 from conftest import ROOT
@@ -86,7 +86,7 @@ def test_the_registered_op_computes_from_an_installed_package(plugin_venv, tmp_p
     code = textwrap.dedent("""
         import numpy as np
         import opkit
-        from opkit.cop.cache import module_events
+        from opkit.cop.store.cache import module_events
         a, b = np.arange(5.0), np.full(5, 0.5)
         op = opkit.ops.vector_times_vector
         assert (op.compute(a, b) == a * b).all()

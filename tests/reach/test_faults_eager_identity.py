@@ -11,7 +11,7 @@ import pytest
 
 import opkit
 import opkit.tensor as ot
-from opkit.cop.cache import module_events
+from opkit.cop.store.cache import module_events
 from opkit.core.op import EAGER_MEMO
 from opkit.link import eager
 

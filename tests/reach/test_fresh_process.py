@@ -15,19 +15,19 @@ import sys
 import pytest
 
 import opkit
-from opkit.cop import compiler, host
+from opkit.cop.build import compiler, host
 from opkit.core import digest
 
 # Only a build (or an error message) needs these: a warm process must not pay for importing them.
-# The section parser and macro expander included: built-in ops' expanded files are kept (opkit.cop.section_memo).
+# The section parser and macro expander included: built-in ops' expanded files are kept (opkit.cop.source.section_memo).
 BUILD_ONLY = ("subprocess", "tempfile", "shutil", "socket", "zipfile", "importlib.resources", "difflib",
-              "jinja2", "setuptools", "bz2", "lzma", "opkit.cop.pch",
-              "opkit.cop.sections", "opkit.cop.macros", "opkit.cop.cop", "opkit.cop.section_op")
+              "jinja2", "setuptools", "bz2", "lzma", "opkit.cop.build.pch",
+              "opkit.cop.source.sections", "opkit.cop.source.macros", "opkit.cop.source.cop", "opkit.cop.source.section_op")
 
 WARM_SCRIPT = """
 import json, sys
 import opkit, opkit.tensor as ot, numpy as np
-from opkit.cop.cache import module_events
+from opkit.cop.store.cache import module_events
 x, y = ot.dvector('x'), ot.dvector('y')
 f = opkit.function([x, y], x * y)
 assert f(np.ones(3), np.full(3, 2.0)).tolist() == [2.0, 2.0, 2.0]

@@ -44,7 +44,7 @@ def test_a_pickled_function_runs_in_a_fresh_process_and_compiles_nothing(dumps, 
     out = _python(textwrap.dedent(f"""
         import pickle
         import numpy as np
-        from opkit.cop.cache import module_events
+        from opkit.cop.store.cache import module_events
         with open({str(tmp_path / "f.pickle")!r}, "rb") as handle:
             f = pickle.load(handle)
         a, b = np.linspace(0, 1, 5), np.arange(5.0)

@@ -19,7 +19,7 @@ RUN_BOTH_DTYPES = textwrap.dedent("""
     import numpy as np
     import opkit
     import opkit.tensor as ot
-    from opkit.cop.cache import module_events
+    from opkit.cop.store.cache import module_events
     op = opkit.ops.vector_times_vector
     for dtype in ("float64", "float32"):
         a, b = np.arange(5, dtype=dtype), np.linspace(0, 1, 5, dtype=dtype)
@@ -163,9 +163,9 @@ def test_a_module_built_with_other_flags_is_never_loaded(shipped, tmp_path):
 
 def test_the_shipped_key_keeps_the_machine_and_leaves_out_paths_and_the_compiler(monkeypatch, tmp_path):
     import opkit.tensor as ot
-    from opkit.cop import shipped
-    from opkit.cop.codegen import collect_module
-    from opkit.cop.region import Region
+    from opkit.cop.store import shipped
+    from opkit.cop.generate.codegen import collect_module
+    from opkit.cop.generate.region import Region
 
     def key_of(directory):
         """The key of the example op's node, its package imported from `directory`."""
@@ -208,7 +208,7 @@ def test_build_into_checks_the_package_directory(shipped, tmp_path):
 def test_shipped_modules_are_built_and_found_for_a_named_baseline_not_this_hosts_cpu():
     import platform
 
-    from opkit.cop import shipped
+    from opkit.cop.store import shipped
 
     if platform.machine() not in shipped.DEFAULT_SHIP_MARCH:
         pytest.fail(f"no default shipping baseline for {platform.machine()}: add one to DEFAULT_SHIP_MARCH")
@@ -225,7 +225,7 @@ def test_shipped_modules_are_built_and_found_for_a_named_baseline_not_this_hosts
 
 
 def test_a_cpu_below_the_shipped_baseline_never_loads_it():
-    from opkit.cop.shipped import cpu_runs
+    from opkit.cop.store.shipped import cpu_runs
 
     old = "flags\t\t: fpu sse sse2 cx16 lahf_lm popcnt sse4_1 sse4_2 ssse3\n"
     assert cpu_runs("x86-64-v2", old)

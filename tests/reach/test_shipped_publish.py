@@ -19,7 +19,7 @@ from helpers.shipped import BUILD, OPKIT, build, make_package
 
 RUN = textwrap.dedent("""
     import numpy as np, opkit
-    from opkit.cop.cache import module_events
+    from opkit.cop.store.cache import module_events
     a = np.arange(4.0)
     assert (opkit.ops.vector_times_vector.compute(a, a) == a * a).all()
     print(dict(module_events))
@@ -117,7 +117,7 @@ def test_build_into_refuses_to_ship_a_sanitized_module(package):
 
 
 def test_a_sanitized_process_is_never_served_a_shipped_module(package, tmp_path):
-    from opkit.cop.sanitize import asan_runtime
+    from opkit.cop.build.sanitize import asan_runtime
 
     into, env = package
     sanitized = dict(env, OPKIT_FLAGS="sanitize=address", LD_PRELOAD=asan_runtime(),
@@ -126,7 +126,7 @@ def test_a_sanitized_process_is_never_served_a_shipped_module(package, tmp_path)
                             text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert "'shipped'" not in result.stdout and "'built'" in result.stdout  # its own, sanitized, builds
-    keys = subprocess.run([sys.executable, "-c", "from opkit.cop.shipped import shipping_flags; "
+    keys = subprocess.run([sys.executable, "-c", "from opkit.cop.store.shipped import shipping_flags; "
                            "print(shipping_flags())"], env=sanitized, capture_output=True, text=True, timeout=60)
     assert "-fsanitize=address" in keys.stdout  # part of the shipped key too
 

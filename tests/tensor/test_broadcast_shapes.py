@@ -5,7 +5,7 @@ import pytest
 
 import opkit
 import opkit.tensor as ot
-from opkit.cop.cinterface import op_has_c
+from opkit.cop.generate.cinterface import op_has_c
 from opkit.core.tensor.elementwise.elemwise import BroadcastAxis, Elemwise, broadcast_shape
 
 MODES = ("FAST_RUN", "FAST_COMPILE")

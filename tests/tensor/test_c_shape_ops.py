@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 import opkit
 import opkit.tensor as ot
-from opkit.cop.cinterface import op_has_c
+from opkit.cop.generate.cinterface import op_has_c
 from opkit.core.tensor.shapes.alloc import Alloc, alloc
 from opkit.core.tensor.shapes.reshape import ResolvedShape
 from opkit.core.tensor.shapes.shape_ops import MakeVector, make_vector

@@ -27,7 +27,7 @@ from hypothesis.extra import numpy as hnp
 
 import opkit
 import opkit.tensor as ot
-from opkit.cop.cinterface import op_has_c
+from opkit.cop.generate.cinterface import op_has_c
 from helpers.numeric import DTYPES, check_close
 
 REDUCTIONS = ("sum", "prod", "max", "min", "mean")

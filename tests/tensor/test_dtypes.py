@@ -13,7 +13,7 @@ import pytest
 
 import opkit
 import opkit.tensor as ot
-from opkit.cop.cinterface import op_has_c
+from opkit.cop.generate.cinterface import op_has_c
 from opkit.core.tensor.fused.fusion import FusedElemwise
 from opkit.core.tensor.shapes.alloc import cast
 

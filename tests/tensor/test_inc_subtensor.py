@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import opkit
 import opkit.tensor as ot
-from opkit.cop.cinterface import op_has_c
+from opkit.cop.generate.cinterface import op_has_c
 from opkit.core.tensor.shapes.inc_subtensor import IncSubtensor
 from opkit.testing import InferShapeTester, verify_grad
 

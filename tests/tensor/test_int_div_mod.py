@@ -13,7 +13,7 @@ from hypothesis.extra import numpy as hnp
 
 import opkit
 import opkit.tensor as ot
-from opkit.cop.cinterface import op_has_c
+from opkit.cop.generate.cinterface import op_has_c
 from opkit.testing import InferShapeTester, verify_grad
 
 REAL = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",

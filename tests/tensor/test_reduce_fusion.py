@@ -11,8 +11,8 @@ import pytest
 
 import opkit
 import opkit.tensor as ot
-from opkit.cop.cinterface import op_has_c
-from opkit.cop.openmp import openmp_supported
+from opkit.cop.generate.cinterface import op_has_c
+from opkit.cop.build.openmp import openmp_supported
 from opkit.core.tensor.reductions.reduce_fusion import FusedReduce
 from opkit.core.tensor.scalars import scalar_ops
 from opkit.link.mode import Mode

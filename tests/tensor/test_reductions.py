@@ -12,7 +12,7 @@ import pytest
 
 import opkit
 import opkit.tensor as ot
-from opkit.cop.cinterface import op_has_c
+from opkit.cop.generate.cinterface import op_has_c
 from opkit.testing import InferShapeTester, verify_grad
 from helpers.numeric import layout
 

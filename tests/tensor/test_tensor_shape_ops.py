@@ -5,7 +5,7 @@ import pytest
 
 import opkit
 import opkit.tensor as ot
-from opkit.cop.cinterface import op_has_c
+from opkit.cop.generate.cinterface import op_has_c
 from opkit.core.tensor.shapes.alloc import DimShuffle
 from opkit.core.tensor.shapes.join import Concatenate
 from opkit.testing import InferShapeTester, verify_grad

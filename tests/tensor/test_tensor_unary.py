@@ -7,7 +7,7 @@ from helpers.numeric import DTYPES, check_close, layouts, special_values
 
 import opkit
 import opkit.tensor as ot
-from opkit.cop.cinterface import op_has_c
+from opkit.cop.generate.cinterface import op_has_c
 from opkit.testing import InferShapeTester, verify_grad
 
 

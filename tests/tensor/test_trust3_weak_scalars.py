@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 import opkit
 import opkit.tensor as ot
-from opkit.cop.cinterface import op_has_c
+from opkit.cop.generate.cinterface import op_has_c
 
 DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float16", "float32", "float64", "complex64", "complex128")

@@ -19,7 +19,7 @@ from helpers import theano_xlogx as txl
 import opkit
 import opkit.scalar as ps
 import opkit.tensor as ot
-from opkit.cop.cinterface import op_has_c
+from opkit.cop.generate.cinterface import op_has_c
 from opkit.testing import RopLopChecker, verify_grad
 from opkit.tensor import Elemwise
 

@@ -2,8 +2,8 @@
 
 A hit loads a verified entry; a miss builds under the key's lock in a private
 temporary directory and renames it into place. What lies where is
-opkit.cop.cache_layout; the size total, eviction, info, prune and clear are
-opkit.cop.cache_upkeep; private files and directories are opkit.cop.private_fs.
+opkit.cop.compiledir.layout; the size total, eviction, info, prune and clear are
+opkit.cop.store.upkeep; private files and directories are opkit.cop.compiledir.private_fs.
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ import time
 import warnings
 
 from opkit.config import config
-from opkit.cop.cache_layout import (CACHE_FORMAT, LOW_WATER, META, SOURCE, STAMP,  # noqa: F401  (SOURCE re-exported)
+from opkit.cop.compiledir.layout import (CACHE_FORMAT, LOW_WATER, META, SOURCE, STAMP,  # noqa: F401  (SOURCE re-exported)
                                     entry_stats, read_meta)
-from opkit.cop.cache_owner import mark
-from opkit.cop.cache_upkeep import CacheUpkeep
-from opkit.cop.depends import changed, gather
-from opkit.cop.load import load_module
-from opkit.cop.lock import CacheWarning, CompileLockTimeout, KeyLock  # noqa: F401  (re-exported)
-from opkit.cop.private_fs import (CacheNotWritableError, UnsafeCacheDirError, check_private, intact,
+from opkit.cop.store.owner import mark
+from opkit.cop.store.upkeep import CacheUpkeep
+from opkit.cop.build.depends import changed, gather
+from opkit.cop.load.loader import load_module
+from opkit.cop.store.lock import CacheWarning, CompileLockTimeout, KeyLock  # noqa: F401  (re-exported)
+from opkit.cop.compiledir.private_fs import (CacheNotWritableError, UnsafeCacheDirError, check_private, intact,
                                   make_private_dirs, make_tree_private, private_problem, remove_tree, unwritable_fix,
                                   write_private)
 from opkit.core.digest import sha256

@@ -1,12 +1,12 @@
 """Generated texts kept across processes in `<compiledir>/host/rendered/`, each named by a digest of what made it.
 
-Rendered template macros (opkit.cop.templates) and expanded `#section` files
-(opkit.cop.section_memo) are kept here, so a process whose modules are all cached
+Rendered template macros (opkit.cop.generate.templates) and expanded `#section` files
+(opkit.cop.source.section_memo) are kept here, so a process whose modules are all cached
 reads its C back instead of importing jinja2 or the section parser. The texts are a
 memo, not modules: a process that is about to add one and finds more than MAX_KEPT
 deletes them all (others make theirs again), so the folder never grows without bound,
 and a warm process, which adds none, never lists the folder. Each text is kept with its
-sha256 (opkit.cop.private_fs.kept_text): one changed on disk or cut short is made again
+sha256 (opkit.cop.compiledir.private_fs.kept_text): one changed on disk or cut short is made again
 and replaced, never compiled.
 """
 
@@ -16,8 +16,8 @@ import functools
 import os
 
 from opkit.core.digest import sha256
-from opkit.cop import host
-from opkit.cop.private_fs import kept_text, make_private_dirs
+from opkit.cop.build import host
+from opkit.cop.compiledir.private_fs import kept_text, make_private_dirs
 
 MAX_KEPT = 20000  # texts kept in the cache directory before a process clears them
 

@@ -9,7 +9,7 @@ also holds a user's files must never lose one. So:
 - clear and prune refuse a root without that mark that holds anything opkit's
   layout does not explain, with one line naming it;
 - under a marked root they remove only names of opkit's layout
-  (opkit.cop.cache_layout), never through a symbolic link: anything else is
+  (opkit.cop.compiledir.layout), never through a symbolic link: anything else is
   left where it is, and `foreign_names` lists it.
 """
 
@@ -19,8 +19,8 @@ import os
 import pathlib
 import stat
 
-from opkit.cop.cache_layout import INDEX_DIR, PCH_DIR, TOTAL
-from opkit.cop.private_fs import is_hex_name, is_key, write_private
+from opkit.cop.compiledir.layout import INDEX_DIR, PCH_DIR, TOTAL
+from opkit.cop.compiledir.private_fs import is_hex_name, is_key, write_private
 
 MARKER = "CACHEDIR.TAG"
 MARKER_TEXT = ("Signature: 8a477f597d28d172789f06886806bc55\n"
@@ -85,7 +85,7 @@ def is_own_top(name: str, is_dir: bool) -> bool:
 
 
 def _is_build_name(name: str) -> bool:
-    """`.build-<key>-<suffix>`: a build in progress, or a failed one (opkit.cop.cache)."""
+    """`.build-<key>-<suffix>`: a build in progress, or a failed one (opkit.cop.store.cache)."""
     key, dash, _ = name[len(".build-"):].partition("-")
     return name.startswith(".build-") and is_key(key) and dash == "-"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import re
 
-from opkit.cop.sections import TAGS, Section, line_directive
+from opkit.cop.source.sections import TAGS, Section, line_directive
 
 FAMILIES = ("APPLY_SPECIFIC", "DTYPE", "FAIL", "IO_NAMES", "PARAMS", "CONTEXT")
 

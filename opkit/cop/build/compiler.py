@@ -92,12 +92,12 @@ def _identify(command: tuple[str, ...]) -> str:
     """Return the compiler's resolved path and the first line of its `--version`.
 
     Spawning `--version` costs a fresh process 2-10 ms, so the answer is kept in the
-    cache directory (opkit.cop.host.remembered), named by the command and the files
+    cache directory (opkit.cop.build.host.remembered), named by the command and the files
     of the programs it names: the compiler's, and those of its other words that name
     a program on PATH (`ccache g++`: g++ too): path, device, inode, size, modification
     and change times. A compiler installed again, or rewritten in place, is asked again.
     """
-    from opkit.cop.host import remembered
+    from opkit.cop.build.host import remembered
 
     try:
         facts = [*command, *_file_facts(command[0])]

@@ -3,7 +3,7 @@
 `made_of` returns the parts (strings and bytes) of a module's identity: its code,
 the bytes of every header its code includes from the folders the compiler will
 search, the toolchain and the build settings. The module cache's key
-(opkit.cop.compile), a shipped module's key (opkit.cop.shipped), an incremental
+(opkit.cop.compile), a shipped module's key (opkit.cop.store.shipped), an incremental
 chunk's key (opkit.cop.incremental, through compile.module_key) and a node's code
 identity (opkit.link.code_identity) are all digests of it: a part added here is
 in every one of them.
@@ -14,7 +14,7 @@ folders and every `-I`, `-isystem` and `-idirafter` of the op's arguments and of
 config.cflags, then CPATH, C_INCLUDE_PATH and CPLUS_INCLUDE_PATH. A header the
 compiler opens that this scan cannot see (an include named by a macro) is in the
 compiler's own list of what it read, kept with the cache entry and checked on
-every hit (opkit.cop.depends).
+every hit (opkit.cop.build.depends).
 """
 
 from __future__ import annotations
@@ -129,7 +129,7 @@ def made_of(content, code_text, include_dirs, library_dirs, libraries, compile_a
 
 def region_made_of(parts, toolchain, *, portable=False) -> list:
     """Return what a region's module is made of, from the parts it renders from (see made_of)."""
-    from opkit.cop.templates import template_text
+    from opkit.cop.generate.templates import template_text
 
     return made_of(template_text() + "\0" + parts.content(), parts.code_text, parts.include_dirs,
                    parts.library_dirs, parts.libraries, parts.compile_args, toolchain, portable=portable)

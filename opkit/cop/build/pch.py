@@ -21,11 +21,11 @@ import os
 import warnings
 
 from opkit.config import config
-from opkit.cop.cache import default_cache
-from opkit.cop.cache_layout import PCH_DIGEST_LENGTH, PCH_DIR
-from opkit.cop.compiler import run_tool
-from opkit.cop.host import native_target
-from opkit.cop.private_fs import make_private_dirs, private_problem, read_sealed, write_private, write_sealed
+from opkit.cop.store.cache import default_cache
+from opkit.cop.compiledir.layout import PCH_DIGEST_LENGTH, PCH_DIR
+from opkit.cop.build.compiler import run_tool
+from opkit.cop.build.host import native_target
+from opkit.cop.compiledir.private_fs import make_private_dirs, private_problem, read_sealed, write_private, write_sealed
 from opkit.core.digest import sha256
 
 PCH_HEADER = """// opkit precompiled header: what every generated module includes first.

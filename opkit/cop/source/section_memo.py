@@ -1,7 +1,7 @@
 """The C of a SectionOp, remembered across processes: a warm process expands no `#section` file.
 
-A SectionOp's C methods answer what opkit.cop.section_op.OpSections answers (the
-methods of opkit.COp over the op's files). Each answer is kept (opkit.cop.text_memo)
+A SectionOp's C methods answer what opkit.cop.source.section_op.OpSections answers (the
+methods of opkit.COp over the op's files). Each answer is kept (opkit.cop.compiledir.text_memo)
 under a digest of everything it is made of:
 
 - the paths and the contents of the op's files (read again when one changes on disk,
@@ -9,7 +9,7 @@ under a digest of everything it is made of:
   the very bytes the key was made of, and is not kept if a file changed meanwhile;
 - the source of the code that parses and expands them (ENGINE_MODULES) and the
   pragma it ends each section with;
-- the method and the values its macros are made of (opkit.cop.macro_values), and
+- the method and the values its macros are made of (opkit.cop.source.macro_values), and
   the macros the op adds.
 
 So a process whose answers are all kept imports neither the section parser nor the
@@ -29,7 +29,7 @@ import time
 
 from opkit.core.c_source import section_paths
 from opkit.core.digest import sha256
-from opkit.cop.text_memo import is_plain, kept
+from opkit.cop.compiledir.text_memo import is_plain, kept
 
 RECHECK_SECONDS = 0.5
 ENGINE_MODULES = ("sections.py", "macros.py", "macro_values.py", "cop.py", "section_op.py", "section_memo.py")
@@ -60,7 +60,7 @@ def stamp(paths):
 @functools.lru_cache(maxsize=None)
 def engine_digest() -> str:
     """Return a digest of the source that turns section files into C, or '' where it cannot be read."""
-    from opkit.cop.codegen import RESTORE_LINE_PRAGMA
+    from opkit.cop.generate.codegen import RESTORE_LINE_PRAGMA
 
     here = os.path.dirname(os.path.abspath(__file__))
     digest = sha256(RESTORE_LINE_PRAGMA.encode())
@@ -153,7 +153,7 @@ def _files_of(paths):
 
 
 def _tags(paths, data):
-    from opkit.cop.sections import parse_files
+    from opkit.cop.source.sections import parse_files
 
     return sorted(parse_files(paths, data=data))
 
@@ -197,7 +197,7 @@ class SectionC:
     def _reader(self, data=None):
         """Return the OpSections that computes an answer not kept yet: it parses `data` (path -> bytes), or
         else the files (then it raises the error a file that cannot be read or parsed gives)."""
-        from opkit.cop.section_op import OpSections
+        from opkit.cop.source.section_op import OpSections
 
         return OpSections(self.op, self.files, self.extra_macros, data)
 
@@ -219,7 +219,7 @@ class SectionC:
     def _values(self, node, name, sub=None, inputs=None, outputs=None):
         """Return a function of no arguments returning the values the macros of `node`'s sections are made of."""
         def values():
-            from opkit.cop.macro_values import macro_values
+            from opkit.cop.source.macro_values import macro_values
 
             return macro_values(self.op, node, name, sub, inputs, outputs)
         return values
@@ -282,7 +282,7 @@ class SectionC:
             return entry[0]
 
         def includes():
-            from opkit.cop.sections import local_includes
+            from opkit.cop.source.sections import local_includes
 
             return [str(h) for path in self.files for h in local_includes(path)]
 

@@ -6,8 +6,8 @@ import os
 import re
 from dataclasses import dataclass
 
-from opkit.cop.macros import defined_macros, macro_family
-from opkit.cop.sections import (
+from opkit.cop.source.macros import defined_macros, macro_family
+from opkit.cop.source.sections import (
     TAGS,
     Section,
     mask_comments_and_literals,

@@ -1,7 +1,7 @@
 """What the macros of a node's sections are made of: values read from the op, the node and `sub`.
 
-opkit.cop.cop defines the macros from them (opkit.cop.macros.section_macros), and
-opkit.cop.section_memo names a kept expansion by them: one function, so the two cannot
+opkit.cop.source.cop defines the macros from them (opkit.cop.source.macros.section_macros), and
+opkit.cop.source.section_memo names a kept expansion by them: one function, so the two cannot
 disagree about what an expansion depends on.
 """
 

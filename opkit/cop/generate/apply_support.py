@@ -25,7 +25,7 @@ import functools
 import os
 import re
 
-from opkit.cop.node_code import RESTORE_LINE_PRAGMA, unique
+from opkit.cop.generate.node_code import RESTORE_LINE_PRAGMA, unique
 
 # A system header (<...>) is included at global scope, and so is a quoted one found in the header directories
 # with an include guard; any other quoted one stays in place: it may be written to be included once per node

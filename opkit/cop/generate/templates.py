@@ -2,7 +2,7 @@
 templates' text, and the rendering of a macro.
 
 A warm process imports no jinja2 (tests/reach/test_fresh_process.py): each rendered text is
-kept in the cache directory (opkit.cop.text_memo), named by a digest of the templates'
+kept in the cache directory (opkit.cop.compiledir.text_memo), named by a digest of the templates'
 content, the macro and its values, so a process whose modules are all cached reads
 the text back instead of rendering it. Values that are not plain data (str, int,
 float, bool, None, lists, tuples, dicts) are rendered every time.
@@ -13,14 +13,14 @@ from __future__ import annotations
 import functools
 import os
 
-from opkit.cop.text_memo import is_plain, kept
+from opkit.cop.compiledir.text_memo import is_plain, kept
 from opkit.core.digest import sha256
 from opkit.core.memo import BoundedMemo
 
 _rendered = BoundedMemo(8192)  # (template, macro, values' repr) -> text, this process's
 
 
-TEMPLATES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "templates")
+TEMPLATES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "templates")
 _JINJA_OPTIONS = {"autoescape": False, "trim_blocks": True, "lstrip_blocks": True, "keep_trailing_newline": True}
 
 
@@ -39,13 +39,13 @@ def _bytecode_cache(jinja2):
 
     The folder is named by jinja2's and Python's versions and the environment's options; jinja2 checks
     each template's source against its checksum, so an edited template is compiled again. The bytecode
-    itself is kept sealed (opkit.cop.private_fs.sealed): a file damaged on disk is compiled again,
+    itself is kept sealed (opkit.cop.compiledir.private_fs.sealed): a file damaged on disk is compiled again,
     never run.
     """
     import sys
 
-    from opkit.cop.host import _host_dir
-    from opkit.cop.private_fs import make_private_dirs, read_sealed, write_sealed
+    from opkit.cop.build.host import _host_dir
+    from opkit.cop.compiledir.private_fs import make_private_dirs, read_sealed, write_sealed
 
     class SealedCache(jinja2.BytecodeCache):
         def __init__(self, directory):
@@ -76,7 +76,7 @@ def _bytecode_cache(jinja2):
 
 @functools.lru_cache(maxsize=None)
 def module_template():
-    """Return the template of a region's extension module (opkit.cop.codegen renders it)."""
+    """Return the template of a region's extension module (opkit.cop.generate.codegen renders it)."""
     return environment().get_template("module.cpp.j2")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from opkit.cop.cinterface import as_list, call
+from opkit.cop.generate.cinterface import as_list, call
 from opkit.core.record import Record
 
 
@@ -85,7 +85,7 @@ class Collector:
         self.compile_args, self.no_compile_args = [], []
         self.support_code, self.support_code_apply, self.init_code, self.init_code_apply = [], [], [], []
         self.struct_support, self.struct_init, self.struct_cleanup = [], [], []
-        self.applies = []  # each node's apply-level code, for opkit.cop.apply_support (see add_op)
+        self.applies = []  # each node's apply-level code, for opkit.cop.generate.apply_support (see add_op)
         self.versioned = True
         self._types_seen = set()
 
@@ -160,7 +160,7 @@ _READS_PY_OBJECT = re.compile(r"\bpy_(V\d+)\b")
 def sync_read_objects(region, names, nodes, helpers=None):
     """Sync, right after the node computing it, each variable whose `py_<name>` a node's C reads.
 
-    `nodes` are the module's node entries (opkit.cop.codegen), one per node of
+    `nodes` are the module's node entries (opkit.cop.generate.codegen), one per node of
     `region`; `helpers` the incremental glue's variable functions, if any.
 
     Theano's CLinker keeps every variable's PyObject in step with its C value, and

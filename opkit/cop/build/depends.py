@@ -1,6 +1,6 @@
 """The headers a compiler read for a cache entry, kept with it and checked on every hit (as ccache's direct mode).
 
-A module's key holds the bytes of the headers its code includes (opkit.cop.identity),
+A module's key holds the bytes of the headers its code includes (opkit.cop.build.identity),
 found by scanning the code; the compiler may read others (an include named by a
 macro, a search order the scan does not know). So every compile also writes the
 compiler's own list of what it opened (`-MMD`: the user's headers, not the system's),
@@ -68,7 +68,7 @@ def record(obj: pathlib.Path, source: pathlib.Path, left_out=()) -> None:
         real = os.path.realpath(path)  # a relative one is relative to the compiler's folder: this process's
         if real != own and not real.startswith(outside):
             depends[real] = file_digest(real)
-    from opkit.cop.private_fs import write_private
+    from opkit.cop.compiledir.private_fs import write_private
 
     write_private(obj.with_name(obj.stem + SUFFIX), json.dumps(depends).encode("utf-8", "surrogateescape"),
                   sync=False)
@@ -85,14 +85,14 @@ def gather(directory: pathlib.Path) -> dict:
 
 def carry(depends: dict, directory: pathlib.Path, name: str) -> None:
     """Put a cached object's list of headers (from its meta.json) beside a build that links it."""
-    from opkit.cop.private_fs import write_private
+    from opkit.cop.compiledir.private_fs import write_private
 
     write_private(directory / f"{name}{SUFFIX}", json.dumps(depends).encode("utf-8", "surrogateescape"), sync=False)
 
 
 def file_digest(path: str) -> str | None:
     """Return the sha256 of the file `path` (None if it cannot be read); read once while its stat is unchanged."""
-    from opkit.cop.identity import header_facts
+    from opkit.cop.build.identity import header_facts
 
     try:
         return header_facts(path)[0]

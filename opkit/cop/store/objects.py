@@ -14,7 +14,7 @@ import collections
 import os
 import pathlib
 
-from opkit.cop.cache import ModuleCache, default_cache
+from opkit.cop.store.cache import ModuleCache, default_cache
 
 # What this process did with node objects: "built" (compiled and published), "loaded" (found and verified).
 object_events: collections.Counter = collections.Counter()

@@ -1,15 +1,15 @@
 """The C of a SectionOp (opkit.core.c_source): its `#section` files, read as opkit.COp reads a user's.
 
-opkit.cop.section_memo keeps every answer across processes and stamps the files; this module
+opkit.cop.source.section_memo keeps every answer across processes and stamps the files; this module
 computes an answer it has not kept, from the bytes it names (or, failing that, the files on disk,
 whose errors it then raises).
 """
 
 from __future__ import annotations
 
-from opkit.cop.cop import COp
-from opkit.cop.section_memo import op_files
-from opkit.cop.sections import parse_files
+from opkit.cop.source.cop import COp
+from opkit.cop.source.section_memo import op_files
+from opkit.cop.source.sections import parse_files
 
 
 class OpSections(COp):
@@ -17,7 +17,7 @@ class OpSections(COp):
 
     `files` (absolute paths) replace the class's `section_files`; `macros`, (name, value) pairs,
     are defined around every section that sees macros, after the COp's own. With `data` (path ->
-    bytes), the files are parsed from those bytes (what opkit.cop.section_memo names an answer by).
+    bytes), the files are parsed from those bytes (what opkit.cop.source.section_memo names an answer by).
     """
 
     def __init__(self, op, files=None, macros=(), data=None):  # noqa: the files come from the op, not a COp's arguments

@@ -1,7 +1,7 @@
 """Build C++ source into a CPython extension module.
 
 The compile and link commands are opkit's own: the compiler from
-opkit.cop.compiler, the shared-library flags Python was built with (sysconfig's
+opkit.cop.build.compiler, the shared-library flags Python was built with (sysconfig's
 LDCXXSHARED / LDSHARED), opkit's flags and each node's. Nothing here imports
 setuptools or relies on its private compiler classes (setuptools._distutils),
 whose behaviour changes from release to release; sysconfig is the standard
@@ -19,10 +19,10 @@ import sys
 import sysconfig
 
 from opkit.config import config
-from opkit.cop.compiler import Compiler, find_compiler, python_include_dirs, run_tool
-from opkit.cop.depends import dependency_args, record
-from opkit.cop.host import OPENMP_FLAG, openmp_supported
-from opkit.cop.private_fs import write_private
+from opkit.cop.build.compiler import Compiler, find_compiler, python_include_dirs, run_tool
+from opkit.cop.build.depends import dependency_args, record
+from opkit.cop.build.host import OPENMP_FLAG, openmp_supported
+from opkit.cop.compiledir.private_fs import write_private
 from opkit.errors import CompileError
 
 # No -g and no -Wall: debug info and warnings cost compile time and nobody reads them here.
@@ -145,7 +145,7 @@ def compile_object(source: str, name: str, work_dir, *, include_dirs=(), extra_c
     compile_args, _ = build_flags()
     compiler = compiler or find_compiler()
     headers = [*include_dirs, *python_include_dirs()]
-    from opkit.cop.pch import pch_args, pch_removed  # only a build needs it: not imported by a warm process
+    from opkit.cop.build.pch import pch_args, pch_removed  # only a build needs it: not imported by a warm process
 
     with_pch = pch_args(compiler, compile_args, python_include_dirs())
 
@@ -167,7 +167,7 @@ def compile_object(source: str, name: str, work_dir, *, include_dirs=(), extra_c
     except _CommandFailed as failed:
         raise _compile_error(failed, name, source_path) from None
     if not syntax_only:
-        from opkit.cop.cache import default_cache
+        from opkit.cop.store.cache import default_cache
 
         record(obj, source_path, left_out=[*python_include_dirs(), default_cache().root])
     return obj
@@ -249,7 +249,7 @@ def _missing_hints(output: str) -> list[str]:
 
 def _misspelt_macro_hints(output: str, source_path) -> list[str]:
     """Return a hint for each misspelt opkit macro (DTYPE_INPTU_0) in the user files the errors point at."""
-    from opkit.cop.lint import misspelt_macro_hints
+    from opkit.cop.source.lint import misspelt_macro_hints
 
     generated = os.path.realpath(source_path)
     files = [m.group("file") for m in _DIAGNOSTIC.finditer(output) if os.path.realpath(m.group("file")) != generated]

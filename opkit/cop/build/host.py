@@ -6,7 +6,7 @@ nothing. Asking the compiler costs 10-150 ms, so each answer is kept in the
 cache directory (``host/<digest>``), keyed by the compiler and this CPU's
 description: a machine with another CPU or another compiler asks again, and a
 cache shared between machines never serves a module built for other CPU features.
-An answer is kept with its sha256 (opkit.cop.private_fs.kept_text): a damaged one is asked again.
+An answer is kept with its sha256 (opkit.cop.compiledir.private_fs.kept_text): a damaged one is asked again.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import os
 
-from opkit.cop.private_fs import kept_text
+from opkit.cop.compiledir.private_fs import kept_text
 from opkit.core.digest import sha256
 
 HOST_DIR = "host"
@@ -78,7 +78,7 @@ def remembered(question: str, facts, ask) -> str:
 
 
 def _host_dir():
-    from opkit.cop.cache import default_cache
+    from opkit.cop.store.cache import default_cache
 
     return default_cache().root / HOST_DIR
 

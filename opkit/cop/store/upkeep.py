@@ -18,11 +18,11 @@ import pathlib
 import time
 
 from opkit.config import config
-from opkit.cop.cache_owner import MARKER, claim, is_own_in_shard, is_own_top
-from opkit.cop.cache_layout import (INDEX_DIR, PCH_DIGEST_LENGTH, PCH_DIR, STALE_AFTER, TOTAL, CacheEntry, Found,
+from opkit.cop.store.owner import MARKER, claim, is_own_in_shard, is_own_top
+from opkit.cop.compiledir.layout import (INDEX_DIR, PCH_DIGEST_LENGTH, PCH_DIR, STALE_AFTER, TOTAL, CacheEntry, Found,
                                     entry_stats, read_meta)
-from opkit.cop.lock import KeyLock
-from opkit.cop.private_fs import is_hex_name, is_key, remove_tree, tree_bytes
+from opkit.cop.store.lock import KeyLock
+from opkit.cop.compiledir.private_fs import is_hex_name, is_key, remove_tree, tree_bytes
 
 
 class CacheUpkeep:
@@ -193,7 +193,7 @@ class CacheUpkeep:
         """Remove leftovers (failed builds, trash, broken PCH and index files) and evict LRU entries.
 
         Only what opkit's layout names is removed, never through a symbolic link,
-        and only under a root that is opkit's (opkit.cop.cache_owner.claim raises
+        and only under a root that is opkit's (opkit.cop.store.owner.claim raises
         NotOpkitCacheError for another).
         """
         if not self.root.is_dir():

@@ -27,13 +27,13 @@ import sys
 import warnings
 
 from opkit.config import config
-from opkit.cop.build import extension_suffix
-from opkit.cop.cache import cache_key, module_events
-from opkit.cop.templates import template_text
-from opkit.cop.identity import made_of
-from opkit.cop.compiler import numpy_c_api_version, python_abi
-from opkit.cop.load import load_module
-from opkit.cop.private_fs import intact
+from opkit.cop.build.extension import extension_suffix
+from opkit.cop.store.cache import cache_key, module_events
+from opkit.cop.generate.templates import template_text
+from opkit.cop.build.identity import made_of
+from opkit.cop.build.compiler import numpy_c_api_version, python_abi
+from opkit.cop.load.loader import load_module
+from opkit.cop.compiledir.private_fs import intact
 from opkit.core.digest import sha256
 
 SHIPPED_DIR = "_opkit_modules"
@@ -98,8 +98,8 @@ def shipping_flags() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """
     import shlex
 
-    from opkit.cop.build import BASE_COMPILE_ARGS, debug_flags, sanitize_flags
-    from opkit.cop.host import OPENMP_FLAG
+    from opkit.cop.build.extension import BASE_COMPILE_ARGS, debug_flags, sanitize_flags
+    from opkit.cop.build.host import OPENMP_FLAG
 
     march = ship_march()
     compile_args = list(BASE_COMPILE_ARGS) + ([f"-march={march}"] if march else [])

@@ -6,12 +6,12 @@ in it, whatever the umask):
 - `<key[:2]>/<key>/`: one entry: `module.cpp`, the shared object (its file name
   carries a nonce unique to the build, so a rebuilt entry is never served from
   the loader's cache of the old file), `meta.json` and a `last_used` stamp;
-  `<key[:2]>/<key>.lock` is the key's lock file (opkit.cop.lock).
+  `<key[:2]>/<key>.lock` is the key's lock file (opkit.cop.store.lock).
 - `.build-<key>-*/`: a build in progress, renamed into place when done; a failed
   build's directory stays, with the source its error names, until the key is
   built again or `opkit cache prune`.
 - `.trash-*/`: something being removed (renamed there first, so removal is atomic).
-- `pch/<digest>/`: precompiled headers (opkit.cop.pch); `index/`: signature
+- `pch/<digest>/`: precompiled headers (opkit.cop.build.pch); `index/`: signature
   index files of older opkit versions.
 - `size-total`: the running total of the entries' bytes (see below).
 """

@@ -5,11 +5,11 @@ from __future__ import annotations
 import itertools
 
 from opkit.config import config
-from opkit.cop.cinterface import call, include_line, node_c_code
-from opkit.cop.apply_support import place_apply_code
-from opkit.cop.node_code import (RESTORE_LINE_PRAGMA, Collector, Sharing,  # noqa: F401 (cop.py imports it)
+from opkit.cop.generate.cinterface import call, include_line, node_c_code
+from opkit.cop.generate.apply_support import place_apply_code
+from opkit.cop.generate.node_code import (RESTORE_LINE_PRAGMA, Collector, Sharing,  # noqa: F401 (cop.py imports it)
                                  sync_read_objects, unique)
-from opkit.cop.templates import module_template
+from opkit.cop.generate.templates import module_template
 from opkit.core.aliasing import view_roots
 from opkit.core.record import Record
 

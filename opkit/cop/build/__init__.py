@@ -1,0 +1,1 @@
+"""Stage 3, build: the compiler, host facts, flags, precompiled headers, a module's identity."""

@@ -1,0 +1,1 @@
+"""The compiledir: every name under it, private files, texts kept there."""

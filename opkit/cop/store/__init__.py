@@ -1,0 +1,1 @@
+"""Stage 5, store: modules kept by key in the compiledir, their upkeep, shipped modules."""
