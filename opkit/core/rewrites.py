@@ -134,6 +134,25 @@ def fusion(fgraph):
     fuse_elementwise(fgraph)
 
 
+def simplify_checks(fgraph):
+    """Drop the checks of a Depend that its value already computes (see opkit.core.tensor.shapes.check_rewrites)."""
+    from opkit.core.tensor.shapes.check_rewrites import simplify_checks as simplify
+
+    simplify(fgraph)
+
+
+def shrink(fgraph):
+    """Reductions of 0-d values and SumToShape to g's own static shape become what they compute.
+
+    See opkit.core.tensor.reductions.scalar_reduce and opkit.core.tensor.shapes.check_rewrites.
+    """
+    from opkit.core.tensor.reductions.scalar_reduce import scalar_reductions
+    from opkit.core.tensor.shapes.check_rewrites import static_sum_to_shape
+
+    scalar_reductions(fgraph)
+    static_sum_to_shape(fgraph)
+
+
 def reduce_fusion(fgraph):
     """Fuse reductions with their elementwise input (see opkit.core.tensor.reductions.reduce_fusion)."""
     from opkit.core.tensor.reductions.reduce_fusion import fuse_reductions
@@ -148,10 +167,13 @@ REWRITES = {
     "fusion": fusion,
     "fill": fill_to_alloc,
     "reduce_fusion": reduce_fusion,
+    "checks": simplify_checks,
+    "shrink": shrink,
 }
 
 PIPELINES = {
-    "fast_run": ("fill", "merge", "shape", "merge", "constant_folding", "merge", "fusion", "reduce_fusion"),
+    "fast_run": ("fill", "merge", "shape", "merge", "checks", "merge", "constant_folding", "shrink", "merge", "fusion",
+                 "reduce_fusion"),
     "fast_compile": ("merge",),
     None: (),
 }

@@ -32,8 +32,8 @@ LAYERS = (
     ("elementwise", ("elemwise_c", "elemwise", "basic", "elemwise_math", "logic")),
     ("shapes", ("alloc", "fill", "shape_ops", "reshape", "specify_shape", "sum_to_shape",
                 "subtensor", "inc_subtensor", "join",
-                "creation")),
+                "creation", "check_rewrites")),
     ("fused", ("fusion",)),
-    ("reductions", ("reduction_c", "reduction_arg_c", "reduction", "reduce_fusion")),
+    ("reductions", ("reduction_c", "reduction_arg_c", "reduction", "reduce_fusion", "scalar_reduce")),
     ("gradients", ("elemwise_grad", "elemwise_math_grad", "reduce_grad", "shape_grad")),
 )

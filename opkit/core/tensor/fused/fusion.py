@@ -80,8 +80,18 @@ class FusedElemwise(DerivedFromExpansion, Elemwise):
         return "Fused{" + ",".join(str(step[0]) for step in self.program) + "}"
 
 
+# How many nodes with other clients a 0-d fused loop may compute again (see _grow): bounds the C of a
+# graph of scalars shared by many, which would otherwise be copied into every loop that uses it.
+MAX_SHARED = 32
+
+
 def fuse_elementwise(fgraph):
-    """Replace each maximal tree of single-client Elemwise nodes with one FusedElemwise."""
+    """Replace each maximal tree of single-client Elemwise nodes with one FusedElemwise.
+
+    A 0-d tree also takes in 0-d nodes that have other clients: it computes them again (a few scalar
+    operations), and the node itself goes when no other client is left. The scalar parts of a
+    log-density and its gradient (exp(log_sigma) used by many terms) then become a few loops.
+    """
     clients = fgraph.clients()
     outputs = set(map(id, fgraph.outputs))
     fused = set()
@@ -89,10 +99,10 @@ def fuse_elementwise(fgraph):
     for root in reversed(fgraph.toposort()):
         if id(root) in fused or not _fusable(root):
             continue
-        members = _grow(root, clients, outputs)
+        members, shared = _grow(root, clients, outputs)
         if len(members) < 2:
             continue
-        fused.update(map(id, members))
+        fused.update(id(m) for m in members if id(m) not in shared)
         groups.append((root, members))
     # Build bottom-up: a tree fed by another fused tree reads that tree's new output
     # (replace_all only rewires the nodes already in the graph, not these new ones).
@@ -109,27 +119,32 @@ def _fusable(node):
 
 
 def _grow(root, clients, outputs):
-    """Return the nodes feeding `root` only, reachable through Elemwise outputs used once.
+    """Return (the nodes feeding `root`, the ids of those among them computed again: shared).
 
-    Nodes with C code and nodes without (float16, complex: see scalar_ops) are
-    not fused together, so a fused loop never drags C-able work into perform.
+    The nodes are reached through Elemwise outputs used once, or, where root is 0-d, through 0-d outputs
+    used more than once (at most MAX_SHARED of them), which the fused loop computes again. Nodes with C
+    code and nodes without (float16, complex: see scalar_ops) are not fused together, so a fused loop
+    never drags C-able work into perform.
     """
-    members, stack = {id(root): root}, [root]
+    members, stack, shared = {id(root): root}, [root], set()
     root_has_c = root.op.has_c_code(root)
+    scalar = root.outputs[0].ndim == 0
     while stack:
         node = stack.pop()
         for variable in node.inputs:
             owner = variable.owner
-            if owner is None or id(owner) in members or not _fusable(owner) or id(variable) in outputs:
+            if owner is None or id(owner) in members or not _fusable(owner):
                 continue
             if owner.op.has_c_code(owner) != root_has_c:
                 continue
             users = clients.get(variable, [])
-            if len(users) != 1 or users[0][0] is not node:
-                continue
+            if id(variable) in outputs or len(users) != 1 or users[0][0] is not node:
+                if not scalar or len(owner.outputs) != 1 or len(shared) >= MAX_SHARED:
+                    continue
+                shared.add(id(owner))
             members[id(owner)] = owner
             stack.append(owner)
-    return list(members.values())
+    return list(members.values()), shared
 
 
 def _program(root, members):
