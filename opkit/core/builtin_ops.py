@@ -139,7 +139,9 @@ class Shape(_RegisteredCOp):
     _registry = _SHAPE_C
 
     def make_node(self, x):
-        from opkit.core.tensor.types.type import TensorType
+        from opkit.core.tensor.types.operators import find  # a shape is a tensor (a later layer)
+
+        TensorType = find("TensorType")
 
         if not isinstance(x, Variable):
             raise TypeError(f"Shape expects a Variable, got {x!r}")
@@ -169,7 +171,9 @@ class Shape_i(_RegisteredCOp):
         self.i = int(i)
 
     def make_node(self, x):
-        from opkit.core.tensor.types.type import TensorType
+        from opkit.core.tensor.types.operators import find  # a shape is a tensor (a later layer)
+
+        TensorType = find("TensorType")
 
         ndim = getattr(x.type, "ndim", None)
         if ndim is not None and not 0 <= self.i < ndim:

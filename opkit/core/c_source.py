@@ -16,24 +16,19 @@ import functools
 import inspect
 import os
 
+from opkit.core import c_render
+from opkit.core.c_render import render  # noqa: F401  (its home was this module; SectionOps' C uses it)
+from opkit.core.clinker import MethodNotDefined
 from opkit.core.op import Op
-from opkit.core.type import MethodNotDefined
 
 _section_reader = None  # op -> an object with a COp's C methods for that op's files
-_renderer = None  # (template, macro, values) -> str
 
 
 def install_c_readers(section_reader, renderer) -> None:
     """Install what reads a SectionOp's files and what renders a template macro (opkit.cop calls it)."""
-    global _section_reader, _renderer
-    _section_reader, _renderer = section_reader, renderer
-
-
-def render(template: str, macro: str, /, **values) -> str:
-    """Return the C text of `macro` in the jinja2 template `template` (opkit/templates) called with `values`."""
-    if _renderer is None:
-        raise MethodNotDefined("render", "opkit.cop is not imported: nothing renders opkit's C templates")
-    return _renderer(template, macro, values)
+    global _section_reader
+    _section_reader = section_reader
+    c_render.install_renderer(renderer)
 
 
 @functools.lru_cache(maxsize=None)

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 
+class MethodNotDefined(Exception):
+    """An optional method (perform, c_code, ...) is not provided by this op or type."""
+
+
 class CLinkerObject:
     """Headers, libraries, flags, shared code and cache version; override and extend with super()."""
 

@@ -28,9 +28,9 @@ def _typenum(dtype):
 
 def _operator(name):
     def method(self, *other):
-        from opkit.core.scalar_tensor import apply_operator  # builds tensor ops: only when an operator is used
+        from opkit.core.tensor.types.operators import find  # builds tensor ops (opkit.core.scalar_tensor)
 
-        return apply_operator(name, self, *other)
+        return find("apply_operator")(name, self, *other)
 
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"The 0-d tensor's {name} (opkit.core.scalar_tensor): a scalar variable when the result is 0-d."
@@ -176,12 +176,10 @@ def as_scalar(value, name=None):
     if isinstance(value, Variable):
         if isinstance(value.type, ScalarType):
             return value
-        from opkit.core.tensor.types.type import TensorType  # a graph op: only when a variable is converted
+        from opkit.core.tensor.types.operators import find  # a graph op: only when a variable is converted
 
-        if isinstance(value.type, TensorType) and value.type.ndim == 0:
-            from opkit.core.scalar_tensor import scalar_from_tensor
-
-            return scalar_from_tensor(value)
+        if isinstance(value.type, find("TensorType")) and value.type.ndim == 0:
+            return find("scalar_from_tensor")(value)
         raise TypeError(f"as_scalar: {value} has type {value.type}, not a ScalarType or a 0-d tensor")
     if isinstance(value, np.ndarray) and value.ndim != 0:
         raise TypeError(f"as_scalar: expected a number, got an array of shape {value.shape}")

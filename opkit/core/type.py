@@ -6,12 +6,9 @@ import copy
 import functools
 from typing import Any
 
-from opkit.core.clinker import CLinkerObject
+from opkit.core.c_render import render
+from opkit.core.clinker import CLinkerObject, MethodNotDefined  # MethodNotDefined: its home was this module
 from opkit.core.graph import Constant, Variable
-
-
-class MethodNotDefined(Exception):
-    """An optional method (perform, c_code, ...) is not provided by this op or type."""
 
 
 class Type:
@@ -132,8 +129,6 @@ class CType(Type, CLinkerObject):
 
 @functools.lru_cache(maxsize=4096)
 def _render_generic(macro, name):
-    from opkit.core.c_source import render  # c_source imports this module
-
     return render("generic_type.c.j2", macro, name=name)
 
 

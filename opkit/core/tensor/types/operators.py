@@ -4,7 +4,11 @@
 reductions), and the gradient registry loads the last layer (gradients). The first layer cannot import
 them, so every such use goes through here: ``find(name)`` resolves a name in the later layer that
 defines it on first use (each import below is function-level and marked), then serves it from a dict.
-tests/core/test_layering.py allows upward imports in this module only (FACADE there).
+
+core's own modules below the tensor layers reach them here too: ScalarType's operators and conversions
+(opkit.core.scalar_tensor builds the 0-d tensor ops) and Shape/Shape_i, whose results are tensors.
+tests/core/test_layering.py allows upward imports in this module only (FACADE there), and its check
+for import circles in opkit leaves out this module's imports.
 """
 
 from __future__ import annotations
@@ -64,6 +68,19 @@ def _specify_shape():
     return specify_shape
 
 
+def _type():
+    from opkit.core.tensor.types import type as type_module  # TensorType, for core's Shape ops and ScalarType
+
+    return type_module
+
+
+def _scalar_tensor():
+    # later layer: a scalar variable's operators and its conversion to and from a 0-d tensor build tensor ops
+    from opkit.core import scalar_tensor
+
+    return scalar_tensor
+
+
 def _reduction():
     from opkit.core.tensor.reductions import reduction  # later layer: x.sum(), x.max() build reductions
 
@@ -82,6 +99,8 @@ HOMES = {
     _inc_subtensor: ("set_subtensor", "inc_subtensor"),
     _specify_shape: ("specify_shape",),
     _reduction: ("sum", "prod", "max", "min", "mean", "argmax", "argmin"),
+    _type: ("TensorType",),
+    _scalar_tensor: ("apply_operator", "scalar_from_tensor", "tensor_from_scalar"),
 }
 _HOME_OF = {name: home for home, names in HOMES.items() for name in names}
 _FOUND: dict = {}

@@ -8,6 +8,7 @@ import numpy as np
 
 from opkit.core.tensor.types.c_interface import TensorCInterface, register_tensor_c_code
 from opkit.core.tensor.types.static_shape import shape_or_broadcastable, static_shape
+from opkit.core.tensor.types.symbolic import TensorConstant, TensorVariable
 from opkit.core.type import CType
 
 _SHORT = {"float64": "d", "float32": "f", "int32": "i", "int64": "l"}
@@ -106,14 +107,10 @@ class TensorType(TensorCInterface, CType):
 
     @property
     def variable_type(self):
-        from opkit.core.tensor.types.variable import TensorVariable
-
         return TensorVariable
 
     @property
     def constant_type(self):
-        from opkit.core.tensor.types.variable import TensorConstant
-
         return TensorConstant
 
     def filter(self, value, strict=False, allow_downcast=None):

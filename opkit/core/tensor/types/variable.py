@@ -1,4 +1,4 @@
-"""TensorVariable and TensorConstant: symbolic arrays with numpy-like operators."""
+"""Tensor variables from values: constant and as_tensor_variable (the classes live in types/symbolic.py)."""
 
 from __future__ import annotations
 
@@ -6,236 +6,17 @@ from typing import Any
 
 import numpy as np
 
-from opkit.core.graph import Constant, Variable
-from opkit.core.tensor.types.operators import find  # the later layers' ops, found on first use
+from opkit.core.graph import Variable
+from opkit.core.scalar_type import ScalarType
+from opkit.core.tensor.types.operators import find  # a scalar variable becomes a 0-d tensor (TensorFromScalar)
+# their home was this module: `from opkit.core.tensor.types.variable import TensorVariable` keeps working
+from opkit.core.tensor.types.symbolic import TensorConstant, TensorVariable, _TensorOperators  # noqa: F401
+from opkit.core.tensor.types.type import TensorType
 from opkit.core.tensor.types.weak import fits_64_bits, is_weak_number
-
-
-class _TensorOperators:
-    """Arithmetic operators shared by tensor variables and constants.
-
-    Each builds an op of a later layer of opkit.core.tensor, found by name through the layers' one
-    upward edge, opkit.core.tensor.types.operators.find.
-    """
-
-    def __add__(self, other):
-        return find("add")(self, other)
-
-    def __radd__(self, other):
-        return find("add")(other, self)
-
-    def __sub__(self, other):
-        return find("sub")(self, other)
-
-    def __rsub__(self, other):
-        return find("sub")(other, self)
-
-    def __mul__(self, other):
-        return find("mul")(self, other)
-
-    def __rmul__(self, other):
-        return find("mul")(other, self)
-
-    def __truediv__(self, other):
-        return find("true_div")(self, other)
-
-    def __rtruediv__(self, other):
-        return find("true_div")(other, self)
-
-    def __floordiv__(self, other):
-        return find("int_div")(self, other)
-
-    def __rfloordiv__(self, other):
-        return find("int_div")(other, self)
-
-    def __mod__(self, other):
-        return find("mod")(self, other)
-
-    def __rmod__(self, other):
-        return find("mod")(other, self)
-
-    def __divmod__(self, other):
-        return find("int_div")(self, other), find("mod")(self, other)
-
-    def __rdivmod__(self, other):
-        return find("int_div")(other, self), find("mod")(other, self)
-
-    def __pow__(self, other):
-        return find("pow")(self, other)
-
-    def __rpow__(self, other):
-        return find("pow")(other, self)
-
-    def __neg__(self):
-        return find("neg")(self)
-
-    def __pos__(self):
-        return self
-
-    def __abs__(self):
-        return find("abs")(self)
-
-    # Comparisons build ops; == and != stay Python identity, as in PyTensor (use eq/neq).
-    def __lt__(self, other):
-        return find("lt")(self, other)
-
-    def __le__(self, other):
-        return find("le")(self, other)
-
-    def __gt__(self, other):
-        return find("gt")(self, other)
-
-    def __ge__(self, other):
-        return find("ge")(self, other)
-
-    def __and__(self, other):
-        return find("and_")(self, other)
-
-    def __rand__(self, other):
-        return find("and_")(other, self)
-
-    def __or__(self, other):
-        return find("or_")(self, other)
-
-    def __ror__(self, other):
-        return find("or_")(other, self)
-
-    def __xor__(self, other):
-        return find("xor")(self, other)
-
-    def __rxor__(self, other):
-        return find("xor")(other, self)
-
-    def __invert__(self):
-        return find("invert")(self)
-
-    def reshape(self, *shape, ndim=None):
-        """Return this tensor reshaped: x.reshape((2, -1)) or x.reshape(2, -1)."""
-        return find("reshape")(self, shape[0] if len(shape) == 1 else shape, ndim=ndim)
-
-    def dimshuffle(self, *pattern):
-        """Return a view with axes reordered and 'x' length-1 axes added: x.dimshuffle(1, 'x', 0)."""
-        if len(pattern) == 1 and isinstance(pattern[0], (list, tuple)):
-            pattern = pattern[0]
-        return find("DimShuffle")(pattern)(self)
-
-    def transpose(self, *axes):
-        """Return a view with the axes permuted (reversed by default), as ndarray.transpose."""
-        if len(axes) == 1 and isinstance(axes[0], (list, tuple)):
-            axes = axes[0]
-        return find("transpose")(self, axes or None)
-
-    @property
-    def T(self):
-        return self.transpose()
-
-    def flatten(self, ndim=1):
-        """Return this tensor with its trailing axes merged into `ndim` dimensions."""
-        return find("flatten")(self, ndim)
-
-    def astype(self, dtype):
-        """Return this tensor converted to `dtype` (cast)."""
-        return find("cast")(self, dtype)
-
-    def zeros_like(self, dtype=None):
-        """Return zeros shaped like this tensor (its dtype unless given)."""
-        return find("zeros_like")(self, dtype)
-
-    def ones_like(self, dtype=None):
-        """Return ones shaped like this tensor (its dtype unless given)."""
-        return find("ones_like")(self, dtype)
-
-    @property
-    def ndim(self):
-        return self.type.ndim
-
-    @property
-    def dtype(self):
-        return self.type.dtype
-
-    @property
-    def broadcastable(self):
-        return self.type.broadcastable
-
-    @property
-    def shape(self):
-        return find("shape")(self)
-
-    def sum(self, axis=None, keepdims=False):
-        return find("sum")(self, axis=axis, keepdims=keepdims)
-
-    def prod(self, axis=None, keepdims=False):
-        return find("prod")(self, axis=axis, keepdims=keepdims)
-
-    def max(self, axis=None, keepdims=False):
-        return find("max")(self, axis=axis, keepdims=keepdims)
-
-    def min(self, axis=None, keepdims=False):
-        return find("min")(self, axis=axis, keepdims=keepdims)
-
-    def mean(self, axis=None, keepdims=False):
-        return find("mean")(self, axis=axis, keepdims=keepdims)
-
-    def any(self, axis=None, keepdims=False):
-        """numpy's x.any(axis, keepdims): True where an element along `axis` is nonzero (NaN is); empty: False."""
-        return find("gt")(find("neq")(self, 0).sum(axis=axis, keepdims=keepdims), 0)
-
-    def all(self, axis=None, keepdims=False):
-        """numpy's x.all(axis, keepdims): True where no element along `axis` is zero (NaN is not); empty: True."""
-        return find("eq")(find("eq")(self, 0).sum(axis=axis, keepdims=keepdims), 0)
-
-    def argmax(self, axis=None, keepdims=False):
-        return find("argmax")(self, axis=axis, keepdims=keepdims)
-
-    def argmin(self, axis=None, keepdims=False):
-        return find("argmin")(self, axis=axis, keepdims=keepdims)
-
-    def dot(self, other):
-        return find("dot")(self, other)
-
-    def __getitem__(self, index):
-        return find("getitem")(self, index)
-
-    def set(self, y, **kwargs):
-        """Return what this x[index] was taken from, with x[index] set to y: set_subtensor(self, y, **kwargs)."""
-        return find("set_subtensor")(self, y, **kwargs)
-
-    def inc(self, y, **kwargs):
-        """Return what this x[index] was taken from, with x[index] incremented by y: inc_subtensor(self, y)."""
-        return find("inc_subtensor")(self, y, **kwargs)
-
-    def __len__(self):
-        raise TypeError("len() of a symbolic tensor is not known; use x.shape[0]")
-
-    def __iter__(self):
-        """Iterate a vector of statically known length (``c, d = neib_shape``, as Theano does); refuse otherwise."""
-        length = self.type.shape[0] if self.type.ndim == 1 else None
-        data = getattr(self, "data", None)  # a constant vector's length is its data's
-        if length is None and self.type.ndim == 1 and data is not None:
-            length = len(data)
-        if length is None:
-            raise TypeError("a symbolic tensor cannot be iterated (only a vector of known length can); "
-                            "use x.shape and indexing")
-        return (self[i] for i in range(length))
-
-    def __bool__(self):
-        raise TypeError("the truth value of a symbolic tensor is not known until it is computed")
-
-    __hash__ = object.__hash__
-
-
-class TensorVariable(_TensorOperators, Variable):
-    """A symbolic n-d array."""
-
-
-class TensorConstant(_TensorOperators, Constant):
-    """An n-d array known when the graph is built."""
 
 
 def constant(value, name=None, ndim=None, dtype=None):
     """Return a TensorConstant holding `value` (a number, list or array)."""
-    from opkit.core.tensor.types.type import TensorType
-
     if dtype is None and isinstance(value, int) and not fits_64_bits(value):
         raise OverflowError(f"cannot make a tensor constant from the Python int {value}: it does not fit "
                             f"int64 or uint64 (combine it with an array, e.g. x < {value}, or pass a float)")
@@ -255,15 +36,9 @@ def constant(value, name=None, ndim=None, dtype=None):
 
 def as_tensor_variable(value: Any, name: str | None = None, ndim: int | None = None) -> TensorVariable:
     """Return `value` as a tensor Variable: variables pass through, data becomes a constant."""
-    from opkit.core.tensor.types.type import TensorType
-
     if isinstance(value, Variable):
-        from opkit.core.scalar_type import ScalarType
-
         if isinstance(value.type, ScalarType):
-            from opkit.core.scalar_tensor import tensor_from_scalar  # PyTensor's TensorFromScalar (a 0-d tensor)
-
-            value = tensor_from_scalar(value)
+            value = find("tensor_from_scalar")(value)  # PyTensor's TensorFromScalar (a 0-d tensor)
         if not isinstance(value.type, TensorType):
             raise TypeError(f"expected a tensor variable, got {value} of type {value.type}")
         if ndim is not None and value.ndim != ndim:
