@@ -9,7 +9,6 @@ Its target, ``opkit_graph_<slot>``, is registered with XLA for the CPU.
 from __future__ import annotations
 
 import functools
-import pathlib
 import threading
 
 _lock = threading.Lock()
@@ -27,9 +26,10 @@ def handler_module():
 
     from opkit.errors import CompileError, add_note
 
-    path = pathlib.Path(__file__).resolve().parent.parent / "templates" / "jax_ffi.cpp"
+    from opkit.bridge.slot_call import handler_source
+
     # jax's version is part of the source, so of the module's key: another jaxlib's headers build another module
-    source = f"// jax {jax.__version__}\n" + path.read_text(encoding="utf-8")
+    source = f"// jax {jax.__version__}\n" + handler_source("jax_ffi.cpp")
     generated = GeneratedModule(source, include_dirs=[ffi.include_dir()])
     try:
         return compile_generated(generated, f"opkit's XLA FFI handler (jax {jax.__version__})")

@@ -1,0 +1,86 @@
+"""Slots of compiled opkit graphs that compiled code outside Python calls with raw buffers.
+
+Two handlers share the slot machinery of templates/slot_call.h: opkit's XLA FFI
+handler (opkit.bridge.jax_ffi, templates/jax_ffi.cpp) and the raw-buffer handler
+here (templates/raw_call.cpp), whose C function ``opkit_raw_call(slot, n_inputs,
+n_outputs, desc)`` numba's nopython code calls through a ctypes function pointer
+(opkit.bridge.pytensor_numba). Each slot holds a compiled opkit function for the
+life of the process: compiled code may name the slot as long as it lives.
+The raw handler needs no JAX.
+"""
+
+from __future__ import annotations
+
+import functools
+import pathlib
+import threading
+
+_TEMPLATES = pathlib.Path(__file__).resolve().parent.parent / "templates"
+_INCLUDE = '#include "slot_call.h"'
+_lock = threading.Lock()
+_slots = {}  # graph key -> slot in the raw handler
+
+
+def handler_source(name: str) -> str:
+    """Return the text of the handler template `name` with slot_call.h in place of the line including it.
+
+    The header's text is then part of the module's content (its cache key).
+    """
+    text = (_TEMPLATES / name).read_text(encoding="utf-8")
+    header = (_TEMPLATES / "slot_call.h").read_text(encoding="utf-8")
+    return text.replace(_INCLUDE, header, 1)
+
+
+@functools.lru_cache(maxsize=None)
+def raw_module():
+    """Return the compiled raw-buffer handler module (register, address, take_error), from opkit's cache."""
+    from opkit.cop.generate.codegen import GeneratedModule
+    from opkit.cop.compile import compile_generated
+    from opkit.errors import CompileError, add_note
+
+    try:
+        return compile_generated(GeneratedModule(handler_source("raw_call.cpp")), "opkit's raw-buffer handler")
+    except CompileError as exc:
+        add_note(exc, "while compiling opkit's raw-buffer handler: compiled callers (numba) run bridged ops through "
+                      "it, so it needs a working C++ compiler (run `opkit doctor`)")
+        raise
+
+
+@functools.lru_cache(maxsize=None)
+def raw_function():
+    """Return ``opkit_raw_call`` as a ctypes function (numba's nopython code calls it with no Python frame)."""
+    import ctypes
+
+    # desc is passed as an integer (its address): numba hands nopython code an array's address as one
+    prototype = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64)
+    return prototype(raw_module().address())
+
+
+def raw_slot(key, make_function, label) -> int:
+    """Return the raw handler's slot of the graph `key`; `make_function()` compiles it the first time.
+
+    `make_function()` returns (function, preallocated), as for opkit.bridge.jax_ffi.graph_target.
+    """
+    found = _slots.get(key)
+    if found is None:
+        module = raw_module()
+        function, preallocated = make_function()
+        with _lock:
+            found = _slots.get(key)
+            if found is None:
+                found = _slots[key] = module.register(function, label, bool(preallocated))
+    return found
+
+
+def raise_last_error():
+    """Raise the error of the last failed raw call: the slot's own exception (the handler's text as a note)."""
+    from opkit.errors import add_note
+
+    taken = raw_module().take_error()
+    if taken is None:
+        raise RuntimeError("opkit's raw-buffer handler failed without an error (a bug in opkit)")
+    exception, text = taken
+    if exception is None:
+        raise RuntimeError(text)
+    add_note(exception, f"(in opkit's raw-buffer handler: {text.splitlines()[0]})")
+    raise exception
