@@ -1,10 +1,13 @@
 """The layers stay apart: core (the graph) knows no C and no linkers; cop (the C toolchain) knows no linkers.
 
-Inside core, the tensor layers (LAYERS in opkit/core/tensor/__init__.py) import only the layers before them.
+Inside core, the tensor layers (LAYERS in opkit/core/tensor/__init__.py) import only the layers before them,
+at module level and inside functions; one module, the facade (FACADE below), imports later layers. No
+import circle joins opkit's modules (module-level and function-level imports), the facade's imports aside.
 """
 
 import ast
 import pathlib
+import sys
 
 import pytest
 
@@ -12,13 +15,25 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "opkit"
 RULES = {"core": ("opkit.cop", "opkit.link"), "cop": ("opkit.link",)}
 
 
-def _imports(path):
-    """Yield (node, module, inside_a_function) for every import in `path`; relative ones resolved."""
+def _type_checking(node):
+    """Whether `node` is ``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``): its body never runs."""
+    test = node.test if isinstance(node, ast.If) else None
+    return isinstance(test, ast.Name) and test.id == "TYPE_CHECKING" or \
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+
+
+def _imports(path, run_time=False):
+    """Yield (node, module, inside_a_function) for every import in `path`; relative ones resolved.
+    `run_time`: leave out the body of ``if TYPE_CHECKING:`` (imported by type checkers only)."""
     parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
     package = parts[:-1] if parts[-1] != "__init__" else parts
 
     def walk(node, inside):
         for child in ast.iter_child_nodes(node):
+            if run_time and _type_checking(child):
+                for orelse in child.orelse:
+                    yield from walk(ast.Module(body=[orelse], type_ignores=[]), inside)
+                continue
             if isinstance(child, ast.Import):
                 for alias in child.names:
                     yield child, alias.name, inside
@@ -70,6 +85,13 @@ def test_the_check_sees_imports_inside_functions_and_relative_ones(tmp_path, mon
 
 TENSOR = ("core", "tensor")
 MARK = "# later layer:"
+# The one module of the tensor layers that imports later layers (inside functions, each import marked), and why.
+FACADE = {
+    "operators": "types/operators.py, the late-bound facade: a tensor's operators and methods (x + y, x.sum(), "
+                 "x[0], x.reshape()) build ops of later layers, a type's filter_variable builds SpecifyShape, a "
+                 "scalar op applied to arrays builds Elemwise, the gradient registry loads the gradient layer, and "
+                 "core's ScalarType and Shape ops (below the tensor layers) reach TensorType and scalar_tensor",
+}
 
 
 def tensor_layers():
@@ -90,9 +112,10 @@ def _tensor_module(dotted, layers):
     return rest[0] if rest and rest[0] in layers else None
 
 
-def tensor_violations():
+def tensor_violations(facade=FACADE):
     """Yield what breaks the order: a module in no layer or in another layer's folder, an import of a later layer
-    at module level, or one inside a function without a `# later layer:` comment on its line or the line above."""
+    outside `facade`, or in `facade` one at module level or without a `# later layer:` comment on its line or the
+    line above. Imports inside functions count as much as those at module level."""
     root = PACKAGE.joinpath(*TENSOR)
     layers = tensor_layers()
     names = {layer for _, layer in layers.values()}
@@ -117,7 +140,11 @@ def tensor_violations():
                 continue
             seen.add((node.lineno, target))
             marked = MARK in lines[node.lineno - 1] or (node.lineno > 1 and MARK in lines[node.lineno - 2])
-            if not inside:
+            if path.stem not in facade:
+                yield (f"{where}:{node.lineno} ({layer}) imports {target} ({layers[target][1]}) "
+                       f"{'inside a function' if inside else 'at module level'}: only the facade "
+                       f"({', '.join(sorted(facade))}) imports a later layer")
+            elif not inside:
                 yield f"{where}:{node.lineno} ({layer}) imports {target} ({layers[target][1]}) at module level"
             elif not marked:
                 yield f"{where}:{node.lineno} ({layer}) imports {target} ({layers[target][1]}) without '{MARK}'"
@@ -125,6 +152,15 @@ def tensor_violations():
 
 def test_tensor_layers_import_only_the_layers_before_them():
     assert list(tensor_violations()) == []
+
+
+def test_the_facade_is_one_module_of_the_first_layer_and_reaches_later_layers_only_inside_functions():
+    layers = tensor_layers()
+    assert [layers[name][1] for name in FACADE] == ["types"]
+    path = PACKAGE.joinpath(*TENSOR, "types", "operators.py")
+    upward = [(node.lineno, inside) for node, dotted, inside in _imports(path)
+              if (target := _tensor_module(dotted, layers)) is not None and layers[target][0] > 0]
+    assert upward and all(inside for _, inside in upward)
 
 
 def test_the_tensor_check_sees_later_layers_and_misplaced_modules(tmp_path, monkeypatch):
@@ -141,20 +177,148 @@ def test_the_tensor_check_sees_later_layers_and_misplaced_modules(tmp_path, monk
         "    # later layer: a marked import may say why on the line above\n"
         "    from opkit.core.tensor import c\n"
         "    from opkit.core.tensor.low import b\n")          # the same layer: allowed
-    (tensor / "low" / "b.py").write_text("class B:\n    def g(self):\n        from ..high import c\n")
+    (tensor / "low" / "b.py").write_text("class B:\n    def g(self):\n        from ..high import c\n"
+                                         "        from ..high import d  # later layer: marked, but b is no facade\n")
     (tensor / "high" / "c.py").write_text("from opkit.core.tensor.low.a import f\n")  # an earlier layer
     (tensor / "high" / "b.py").write_text("")  # layer low's module in the folder of high
     (tensor / "odd" / "e.py").write_text("")  # a module and a folder in no layer
     (tensor / "flat.py").write_text("")  # in no layer
     (tensor / "d.py").write_text("")  # once there are layer folders, a module outside its folder
     monkeypatch.setattr(__import__(__name__), "PACKAGE", tmp_path / "opkit")
-    assert sorted(tensor_violations()) == [
+    assert sorted(tensor_violations(facade={"a": "the fake facade"})) == [
         "opkit/core/tensor/d.py: the module d of layer high is not in the folder high/",
         "opkit/core/tensor/flat.py: the module flat is in no layer of LAYERS",
         "opkit/core/tensor/high/b.py: the module b of layer low is not in the folder low/",
         "opkit/core/tensor/low/a.py:1 (low) imports c (high) at module level",
         "opkit/core/tensor/low/a.py:3 (low) imports d (high) without '# later layer:'",
-        "opkit/core/tensor/low/b.py:3 (low) imports c (high) without '# later layer:'",
+        "opkit/core/tensor/low/b.py:3 (low) imports c (high) inside a function: only the facade (a) imports a "
+        "later layer",
+        "opkit/core/tensor/low/b.py:4 (low) imports d (high) inside a function: only the facade (a) imports a "
+        "later layer",
         "opkit/core/tensor/odd/__init__.py: the folder odd is no layer of LAYERS",
         "opkit/core/tensor/odd/e.py: the module e is in no layer of LAYERS",
     ]
+
+
+# ---- no import circle among opkit's modules ----
+# Edges are the imports that run (module level and inside functions; not `if TYPE_CHECKING:`), each to the
+# module it names: `from a.b import c` to a.b.c if that is a module, else to a.b. Importing a module also runs
+# its packages' __init__, which is no edge here. The facade's own imports are left out: they are the tensor
+# layers' one documented upward edge (FACADE above).
+FACADE_MODULES = {"opkit.core.tensor.types." + name for name in FACADE}
+
+
+def module_name(path):
+    """Return the dotted name of the module at `path` (a package's for its __init__.py)."""
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph(leave_out=FACADE_MODULES):
+    """Return {module: {imported module: [(line, inside a function), ...]}} over opkit/**, inside opkit only."""
+    paths = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+    def resolve(dotted):
+        parts = dotted.split(".")
+        return next((".".join(parts[:n]) for n in range(len(parts), 0, -1) if ".".join(parts[:n]) in paths), None)
+
+    graph = {}
+    for module, path in paths.items():
+        edges = graph.setdefault(module, {})
+        if module in leave_out:
+            continue
+        by_node = {}
+        for node, dotted, inside in _imports(path, run_time=True):
+            by_node.setdefault(node, []).append((dotted, inside))
+        for node, names in by_node.items():
+            # _imports yields `from a import b` as a, then a.b: prefer each name's own module, else the package
+            targets = {resolve(dotted) for dotted, _ in names[1:]} or {resolve(names[0][0])}
+            if isinstance(node, ast.ImportFrom) and None in targets:
+                targets.discard(None)
+                targets.add(resolve(names[0][0]))
+            for target in targets - {None, module}:
+                edges.setdefault(target, []).append((node.lineno, names[0][1]))
+    return graph
+
+
+def strongly_connected(graph):
+    """Return the strongly connected components of `graph` with more than one module (Tarjan, iteratively)."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, successors = work[-1]
+            for successor in successors:
+                if successor not in index:
+                    index[successor] = low[successor] = len(index)
+                    stack.append(successor)
+                    on_stack.add(successor)
+                    work.append((successor, iter(sorted(graph.get(successor, ())))))
+                    break
+                if successor in on_stack:
+                    low[node] = min(low[node], index[successor])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return sorted(found)
+
+
+def describe_circle(graph, component):
+    """Return a report of one circle: its modules, then every import between two of them (file:line)."""
+    members = set(component)
+    lines = [f"a circle of {len(component)} modules: {', '.join(component)}"]
+    for module in component:
+        file = module.replace(".", "/") + (".py" if not (PACKAGE.parent / module.replace(".", "/")).is_dir()
+                                           else "/__init__.py")
+        for target, sites in sorted(graph[module].items()):
+            if target in members:
+                where = ", ".join(f"{line}{' (in a function)' if inside else ''}" for line, inside in sites)
+                lines.append(f"    {file}:{where} imports {target}")
+    return "\n".join(lines)
+
+
+def test_no_import_circle_among_opkits_modules():
+    graph = import_graph()
+    circles = [describe_circle(graph, component) for component in strongly_connected(graph)]
+    assert not circles, "import circles among opkit's modules:\n" + "\n".join(circles)
+
+
+def test_the_circle_check_sees_function_level_imports_and_leaves_out_the_facade(tmp_path, monkeypatch):
+    fake = tmp_path / "opkit"
+    (fake / "pkg").mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    (fake / "pkg" / "__init__.py").write_text("")
+    (fake / "pkg" / "a.py").write_text("from opkit.pkg import b\n")
+    (fake / "pkg" / "b.py").write_text("def f():\n    from .c import name\n")  # a name in c: the edge is to c
+    (fake / "pkg" / "c.py").write_text("import opkit.pkg.a\n")
+    (fake / "pkg" / "d.py").write_text("TYPE_CHECKING = False\nif TYPE_CHECKING:\n    from opkit.pkg import e\n")
+    (fake / "pkg" / "e.py").write_text("from opkit.pkg import d\n")  # d's import never runs: no circle
+    (fake / "pkg" / "up.py").write_text("def f():\n    from opkit.pkg import low\n")  # the facade's edge
+    (fake / "pkg" / "low.py").write_text("from opkit.pkg import up\n")
+    monkeypatch.setattr(__import__(__name__), "PACKAGE", fake)
+    graph = import_graph(leave_out={"opkit.pkg.up"})
+    assert strongly_connected(graph) == [["opkit.pkg.a", "opkit.pkg.b", "opkit.pkg.c"]]
+    assert describe_circle(graph, ["opkit.pkg.a", "opkit.pkg.b", "opkit.pkg.c"]).splitlines() == [
+        "a circle of 3 modules: opkit.pkg.a, opkit.pkg.b, opkit.pkg.c",
+        "    opkit/pkg/a.py:1 imports opkit.pkg.b",
+        "    opkit/pkg/b.py:2 (in a function) imports opkit.pkg.c",
+        "    opkit/pkg/c.py:1 imports opkit.pkg.a",
+    ]
+    assert strongly_connected(import_graph(leave_out=set())) == [
+        ["opkit.pkg.a", "opkit.pkg.b", "opkit.pkg.c"], ["opkit.pkg.low", "opkit.pkg.up"]]
