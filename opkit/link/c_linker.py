@@ -115,6 +115,7 @@ class GraphCLinker:
             region = steps[0]
             region.inputs = list(fgraph.inputs)
             region.outputs = list(fgraph.outputs)
+            region.keep_outputs = True  # the function's results: reused when the caller drops them
             runner = _region_runner(region, f"graph of {len(region.nodes)} node(s)")
             self.single_region = region  # op.compute rebinds a params op's runner from its module
             return runner
@@ -137,6 +138,7 @@ class GraphCLinker:
         region.shared = list(fgraph.inputs[n_inputs:])
         region.outputs = list(fgraph.outputs[:returned])
         region.updates = list(zip(plan.updates, fgraph.outputs[returned:]))
+        region.keep_outputs = True  # the returned outputs (not the updates): reused when the caller drops them
         return _region_runner(region, f"graph of {len(region.nodes)} node(s)", plan.cells())
 
     def _regions_runner(self, fgraph, steps):

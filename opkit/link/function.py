@@ -182,11 +182,21 @@ class FunctionAPI:
         self._configure(runner, type(self)._slow_call, self._wrap, _signature(self._types))
 
     def _slow_call(self, *args, **kwargs):
+        out = None
+        if "out" in kwargs:  # f(..., out=buf): the outputs written into the caller's arrays (link/out_buffers.py)
+            from opkit.link.out_buffers import split_out
+
+            out, kwargs = split_out(kwargs, self._names)
         if kwargs or len(args) != len(self._types):
             args = self._bind(args, kwargs)
         if not self.trust_input:
             args = [self._filter(position, value) for position, value in enumerate(args)]
-        outputs = self._runner(*args)
+        if out is not None:
+            from opkit.link.out_buffers import call_with_out
+
+            outputs = call_with_out(self, self._runner, args, out)
+        else:
+            outputs = self._runner(*args)
         return [outputs] if self._wrap else outputs
 
     def _bind(self, args, kwargs):

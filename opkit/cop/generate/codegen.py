@@ -240,6 +240,12 @@ def _variable_blocks(region, names, labels, helpers=None):
     shared = {id(v): k for k, v in enumerate(region.shared)}
     constants = {id(v): k for k, v in enumerate(region.constants)}
     given = {id(v): len(inputs) + k for k, v in enumerate(region.outputs)} if region.preallocated else {}
+    returned = {}
+    for position, variable in enumerate(region.outputs):
+        returned.setdefault(id(variable), position)
+    # Only a function's own region keeps its outputs (opkit.link.c_linker sets it): a region among
+    # others, or a node's module, hands them to storage cells, shared variables and Python nodes.
+    keeps_outputs = getattr(region, "keep_outputs", False)
     checked = _checked_inputs(region)
     passed_in = set(inputs) | set(shared)
     blocks, keep = [], 0
@@ -269,9 +275,16 @@ def _variable_blocks(region, names, labels, helpers=None):
             block.update(source=f"constants[{constants[id(variable)]}]", comment=f"constant: {ctype}")
         else:
             block.update(sync=sync)
-            if id(variable) in outputs:
-                block.update(source=f"args[{given[id(variable)]}]" if id(variable) in given else "Py_None",
-                             comment=f"output: {ctype}", output=True)
+            if id(variable) in given:
+                block.update(source=f"args[{given[id(variable)]}]", comment=f"output: {ctype}", output=True)
+            elif id(variable) in returned and keeps_outputs and _keeps_buffer(ctype, variable, passed_in):
+                # A function's result, kept for the next call: its node reuses it if the caller dropped
+                # it (opkit_take_output), or writes into the caller's array from out=.
+                block.update(source=None, comment=f"output {returned[id(variable)]}: {ctype}", output=True,
+                             keep=keep, position=returned[id(variable)])
+                keep += 1
+            elif id(variable) in outputs:
+                block.update(source="Py_None", comment=f"output: {ctype}", output=True)
             elif any(id(root) in passed_in for root in view_roots(variable, passed_in)):
                 # A view of an input or a shared value is not kept for the next call: it would keep
                 # that value alive (a shared variable's old value, after its update) and is never reused.
@@ -281,6 +294,14 @@ def _variable_blocks(region, names, labels, helpers=None):
                 keep += 1
         blocks.append(block)
     return blocks
+
+
+def _keeps_buffer(ctype, variable, passed_in):
+    """True if a returned output of type `ctype` is kept for the next call: an array that is no view of
+    an input or a shared value (keeping such a view would keep that value alive, and it is never reused)."""
+    if getattr(ctype, "dtype", None) is None or getattr(ctype, "ndim", None) is None:
+        return False
+    return not any(id(root) in passed_in for root in view_roots(variable, passed_in))
 
 
 def _variable_code(ctype, role, name, sub):
