@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from opkit.core.graph import Variable
-from opkit.core.tensor.types.variable import _TensorOperators
+from opkit.core.tensor.types.symbolic import _TensorOperators
 
 
 class Container:
