@@ -30,7 +30,7 @@ def run_info(args):
     from opkit.cop.store.cache import default_cache
 
     cache = default_cache()
-    info = cache.info()
+    info = cache.upkeep.info()
     if args.by_op:
         from opkit.cli.cache_ops import by_op, print_by_op
 
@@ -78,18 +78,18 @@ def _remove(action, verb):
     from opkit.cop.store.owner import NotOpkitCacheError
 
     cache = default_cache()
-    before = cache.info()  # every count printed is measured: what was there, less what is left
+    before = cache.upkeep.info()  # every count printed is measured: what was there, less what is left
     try:
         removed = action(cache)
     except NotOpkitCacheError as exc:
         raise CommandFailed(str(exc)) from None
-    _report_removed(cache, before, cache.info(), removed, verb)
+    _report_removed(cache, before, cache.upkeep.info(), removed, verb)
     return 0
 
 
 def run_prune(args):
-    return _remove(lambda cache: cache.prune(args.max_bytes), "evicted")
+    return _remove(lambda cache: cache.upkeep.prune(args.max_bytes), "evicted")
 
 
 def run_clear(args):
-    return _remove(lambda cache: cache.clear(), "removed")
+    return _remove(lambda cache: cache.upkeep.clear(), "removed")

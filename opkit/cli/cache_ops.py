@@ -52,7 +52,7 @@ def by_op(cache) -> list[dict]:
     registered with them, how many cached modules were generated from them, their bytes and last use."""
     ops = _ops_by_file()
     entries_of: dict[str, list] = {}
-    for entry in cache.entries():
+    for entry in cache.upkeep.entries():
         for path in _files_of(str(entry.path)):
             entries_of.setdefault(path, []).append(entry)
     groups: dict[tuple, list[str]] = {}

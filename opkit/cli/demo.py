@@ -36,10 +36,9 @@ def builtin_vector_times_vector():
     import importlib
 
     from opkit.cli.new import render_scaffold
-    from opkit.config import config
+    from opkit.cop.compiledir.layout import demo_dir
 
-    # A fixed directory: the generated C names its source file, so a new path would miss the cache.
-    project = os.path.join(os.path.abspath(os.path.expanduser(config.compiledir)), "opkit-demo")
+    project = str(demo_dir())  # a fixed directory: the generated C names its source file, so a new one would miss
     render_scaffold(_BUILTIN_NAMES, project)
     source = os.path.join(project, "src")  # the scaffold's src/ layout
     if source not in sys.path:
@@ -69,7 +68,7 @@ def _modules_with(func_files) -> set:
     from opkit.cop.source.sections import c_string_literal
 
     found = set()
-    for entry in default_cache().entries():
+    for entry in default_cache().upkeep.entries():
         try:
             source = (entry.path / SOURCE).read_text(encoding="utf-8", errors="replace")
         except OSError:

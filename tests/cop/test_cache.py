@@ -259,29 +259,29 @@ def test_lru_eviction_removes_the_least_recently_used_entry(tmp_path, tiny_sourc
     _set_last_used(root, a, 100)
     _set_last_used(root, b, 50)
     _get_tiny(root, a, tiny_source)  # a hit makes `a` the most recently used
-    total = ModuleCache(root).info()["total_bytes"]
+    total = ModuleCache(root).upkeep.info()["total_bytes"]
     with config.change_flags(cache_max_bytes=int(total * 1.25)):
         _get_tiny(root, c, tiny_source)
-    assert sorted(entry.key for entry in ModuleCache(root).entries()) == sorted([a, c])
+    assert sorted(entry.key for entry in ModuleCache(root).upkeep.entries()) == sorted([a, c])
 
 
 def test_info_prune_and_clear(tmp_path, tiny_source):
     root, keys = tmp_path / "cache", [_key("one"), _key("two")]
     cache = ModuleCache(root)
-    assert cache.info()["entries"] == 0 and cache.prune() == []
+    assert cache.upkeep.info()["entries"] == 0 and cache.upkeep.prune() == []
     for key in keys:
         _get_tiny(root, key, tiny_source)
-    info = cache.info()
+    info = cache.upkeep.info()
     assert (info["root"], info["entries"]) == (str(root), 2) and info["total_bytes"] > 0
-    assert cache.prune() == []
-    lock = cache._lock(keys[0])
+    assert cache.upkeep.prune() == []
+    lock = cache.key_lock(keys[0])
     assert lock.acquire(wait=False)
     try:
-        assert [entry.key for entry in cache.clear()] == [keys[1]]
+        assert [entry.key for entry in cache.upkeep.clear()] == [keys[1]]
     finally:
         lock.release()
-    assert [entry.key for entry in cache.clear()] == [keys[0]]
-    assert cache.info()["entries"] == 0
+    assert [entry.key for entry in cache.upkeep.clear()] == [keys[0]]
+    assert cache.upkeep.info()["entries"] == 0
     assert [p.name for p in root.iterdir()] == ["CACHEDIR.TAG"]  # clear leaves only opkit's mark: no lock files, no totals
 
 

@@ -207,7 +207,7 @@ def test_a_killed_precompiled_header_build_leaves_nothing_prune_cannot_remove(tm
         child.wait()
     [directory] = root.glob("pch/*")
     assert not (directory / "opkit_pch.hpp.gch").exists()
-    ModuleCache(root).prune()
+    ModuleCache(root).upkeep.prune()
     assert not (root / "pch").exists() or list((root / "pch").iterdir()) == []
 
 
@@ -248,7 +248,7 @@ def test_info_counts_every_byte_prune_removes_leftovers_and_clear_empties(tmp_pa
     failed.mkdir()
     (failed / "module.cpp").write_text("int x = ;")
     try:
-        info = cache.info()
+        info = cache.upkeep.info()
         assert info["entries"] == 1
         assert info["total_bytes"] == _every_byte(root)
         kinds = info["bytes_by_kind"]
@@ -256,20 +256,20 @@ def test_info_counts_every_byte_prune_removes_leftovers_and_clear_empties(tmp_pa
         assert kinds["trash"] == 300 and kinds["builds and failed builds"] == len("int x = ;")
         assert kinds["index"] == 3 * 64 + len("../../etc/passwd") and kinds["modules"] > 0
 
-        assert cache.prune() == []
+        assert cache.upkeep.prune() == []
         # Names opkit's layout does not explain are not opkit's to remove (issue 22.2).
         assert sorted(p.name for p in index.iterdir()) == [good, "ZZ-not-hex"]
         assert sorted(p.name for p in (root / "pch").iterdir()) == [complete.name, "not-a-digest"]
         assert sorted(p.name for p in complete.iterdir()) == ["lock", "opkit_pch.hpp", "opkit_pch.hpp.gch"]
         assert not trash.exists() and not failed.exists()
-        assert cache.info()["entries"] == 1 and cache.info()["total_bytes"] == _every_byte(root)
+        assert cache.upkeep.info()["entries"] == 1 and cache.upkeep.info()["total_bytes"] == _every_byte(root)
 
-        assert [entry.key for entry in cache.clear()] == [key]
+        assert [entry.key for entry in cache.upkeep.clear()] == [key]
         # Everything opkit made is gone; its mark stays, and so does what it did not make.
         assert sorted(str(p.relative_to(root)) for p in root.rglob("*")) == [
             "CACHEDIR.TAG", "index", "index/ZZ-not-hex", "pch", "pch/not-a-digest"]
-        assert cache.info()["entries"] == 0
-        assert cache.info()["total_bytes"] == _every_byte(root)
+        assert cache.upkeep.info()["entries"] == 0
+        assert cache.upkeep.info()["total_bytes"] == _every_byte(root)
     finally:
         if (trash / "locked").exists():
             (trash / "locked").chmod(0o700)
@@ -328,10 +328,10 @@ def test_a_miss_costs_the_same_with_20000_entries_as_with_3(tmp_path, tiny_sourc
         small_work, big_work = (_count_miss_work(monkeypatch, cache, tiny_source) for cache in (small, big))
     assert big_work[1] == [] and big_work[2] == [], "a miss listed shards or read meta.json files"
     assert small_work[0] == big_work[0], (small_work, big_work)
-    assert big.info()["entries"] == 20_002
+    assert big.upkeep.info()["entries"] == 20_002
     # The running total matches what a full scan counts.
     total = int((big.root / "size-total").read_text())
-    assert total == sum(found.size for found in big._scan())
+    assert total == sum(found.size for found in big.upkeep.scan())
 
 
 def test_a_build_over_the_cap_evicts_below_it_with_one_scan(tmp_path, tiny_source):
@@ -345,10 +345,10 @@ def test_a_build_over_the_cap_evicts_below_it_with_one_scan(tmp_path, tiny_sourc
     one = int((cache.root / "size-total").read_text())
     with config.change_flags(cache_max_bytes=int(one * 2.5)):
         get(keys[1])
-        assert len(cache.entries()) == 2
+        assert len(cache.upkeep.entries()) == 2
         get(keys[2])  # 3 entries > 2.5: evict down to 90% of the cap, i.e. two entries
-    assert sorted(entry.key for entry in cache.entries()) == sorted(keys[1:])
-    assert int((cache.root / "size-total").read_text()) == sum(found.size for found in cache._scan())
+    assert sorted(entry.key for entry in cache.upkeep.entries()) == sorted(keys[1:])
+    assert int((cache.root / "size-total").read_text()) == sum(found.size for found in cache.upkeep.scan())
 
 
 def test_a_cache_that_cannot_be_created_is_one_clear_error(tmp_path, tiny_source):
@@ -405,7 +405,7 @@ def test_cache_commands_report_every_kind_of_byte(tmp_path):
                              text=True)
         assert run.returncode == 0 and run.stderr == "", run.stderr
         return run.stdout
-    modules = len(ModuleCache(root).entries())
+    modules = len(ModuleCache(root).upkeep.entries())
     info = opkit_cache("info")
     assert f"root:     {root}" in info and f"entries:  {modules}" in info
     assert "  modules: " in info and "  precompiled headers: " in info and "  trash: 2.0 KiB" in info

@@ -11,6 +11,7 @@ from opkit.cop.build import host
 from opkit.cop.build.extension import build_flags
 from opkit.cop.compile import toolchain_parts
 from opkit.cop.build.compiler import find_compiler
+from opkit.cop.compiledir.layout import HOST_DIR
 
 
 def _modules(compiledir):
@@ -51,7 +52,7 @@ def test_another_cpu_gives_another_module_key(monkeypatch, tmp_path):
         monkeypatch.setattr(host, "_probe_native", lambda command: pytest.fail("asked the compiler again"))
         monkeypatch.setattr(host, "_answers", {})
         assert toolchain_parts() == theirs  # the answer is kept in the cache directory
-        assert list((tmp_path / host.HOST_DIR).glob("march-native-*"))
+        assert list((tmp_path / HOST_DIR).glob("march-native-*"))
 
 
 def test_a_module_built_for_a_baseline_is_another_module_and_runs(tmp_path):

@@ -11,7 +11,7 @@ import pytest
 
 import opkit
 import opkit.cop as cop_package
-import opkit.cop.build.host as host
+import opkit.cop.compiledir.layout as layout
 import opkit.cop.source.section_memo as section_memo
 import opkit.cop.compiledir.text_memo as text_memo
 import opkit.tensor as ot
@@ -35,7 +35,7 @@ PACKAGE = pathlib.Path(opkit.__file__).resolve().parent
 @pytest.fixture
 def memo(tmp_path, monkeypatch):
     """A memo of its own: another cache directory, nothing known in this process, files looked at every time."""
-    monkeypatch.setattr(host, "_host_dir", lambda: tmp_path / "host")
+    monkeypatch.setattr(layout, "host_dir", lambda: tmp_path / "host")
     text_memo._rendered_dir.cache_clear()
     text_memo._bound.cache_clear()
     monkeypatch.setattr(section_memo, "RECHECK_SECONDS", 0.0)

@@ -2,14 +2,14 @@
 
 import pathlib
 
-import opkit.cop.build.host as host
+import opkit.cop.compiledir.layout as layout
 import opkit.cop.generate.templates as templates
 import opkit.cop.compiledir.text_memo as text_memo
 from opkit.cop.compiledir.private_fs import write_sealed
 
 
 def test_rendered_texts_are_kept_and_the_memo_is_emptied_past_its_bound(tmp_path, monkeypatch):
-    monkeypatch.setattr(host, "_host_dir", lambda: tmp_path / "host")
+    monkeypatch.setattr(layout, "host_dir", lambda: tmp_path / "host")
     monkeypatch.setattr(text_memo, "MAX_KEPT", 5)
     monkeypatch.setattr(templates, "_rendered", templates.BoundedMemo(8))
     text_memo._rendered_dir.cache_clear()
@@ -58,7 +58,7 @@ def test_the_templates_digest_changes_with_any_file_a_template_may_include(tmp_p
     assert len({first, second, templates.files_digest(tmp_path)}) == 3
     assert templates.files_digest(tmp_path) == templates.files_digest(tmp_path)
     shipped = templates.templates_digest()
-    assert shipped == templates.files_digest(pathlib.Path(templates.__file__).parents[1] / "templates")
+    assert shipped == templates.files_digest(pathlib.Path(templates.__file__).parents[2] / "templates")
 
 
 def test_a_rendered_text_is_named_by_its_template_and_every_file_it_refers_to(tmp_path):

@@ -22,6 +22,7 @@ from opkit.config import config
 from opkit.cop.build.compiler import Compiler, find_compiler, python_include_dirs, run_tool
 from opkit.cop.build.depends import dependency_args, record
 from opkit.cop.build.host import OPENMP_FLAG, openmp_supported
+from opkit.cop.compiledir import layout
 from opkit.cop.compiledir.private_fs import write_private
 from opkit.errors import CompileError
 
@@ -167,9 +168,7 @@ def compile_object(source: str, name: str, work_dir, *, include_dirs=(), extra_c
     except _CommandFailed as failed:
         raise _compile_error(failed, name, source_path) from None
     if not syntax_only:
-        from opkit.cop.store.cache import default_cache
-
-        record(obj, source_path, left_out=[*python_include_dirs(), default_cache().root])
+        record(obj, source_path, left_out=[*python_include_dirs(), layout.root()])
     return obj
 
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 import functools
 import os
 
+from opkit.cop.compiledir import layout
 from opkit.cop.compiledir.private_fs import kept_text
 from opkit.core.digest import sha256
 
-HOST_DIR = "host"
 OPENMP_FLAG = "-fopenmp"
 _OPENMP_PROBE = "#include <omp.h>\nint opkit_probe(void) { return omp_get_max_threads(); }\n"
 # What -march=native turns into, in the compiler's own words: g++ passes -march=<cpu>, -m<feature>
@@ -74,13 +74,7 @@ def remembered(question: str, facts, ask) -> str:
     in every process.
     """
     digest = sha256("\0".join([question, *facts]).encode("utf-8", "surrogateescape")).hexdigest()[:32]
-    return kept_text(_host_dir() / f"{question}-{digest}", ask)
-
-
-def _host_dir():
-    from opkit.cop.store.cache import default_cache
-
-    return default_cache().root / HOST_DIR
+    return kept_text(layout.host_dir() / f"{question}-{digest}", ask)
 
 
 def _probe_native(command) -> str:

@@ -21,7 +21,7 @@ import os
 import warnings
 
 from opkit.config import config
-from opkit.cop.store.cache import default_cache
+from opkit.cop.compiledir import layout
 from opkit.cop.compiledir.layout import PCH_DIGEST_LENGTH, PCH_DIR
 from opkit.cop.build.compiler import run_tool
 from opkit.cop.build.host import native_target
@@ -56,7 +56,7 @@ def pch_args(compiler, compile_args, include_dirs):
     target = [native_target(compiler)] if "-march=native" in compile_args else []
     digest = sha256("\n".join([PCH_HEADER, compiler.identity, *compile_args, *include_dirs, *target])
                     .encode()).hexdigest()[:PCH_DIGEST_LENGTH]
-    root = default_cache().root
+    root = layout.root()
     directory = root / PCH_DIR / digest
     header = directory / HEADER
     # Re-check the files each time: the cache may have been cleared or compiledir changed.

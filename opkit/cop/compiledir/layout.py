@@ -1,19 +1,29 @@
-"""What lies where under the compile cache's root, and how an entry is read.
+"""Every name under the compile cache's root (config.compiledir), and how an entry is read.
 
-Layout under the root (private to its owner, 0700, like everything opkit creates
-in it, whatever the umask):
+This module is the one owner of the layout: the other modules ask it for a name or a
+folder, and `opkit cache clear|prune` remove only what it names (opkit.cop.store.owner).
+Everything opkit creates under the root is private to its owner (0700 folders, 0600
+files), whatever the umask.
 
-- `<key[:2]>/<key>/`: one entry: `module.cpp`, the shared object (its file name
-  carries a nonce unique to the build, so a rebuilt entry is never served from
-  the loader's cache of the old file), `meta.json` and a `last_used` stamp;
-  `<key[:2]>/<key>.lock` is the key's lock file (opkit.cop.store.lock).
-- `.build-<key>-*/`: a build in progress, renamed into place when done; a failed
-  build's directory stays, with the source its error names, until the key is
-  built again or `opkit cache prune`.
-- `.trash-*/`: something being removed (renamed there first, so removal is atomic).
-- `pch/<digest>/`: precompiled headers (opkit.cop.build.pch); `index/`: signature
-  index files of older opkit versions.
-- `size-total`: the running total of the entries' bytes (see below).
+- `<key[:2]>/<key>/`: one entry, a module's or a node object's (opkit.cop.store):
+  `module.cpp` (SOURCE), the shared object or object file (its name carries a nonce
+  unique to the build, so a rebuilt entry is never served from the loader's cache of
+  the old file), `meta.json` (META) and a `last_used` stamp (STAMP);
+  `<key[:2]>/<key>.lock` (LOCK_SUFFIX) is the key's lock file (opkit.cop.store.lock).
+- `.build-<key>-*/` (BUILD_PREFIX): a build in progress, renamed into place when done; a
+  failed build's folder stays, with the source its error names, until the key is built
+  again or `opkit cache prune`.
+- `.trash-*/` (TRASH_PREFIX): something being removed (renamed there first, so removal is atomic).
+- `.tmp-*` (TMP_PREFIX): a sealed file being written, beside its final name (opkit.cop.compiledir.private_fs).
+- `size-total` (TOTAL): the running total of the entries' bytes (opkit.cop.store.upkeep).
+- `CACHEDIR.TAG` (MARKER): opkit's mark on a root it made (opkit.cop.store.owner).
+- `pch/<digest>/` (PCH_DIR): precompiled headers (opkit.cop.build.pch).
+- `index/` (INDEX_DIR): signature index files of older opkit versions.
+- `host/` (HOST_DIR, host_dir()): what the compiler makes of this host, `host/<question>-<digest>`
+  (opkit.cop.build.host);
+  - `host/rendered/` (rendered_dir()): generated texts kept across processes (opkit.cop.compiledir.text_memo);
+  - `host/jinja-<digest>/` (jinja_dir()): jinja2's compiled templates (opkit.cop.generate.templates).
+- `opkit-demo/` (DEMO_DIR, demo_dir()): the project `opkit demo` scaffolds (opkit.cli.demo).
 """
 
 from __future__ import annotations
@@ -23,13 +33,44 @@ import os
 import pathlib
 from typing import NamedTuple
 
+from opkit.config import config
+
 CACHE_FORMAT = "opkit-module-cache-1"
 META, SOURCE, STAMP = "meta.json", "module.cpp", "last_used"
-TOTAL = "size-total"
-PCH_DIR, INDEX_DIR = "pch", "index"
+LOCK_SUFFIX = ".lock"
+BUILD_PREFIX, TRASH_PREFIX, TMP_PREFIX = ".build-", ".trash-", ".tmp-"
+TOTAL, MARKER = "size-total", "CACHEDIR.TAG"
+PCH_DIR, INDEX_DIR, HOST_DIR, DEMO_DIR = "pch", "index", "host", "opkit-demo"
+OWN_DIRS = (PCH_DIR, INDEX_DIR, HOST_DIR, DEMO_DIR)  # opkit's folders directly under the root, besides shards
+RENDERED_DIR, JINJA_PREFIX = "rendered", "jinja-"  # under HOST_DIR
 PCH_DIGEST_LENGTH = 24
 LOW_WATER = 0.9  # an eviction during a build goes down to this fraction of the cap
 STALE_AFTER = 60.0  # seconds after which a stray temporary file (not a build) counts as left over
+
+
+def root() -> pathlib.Path:
+    """Return the compile cache's root: config.compiledir, absolute (read at each call: it may change)."""
+    return pathlib.Path(os.path.abspath(os.path.expanduser(config.compiledir)))
+
+
+def host_dir() -> pathlib.Path:
+    """Return the folder of host facts, kept texts and compiled templates (created by whoever writes there)."""
+    return root() / HOST_DIR
+
+
+def rendered_dir() -> pathlib.Path:
+    """Return the folder of generated texts kept across processes."""
+    return host_dir() / RENDERED_DIR
+
+
+def jinja_dir(digest: str) -> pathlib.Path:
+    """Return the folder of jinja2's compiled templates for the versions and options `digest` names."""
+    return host_dir() / f"{JINJA_PREFIX}{digest}"
+
+
+def demo_dir() -> pathlib.Path:
+    """Return the folder `opkit demo` scaffolds its project in."""
+    return root() / DEMO_DIR
 
 
 # Records are NamedTuples, not dataclasses: a frozen dataclass costs every process that imports

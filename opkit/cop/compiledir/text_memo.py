@@ -16,7 +16,7 @@ import functools
 import os
 
 from opkit.core.digest import sha256
-from opkit.cop.build import host
+from opkit.cop.compiledir.layout import rendered_dir
 from opkit.cop.compiledir.private_fs import kept_text, make_private_dirs
 
 MAX_KEPT = 20000  # texts kept in the cache directory before a process clears them
@@ -51,7 +51,7 @@ def is_plain(value) -> bool:
 def _rendered_dir():
     """Return the folder of kept texts, or None where the cache directory is unusable."""
     try:
-        directory = host._host_dir() / "rendered"
+        directory = rendered_dir()
         make_private_dirs(directory)
     except (OSError, ValueError):  # no usable cache directory (opkit show with an unsafe one): make it here
         return None

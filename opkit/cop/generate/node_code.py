@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from opkit.cop.generate.cinterface import as_list, call
+from opkit.cop.source.sections import RESTORE_LINE_PRAGMA  # noqa: F401  (codegen and apply_support use it from here)
 from opkit.core.record import Record
 
 
@@ -17,10 +18,6 @@ def unique(items):
             result.append(item)
     return result
 
-
-# An op's code ends a chunk that moved the compiler into its own file with `#line` with this
-# line; left alone it is an ignored pragma, rendered it points back at the generated module.
-RESTORE_LINE_PRAGMA = "#pragma opkit_restore_line"
 
 _APPLY_LABEL = re.compile(r"APPLY_SPECIFIC\s*\([^()]*\)\s*:(?!:)")
 

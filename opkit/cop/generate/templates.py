@@ -44,7 +44,7 @@ def _bytecode_cache(jinja2):
     """
     import sys
 
-    from opkit.cop.build.host import _host_dir
+    from opkit.cop.compiledir.layout import jinja_dir
     from opkit.cop.compiledir.private_fs import make_private_dirs, read_sealed, write_sealed
 
     class SealedCache(jinja2.BytecodeCache):
@@ -67,7 +67,7 @@ def _bytecode_cache(jinja2):
 
     facts = repr((jinja2.__version__, sys.version, sorted(_JINJA_OPTIONS.items()), "StrictUndefined", "sealed"))
     try:
-        directory = _host_dir() / f"jinja-{sha256(facts.encode()).hexdigest()[:16]}"
+        directory = jinja_dir(sha256(facts.encode()).hexdigest()[:16])
         make_private_dirs(directory)
     except (OSError, ValueError):
         return None

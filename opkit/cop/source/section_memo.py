@@ -60,7 +60,7 @@ def stamp(paths):
 @functools.lru_cache(maxsize=None)
 def engine_digest() -> str:
     """Return a digest of the source that turns section files into C, or '' where it cannot be read."""
-    from opkit.cop.generate.codegen import RESTORE_LINE_PRAGMA
+    from opkit.cop.source.sections import RESTORE_LINE_PRAGMA
 
     here = os.path.dirname(os.path.abspath(__file__))
     digest = sha256(RESTORE_LINE_PRAGMA.encode())

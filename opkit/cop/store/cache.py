@@ -20,10 +20,11 @@ import time
 import warnings
 
 from opkit.config import config
-from opkit.cop.compiledir.layout import (CACHE_FORMAT, LOW_WATER, META, SOURCE, STAMP,  # noqa: F401  (SOURCE re-exported)
-                                    entry_stats, read_meta)
+from opkit.cop.compiledir import layout
+from opkit.cop.compiledir.layout import (BUILD_PREFIX, CACHE_FORMAT, LOCK_SUFFIX, LOW_WATER, META, SOURCE,  # noqa: F401
+                                         STAMP, TRASH_PREFIX, entry_stats, read_meta)
 from opkit.cop.store.owner import mark
-from opkit.cop.store.upkeep import CacheUpkeep
+from opkit.cop.store.upkeep import Upkeep
 from opkit.cop.build.depends import changed, gather
 from opkit.cop.load.loader import load_module
 from opkit.cop.store.lock import CacheWarning, CompileLockTimeout, KeyLock  # noqa: F401  (re-exported)
@@ -95,7 +96,7 @@ def _verify(entry: pathlib.Path, key: str, module_name: str) -> pathlib.Path:
     return entry / so_name
 
 
-class ModuleCache(CacheUpkeep):
+class ModuleCache:
     """Compiled modules on disk under `root`, found by key, built once across processes."""
 
     events = module_events  # what this process did: "built", "loaded"
@@ -103,6 +104,7 @@ class ModuleCache(CacheUpkeep):
     def __init__(self, root):
         self.root = pathlib.Path(os.path.abspath(os.path.expanduser(os.fspath(root))))
         self._loaded = {}
+        self.upkeep = Upkeep(self)  # size total, eviction, entries, info, prune and clear
 
     def entry_dir(self, key: str) -> pathlib.Path:
         """Return the directory that holds (or will hold) the entry for `key`."""
@@ -143,7 +145,7 @@ class ModuleCache(CacheUpkeep):
         """Return what an entry serves from its verified file: the loaded module (ImportError if it cannot be)."""
         return load_module(path, module_name)
 
-    def _lock(self, key: str) -> KeyLock:
+    def key_lock(self, key: str) -> KeyLock:
         """Return the lock of `key`, creating its shard directory (and making an old shard private)."""
         shard = self.root / key[:2]
         make_private_dirs(shard)
@@ -154,7 +156,7 @@ class ModuleCache(CacheUpkeep):
                                       " (a symbolic link?)\nfix: remove it, or choose another compiledir", shard)
         if st.st_mode & 0o077 and st.st_uid == os.getuid():
             os.chmod(shard, 0o700)
-        return KeyLock(shard / f"{key}.lock")
+        return KeyLock(shard / f"{key}{LOCK_SUFFIX}")
 
     def _load_entry(self, key: str, module_name: str):
         """Load a verified entry; raise FileNotFoundError if absent, _CorruptEntry if it cannot be used."""
@@ -212,8 +214,8 @@ class ModuleCache(CacheUpkeep):
                     except _CorruptEntry as exc:
                         damage = exc
                         size = entry_stats(str(entry))[0] if os.path.isdir(entry) else 0
-                        self._remove_tree(entry)
-                        self._account(-max(size, 0))
+                        self.discard(entry)
+                        self.upkeep.account(-max(size, 0))
                         if isinstance(exc, _StaleEntry):
                             from opkit.logs import log_info
 
@@ -221,11 +223,11 @@ class ModuleCache(CacheUpkeep):
                         else:
                             warnings.warn(f"the compiled module {entry} cannot be used ({exc}): removed it,"
                                           " rebuilding", CacheWarning, stacklevel=4)
-                for stale in self.root.glob(f".build-{key}-*"):
+                for stale in self.root.glob(f"{BUILD_PREFIX}{key}-*"):
                     remove_tree(stale)
                 import tempfile  # only to build: a warm process does not import it
 
-                tmp = pathlib.Path(tempfile.mkdtemp(prefix=f".build-{key}-", dir=self.root))
+                tmp = pathlib.Path(tempfile.mkdtemp(prefix=f"{BUILD_PREFIX}{key}-", dir=self.root))
                 os.chmod(tmp, 0o700)
             except OSError as exc:
                 if damage is not None:
@@ -237,20 +239,20 @@ class ModuleCache(CacheUpkeep):
             try:
                 module = self._open(so, module_name)
             except ImportError:
-                self._remove_tree(entry)
+                self.discard(entry)
                 raise
         finally:
             lock.release()
-        total = self._account(size)
+        total = self.upkeep.account(size)
         if total is not None and total > config.cache_max_bytes:
-            self._evict(config.cache_max_bytes, keep={key}, target=int(config.cache_max_bytes * LOW_WATER))
+            self.upkeep.evict(config.cache_max_bytes, keep={key}, target=int(config.cache_max_bytes * LOW_WATER))
         return module
 
     def _acquire(self, key: str) -> KeyLock:
         """Take `key`'s lock, creating its shard; a shard removed meanwhile (`opkit cache clear`) is made again."""
         attempts = 3
         while True:
-            lock = self._lock(key)
+            lock = self.key_lock(key)
             try:
                 lock.acquire()
                 return lock
@@ -311,9 +313,9 @@ class ModuleCache(CacheUpkeep):
         _count(self.events, "built")
         return self.entry_dir(key) / unique.name, size
 
-    def _remove_tree(self, path: pathlib.Path):
+    def discard(self, path: pathlib.Path):
         """Rename `path` out of the way atomically, then delete it (prune removes what is left)."""
-        trash = self.root / f".trash-{os.urandom(8).hex()}"
+        trash = self.root / f"{TRASH_PREFIX}{os.urandom(8).hex()}"
         try:
             os.rename(path, trash)
         except PermissionError:
@@ -371,7 +373,7 @@ def process_cache() -> ModuleCache:
 def default_cache() -> ModuleCache:
     """Return the cache at config.compiledir, re-created when config.compiledir changes."""
     global _default
-    root = pathlib.Path(os.path.abspath(os.path.expanduser(config.compiledir)))
+    root = layout.root()
     cache = _default
     if cache is None or cache.root != root:
         cache = _default = ModuleCache(root)

@@ -19,16 +19,13 @@ import os
 import pathlib
 import stat
 
-from opkit.cop.compiledir.layout import INDEX_DIR, PCH_DIR, TOTAL
+from opkit.cop.compiledir.layout import BUILD_PREFIX, LOCK_SUFFIX, MARKER, OWN_DIRS, TMP_PREFIX, TOTAL, TRASH_PREFIX
 from opkit.cop.compiledir.private_fs import is_hex_name, is_key, write_private
 
-MARKER = "CACHEDIR.TAG"
 MARKER_TEXT = ("Signature: 8a477f597d28d172789f06886806bc55\n"
                "# This directory is an opkit compile cache (`opkit cache info|prune|clear`).\n"
                "# opkit removes only what it made here. See https://bford.info/cachedir/\n")
 _MARK_WORDS = "opkit compile cache"
-HOST_DIR, DEMO_DIR = "host", "opkit-demo"
-_OWN_DIRS = (PCH_DIR, INDEX_DIR, HOST_DIR, DEMO_DIR)
 
 
 class NotOpkitCacheError(OSError):
@@ -79,15 +76,15 @@ def claim(root: pathlib.Path) -> None:
 def is_own_top(name: str, is_dir: bool) -> bool:
     """Return True if `name` (directly under the root) is of opkit's layout."""
     if is_dir:
-        return (is_hex_name(name, 2) or name in _OWN_DIRS or _is_build_name(name)
-                or (name.startswith(".trash-") and _is_hex(name[len(".trash-"):])))
-    return name in (TOTAL, MARKER) or name.startswith(".tmp-")
+        return (is_hex_name(name, 2) or name in OWN_DIRS or _is_build_name(name)
+                or (name.startswith(TRASH_PREFIX) and _is_hex(name[len(TRASH_PREFIX):])))
+    return name in (TOTAL, MARKER) or name.startswith(TMP_PREFIX)
 
 
 def _is_build_name(name: str) -> bool:
     """`.build-<key>-<suffix>`: a build in progress, or a failed one (opkit.cop.store.cache)."""
-    key, dash, _ = name[len(".build-"):].partition("-")
-    return name.startswith(".build-") and is_key(key) and dash == "-"
+    key, dash, _ = name[len(BUILD_PREFIX):].partition("-")
+    return name.startswith(BUILD_PREFIX) and is_key(key) and dash == "-"
 
 
 def _is_hex(text: str) -> bool:
@@ -98,7 +95,7 @@ def is_own_in_shard(shard_name: str, name: str, is_dir: bool) -> bool:
     """Return True if `name` inside the shard `shard_name` is of opkit's layout: an entry or a key's lock."""
     if is_dir:
         return is_key(name) and name[:2] == shard_name
-    return (name.endswith(".lock") and is_key(name[:-5]) and name[:2] == shard_name) or \
+    return (name.endswith(LOCK_SUFFIX) and is_key(name[:-len(LOCK_SUFFIX)]) and name[:2] == shard_name) or \
         (is_key(name) and name[:2] == shard_name)
 
 

@@ -18,22 +18,27 @@ import pathlib
 import time
 
 from opkit.config import config
-from opkit.cop.store.owner import MARKER, claim, is_own_in_shard, is_own_top
-from opkit.cop.compiledir.layout import (INDEX_DIR, PCH_DIGEST_LENGTH, PCH_DIR, STALE_AFTER, TOTAL, CacheEntry, Found,
-                                    entry_stats, read_meta)
-from opkit.cop.store.lock import KeyLock
+from opkit.cop.compiledir.layout import (BUILD_PREFIX, INDEX_DIR, LOCK_SUFFIX, MARKER, PCH_DIGEST_LENGTH, PCH_DIR,
+                                         STALE_AFTER, TMP_PREFIX, TOTAL, TRASH_PREFIX, CacheEntry, Found, entry_stats,
+                                         read_meta)
 from opkit.cop.compiledir.private_fs import is_hex_name, is_key, remove_tree, tree_bytes
+from opkit.cop.store.lock import KeyLock
+from opkit.cop.store.owner import claim, is_own_in_shard, is_own_top
 
 
-class CacheUpkeep:
-    """What ModuleCache does to stay in bounds and be inspected (mixed into it)."""
+class Upkeep:
+    """What keeps one cache (a ModuleCache, `cache.upkeep`) in bounds, and inspects it: its size total,
+    eviction, entries, info, prune and clear. It uses the cache's root, entry_dir, key_lock and discard."""
+
+    def __init__(self, cache):
+        self.cache = cache
 
     # --- size accounting -----------------------------------------------------------------
 
-    def _account(self, delta: int) -> int | None:
+    def account(self, delta: int) -> int | None:
         """Add `delta` bytes to the running total and return it (None where it cannot be kept)."""
         try:
-            fd = os.open(self.root / TOTAL, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            fd = os.open(self.cache.root / TOTAL, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         except OSError:
             return None
         try:
@@ -42,7 +47,7 @@ class CacheUpkeep:
                 total = int(os.pread(fd, 64, 0).split()[0]) + delta
             except (ValueError, IndexError):
                 # No total yet (a new cache, or one from an older opkit): count once, now.
-                total = sum(found.size for found in self._scan())
+                total = sum(found.size for found in self.scan())
             total = max(total, 0)
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{total}\n".encode(), 0)
@@ -53,9 +58,9 @@ class CacheUpkeep:
         finally:
             os.close(fd)
 
-    def _set_total(self, total: int):
+    def set_total(self, total: int):
         try:
-            fd = os.open(self.root / TOTAL, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            fd = os.open(self.cache.root / TOTAL, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         except OSError:
             return
         try:
@@ -73,14 +78,14 @@ class CacheUpkeep:
     def _shards(self):
         """Yield the shard directories' paths (this lists the root: 256 shards at most, never the entries)."""
         try:
-            with os.scandir(self.root) as items:
+            with os.scandir(self.cache.root) as items:
                 shards = [item.path for item in items
                           if is_hex_name(item.name, 2) and item.is_dir(follow_symlinks=False)]
         except (FileNotFoundError, NotADirectoryError):
             return []
         return shards
 
-    def _scan(self) -> list[Found]:
+    def scan(self) -> list[Found]:
         """Walk every entry: its key, path, bytes and last use (no meta.json is read)."""
         found = []
         for shard in self._shards():
@@ -97,7 +102,7 @@ class CacheUpkeep:
                     found.append(Found(name, pathlib.Path(shard, name), size, last_used))
         return found
 
-    def _describe(self, found: Found) -> CacheEntry:
+    def describe(self, found: Found) -> CacheEntry:
         try:
             meta = read_meta(found.path)
         except (OSError, ValueError):
@@ -105,27 +110,27 @@ class CacheUpkeep:
         return CacheEntry(found.key, found.path, meta.get("module_name"), found.size, meta.get("created"),
                           found.last_used)
 
-    def _remove_entry(self, key: str) -> bool:
+    def remove_entry(self, key: str) -> bool:
         """Remove one entry unless someone holds its lock; return whether it was removed."""
-        entry = self.entry_dir(key)
+        entry = self.cache.entry_dir(key)
         try:
-            lock = self._lock(key)
+            lock = self.cache.key_lock(key)
             if not lock.acquire(wait=False):
                 return False
         except OSError:
             return False
         try:
             if os.path.lexists(entry):
-                self._remove_tree(entry)
+                self.cache.discard(entry)
         except OSError:
             return False
         finally:
             lock.release(unlink=True)
         return True
 
-    def _evict(self, max_bytes: int, keep=(), target: int | None = None) -> list[CacheEntry]:
+    def evict(self, max_bytes: int, keep=(), target: int | None = None) -> list[CacheEntry]:
         """If the entries hold more than `max_bytes`, remove the least recently used down to `target`."""
-        found = sorted(self._scan(), key=lambda item: item.last_used)
+        found = sorted(self.scan(), key=lambda item: item.last_used)
         total, removed = sum(item.size for item in found), []
         target = max_bytes if target is None else target
         if total > max_bytes:
@@ -134,16 +139,16 @@ class CacheUpkeep:
                     break
                 if item.key in keep:
                     continue
-                described = self._describe(item)
-                if self._remove_entry(item.key):
+                described = self.describe(item)
+                if self.remove_entry(item.key):
                     total -= item.size
                     removed.append(described)
-        self._set_total(total)
+        self.set_total(total)
         return removed
 
     def entries(self) -> list[CacheEntry]:
         """List every entry (this walks the cache; a lookup or a build never does)."""
-        return [self._describe(found) for found in self._scan()]
+        return [self.describe(found) for found in self.scan()]
 
     def info(self) -> dict:
         """Return the root, the number of entries, and every byte under the root, by kind."""
@@ -151,7 +156,7 @@ class CacheUpkeep:
                  "trash": 0, "other": 0}
         entries, unreadable = 0, 0
         try:
-            with os.scandir(self.root) as items:
+            with os.scandir(self.cache.root) as items:
                 tops = list(items)
         except (FileNotFoundError, NotADirectoryError):
             tops = []
@@ -180,13 +185,13 @@ class CacheUpkeep:
                 kinds["precompiled headers"] += size
             elif top.name == INDEX_DIR:
                 kinds["index"] += size
-            elif top.name.startswith(".build-"):
+            elif top.name.startswith(BUILD_PREFIX):
                 kinds["builds and failed builds"] += size
-            elif top.name.startswith(".trash-"):
+            elif top.name.startswith(TRASH_PREFIX):
                 kinds["trash"] += size
             else:
                 kinds["other"] += size
-        return {"root": str(self.root), "entries": entries, "total_bytes": sum(kinds.values()),
+        return {"root": str(self.cache.root), "entries": entries, "total_bytes": sum(kinds.values()),
                 "max_bytes": config.cache_max_bytes, "bytes_by_kind": kinds, "unreadable_dirs": unreadable}
 
     def prune(self, max_bytes: int | None = None) -> list[CacheEntry]:
@@ -196,23 +201,23 @@ class CacheUpkeep:
         and only under a root that is opkit's (opkit.cop.store.owner.claim raises
         NotOpkitCacheError for another).
         """
-        if not self.root.is_dir():
+        if not self.cache.root.is_dir():
             return []
-        claim(self.root)
+        claim(self.cache.root)
         self._remove_leftovers(everything=False)
-        return self._evict(config.cache_max_bytes if max_bytes is None else max_bytes)
+        return self.evict(config.cache_max_bytes if max_bytes is None else max_bytes)
 
     def clear(self) -> list[CacheEntry]:
         """Remove everything not in use by a build in progress: the root is left empty."""
         removed = self.prune(0)
-        if self.root.is_dir():
+        if self.cache.root.is_dir():
             self._remove_leftovers(everything=True)
         return removed
 
     def _remove_leftovers(self, everything: bool):
         """Remove what no entry needs; with `everything`, also PCH, index, lock files and the total."""
         try:
-            with os.scandir(self.root) as items:
+            with os.scandir(self.cache.root) as items:
                 tops = list(items)
         except OSError:
             return
@@ -222,10 +227,10 @@ class CacheUpkeep:
             is_dir = top.is_dir(follow_symlinks=False)
             if top.is_symlink() or not is_own_top(name, is_dir) or name == MARKER:
                 continue  # not opkit's (or its mark): left where it is
-            if name.startswith(".trash-"):
+            if name.startswith(TRASH_PREFIX):
                 remove_tree(top.path)
-            elif name.startswith(".build-"):
-                self._locked_remove(name[len(".build-"):][:64], top.path)  # is_own_top: .build-<key>-*
+            elif name.startswith(BUILD_PREFIX):
+                self._locked_remove(name[len(BUILD_PREFIX):][:64], top.path)  # is_own_top: .build-<key>-*
             elif is_hex_name(name, 2) and is_dir:
                 self._tidy_shard(top.path, everything)
             elif name == PCH_DIR and is_dir:
@@ -238,7 +243,7 @@ class CacheUpkeep:
     def _locked_remove(self, key: str, path: str):
         """Remove `path` (a build directory of `key`) unless a build of `key` is running."""
         try:
-            lock = self._lock(key)
+            lock = self.cache.key_lock(key)
             if not lock.acquire(wait=False):
                 return
         except OSError:
@@ -246,7 +251,7 @@ class CacheUpkeep:
         try:
             remove_tree(path)
         finally:
-            lock.release(unlink=not os.path.lexists(self.entry_dir(key)))
+            lock.release(unlink=not os.path.lexists(self.cache.entry_dir(key)))
 
     def _tidy_shard(self, shard: str, everything: bool):
         """Remove the lock files of keys without an entry, and the shard if that leaves it empty.
@@ -267,8 +272,8 @@ class CacheUpkeep:
                 continue
             if is_key(name) and is_dir:
                 continue
-            if name.endswith(".lock") and is_key(name[:-5]):
-                if name[:-5] not in names:
+            if name.endswith(LOCK_SUFFIX) and is_key(name[:-len(LOCK_SUFFIX)]):
+                if name[:-len(LOCK_SUFFIX)] not in names:
                     lock = KeyLock(pathlib.Path(path))
                     if lock.acquire(wait=False):
                         lock.release(unlink=True)
@@ -297,7 +302,7 @@ class CacheUpkeep:
                     target = handle.read(80).decode("ascii").strip()
             except (OSError, UnicodeDecodeError):
                 target = ""
-            if not is_key(target) or not self.entry_dir(target).is_dir():
+            if not is_key(target) or not self.cache.entry_dir(target).is_dir():
                 remove_tree(path)
         try:
             os.rmdir(index)  # fails, harmlessly, unless it is empty
@@ -342,7 +347,7 @@ def _tidy_pch(pch: str, everything: bool, now: float):
             complete = all(os.path.isfile(os.path.join(path, name)) for name in _PCH_FILES[1:3])
             remove_all = everything or not complete
             for leftover in os.listdir(path):
-                own = leftover in _PCH_FILES or leftover.startswith(".tmp-")
+                own = leftover in _PCH_FILES or leftover.startswith(TMP_PREFIX)
                 if own and (remove_all or leftover not in _PCH_FILES):
                     remove_tree(os.path.join(path, leftover))
             if remove_all:
