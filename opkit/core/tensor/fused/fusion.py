@@ -80,29 +80,30 @@ class FusedElemwise(DerivedFromExpansion, Elemwise):
         return "Fused{" + ",".join(str(step[0]) for step in self.program) + "}"
 
 
-# How many nodes with other clients a 0-d fused loop may compute again (see _grow): bounds the C of a
-# graph of scalars shared by many, which would otherwise be copied into every loop that uses it.
-MAX_SHARED = 32
+# The most steps a shared 0-d node may bring into each loop that computes it again (see _inlined): a
+# chain of scalars each used twice is not copied whole into every loop.
+MAX_CONE = 8
 
 
 def fuse_elementwise(fgraph):
     """Replace each maximal tree of single-client Elemwise nodes with one FusedElemwise.
 
-    A 0-d tree also takes in 0-d nodes that have other clients: it computes them again (a few scalar
-    operations), and the node itself goes when no other client is left. The scalar parts of a
+    A 0-d tree also takes in the small 0-d nodes whose other clients are 0-d loops too (_inlined): each
+    loop computes them again (a few scalar operations), and the node itself goes. The scalar parts of a
     log-density and its gradient (exp(log_sigma) used by many terms) then become a few loops.
     """
     clients = fgraph.clients()
     outputs = set(map(id, fgraph.outputs))
+    inlined = _inlined(fgraph, clients, outputs)
     fused = set()
     groups = []
     for root in reversed(fgraph.toposort()):
         if id(root) in fused or not _fusable(root):
             continue
-        members, shared = _grow(root, clients, outputs)
+        members = _grow(root, clients, outputs, inlined)
         if len(members) < 2:
             continue
-        fused.update(id(m) for m in members if id(m) not in shared)
+        fused.update(id(m) for m in members if id(m) not in inlined)
         groups.append((root, members))
     # Build bottom-up: a tree fed by another fused tree reads that tree's new output
     # (replace_all only rewires the nodes already in the graph, not these new ones).
@@ -118,15 +119,14 @@ def _fusable(node):
     return isinstance(node.op, Elemwise) and not isinstance(node.op, FusedElemwise) and node.op.fusable(node)
 
 
-def _grow(root, clients, outputs):
-    """Return (the nodes feeding `root`, the ids of those among them computed again: shared).
+def _grow(root, clients, outputs, inlined=frozenset()):
+    """Return the nodes feeding `root`, reachable through Elemwise outputs used once.
 
-    The nodes are reached through Elemwise outputs used once, or, where root is 0-d, through 0-d outputs
-    used more than once (at most MAX_SHARED of them), which the fused loop computes again. Nodes with C
-    code and nodes without (float16, complex: see scalar_ops) are not fused together, so a fused loop
-    never drags C-able work into perform.
+    Where root is 0-d, also through the nodes of `inlined` (see _inlined), which each loop using them
+    computes again. Nodes with C code and nodes without (float16, complex: see scalar_ops) are not
+    fused together, so a fused loop never drags C-able work into perform.
     """
-    members, stack, shared = {id(root): root}, [root], set()
+    members, stack = {id(root): root}, [root]
     root_has_c = root.op.has_c_code(root)
     scalar = root.outputs[0].ndim == 0
     while stack:
@@ -138,13 +138,40 @@ def _grow(root, clients, outputs):
             if owner.op.has_c_code(owner) != root_has_c:
                 continue
             users = clients.get(variable, [])
-            if id(variable) in outputs or len(users) != 1 or users[0][0] is not node:
-                if not scalar or len(owner.outputs) != 1 or len(shared) >= MAX_SHARED:
-                    continue
-                shared.add(id(owner))
+            single = id(variable) not in outputs and len(users) == 1 and users[0][0] is node
+            if not single and not (scalar and id(owner) in inlined):
+                continue
             members[id(owner)] = owner
             stack.append(owner)
-    return list(members.values()), shared
+    return list(members.values())
+
+
+def _inlined(fgraph, clients, outputs):
+    """Return the ids of the 0-d nodes each 0-d loop using them computes again, so that the node goes.
+
+    Such a node has one output, no graph output, only 0-d elementwise clients of its kind (C or not),
+    and brings at most MAX_CONE steps (itself, the nodes only it uses, the inlined nodes it uses) into
+    each loop: a copy costs a few scalar operations, never a whole chain.
+    """
+    cone, inlined = {}, set()
+    for node in fgraph.toposort():
+        if not _fusable(node) or len(node.outputs) != 1 or node.outputs[0].ndim != 0:
+            continue
+        has_c = node.op.has_c_code(node)
+        size = 1
+        for variable in node.inputs:
+            owner = variable.owner
+            if owner is None or id(owner) not in cone or cone[id(owner)][1] != has_c:
+                continue
+            if id(owner) in inlined or (len(clients.get(variable, [])) == 1 and id(variable) not in outputs):
+                size += cone[id(owner)][0]
+        cone[id(node)] = (size, has_c)
+        users = clients.get(node.outputs[0], [])
+        if size <= MAX_CONE and id(node.outputs[0]) not in outputs and len(users) > 1 and all(
+                not isinstance(client, str) and _fusable(client) and client.outputs[0].ndim == 0
+                and client.op.has_c_code(client) == has_c for client, _ in users):
+            inlined.add(id(node))
+    return inlined
 
 
 def _program(root, members):

@@ -59,8 +59,9 @@ static PyArrayObject* opkit_sum_to_shape(PyArrayObject* g, PyArrayObject* shape)
                      (long long)PyArray_DIMS(shape)[0], nd);
         return NULL;
     }
-    for (int d = 0; d < nd; ++d) {
+    for (int d = 0; d < nd; ++d)  /* all of it first: the message names the whole target */
         target[d] = (npy_intp)*(npy_int64*)PyArray_GETPTR1(shape, d);
+    for (int d = 0; d < nd; ++d) {
         if (target[d] != PyArray_DIMS(g)[d] && target[d] != 1) {
             opkit_sum_to_shape_error(nd, PyArray_DIMS(g), target);
             return NULL;
