@@ -297,11 +297,13 @@ def _variable_blocks(region, names, labels, helpers=None):
 
 
 def _keeps_buffer(ctype, variable, passed_in):
-    """True if a returned output of type `ctype` is kept for the next call: an array that is no view of
-    an input or a shared value (keeping such a view would keep that value alive, and it is never reused)."""
+    """True if a returned output of type `ctype` is kept for the next call: an array with memory of its
+    own. A view of an input or a shared value would keep that value alive and is never reused; a view or
+    an in-place update of an intermediate is reused through that intermediate's slot, which a second
+    reference from the output's slot would keep from being reused at all."""
     if getattr(ctype, "dtype", None) is None or getattr(ctype, "ndim", None) is None:
         return False
-    return not any(id(root) in passed_in for root in view_roots(variable, passed_in))
+    return view_roots(variable, passed_in) == [variable]
 
 
 def _variable_code(ctype, role, name, sub):
