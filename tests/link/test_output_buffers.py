@@ -99,6 +99,29 @@ def test_outputs_that_alias_inputs_or_each_other():
     np.testing.assert_array_equal(a, A)
 
 
+def test_outputs_over_intermediates():
+    """A dot's output (its own memory) is reused once dropped; outputs that update or view an intermediate
+    are reused through that intermediate: kept ones never change."""
+    a, b = ot.dmatrices("a", "b")
+    f = opkit.function([a, b], [ot.exp(ot.dot(a, b)), ot.dot(a, b).T, ot.dot(b, a)])
+    rng = np.random.default_rng(3)
+    values = [(rng.standard_normal((4, 4)), rng.standard_normal((4, 4))) for _ in range(4)]
+
+    def want(x, y):
+        return [np.exp(x @ y), (x @ y).T, y @ x]
+
+    kept = f(*values[0])
+    f(*values[1])
+    third = f(*values[2])
+    where = [address(r) for r in third]
+    del third
+    last = f(*values[3])
+    assert address(last[2]) == where[2]
+    for got, (x, y) in ((kept, values[0]), (last, values[3])):
+        for array, expected_array in zip(got, want(x, y)):
+            np.testing.assert_allclose(array, expected_array, rtol=1e-12)
+
+
 @pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE", "DebugMode", opkit.Mode(linker="cop")])
 def test_modes(mode):
     x, y = ot.dvectors("x", "y")
