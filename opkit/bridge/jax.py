@@ -38,12 +38,13 @@ from jax.custom_derivatives import SymbolicZero, linear_call
 from opkit.bridge.jax_batching import register as _register_batching
 from opkit.bridge.jax_dtypes import DtypeNotMapped, jax_dtype, opkit_dtype
 from opkit.bridge.jax_ffi import graph_target
-from opkit.bridge.jax_graphs import compile_graph, compile_node, jvp_graph, node_outputs, output_shapes, vjp_graph
+from opkit.bridge.jax_graphs import compile_graph, jvp_graph, node_outputs, output_shapes, tensor_types, vjp_graph
 from opkit.bridge.one_per_op import one_per_op
 from opkit.bridge.weak_args import number_arrays, representative
 from opkit.core.code_identity import python_identity
 from opkit.core.op import Op
 from opkit.core.tensor.types.weak import is_weak_number
+from opkit.link.node_runner import node_runner
 
 __all__ = ["as_jax_op", "JaxOp", "DtypeNotMapped"]
 
@@ -138,12 +139,17 @@ class JaxOp:
 
     def _primal(self, *args):
         signature = self._signature(args)
-        xs, outs = node_outputs(self.op, signature)
+        _, outs = node_outputs(self.op, signature)
         shapes = output_shapes(self.op, signature, [tuple(np.shape(a)) for a in args])
         specs = [jax.ShapeDtypeStruct(shape, self._jax_dtype(o.type.dtype, f"output {j} of {self.op}"))
                  for j, (o, shape) in enumerate(zip(outs, shapes))]
-        return tuple(self._ffi(("node", signature), lambda: compile_node(xs, outs, f"opkit.bridge.jax {self.op}"),
-                               str(self.op), args, specs))
+        return tuple(self._ffi(("node", signature), lambda: self._node_runner(signature), str(self.op), args, specs))
+
+    def _node_runner(self, signature):
+        """Return (runner, takes_outputs) of the op's node from link's one node runner: its module, which also
+        takes XLA's output buffers, or (no compiler, no C code, ...) its function, which falls back as link does."""
+        return node_runner(self.op, tensor_types(signature), preallocated=True, trusted=True,
+                           name=f"opkit.bridge.jax {self.op}")
 
     def _elementwise_vmap(self, axis_size, in_batched, *args):
         # Every input gets the batch axis first, after numpy's alignment of the example's axes on the right

@@ -1,12 +1,17 @@
-"""The dtypes opkit and JAX share, mapped both ways; anything else is refused with an error naming it."""
+"""The dtypes opkit and JAX share, mapped both ways; anything else is refused with an error naming it.
+
+They come from opkit's one dtype table (opkit.core.scalar_type.DTYPES), as the torch bridge's do.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
+from opkit.core.scalar_type import DTYPES
+
 # Both frameworks spell these the numpy way; the handler (templates/jax_ffi.cpp) maps XLA's element types too.
-SHARED_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-                 "float16", "float32", "float64", "complex64", "complex128")
+# JAX has a dtype of the same name for every one (it has more: bfloat16, float8 kinds, int4: not mapped).
+SHARED_DTYPES = tuple(DTYPES)
 _WIDE = {"int64": "int32", "uint64": "uint32", "float64": "float32", "complex128": "complex64"}
 
 

@@ -77,28 +77,6 @@ def compile_graph(inputs, outputs, name, givens=None):
     return compiled, False
 
 
-def compile_node(inputs, outputs, name):
-    """Return (runner, True) for the op's one node: its module's runner, which also takes an array per output.
-
-    The op's C code finds XLA's output buffer as its output and writes into it
-    where it reuses its output (the tutorial's convention). Falls back to
-    `compile_graph` where that is not safe or possible: an op without C code, one
-    that writes into its inputs (destroy_map: XLA's inputs are not its to change)
-    or whose make_node put other nodes before it.
-    """
-    from opkit.cop.generate.cinterface import op_has_c
-    from opkit.cop.compile import make_region_runner
-    from opkit.cop.generate.region import Region
-
-    node = outputs[0].owner if outputs else None
-    if (node is None or any(o.owner is not node for o in outputs) or list(node.inputs) != list(inputs)
-            or getattr(node.op, "destroy_map", None) or not op_has_c(node)):
-        return compile_graph(inputs, outputs, name)
-    region = Region.from_nodes([node], lambda variable: True)
-    region.preallocated = True
-    return make_region_runner(region, name), True
-
-
 def jvp_graph(op, signature, wrt, out_positions):
     """Return (inputs, outputs, givens) of the JVP: inputs are the op's inputs then a tangent per `wrt` position.
 

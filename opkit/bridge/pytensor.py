@@ -25,8 +25,7 @@ from pytensor.tensor.exceptions import ShapeError
 from pytensor.tensor.type import TensorType as PtTensorType
 from pytensor.graph.utils import MethodNotDefined as PtMethodNotDefined
 
-from opkit.bridge.eager import run_op
-from opkit.bridge.pytensor_graph import mirror_variable, to_pytensor_graph
+from opkit.bridge.pytensor_graph import mirror_variable, set_op_bridge, to_pytensor_graph
 from opkit.bridge.pytensor_types import TypeNotMapped, to_pytensor_params, to_pytensor_type
 from opkit.bridge.weak_args import refused
 from opkit.bridge.one_per_op import one_per_op
@@ -39,6 +38,7 @@ from opkit.core.op import Op
 from opkit.core.params_type import ParamsType
 from opkit.core.type import MethodNotDefined
 from opkit.cop.generate.cinterface import as_list, call, op_has_c
+from opkit.link.node_runner import run_node as run_op
 
 __all__ = ["as_pytensor_op", "PyTensorOp", "TypeNotMapped"]
 
@@ -62,6 +62,9 @@ def as_pytensor_op(op: Op) -> PyTensorOp:
     Call it on PyTensor variables: ``as_pytensor_op(VectorTimesVector())(x, y)``.
     """
     return one_per_op(_bridged, op, PyTensorOp, "as_pytensor_op")
+
+
+set_op_bridge(as_pytensor_op)  # the graph translator bridges an op with no PyTensor counterpart through it
 
 
 class PyTensorOp(PtCOp):
@@ -123,7 +126,7 @@ class PyTensorOp(PtCOp):
     # ---- Python: opkit's compiled module for the node ----
 
     def perform(self, node, inputs, output_storage):
-        """Compute the node with opkit's compiled function of the op (compiled once per input types)."""
+        """Compute the node with link's one node runner (opkit's compiled function of the op, once per input types)."""
         opkit_node = self.opkit_node(node)
         results = run_op(self.opkit_op, [v.type for v in opkit_node.inputs], inputs)
         for storage, variable, value in zip(output_storage, node.outputs, results):

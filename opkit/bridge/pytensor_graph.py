@@ -125,15 +125,24 @@ def _constant(variable, where):
     return pytensor_type.make_constant(variable.data)  # the type's constant class (ScalarConstant, ...)
 
 
+# opkit.bridge.pytensor.as_pytensor_op: that module, the only way here, sets it on import (set_op_bridge), so the
+# two do not import each other
+_bridge_op = None
+
+
+def set_op_bridge(as_pytensor_op):
+    """Let `_apply` run an opkit op with no native PyTensor counterpart through `as_pytensor_op(op)`."""
+    global _bridge_op
+    _bridge_op = as_pytensor_op
+
+
 def _apply(node, pt_inputs, where):
     """Return the PyTensor outputs of one opkit node applied to PyTensor inputs."""
     native = _NATIVE.get(type(node.op))
     results = native(node.op, pt_inputs) if native is not None else None
     if results is None:
-        from opkit.bridge.pytensor import as_pytensor_op
-
         try:
-            results = as_pytensor_op(node.op).make_node(*pt_inputs).outputs
+            results = _bridge_op(node.op).make_node(*pt_inputs).outputs
         except TypeNotMapped as exc:
             raise NotImplementedError(f"{where} uses the opkit op {node.op}, which does not map to PyTensor: "
                                       f"{exc}") from exc

@@ -58,7 +58,7 @@ _graph.set_evaluator(_evaluate)
 def _c_thunk(node, storage_map, compute_map):
     """Return a thunk running `node` through its own compiled module, or None if it has no C code."""
     from opkit.cop.generate.cinterface import op_has_c
-    from opkit.link.c_linker import node_c_thunk
+    from opkit.link.binders import node_c_thunk
 
     if not op_has_c(node):
         return None

@@ -10,9 +10,21 @@ the local headers it includes, opkit.cop.build.identity), without the toolchain:
 
 from __future__ import annotations
 
-
 from opkit.core.code_identity import python_identity
 from opkit.core.digest import sha256
+
+# The flags that change the code a module is built from (threads is read at run time).
+CODE_FLAGS = ("cflags", "march", "openmp", "sanitize")
+
+
+def code_flags() -> tuple:
+    """Return the values of CODE_FLAGS in this process: what a function's token says its modules were built with.
+
+    (Not opkit.cop's build_flags, which returns the compiler's arguments.)
+    """
+    from opkit.config import config
+
+    return tuple(str(getattr(config, name)) for name in CODE_FLAGS)
 
 
 def node_identity(node) -> str:
@@ -26,8 +38,7 @@ def c_identity(node) -> str:
     """Return a digest of what the module cache keys `node`'s own module by ('' for a node without C code)."""
     from opkit.cop.generate.cinterface import op_has_c
     from opkit.cop.generate.codegen import collect_module
-    from opkit.cop.store.cache import cache_key
-    from opkit.cop.build.identity import region_made_of
+    from opkit.cop.build.identity import cache_key, region_made_of
     from opkit.cop.generate.region import Region
 
     try:

@@ -15,7 +15,8 @@ from opkit.link.debugmode_checks import (check_inputs_unchanged, check_output_va
                                          check_repeated_calls, compare_outputs, copy_value)
 from opkit.link.debugmode_prealloc import preallocated_kinds, preallocated_outputs
 from opkit.core.graph import Constant
-from opkit.link.py_linker import python_thunk
+from opkit.link.backend import decide_backend
+from opkit.link.binders import node_c_thunk, python_thunk
 from opkit.link.runner import describe_node, sequential_runner
 from opkit.link.mode import Mode
 
@@ -108,21 +109,18 @@ class DebugLinker:
         self.check_c_code = bool(check_c_code)
         self.check_preallocated_output = preallocated_kinds(check_preallocated_output)
 
-    def make_runner(self, fgraph):
+    def make_runner(self, fgraph, backend=None):
+        """Return the checking runner of `fgraph`; without a compiler (see `backend`) C is not checked:
+        under python_fallback with a warning, else the compiler's error is raised."""
         from opkit.cop.generate.cinterface import op_has_c
 
         order = fgraph.toposort()
-        use_c = self.check_c_code and any(op_has_c(node) for node in order) and _compiler_available()
+        backend = decide_backend() if backend is None else backend
+        use_c = (self.check_c_code and any(op_has_c(node) for node in order)
+                 and backend.compiles_or_warns("Python perform()"))
         checkers = [NodeChecker(node, use_c, self.repeats, self.check_py_code, self.check_preallocated_output)
                     for node in order]
         return sequential_runner(fgraph, lambda storage, compute_map: [c.thunk(storage) for c in checkers], order)
-
-
-def _compiler_available():
-    """Return True if C can be compiled (False, with a warning, under python_fallback)."""
-    from opkit.link.c_linker import _compiler_or_fallback
-
-    return _compiler_or_fallback()
 
 
 class Implementation:
@@ -170,8 +168,6 @@ def _debug_perform_thunk(node, storage, compute_map):
 
 
 def _c_thunk(node, storage, compute_map, preallocated=False):
-    from opkit.link.c_linker import node_c_thunk
-
     return node_c_thunk(node, storage, compute_map, preallocated)
 
 

@@ -1,6 +1,7 @@
 """`op.compute(*values)`: run one op on numpy values, compiled once per (op, input types).
 
-The compiled one-node functions are kept in a bounded memo keyed by (op, its
+The compiled one-node functions are kept in link's one bounded memo of node
+runners (opkit.link.node_runner, which compiles them), keyed by (op, its
 node's code identity, input types): an op whose `.c` file was edited, then
 created again, is equal to the old one by its props but has another identity
 (the module cache's content, opkit.link.code_identity), so it runs its new
@@ -30,12 +31,11 @@ from operator import attrgetter
 import numpy as np
 
 from opkit.core.digest import sha256
-from opkit.core.memo import BoundedMemo
 from opkit.core.op import EAGER_MEMO
 from opkit.core.tensor.types.weak import is_weak_number
+from opkit.link.node_runner import COMPILED_LIMIT, compile_node, compiled, compiled_count  # noqa: F401
 
-COMPILED_LIMIT = 256
-_compiled = BoundedMemo(COMPILED_LIMIT)  # (op, code identity, *input types) -> compiled function
+_compiled = compiled  # (op, code identity, *input types) -> compiled function: link's one memo of node runners
 _IDENTITY_LIMIT = 1024
 _dtype_and_ndim = attrgetter("dtype", "ndim")
 _C_KINDS = frozenset("biufc")
@@ -204,14 +204,5 @@ def _node(op, arrays, operands=None):
 
 
 def _compile(op, inputs, node):
-    """Return the compiled function of `node` (`op` on `inputs`)."""
-    from opkit.link.function import function
-
-    outputs = list(node.outputs)
-    return function(inputs, outputs[0] if len(outputs) == 1 else outputs, name=f"{op}.compute",
-                    on_unused_input="ignore")
-
-
-def compiled_count() -> int:
-    """Return how many compiled functions this process keeps for `compute` (at most COMPILED_LIMIT)."""
-    return len(_compiled)
+    """Return the compiled function of `node` (`op` on `inputs`): link's one node runner's compile."""
+    return compile_node(inputs, node, f"{op}.compute", single=True)

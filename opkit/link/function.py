@@ -13,7 +13,8 @@ from opkit.link.mode import Mode, get_mode
 from opkit.core.rewrites import rewrite
 from opkit.config import config
 from opkit.errors import CompileError
-from opkit.link.pickling import build_flags
+from opkit.link.backend import decide_backend
+from opkit.link.code_identity import code_flags
 from opkit.link.profiling import ProfileStats, collecting
 from opkit.link.updates import SharedPlan, plan_shared, python_update_runner
 
@@ -131,26 +132,28 @@ class FunctionMaker:
         protect_destroyed_inputs(self.fgraph)
         protect_outputs(self.fgraph)  # after the returned outputs: an update that aliases one is a copy
         self.linker = mode.make_linker()
-        self.build_flags = build_flags()  # what a token says the modules were built with
+        self.backend = decide_backend()  # compile, shipped or python: the linker and the class follow it
+        self.build_flags = code_flags()  # what a token says the modules were built with
 
     def create(self, single, profile=False):
         stats = ProfileStats(self.name) if profile else None
         with config.change_flags(profile=profile), collecting(stats):
             runner = self._make_runner()
-        made = function_class()(self, runner, single)
+        made = function_class(self.backend)(self, runner, single)
         made.profile = stats  # None unless profiled
         return made
 
     def _make_runner(self):
         """Return the runner of the explicit inputs; it reads the shared variables and stores the updates."""
-        plan = self.plan
+        plan, backend = self.plan, self.backend
         if not plan.shared:
-            return self.linker.make_runner(self.fgraph)
+            return self.linker.make_runner(self.fgraph, backend)
         # The whole-graph C linker keeps shared values and updates in its module: no Python per call.
         with_shared = getattr(self.linker, "make_runner_with_shared", None)
-        runner = with_shared(self.fgraph, plan, len(self.inputs)) if with_shared is not None else None
+        runner = with_shared(self.fgraph, plan, len(self.inputs), backend) if with_shared is not None else None
         if runner is None:
-            runner = python_update_runner(self.linker.make_runner(self.fgraph), plan, len(self.fgraph.outputs))
+            runner = python_update_runner(self.linker.make_runner(self.fgraph, backend), plan,
+                                          len(self.fgraph.outputs))
         return runner
 
 
@@ -235,8 +238,6 @@ class FunctionAPI:
 
     def __reduce__(self):
         """Pickle the graph and mode; unpickling rebuilds the function (modules from the cache)."""
-        from opkit.link.pickling import rebuild_function
-
         recipe = self._recipe()
         return (rebuild_function, (recipe, self.maker.mode, self.name, self._single, bool(self.trust_input),
                                    self.__dask_tokenize__()))
@@ -289,22 +290,23 @@ class PyFunction(FunctionAPI):
 _function_class = None
 
 
-def function_class():
-    """Return the Function class: FunctionAPI over the C FunctionBase (PyFunction without a compiler)."""
+def function_class(backend=None):
+    """Return the Function class for `backend` (default: decided now): FunctionAPI over the C FunctionBase.
+
+    Only the COMPILE backend builds (or loads) the call-path module; without a
+    compiler the class is PyFunction and nothing is compiled for it. A call path
+    that fails to build gives PyFunction under python_fallback, else its error.
+    """
     global _function_class
     if _function_class is None:
-        from opkit.errors import CompileError
-        from opkit.link.no_compiler import compiler_available
-
-        if not compiler_available():  # graphs run from shipped modules: only the call path is Python
+        backend = decide_backend() if backend is None else backend
+        if not backend.compiles:  # graphs run from shipped modules: only the call path is Python
             return PyFunction
         try:
             from opkit.link.fastcall import function_base
 
             base, enable_vectorcall = function_base()
         except CompileError:
-            from opkit.config import config
-
             if not config.python_fallback:
                 raise
             return PyFunction
@@ -312,3 +314,18 @@ def function_class():
                                "A compiled graph: call it with values for its inputs."})
         enable_vectorcall(_function_class)
     return _function_class
+
+
+def rebuild_function(recipe, mode, name, single, trust_input, token):
+    """Return the function a pickle describes: this process's copy if it rebuilt it before (see opkit.link.pickling)."""
+    from opkit.link.pickling import keep_rebuilt, rebuild_graph, rebuilt, rebuilt_key
+
+    key = rebuilt_key(recipe, single, trust_input, token)
+    made = rebuilt(key)
+    if made is None:
+        inputs, outputs = rebuild_graph(recipe)
+        made = function(inputs, outputs[0] if single else outputs, mode=mode, name=name, on_unused_input="ignore")
+        made.trust_input = trust_input
+        made._token = token
+        keep_rebuilt(key, made)
+    return made

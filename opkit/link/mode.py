@@ -15,6 +15,10 @@ _LINKERS = {
 }
 
 
+# Modes made by a class of their own, named like the linkers: DebugMode (a Mode) is built on this module.
+_MODE_CLASSES = {"DebugMode": "opkit.link.debugmode:DebugMode"}
+
+
 def get_linker(linker):
     """Return a linker instance for a name ('py', 'cop', 'c') or pass an instance through."""
     if not isinstance(linker, str):
@@ -23,8 +27,13 @@ def get_linker(linker):
         path = _LINKERS[linker]
     except KeyError:
         raise ValueError(f"unknown linker {linker!r}; valid linkers: {', '.join(_LINKERS)}") from None
+    return _named(path)()
+
+
+def _named(path):
+    """Return the object `path` ('module:name') names, importing its module (linkers and modes are leaves)."""
     module, _, name = path.partition(":")
-    return getattr(importlib.import_module(module), name)()
+    return getattr(importlib.import_module(module), name)
 
 
 class Mode:
@@ -71,8 +80,6 @@ def get_mode(mode):
         return Mode(linker="c", optimizer="fast_run")
     if mode == "FAST_COMPILE":
         return Mode(linker="py", optimizer="fast_compile")
-    if mode == "DebugMode":
-        from opkit.link.debugmode import DebugMode
-
-        return DebugMode()
+    if mode in _MODE_CLASSES:
+        return _named(_MODE_CLASSES[mode])()
     raise ValueError(f"unknown mode {mode!r}; valid modes: {', '.join(MODE_NAMES)} or an opkit.Mode")

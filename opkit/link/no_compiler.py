@@ -1,57 +1,18 @@
-"""Run a graph on a machine without a C++ compiler: node by node, from the modules op packages ship.
+"""What a machine without a C++ compiler lacks: the error for a node no installed package ships a module for.
 
-Each node with C code runs its shipped module (opkit.cop.store.shipped). A node
-without one runs perform only where config.python_fallback allows it; otherwise
-the error names the node, its signature and the `opkit build ... --into ...`
-command that makes the module. Nodes of ops that have no C code run perform, as
-they do everywhere.
+Without a compiler (opkit.link.backend) a graph runs node by node
+(opkit.link.binders.node_binder): each node with C code runs its shipped module
+(opkit.cop.store.shipped). A node without one runs perform only where
+config.python_fallback allows it; otherwise `missing_module_error` names the
+node, its signature and the `opkit build ... --into ...` command that makes
+the module. Nodes of ops that have no C code run perform, as they do everywhere.
 """
 
 from __future__ import annotations
 
 import pathlib
-import warnings
 
-from opkit.config import config
-from opkit.cop.generate.cinterface import op_has_c
-from opkit.errors import CompileError, MissingModuleError
-from opkit.link.runner import sequential_runner
-
-
-def compiler_available() -> bool:
-    """Return True if a C++ compiler can be found (config.cxx, else PATH)."""
-    from opkit.cop.build.compiler import find_compiler
-
-    try:
-        find_compiler()
-    except CompileError:
-        return False
-    return True
-
-
-def shipped_runner(fgraph):
-    """Return a runner of `fgraph` built from shipped modules and perform (see the module docstring)."""
-    order = fgraph.toposort()
-    binders = [_binder(node) for node in order]
-    return sequential_runner(fgraph, lambda storage, compute_map: [b(storage, compute_map) for b in binders], order)
-
-
-def _binder(node):
-    from opkit.link.c_linker import _python_binder, node_c_runner
-
-    if not op_has_c(node):
-        return _python_binder(node)
-    try:
-        bind = node_c_runner(node)
-    except MissingModuleError:
-        raise
-    except CompileError as exc:
-        if config.python_fallback and node.op.has_perform():
-            warnings.warn(f"no C++ compiler and no shipped module for {node}: running its Python perform() "
-                          "(OPKIT_FLAGS=python_fallback=true)", RuntimeWarning, stacklevel=6)
-            return _python_binder(node)
-        raise missing_module_error(node, exc) from None
-    return lambda storage, compute_map: bind(storage)
+from opkit.errors import MissingModuleError
 
 
 def missing_module_error(node, cause=None) -> MissingModuleError:

@@ -22,16 +22,14 @@ from __future__ import annotations
 
 import pickle
 
-from opkit.config import config
 from opkit.core.digest import sha256
 from opkit.core.graph import Apply, Constant, Variable, io_toposort
 from opkit.core.memo import BoundedMemo
+from opkit.link.code_identity import code_flags
 
 REBUILT_LIMIT = 64
-# (token, trust_input, flags, op classes) -> Function rebuilt in this process
+# (token, trust_input, flags, op classes) -> Function rebuilt in this process (opkit.link.function.rebuild_function)
 _rebuilt = BoundedMemo(REBUILT_LIMIT)
-# The flags that change the code a module is built from (threads is read at run time).
-BUILD_FLAGS = ("cflags", "march", "openmp", "sanitize")
 
 
 def graph_recipe(inputs, outputs) -> tuple:
@@ -109,16 +107,11 @@ def node_identities(inputs, outputs) -> list:
     return identities
 
 
-def build_flags() -> tuple:
-    """Return the values of BUILD_FLAGS in this process."""
-    return tuple(str(getattr(config, name)) for name in BUILD_FLAGS)
-
-
 def graph_token(recipe, mode, single=False, identities=(), flags=None) -> str:
     """Return a deterministic hex digest of a function (see the module docstring).
 
     `single`: the function returns one output, not a list; `identities`: each
-    node's code identity (node_identities); `flags`: build_flags() by default.
+    node's code identity (node_identities); `flags`: code_flags() by default.
     """
     described_inputs, constants, nodes, output_refs = recipe
     digest = sha256(b"opkit.function 2")
@@ -137,7 +130,7 @@ def graph_token(recipe, mode, single=False, identities=(), flags=None) -> str:
     add(("single" if single else "list", len(output_refs)))
     add(list(identities))
     add(mode)
-    add(build_flags() if flags is None else tuple(flags))
+    add(code_flags() if flags is None else tuple(flags))
     return digest.hexdigest()
 
 
@@ -153,27 +146,25 @@ def _dumps(part) -> bytes:
         return cloudpickle.dumps(part, protocol=4)
 
 
-def rebuild_function(recipe, mode, name, single, trust_input, token):
-    """Return the function a pickle describes: this process's copy if it rebuilt it before.
+def rebuilt_key(recipe, single, trust_input, token) -> tuple:
+    """Return the key of the function a pickle describes among those this process rebuilt (see rebuilt).
 
     The copy is found by the sender's token (which covers the sender's code) and
     by what this process resolved the pickle's ops to and builds with: their
     classes (a class defined again here gives another copy), the section files a
     COp re-read here (with the headers they include) and the build flags.
     """
-    nodes = recipe[2]
-    key = (token, bool(single), trust_input, build_flags(), tuple(_local_identity(op) for op, _, _ in nodes))
-    function = _rebuilt.get(key)
-    if function is None:
-        from opkit.link.function import function as compile_function
+    return (token, bool(single), trust_input, code_flags(), tuple(_local_identity(op) for op, _, _ in recipe[2]))
 
-        inputs, outputs = rebuild_graph(recipe)
-        function = compile_function(inputs, outputs[0] if single else outputs, mode=mode, name=name,
-                                    on_unused_input="ignore")
-        function.trust_input = trust_input
-        function._token = token
-        _rebuilt[key] = function
-    return function
+
+def rebuilt(key):
+    """Return the function this process rebuilt for `key` (rebuilt_key), or None."""
+    return _rebuilt.get(key)
+
+
+def keep_rebuilt(key, function):
+    """Keep `function`, rebuilt from a pickle, for the next unpickling of the same key."""
+    _rebuilt[key] = function
 
 
 def _local_identity(op):

@@ -2,25 +2,9 @@
 
 from __future__ import annotations
 
+from opkit.link.binders import node_c_runner, python_thunk
 from opkit.link.profiling import active
 from opkit.link.runner import sequential_runner
-
-
-def python_thunk(node, storage, compute_map):
-    """Return the node's Python thunk (its own make_thunk, else perform)."""
-    op = node.op
-    if not op.has_perform():
-        return None
-    make_py_thunk = getattr(op, "make_py_thunk", None)
-    if make_py_thunk is not None and _default_make_thunk(op):
-        return make_py_thunk(node, storage, compute_map, [])
-    return op.make_thunk(node, storage, compute_map, [])
-
-
-def _default_make_thunk(op):
-    from opkit.core.op import Op
-
-    return "make_thunk" not in getattr(op, "__dict__", {}) and type(op).make_thunk is Op.make_thunk
 
 
 class PyLinker:
@@ -28,7 +12,9 @@ class PyLinker:
 
     name = "py"
 
-    def make_runner(self, fgraph):
+    def make_runner(self, fgraph, backend=None):
+        """Return the runner of `fgraph` (`backend` is not read: a node without perform runs its module,
+        compiled or shipped, and says what is missing when there is none)."""
         order = fgraph.toposort()
         # Nodes without perform run their own compiled module, compiled once here.
         compiled = {node: self.fallback_runner(node) for node in order if not node.op.has_perform()}
@@ -48,6 +34,4 @@ class PyLinker:
 
         Without C either, it says what the op must define.
         """
-        from opkit.link.c_linker import node_c_runner
-
         return node_c_runner(node)

@@ -320,3 +320,43 @@ def test_the_circle_check_sees_function_level_imports_and_leaves_out_the_facade(
     ]
     assert strongly_connected(import_graph(leave_out=set())) == [
         ["opkit.pkg.a", "opkit.pkg.b", "opkit.pkg.c"], ["opkit.pkg.low", "opkit.pkg.up"]]
+
+
+# ---- the linkers are leaves ----
+# The backend is decided once per function (opkit/link/backend.py) and the per-node binders live in one module
+# (opkit/link/binders.py): no linker module imports another, at module level or inside a function.
+LINKERS = {"opkit.link.c_linker", "opkit.link.py_linker", "opkit.link.no_compiler", "opkit.link.debugmode"}
+
+
+def linker_edges(linkers=LINKERS):
+    """Yield each import from one linker module to another (file:line, and whether inside a function)."""
+    graph = import_graph(leave_out=set())
+    for module in sorted(linkers):
+        for target, sites in sorted(graph.get(module, {}).items()):
+            if target in linkers:
+                where = ", ".join(f"{line}{' (in a function)' if inside else ''}" for line, inside in sites)
+                yield f"{module}:{where} imports {target}"
+
+
+def test_no_linker_imports_another_linker():
+    assert set(LINKERS) <= set(import_graph(leave_out=set())), "a linker module was renamed: update LINKERS"
+    assert list(linker_edges()) == []
+
+
+def test_the_linker_check_sees_a_planted_edge_at_module_and_function_level(tmp_path, monkeypatch):
+    link = tmp_path / "opkit" / "link"
+    link.mkdir(parents=True)
+    (tmp_path / "opkit" / "__init__.py").write_text("")
+    (link / "__init__.py").write_text("")
+    (link / "binders.py").write_text("")
+    (link / "c_linker.py").write_text("from opkit.link.binders import node_c_runner\n"  # a binder: fine
+                                      "def f():\n    from opkit.link.py_linker import python_thunk\n")
+    (link / "py_linker.py").write_text("from opkit.link import binders\n")
+    (link / "debugmode.py").write_text("from .c_linker import f\nimport opkit.link.no_compiler\n")
+    (link / "no_compiler.py").write_text("")
+    monkeypatch.setattr(__import__(__name__), "PACKAGE", tmp_path / "opkit")
+    assert list(linker_edges()) == [
+        "opkit.link.c_linker:3 (in a function) imports opkit.link.py_linker",
+        "opkit.link.debugmode:1 imports opkit.link.c_linker",
+        "opkit.link.debugmode:2 imports opkit.link.no_compiler",
+    ]

@@ -118,22 +118,22 @@ def test_a_params_op_run_through_python_keeps_a_bounded_memo(monkeypatch):
 
 
 def test_the_pytensor_bridge_runs_an_edited_op_s_new_code_and_keeps_bounded_memos(tmp_path):
-    from opkit.bridge import eager as bridge
+    from opkit.link import node_runner as bridge  # the PyTensor bridge's perform runs run_node
 
     c_file = tmp_path / "op.c"
     c_file.write_text(EXAMPLE_C.read_text())
     op_class = _times_op(c_file)
     a, b = np.arange(1.0, 4.0), np.full(3, 10.0)
     types = [ot.dvector, ot.dvector]
-    np.testing.assert_array_equal(bridge.run_op(op_class(), types, [a, b])[0], a * b)
+    np.testing.assert_array_equal(bridge.run_node(op_class(), types, [a, b])[0], a * b)
     c_file.write_text(c_file.read_text().replace("x_ptr[i * x_str] * y_ptr[i * y_str]",
                                                  "x_ptr[i * x_str] - y_ptr[i * y_str]"))
-    np.testing.assert_array_equal(bridge.run_op(op_class(), types, [a, b])[0], a - b)
-    for k in range(bridge.FUNCTIONS_LIMIT + 20):
+    np.testing.assert_array_equal(bridge.run_node(op_class(), types, [a, b])[0], a - b)
+    for k in range(bridge.COMPILED_LIMIT + 20):
         op = opkit.as_op(itypes=[ot.dvector], otypes=[ot.dvector])(lambda v, k=k: v * k)
-        np.testing.assert_array_equal(bridge.run_op(op, [ot.dvector], [a])[0], a * k)
-    assert len(bridge._functions) == bridge.FUNCTIONS_LIMIT
-    assert len(bridge._by_op) <= 4 * bridge.FUNCTIONS_LIMIT
+        np.testing.assert_array_equal(bridge.run_node(op, [ot.dvector], [a])[0], a * k)
+    assert bridge.compiled_count() == bridge.COMPILED_LIMIT
+    assert len(bridge._by_op) <= 4 * bridge.COMPILED_LIMIT
 
 
 @pytest.fixture

@@ -1,0 +1,157 @@
+"""Per-node binders: how one node (or one C region) runs over storage cells, for every linker.
+
+A *binder* is ``bind(storage, compute_map) -> thunk``; a *region binder* is
+``bind(storage) -> thunk``. The linkers (py_linker, c_linker, debugmode) only
+arrange these: none imports another linker. A node with C code runs its
+compiled module with a compiler (the Backend says), else the module a package
+ships for it (opkit.link.no_compiler says what is missing when none does).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from opkit.cop.generate.cinterface import op_has_c
+from opkit.cop.compile import make_region_runner
+from opkit.cop.generate.region import Region
+from opkit.errors import CompileError, MissingModuleError
+from opkit.link.profiling import active
+from opkit.link.runner import sequential_runner
+
+
+def python_thunk(node, storage, compute_map):
+    """Return the node's Python thunk (its own make_thunk, else perform); None without perform."""
+    op = node.op
+    if not op.has_perform():
+        return None
+    make_py_thunk = getattr(op, "make_py_thunk", None)
+    if make_py_thunk is not None and _default_make_thunk(op):
+        return make_py_thunk(node, storage, compute_map, [])
+    return op.make_thunk(node, storage, compute_map, [])
+
+
+def _default_make_thunk(op):
+    from opkit.core.op import Op
+
+    return "make_thunk" not in getattr(op, "__dict__", {}) and type(op).make_thunk is Op.make_thunk
+
+
+def node_c_runner(node, preallocated=False):
+    """Compile `node` into its own module; return `bind(storage) -> thunk` running it.
+
+    With `preallocated` (DebugMode) the C code finds in each output what its
+    storage cell holds before the call (None: nothing), as a reused array.
+    """
+    if not op_has_c(node):
+        op = node.op
+        raise NotImplementedError(
+            f"{op} ({type(op).__module__}.{type(op).__qualname__}) has neither perform() nor C code for {node}.\n"
+            "Hint: define perform(node, inputs, output_storage) or c_code(node, name, inputs, outputs, sub), "
+            "and check that every input and output type has a C interface.")
+    region = node_region(node, preallocated)
+    return region_binder(region, region_runner(region, f"node {node}"))
+
+
+def node_region(node, preallocated=False):
+    """Return the one-node C region of `node` (its module's inputs and outputs are the node's)."""
+    region = Region.from_nodes([node], lambda variable: True)
+    region.preallocated = preallocated
+    return region
+
+
+def region_runner(region, description, shared_cells=()):
+    """Compile `region`; a profiled function also keeps its runner to read its nodes' times."""
+    runner = make_region_runner(region, description, shared_cells)
+    stats = active()
+    if stats is not None:
+        stats.add_c_region(region.nodes, runner)
+    return runner
+
+
+def node_c_thunk(node, storage, compute_map=None, preallocated=False):
+    """Return a thunk running `node` through its own compiled module over `storage` (see node_c_runner)."""
+    return node_c_runner(node, preallocated)(storage)
+
+
+def region_binder(region, runner):
+    """Return `bind(storage) -> thunk`: feed `region`'s inputs from storage cells, store its outputs.
+
+    The compiled runner is shared by every binding: it keeps no per-call state
+    that two calls could both see.
+    """
+    def bind(storage):
+        inputs = [storage[v] for v in region.inputs]
+        outputs = [storage[v] for v in region.outputs]
+        if region.preallocated:
+            def thunk():
+                values = runner(*[c[0] for c in inputs], *[c[0] for c in outputs])
+                for out, value in zip(outputs, [values] if len(outputs) == 1 else values):
+                    out[0] = value
+        elif len(outputs) == 1:
+            cell = outputs[0]
+
+            def thunk():
+                cell[0] = runner(*[c[0] for c in inputs])
+        else:
+            def thunk():
+                for out, value in zip(outputs, runner(*[c[0] for c in inputs])):
+                    out[0] = value
+        return thunk
+
+    return bind
+
+
+def python_binder(node):
+    """Return a binder running `node` through Python (or its own module when it has no perform)."""
+    if node.op.has_perform():
+        stats = active()
+        if stats is not None:
+            return lambda storage, compute_map: stats.timed(node, python_thunk(node, storage, compute_map))
+        return lambda storage, compute_map: python_thunk(node, storage, compute_map)
+    bind = node_c_runner(node)
+    return lambda storage, compute_map: bind(storage)
+
+
+def node_binder(node, backend, fell_back=None):
+    """Return a binder of `node` for `backend`: its C module (compiled or shipped), else Python.
+
+    Without a compiler, a node whose module no package ships raises a MissingModuleError,
+    or runs perform where the backend is PYTHON (python_fallback): it is added to the list
+    `fell_back`, whose owner warns once, or (None) warned about here.
+    """
+    if not op_has_c(node):
+        return python_binder(node)
+    try:
+        bind = node_c_runner(node)
+    except MissingModuleError:
+        raise
+    except CompileError as exc:
+        if backend.compiles:
+            raise
+        if backend.kind == "python" and node.op.has_perform():
+            if fell_back is None:
+                warn_fell_back([node], stacklevel=3)
+            else:
+                fell_back.append(node)
+            return python_binder(node)
+        from opkit.link.no_compiler import missing_module_error
+
+        raise missing_module_error(node, exc) from None
+    return lambda storage, compute_map: bind(storage)
+
+
+def warn_fell_back(nodes, stacklevel):
+    """Warn once that `nodes` (with C code, no shipped module and no compiler) run their Python perform()."""
+    named = ", ".join(map(str, nodes))
+    warnings.warn(f"no C++ compiler and no shipped module for {named}: running {'its' if len(nodes) == 1 else 'their'} "
+                  "Python perform() (OPKIT_FLAGS=python_fallback=true)", RuntimeWarning, stacklevel=stacklevel + 1)
+
+
+def node_by_node_runner(fgraph, backend):
+    """Return a runner of `fgraph` that runs its nodes one by one, each through node_binder (one warning)."""
+    order = fgraph.toposort()
+    fell_back = []
+    binders = [node_binder(node, backend, fell_back) for node in order]
+    if fell_back:
+        warn_fell_back(fell_back, stacklevel=5)  # the caller of opkit.function
+    return sequential_runner(fgraph, lambda storage, compute_map: [b(storage, compute_map) for b in binders], order)
