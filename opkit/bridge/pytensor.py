@@ -13,7 +13,7 @@ Needs the ``opkit-sdk[pytensor]`` extra.
 from __future__ import annotations
 
 import re
-import warnings
+from importlib import import_module
 
 import pytensor.tensor as pt
 from pytensor.gradient import DisconnectedType as PtDisconnectedType
@@ -307,22 +307,16 @@ class PyTensorOp(PtCOp):
         return self.opkit_op.make_node(*mirrored), list(zip(mirrored, pt_inputs))
 
 
-def _register_numba():
-    """Make PyTensor's numba backend run a bridged op's perform in object mode, without its warning.
+def _register_backends():
+    """Register bridged ops with PyTensor's numba and JAX backends once their dispatch modules are imported.
 
-    The warning tells users that an op has no numba implementation; for a bridged op that is
-    the design: perform calls opkit's compiled C module.
+    numba: the op's C called from nopython code (opkit.bridge.pytensor_numba); JAX: opkit's JAX bridge
+    (opkit.bridge.pytensor_jax). Neither backend is imported here.
     """
-    try:
-        from pytensor.link.numba.dispatch.basic import generate_fallback_impl, numba_funcify
-    except ImportError:  # no numba: PyTensor's numba backend is not in use
-        return
+    from opkit.bridge.after_import import after_import
 
-    @numba_funcify.register(PyTensorOp)
-    def _numba_funcify(op, node=None, storage_map=None, **kwargs):
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", "Numba will use object mode", UserWarning)
-            return generate_fallback_impl(op, node, storage_map, **kwargs)
+    after_import("pytensor.link.numba.dispatch.basic", lambda: import_module("opkit.bridge.pytensor_numba").register())
+    after_import("pytensor.link.jax.dispatch.basic", lambda: import_module("opkit.bridge.pytensor_jax").register())
 
 
 def _named(name, produce):
@@ -357,4 +351,4 @@ def _dims(shape, givens, where):
     return [next(translated) if isinstance(d, Variable) else d for d in shape]
 
 
-_register_numba()
+_register_backends()

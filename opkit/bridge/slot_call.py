@@ -82,5 +82,6 @@ def raise_last_error():
     exception, text = taken
     if exception is None:
         raise RuntimeError(text)
-    add_note(exception, f"(in opkit's raw-buffer handler: {text.splitlines()[0]})")
+    label = text.split(": ", 1)[0]
+    add_note(exception, f"(raised in {label}, called from compiled code through opkit's raw-buffer handler)")
     raise exception

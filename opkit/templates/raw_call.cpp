@@ -5,35 +5,77 @@
 
 static PyObject* opkit_last_exception = NULL;  // the last exception a slot's function raised (under the GIL)
 
-// One buffer in `desc`: its data pointer, numpy type number, ndim, then ndim dims and ndim strides (bytes).
-static PyObject* opkit_raw_buffer(const int64_t** desc, bool writable, std::string* error)
+// slot -> the arrays of its last call, one per buffer: a call reuses one that nothing else holds (its reference
+// count is 1), pointing it at the new buffer, instead of making a new array (most of a call's cost). Taken out
+// while a call runs (a concurrent call of the slot, when the op's C released the GIL, makes its own).
+static std::vector<std::vector<PyObject*>> opkit_kept_arrays;
+
+// Point `array` (of the same ndim and dtype, held only here) at another buffer of the same writability.
+static void opkit_repoint(PyObject* array, void* data, int ndim, const npy_intp* shape, const npy_intp* strides)
 {
-    const int64_t* d = *desc;
+    PyArrayObject_fields* fields = (PyArrayObject_fields*)array;
+    fields->data = (char*)data;
+    npy_intp step = PyArray_ITEMSIZE((PyArrayObject*)array);
+    for (int k = ndim - 1; k >= 0; --k) {
+        fields->dimensions[k] = shape[k];
+        fields->strides[k] = strides ? strides[k] : step;
+        step *= shape[k] ? shape[k] : 1;
+    }
+    PyArray_UpdateFlags((PyArrayObject*)array, NPY_ARRAY_UPDATE_ALL);
+}
+
+// The array of buffer `position` of slot `slot` (a new reference): the kept one repointed, or a new one.
+// `d`: the buffer's data pointer, numpy type number, ndim, then ndim dims and ndim strides (bytes).
+static PyObject* opkit_raw_buffer(int64_t slot, size_t position, const int64_t* d, bool writable,
+                                  std::string* error)
+{
     int ndim = (int)d[2];
     npy_intp shape[NPY_MAXDIMS], strides[NPY_MAXDIMS];
+    npy_intp count = 1;
     for (int k = 0; k < ndim && k < NPY_MAXDIMS; ++k) {
         shape[k] = (npy_intp)d[3 + k];
         strides[k] = (npy_intp)d[3 + ndim + k];
+        count *= shape[k];
     }
-    *desc = d + 3 + 2 * ndim;
     // outputs are the caller's fresh C-contiguous buffers; inputs may be any strided view
-    return opkit_wrap_raw((void*)(intptr_t)d[0], (int)d[1], ndim, shape, writable ? NULL : strides, writable, error);
+    const npy_intp* given = writable ? NULL : strides;
+    void* data = (void*)(intptr_t)d[0];
+    std::vector<PyObject*>& kept = opkit_kept_arrays[slot];
+    if (kept.size() <= position) kept.resize(position + 1, NULL);
+    PyObject* array = kept[position];
+    kept[position] = NULL;
+    if (array && Py_REFCNT(array) == 1 && count && data && ndim <= NPY_MAXDIMS
+            && PyArray_NDIM((PyArrayObject*)array) == ndim && PyArray_TYPE((PyArrayObject*)array) == (int)d[1]) {
+        opkit_repoint(array, data, ndim, shape, given);
+        return array;
+    }
+    Py_XDECREF(array);
+    return opkit_wrap_raw(data, (int)d[1], ndim, shape, given, writable, error);
 }
 
-// Run slot `slot` on n_inputs input buffers then n_outputs output buffers (described in `desc`, see above).
-// Returns 0, or -1 with the error kept for opkit_raw_error() (take_error() in Python).
+// Run slot `slot` on n_inputs input buffers then n_outputs output buffers (described one after the other in
+// `desc`, see opkit_raw_buffer). Returns 0, or -1 with the error kept for take_error().
 extern "C" int opkit_raw_call(int64_t slot, int64_t n_inputs, int64_t n_outputs, const int64_t* desc)
 {
     PyGILState_STATE gil = PyGILState_Ensure();
     Py_CLEAR(opkit_last_exception);
     std::string error;
-    std::vector<PyObject*> inputs, targets;
+    std::vector<PyObject*> inputs, targets, arrays;
+    if (slot < 0 || (size_t)slot >= opkit_functions.size())
+        error = "no bridged opkit graph in slot " + std::to_string(slot) + " of this process";
+    else if (opkit_kept_arrays.size() < opkit_functions.size())
+        opkit_kept_arrays.resize(opkit_functions.size());
     for (int64_t k = 0; k < n_inputs + n_outputs && error.empty(); ++k) {
-        PyObject* array = opkit_raw_buffer(&desc, k >= n_inputs, &error);
+        PyObject* array = opkit_raw_buffer(slot, (size_t)k, desc, k >= n_inputs, &error);
+        desc += 3 + 2 * desc[2];
         if (!array && error.empty()) error = opkit_exception_text();
-        if (array) (k < n_inputs ? inputs : targets).push_back(array);
+        if (!array) break;
+        Py_INCREF(array);  // kept for the next call
+        arrays.push_back(array);
+        (k < n_inputs ? inputs : targets).push_back(array);
     }
     error = opkit_slot_run(slot, inputs, targets, error, "numba");
+    for (size_t k = 0; k < arrays.size(); ++k) Py_XSETREF(opkit_kept_arrays[slot][k], arrays[k]);
     int status = 0;
     if (!error.empty()) {
         status = -1;

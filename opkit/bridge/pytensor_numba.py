@@ -1,0 +1,152 @@
+"""PyTensor's numba backend calls a bridged op's compiled C with no Python frame (``as_pytensor_op``).
+
+For each node of a `PyTensorOp` (the op itself, or one its gradient bridges)
+`numba_funcify` returns a nopython function that computes the outputs' shapes
+from the op's ``infer_shape`` (translated to PyTensor, compiled by numba),
+allocates them (``np.empty``) and calls ``opkit_raw_call`` through a ctypes
+function pointer with each buffer's data pointer, dtype, shape and strides
+(opkit.bridge.slot_call). The handler wraps the buffers as numpy arrays, no copy,
+and runs the op's one-node module, whose C writes into the outputs.
+
+A node whose output shapes cannot be known before the call (no ``infer_shape``,
+or one that does not translate), or with an input or output that is not a
+tensor of a dtype numba passes, runs the op's ``perform`` in numba's object mode
+instead, as before; the reason is logged (logger ``opkit.bridge.pytensor_numba``).
+Registered when PyTensor's numba dispatch is imported (opkit.bridge.pytensor).
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from importlib import import_module
+
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+_DISPATCH = "pytensor.link.numba.dispatch.basic"
+# dtypes numba's arrays hold (float16 has no numba type)
+_NUMBA_DTYPES = frozenset(["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                           "float32", "float64", "complex64", "complex128"])
+
+
+class NotDirect(Exception):
+    """Why a node runs in object mode rather than calling the op's C directly."""
+
+
+def register():
+    """Register the numba implementation of bridged ops with PyTensor's numba dispatch (imported by now)."""
+    from pytensor.link.numba.dispatch.basic import numba_funcify
+
+    from opkit.bridge.pytensor import PyTensorOp
+
+    numba_funcify.register(PyTensorOp)(funcify)
+
+
+def funcify(op, node=None, storage_map=None, **kwargs):
+    """Return the nopython function of a bridged node; object mode, with the reason logged, where it cannot."""
+    try:
+        return direct_function(op, node)
+    except NotDirect as exc:
+        logger.warning("%s", exc)
+        return object_mode_function(op, node, storage_map, **kwargs)
+
+
+def object_mode_function(op, node, storage_map=None, **kwargs):
+    """Return PyTensor's object-mode function running the op's perform, without its warning (the reason is ours)."""
+    from pytensor.link.numba.dispatch.basic import generate_fallback_impl
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Numba will use object mode", UserWarning)
+        return generate_fallback_impl(op, node, storage_map, **kwargs)
+
+
+def direct_function(op, node):
+    """Return the nopython function of `node` calling the op's C (NotDirect says why it cannot)."""
+    from opkit.bridge.jax_graphs import tensor_types
+    from opkit.bridge.slot_call import raw_function, raw_slot
+    from opkit.link.node_runner import node_runner
+
+    where = f"PyTensor's numba backend runs {op} in object mode (about 5 us a call)"
+    _check_tensors(node, where)
+    shape_function = _shape_function(op, node, where)
+    signature = tuple((v.type.dtype, v.type.ndim) for v in node.inputs)
+    label = f"opkit.bridge.pytensor_numba {op}"
+
+    def make():  # link's one node runner: the op's module writing into the outputs, or its function
+        return node_runner(op.opkit_op, tensor_types(signature), preallocated=True, trusted=True, name=label)
+
+    from opkit.core.code_identity import python_identity
+
+    slot = raw_slot(("pytensor_numba", op.opkit_op, python_identity(op.opkit_op), signature), make, label)
+    return _nopython(node, slot, shape_function, raw_function())
+
+
+def _check_tensors(node, where):
+    from pytensor.tensor.type import TensorType
+
+    for kind, variables in (("input", node.inputs), ("output", node.outputs)):
+        for i, v in enumerate(variables):
+            if not isinstance(v.type, TensorType):
+                raise NotDirect(f"{where}: its {kind} {i} is of type {v.type}, not a tensor")
+            if v.type.dtype not in _NUMBA_DTYPES:
+                raise NotDirect(f"{where}: its {kind} {i} is {v.type.dtype}, which numba's arrays do not hold")
+
+
+def _shape_function(op, node, where):
+    """Return a nopython function of the node's inputs giving every output's dims, one int64 vector."""
+    import pytensor.tensor as pt
+    from pytensor.graph.fg import FunctionGraph
+    from pytensor.link.numba.dispatch.basic import numba_funcify
+    from pytensor.tensor.exceptions import ShapeError
+
+    inputs = [v.type() for v in node.inputs]
+    shapes = [[x.shape[d] for d in range(x.type.ndim)] for x in inputs]
+    try:
+        fresh = op.make_node(*inputs)
+        out_shapes = op.infer_shape(None, fresh, shapes)
+    except (ShapeError, NotImplementedError) as exc:
+        raise NotDirect(f"{where}: the shapes of its outputs cannot be known before the call ({exc}); give the "
+                        "opkit op an infer_shape that PyTensor can translate") from exc
+    dims = [pt.cast(d, "int64") for shape in out_shapes for d in shape]
+    vector = pt.stack(dims) if dims else pt.constant(np.zeros(0, dtype="int64"))
+    return numba_funcify(FunctionGraph(inputs, [vector], clone=True))
+
+
+def _nopython(node, slot, shape_function, call):
+    """Generate and compile the node's nopython function (its arity and dims are the node's)."""
+    n_in, n_out = len(node.inputs), len(node.outputs)
+    args = [f"i{k}" for k in range(n_in)]
+    lines = [f"def opkit_node({', '.join(args)}):",
+             f"    dims = shape_function({', '.join(args)})[0]"]
+    globals_ = {"np": np, "shape_function": shape_function, "call": call, "failed": import_module("opkit.bridge.numba_failure").failed}
+    at = 0
+    for j, out in enumerate(node.outputs):
+        globals_[f"dtype{j}"] = np.dtype(out.type.dtype).type
+        shape = "".join(f"dims[{at + d}], " for d in range(out.type.ndim))
+        lines.append(f"    o{j} = np.empty(({shape}), dtype{j})")
+        at += out.type.ndim
+    buffers = [(f"i{k}", v) for k, v in enumerate(node.inputs)] + [(f"o{j}", v) for j, v in enumerate(node.outputs)]
+    size = sum(3 + 2 * v.type.ndim for _, v in buffers)
+    lines.append(f"    desc = np.empty({size}, np.int64)")
+    at = 0
+    for name, v in buffers:
+        ndim = v.type.ndim
+        lines.append(f"    desc[{at}] = {name}.ctypes.data")
+        lines.append(f"    desc[{at + 1}] = {np.dtype(v.type.dtype).num}")
+        lines.append(f"    desc[{at + 2}] = {ndim}")
+        for d in range(ndim):
+            lines.append(f"    desc[{at + 3 + d}] = {name}.shape[{d}]")
+            lines.append(f"    desc[{at + 3 + ndim + d}] = {name}.strides[{d}]")
+        at += 3 + 2 * ndim
+    lines += [f"    if call({slot}, {n_in}, {n_out}, desc.ctypes.data) != 0:",
+              "        failed()"]
+    outputs = [f"o{j}" for j in range(n_out)]
+    lines.append(f"    return {outputs[0]}" if n_out == 1 else f"    return ({', '.join(outputs)},)")
+    namespace = dict(globals_)
+    exec(compile("\n".join(lines) + "\n", f"<opkit numba node {slot}>", "exec"), namespace)  # noqa: S102
+    from pytensor.link.numba.dispatch.basic import numba_njit
+
+    return numba_njit(namespace["opkit_node"])
+

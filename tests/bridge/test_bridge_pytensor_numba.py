@@ -1,0 +1,213 @@
+"""PyTensor's numba backend calls a bridged op's C with no Python frame (issue 37, item 5): opkit.bridge.pytensor_numba.
+
+Every node of a bridged op (the op's own, and those its gradient bridges) compiles to a nopython function that
+allocates the outputs from the op's infer_shape and calls the op's compiled module through opkit's raw-buffer
+handler. The op's perform is never called there (these tests make it raise). Results are checked against
+numpy for dtypes and layouts (strided, reversed, empty); a node that cannot be called directly (no infer_shape,
+a dtype numba's arrays do not hold) runs in object mode with its reason logged. The op's own error reaches the
+caller as itself.
+"""
+
+import logging
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import opkit.tensor as ot
+from opkit.core.graph import Apply
+from opkit.core.op import Op
+from helpers.pytensor_fixture import pytensor  # noqa: F401 (a fixture)
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+LOGGER = "opkit.bridge.pytensor_numba"
+
+
+@pytest.fixture(scope="module")
+def numba_mode(pytensor):
+    pytest.importorskip("numba", reason="numba is not installed: PyTensor's numba backend is not available")
+    from pytensor.compile.mode import Mode
+
+    return Mode(linker="numba")
+
+
+@pytest.fixture(scope="module")
+def pt(pytensor):
+    import pytensor.tensor
+
+    return pytensor.tensor
+
+
+@pytest.fixture(scope="module")
+def vtv(pytensor):
+    """The tutorial's VectorTimesVector with infer_shape and a grad that applies the op again (bridged too)."""
+    sys.path.insert(0, str(ROOT / "examples" / "vector_times_vector"))
+    try:
+        from vector_times_vector.op import VectorTimesVector
+    finally:
+        sys.path.remove(str(ROOT / "examples" / "vector_times_vector"))
+
+    class ShapedVectorTimesVector(VectorTimesVector):
+        def infer_shape(self, node, input_shapes):
+            return [input_shapes[0]]
+
+        def grad(self, inputs, output_grads):
+            x, y = inputs
+            (g,) = output_grads
+            return [self(g, y), self(g, x)]
+
+    from opkit.bridge.pytensor import as_pytensor_op
+
+    return as_pytensor_op(ShapedVectorTimesVector())
+
+
+@pytest.fixture
+def no_perform(monkeypatch, pytensor):
+    """Make the bridged ops' perform (object mode's path) raise: a test passing with it ran the direct path."""
+    from opkit.bridge.pytensor import PyTensorOp
+
+    def perform(self, node, inputs, output_storage):
+        raise AssertionError(f"{self}'s perform ran: the node went through object mode")
+
+    monkeypatch.setattr(PyTensorOp, "perform", perform)
+
+
+class MinMax(Op):
+    """Two outputs (no C): the minimum and maximum of a vector, 0-d each; infer_shape gives ()."""
+
+    __props__ = ()
+
+    def make_node(self, x):
+        x = ot.as_tensor_variable(x)
+        return Apply(self, [x], [ot.TensorType(x.dtype, shape=())(), ot.TensorType(x.dtype, shape=())()])
+
+    def perform(self, node, inputs, output_storage):
+        (x,) = inputs
+        output_storage[0][0] = np.asarray(x.min(), dtype=x.dtype)
+        output_storage[1][0] = np.asarray(x.max(), dtype=x.dtype)
+
+    def infer_shape(self, node, input_shapes):
+        return [(), ()]
+
+
+class Doubled(Op):
+    """2 * x (no C); `shaped` says whether it has an infer_shape."""
+
+    __props__ = ("shaped",)
+
+    def __init__(self, shaped=True):
+        self.shaped = shaped
+
+    def make_node(self, x):
+        x = ot.as_tensor_variable(x)
+        return Apply(self, [x], [x.type()])
+
+    def perform(self, node, inputs, output_storage):
+        output_storage[0][0] = np.asarray(2 * inputs[0], dtype=node.outputs[0].type.dtype)
+
+    def __getattr__(self, name):
+        if name == "infer_shape" and self.__dict__.get("shaped"):
+            return lambda node, input_shapes: [input_shapes[0]]
+        raise AttributeError(name)
+
+
+LAYOUTS = {"contiguous": lambda a: a, "reversed": lambda a: a[::-1], "step 2": lambda a: np.repeat(a, 2)[::2],
+           "empty": lambda a: a[:0]}
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "int64", "float32", "float64"])
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_the_ops_c_runs_from_nopython_code_for_every_dtype_and_layout(dtype, layout, pytensor, pt, vtv, numba_mode,
+                                                                        no_perform):
+    x, y = pt.vector("x", dtype=dtype), pt.vector("y", dtype=dtype)
+    f = pytensor.function([x, y], vtv(x, y), mode=numba_mode)
+    rng = np.random.default_rng(1)
+    a, b = (LAYOUTS[layout](np.abs(rng.normal(size=7) * 5).astype(dtype)) for _ in range(2))
+    got = f(a, b)
+    assert got.dtype == np.dtype(dtype) and got.shape == a.shape
+    np.testing.assert_array_equal(got, a * b)
+    np.testing.assert_array_equal(f(b, a), b * a)  # a second call: the handler's arrays pointed at new buffers
+
+
+def test_the_gradient_node_bridged_too_runs_directly(pytensor, pt, vtv, numba_mode, no_perform):
+    x, y = pt.dvector("x"), pt.dvector("y")
+    z = vtv(x, y)
+    cost = (z ** 2).sum()
+    f = pytensor.function([x, y], [cost, *pytensor.grad(cost, [x, y])], mode=numba_mode)
+    a, b = np.linspace(-1, 2, 9), np.linspace(3, -2, 9)
+    value, ga, gb = f(a, b)
+    np.testing.assert_allclose(value, ((a * b) ** 2).sum(), rtol=1e-13)
+    np.testing.assert_allclose(ga, 2 * a * b * b, rtol=1e-13)
+    np.testing.assert_allclose(gb, 2 * a * b * a, rtol=1e-13)
+
+
+def test_several_zero_d_outputs_of_an_op_without_c(pytensor, pt, numba_mode, no_perform):
+    from opkit.bridge.pytensor import as_pytensor_op
+
+    x = pt.dvector("x")
+    low, high = as_pytensor_op(MinMax())(x)
+    f = pytensor.function([x], [low, high, high - low], mode=numba_mode)
+    a = np.array([3.0, -1.0, 7.5, 2.0])
+    assert [float(v) for v in f(a)] == [-1.0, 7.5, 8.5]
+
+
+def test_the_ops_own_error_reaches_the_caller(pytensor, pt, vtv, numba_mode, no_perform):
+    x, y = pt.dvector("x"), pt.dvector("y")
+    f = pytensor.function([x, y], vtv(x, y), mode=numba_mode)
+    with pytest.raises(ValueError, match=r"Shape mismatch : input0.shape\[0\] and input1.shape\[0\] should match "
+                                         r"but x.shape\[0\] == 3 and y.shape\[0\] == 2") as info:
+        f(np.ones(3), np.ones(2))
+    assert any("called from compiled code through opkit's raw-buffer handler" in note
+               for note in getattr(info.value, "__notes__", []))
+    np.testing.assert_array_equal(f(np.ones(2), np.ones(2)), np.ones(2))  # and the next call is fine
+
+
+def test_an_op_without_infer_shape_runs_in_object_mode_and_says_why(pytensor, pt, numba_mode, caplog):
+    from opkit.bridge.pytensor import as_pytensor_op
+
+    x = pt.dvector("x")
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        f = pytensor.function([x], as_pytensor_op(Doubled(shaped=False))(x), mode=numba_mode)
+    assert ("PyTensor's numba backend runs Doubled{shaped=False} in object mode (about 5 us a call): the shapes of "
+            "its outputs cannot be known before the call") in caplog.text
+    assert "give the opkit op an infer_shape that PyTensor can translate" in caplog.text
+    np.testing.assert_array_equal(f(np.arange(3.0)), [0.0, 2.0, 4.0])
+
+
+def test_a_dtype_numba_does_not_hold_runs_in_object_mode_and_says_why(pytensor, pt, numba_mode, caplog):
+    from opkit.bridge import pytensor_numba
+    from opkit.bridge.pytensor import as_pytensor_op
+
+    x = pt.vector("x", dtype="float16")
+    node = as_pytensor_op(Doubled())(x).owner
+    with pytest.raises(pytensor_numba.NotDirect, match=r"in object mode \(about 5 us a call\): its input 0 is "
+                                                       r"float16, which numba's arrays do not hold"):
+        pytensor_numba.direct_function(node.op, node)
+
+
+def test_a_shape_function_is_all_the_direct_path_needs(pytensor, pt, numba_mode, no_perform):
+    """An op without C (perform only) still runs directly: the handler calls its compiled function."""
+    from opkit.bridge.pytensor import as_pytensor_op
+
+    for dtype in ("float32", "complex128"):
+        x = pt.matrix("x", dtype=dtype)
+        f = pytensor.function([x], as_pytensor_op(Doubled())(x.T), mode=numba_mode)
+        a = (np.arange(6) + (1j if dtype == "complex128" else 0)).astype(dtype).reshape(2, 3)
+        np.testing.assert_array_equal(f(a), 2 * a.T)
+
+
+def test_importing_the_bridge_imports_neither_backend(pytensor):
+    code = ("import sys, opkit.bridge.pytensor\n"
+            "print(sorted(m for m in ('pytensor.link.numba.dispatch.basic', 'pytensor.link.jax.dispatch.basic') "
+            "if m in sys.modules))\n"
+            "from pytensor.link.numba.dispatch.basic import numba_funcify\n"
+            "from opkit.bridge.pytensor import PyTensorOp\n"
+            "from opkit.bridge.pytensor_numba import funcify\n"
+            "print(numba_funcify.dispatch(PyTensorOp) is funcify)\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                            env={**__import__("os").environ, "PYTENSOR_FLAGS": f"base_compiledir="
+                                 f"{pytensor.config.base_compiledir}"})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["[]", "True"]
