@@ -11,31 +11,16 @@ import opkit.tensor as ot
 from opkit.cop.build import compiler
 from opkit.link import node_runner
 
-MUL_CODE = """
-if (NULL == %(z)s || PyArray_DIMS(%(z)s)[0] != PyArray_DIMS(%(x)s)[0]) {
-    Py_XDECREF(%(z)s);
-    %(z)s = (PyArrayObject*)PyArray_EMPTY(1, PyArray_DIMS(%(x)s), NPY_FLOAT64, 0);
-    if (!%(z)s) { %(fail)s; }
-}
-salted_mul((const double*)PyArray_DATA(%(x)s), PyArray_STRIDES(%(x)s)[0] / 8,
-           (const double*)PyArray_DATA(%(y)s), PyArray_STRIDES(%(y)s)[0] / 8,
-           (double*)PyArray_DATA(%(z)s), PyArray_DIMS(%(x)s)[0]);
-"""
+from helpers.tutorial_ops import VectorTimesScalar
 
-
-class SaltedMul(opkit.Op):
-    """x * y for float64 vectors; each salt is another module (its C support code differs): a cold compile."""
+class Salted(VectorTimesScalar):
+    """The tutorial's x * y (a vector times a scalar) with perform and infer_shape; each salt is another module
+    (its C support code differs), so each instance is a cold compile."""
 
     __props__ = ("salt",)
 
     def __init__(self, salt=None):
         self.salt = salt or uuid.uuid4().hex
-
-    def make_node(self, x, y):
-        x, y = ot.as_tensor_variable(x), ot.as_tensor_variable(y)
-        if (x.type.dtype, x.type.ndim, y.type.dtype, y.type.ndim) != ("float64", 1, "float64", 1):
-            raise TypeError(f"SaltedMul takes two float64 vectors, not {x.type} and {y.type}")
-        return opkit.Apply(self, [x, y], [x.type()])
 
     def perform(self, node, inputs, outputs):
         outputs[0][0] = inputs[0] * inputs[1]
@@ -43,21 +28,12 @@ class SaltedMul(opkit.Op):
     def infer_shape(self, node, input_shapes):
         return [input_shapes[0]]
 
-    def c_code_cache_version(self):
-        return (1,)
-
     def c_support_code(self, **kwargs):
-        return (f"// salt: {self.salt}\n"
-                "static void salted_mul(const double* x, npy_intp xs, const double* y, npy_intp ys,\n"
-                "                       double* z, npy_intp n)\n"
-                "{ for (npy_intp i = 0; i < n; i++) z[i] = x[i * xs] * y[i * ys]; }\n")
-
-    def c_code(self, node, name, inputs, outputs, sub):
-        return MUL_CODE % {"x": inputs[0], "y": inputs[1], "z": outputs[0], "fail": sub["fail"]}
+        return f"// salt: {self.salt}\n"
 
 
-A, B = np.linspace(-1, 1, 5), np.arange(5.0)
-TYPES = [ot.dvector, ot.dvector]
+A, B = np.linspace(-1, 1, 5), np.array(2.5)
+TYPES = [ot.dvector, ot.dscalar]
 
 
 @pytest.fixture
@@ -71,12 +47,12 @@ def no_compiler():
 
 
 def test_one_runner_per_op_and_types_in_one_bounded_memo():
-    op = SaltedMul()
+    op = Salted()
     runner, takes_outputs = node_runner.node_runner(op, TYPES, trusted=True)
     assert not takes_outputs and runner.trust_input
     np.testing.assert_array_equal(runner(A, B)[0], A * B)
     count = node_runner.compiled_count()
-    assert node_runner.node_runner(SaltedMul(op.salt), TYPES, trusted=True)[0] is runner  # equal op: same runner
+    assert node_runner.node_runner(Salted(op.salt), TYPES, trusted=True)[0] is runner  # equal op: same runner
     assert node_runner.run_node(op, TYPES, [A, B])[0].tolist() == (A * B).tolist()
     assert node_runner.compiled_count() == count
     checked, _ = node_runner.node_runner(op, TYPES)  # not trusted: the function checks its inputs
@@ -85,7 +61,7 @@ def test_one_runner_per_op_and_types_in_one_bounded_memo():
 
 
 def test_preallocated_runner_writes_into_the_given_output_and_falls_back_without_c():
-    runner, takes_outputs = node_runner.node_runner(SaltedMul(), TYPES, preallocated=True, trusted=True)
+    runner, takes_outputs = node_runner.node_runner(Salted(), TYPES, preallocated=True, trusted=True)
     assert takes_outputs
     out = np.empty(5)
     result = runner(A, B, out)
@@ -96,7 +72,7 @@ def test_preallocated_runner_writes_into_the_given_output_and_falls_back_without
 
 
 def test_profiling_sees_a_node_the_bridges_run():
-    op = SaltedMul()
+    op = Salted()
     with opkit.config.change_flags(profile=True):
         runner, _ = node_runner.node_runner(op, TYPES, trusted=True)
     runner(A, B)
@@ -111,8 +87,8 @@ def test_the_pytensor_bridge_s_perform_runs_through_the_one_runner():
     from opkit.bridge import pytensor as bridge
 
     assert bridge.run_op is node_runner.run_node
-    op = SaltedMul()
-    x, y = pt.dvector("x"), pt.dvector("y")
+    op = Salted()
+    x, y = pt.dvector("x"), pt.dscalar("y")
     f = pytensor.function([x, y], bridge.as_pytensor_op(op)(x, y), mode=pytensor.compile.mode.Mode(linker="py"))
     np.testing.assert_array_equal(f(A, B), A * B)
     count = node_runner.compiled_count()
@@ -124,9 +100,9 @@ def test_the_torch_bridge_runs_through_the_one_runner():
     torch = pytest.importorskip("torch")
     from opkit.bridge.torch import as_torch_op
 
-    op = SaltedMul()
+    op = Salted()
     before = node_runner.compiled_count()
-    result = as_torch_op(op)(torch.from_numpy(A), torch.from_numpy(B))
+    result = as_torch_op(op)(torch.from_numpy(A), torch.tensor(2.5, dtype=torch.float64))
     np.testing.assert_array_equal(result.numpy(), A * B)
     assert node_runner.compiled_count() == min(before + 1, node_runner.COMPILED_LIMIT)  # op.compute compiled it here
 
@@ -147,10 +123,10 @@ def test_a_jax_bridge_call_without_a_compiler_falls_back_as_link_does(no_compile
         compiler._found.clear()
         x, y = jnp.asarray(A), jnp.asarray(B)
         with pytest.raises(opkit.MissingModuleError, match="no C\\+\\+ compiler to build one"):
-            as_jax_op(SaltedMul())(x, y)
+            as_jax_op(Salted())(x, y)
         with opkit.config.change_flags(python_fallback=True), \
-                pytest.warns(RuntimeWarning, match="no C\\+\\+ compiler and no shipped module for SaltedMul"):
-            result = as_jax_op(SaltedMul())(x, y)
+                pytest.warns(RuntimeWarning, match="no C\\+\\+ compiler and no shipped module for Salted"):
+            result = as_jax_op(Salted())(x, y)
         np.testing.assert_array_equal(np.asarray(result), A * B)
     finally:
         jax.config.update("jax_enable_x64", old)
