@@ -148,16 +148,41 @@ class _Detected:
 
 
 def _detect_blas():
-    from opkit.cop.blas import detect_ldflags  # compiles probes: only when a BLAS op reads the flag
+    """Find the BLAS (opkit.cop.blas.detect_ldflags compiles probes: only when a BLAS op reads the flag).
 
-    return detect_ldflags()
+    config is below every other module of opkit, so it names the C toolchain's finder rather than
+    importing it, as opkit/__init__ names its lazy attributes: the one place config reaches up.
+    """
+    import importlib
+
+    return importlib.import_module("opkit.cop.blas").detect_ldflags()
+
+
+def split_ldflags(text: str, flag: str = "blas__ldflags") -> list[str]:
+    """Return the words of link flags (shell quoting allowed), or raise ValueError naming the bad word.
+
+    Words are -lNAME, -LDIR, -Wl,..., -f..., -m..., -pthread, -DNAME, -IDIR and
+    `-framework NAME` (macOS).
+    """
+    import re
+    import shlex
+
+    try:
+        words = shlex.split(text)
+    except ValueError as exc:
+        raise ValueError(f"opkit flag {flag}={text!r} must be link flags: {exc}") from None
+    for i, word in enumerate(words):
+        if re.match(r"-(?:[lLID].+|Wl,.+|[fm][a-z]\S*|pthread)\Z", word, re.S) or word == "-framework" or \
+                (i and words[i - 1] == "-framework"):
+            continue
+        raise ValueError(f"opkit flag {flag}={text!r} must be link flags such as -lopenblas or "
+                         f"'-L/dir -lblas' ({word!r} is not one); empty: no BLAS")
+    return words
 
 
 def _blas_ldflags(value):
-    from opkit.cop.blas import split_ldflags  # checks the words only: no compiler runs here
-
     text = str(value).strip()
-    split_ldflags(text, "blas__ldflags")
+    split_ldflags(text, "blas__ldflags")  # checks the words only: no compiler runs here
     return text
 
 

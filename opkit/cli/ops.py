@@ -306,7 +306,8 @@ def _require_openmp():
 
 def _build_node(args):
     from opkit.cop.generate.codegen import collect_module
-    from opkit.cop.compile import compile_region, region_key
+    from opkit.cop.build.identity import region_key
+    from opkit.cop.compile import compile_region
     from opkit.cop.store.cache import default_cache
 
     region, generated = _region_and_source(args)

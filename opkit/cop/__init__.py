@@ -15,6 +15,9 @@ import sys as _sys
 
 from opkit.core import c_source as _c_source
 
+# The stages, in pipeline order (tests/core/test_layering.py reads this): each imports only those before it.
+STAGES = ("compiledir", "source", "generate", "build", "load", "store")
+
 # Module names older opkit versions wrote into pickles (a COp's parsed sections), and where they live now.
 _OLD_NAMES = {"opkit.cop.sections": "opkit.cop.source.sections"}
 

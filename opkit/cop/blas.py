@@ -20,10 +20,10 @@ from __future__ import annotations
 import functools
 import os
 import pathlib
-import re
 import shlex
 import sys
 
+from opkit.config import split_ldflags
 from opkit.errors import CompileError
 
 HEADER_DIR = pathlib.Path(__file__).resolve().parents[1] / "templates" / "blas"
@@ -35,7 +35,6 @@ PROBE_VERSION = "1"  # part of every kept probe answer's name: a changed probe a
 INSTALL_HINT = "pip install 'opkit-sdk[blas]' (the scipy-openblas32 wheel)"
 # Tuned BLAS libraries looked for by name, best first; "blas" (the system's generic one) comes after the wheel.
 TUNED = ("mkl_rt", "openblas", "flexiblas", "blis")
-_FLAG_WORD = re.compile(r"-(?:[lLID].+|Wl,.+|[fm][a-z]\S*|pthread)\Z", re.S)
 _detected: str | None = None  # what detect_ldflags() found in this process
 
 
@@ -43,24 +42,6 @@ class BlasError(CompileError):
     """No working BLAS for an op that calls one: the message says what to set or install."""
 
     short = ""  # the message on one line, for `opkit doctor`
-
-
-def split_ldflags(text: str, flag: str = "blas__ldflags") -> list[str]:
-    """Return the words of link flags (shell quoting allowed), or raise ValueError naming the bad word.
-
-    Words are -lNAME, -LDIR, -Wl,..., -f..., -m..., -pthread, -DNAME, -IDIR and
-    `-framework NAME` (macOS).
-    """
-    try:
-        words = shlex.split(text)
-    except ValueError as exc:
-        raise ValueError(f"opkit flag {flag}={text!r} must be link flags: {exc}") from None
-    for i, word in enumerate(words):
-        if _FLAG_WORD.match(word) or word == "-framework" or (i and words[i - 1] == "-framework"):
-            continue
-        raise ValueError(f"opkit flag {flag}={text!r} must be link flags such as -lopenblas or "
-                         f"'-L/dir -lblas' ({word!r} is not one); empty: no BLAS")
-    return words
 
 
 def _parts(text: str) -> dict[str, list[str]]:

@@ -5,43 +5,16 @@ from __future__ import annotations
 import pathlib
 import time
 
-from opkit.cop.build.extension import build_extension, build_flags
-from opkit.cop.store.cache import cache_key, default_cache, module_name_for, process_cache
-from opkit.cop.generate.codegen import collect_module, failure_notes, region_params, render_parts
-from opkit.cop.build.compiler import find_compiler, toolchain_fingerprint
-from opkit.cop.build.host import native_target
-from opkit.cop.build.identity import generated_made_of, region_made_of
+from opkit.cop.build.extension import build_extension
+from opkit.cop.build.identity import module_key, region_key
 from opkit.cop.build.sanitize import require_runtime
+from opkit.cop.compiledir.text_memo import flush as keep_generated_texts
+from opkit.cop.generate.codegen import collect_module, failure_notes, region_params, render_parts
+from opkit.cop.store.cache import default_cache, module_name_for, process_cache
 from opkit.errors import CompileError
 
 # A compile that takes longer than this (seconds) is logged at INFO on the `opkit` logger.
 COMPILE_LOG_AFTER = 1.0
-
-
-def toolchain_parts():
-    """Return what a module's identity takes from the toolchain: compiler, ABI, numpy, flags.
-
-    With `-march=native`, the CPU features it stands for on this host are part
-    of it too: a module built for another CPU is another module.
-    """
-    compile_args, link_args = build_flags()
-    target = (native_target(find_compiler()),) if "-march=native" in compile_args else ()
-    return (*toolchain_fingerprint(), *compile_args, *link_args, *target)
-
-
-def module_key(generated, toolchain=None):
-    """Return the cache key of generated source: what opkit.cop.build.identity says it is made of."""
-    return cache_key(*generated_made_of(generated, toolchain_parts() if toolchain is None else toolchain))
-
-
-def region_key(parts, toolchain=None):
-    """Return the cache key of a region's module from the parts it renders from (no rendering).
-
-    The template's text and every code string of every op and type are in it,
-    so an edited op, a redefined class or another constant baked into c_code
-    gives another key; nothing trusts a version number alone (opkit.cop.build.identity).
-    """
-    return cache_key(*region_made_of(parts, toolchain_parts() if toolchain is None else toolchain))
 
 
 def compile_region(region, description=""):
@@ -50,7 +23,7 @@ def compile_region(region, description=""):
     The key comes from the parts the module renders from, so a warm process
     loads its module without importing jinja2 or rendering anything.
     """
-    from opkit.cop.store.shipped import find_shipped  # shipped.py builds on this module's helpers
+    from opkit.cop.store.shipped import find_shipped  # only where modules are looked for: not at import
 
     require_runtime()  # a sanitized module loaded without its runtime would abort the process
     try:
@@ -59,6 +32,7 @@ def compile_region(region, description=""):
         module = find_shipped(region, parts) if parts.versioned else None
         if module is None:
             key = region_key(parts)
+            keep_generated_texts()  # the key exists: the texts its code was generated from are kept now
             module = _cache_for(parts.versioned).lookup(key, module_name_for(key))
             if module is None:
                 from opkit.cop.incremental import incremental_builder
@@ -72,7 +46,9 @@ def compile_region(region, description=""):
 def compile_generated(generated, description=""):
     """Return the loaded module for generated source, from the cache or freshly built."""
     require_runtime()  # a sanitized module loaded without its runtime would abort the process
-    return _build(generated, module_key(generated), description)
+    key = module_key(generated)
+    keep_generated_texts()
+    return _build(generated, key, description)
 
 
 def _cache_for(versioned):

@@ -115,7 +115,7 @@ def _separable(node, declares) -> bool:
 
 def node_piece(node) -> NodePiece | None:
     """Render `node` for a chunk; None if its code reads a variable's Python object (py_<name>)."""
-    from opkit.cop.store.cache import cache_key
+    from opkit.cop.build.identity import cache_key
 
     op = node.op
     params_type = getattr(op, "params_type", None)
@@ -167,7 +167,7 @@ def _named(value, name):
 
 def make_chunk(pieces) -> Chunk:
     """Render distinct pieces into one translation unit; return the chunk with its key."""
-    from opkit.cop.compile import module_key
+    from opkit.cop.build.identity import module_key
 
     nodes, before, init_code = [], [], []
     for k, piece in enumerate(pieces):

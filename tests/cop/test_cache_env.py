@@ -27,7 +27,8 @@ from opkit.cop.store import cache as cache_module
 from opkit.cop.compiledir import layout as cache_layout
 from opkit.cop.store import upkeep as cache_upkeep
 from opkit.cop.build.extension import build_extension
-from opkit.cop.store.cache import CacheWarning, ModuleCache, cache_key, module_name_for
+from opkit.cop.build.identity import cache_key
+from opkit.cop.store.cache import CacheWarning, ModuleCache, module_name_for
 from opkit.cop.compiledir.private_fs import CacheNotWritableError
 from helpers.child import GRAPH_CHILD, run_child
 

@@ -332,7 +332,7 @@ def test_clear_removes_the_objects_too(tmp_path):
         assert _objects(tmp_path)
         from opkit.cop.store.cache import default_cache
 
-        default_cache().clear()
+        default_cache().upkeep.clear()
         assert not _objects(tmp_path)
     shutil.rmtree(tmp_path, ignore_errors=True)
 

@@ -9,7 +9,7 @@ import opkit
 import opkit.tensor as ot
 from opkit.cop.build import host
 from opkit.cop.build.extension import build_flags
-from opkit.cop.compile import toolchain_parts
+from opkit.cop.build.identity import toolchain_parts
 from opkit.cop.build.compiler import find_compiler
 from opkit.cop.compiledir.layout import HOST_DIR
 

@@ -14,7 +14,7 @@ import opkit
 import opkit.tensor as ot
 from opkit.cop.build import sanitize
 from opkit.cop.generate.codegen import render_module
-from opkit.cop.compile import module_key
+from opkit.cop.build.identity import module_key
 from opkit.cop.generate.region import Region
 from opkit.cop.build.sanitize import SanitizerRuntimeError, asan_runtime, preload_hint, require_runtime, runtime_loaded
 

@@ -36,11 +36,13 @@ PACKAGE = pathlib.Path(opkit.__file__).resolve().parent
 def memo(tmp_path, monkeypatch):
     """A memo of its own: another cache directory, nothing known in this process, files looked at every time."""
     monkeypatch.setattr(layout, "host_dir", lambda: tmp_path / "host")
+    monkeypatch.setattr(text_memo, "_pending", {})
     text_memo._rendered_dir.cache_clear()
     text_memo._bound.cache_clear()
     monkeypatch.setattr(section_memo, "RECHECK_SECONDS", 0.0)
 
-    def forget():  # what a new process knows: only what is on disk
+    def forget():  # what a new process knows: only what is on disk (the last one kept its texts at exit)
+        text_memo.flush()
         monkeypatch.setattr(section_memo, "_files", {})
         monkeypatch.setattr(section_memo, "_answers", {})
         monkeypatch.setattr(section_memo, "_versions", {})
@@ -49,6 +51,13 @@ def memo(tmp_path, monkeypatch):
     yield forget
     text_memo._rendered_dir.cache_clear()
     text_memo._bound.cache_clear()
+
+
+def _kept():
+    """Return the kept texts' files, once what this process made is written (as once a key exists)."""
+    text_memo.flush()
+    folder = text_memo._rendered_dir()
+    return sorted(folder.iterdir()) if folder.exists() else []
 
 
 def _graphs():
@@ -95,11 +104,11 @@ def test_kept_answers_are_what_the_section_files_expand_to_cold_and_warm(memo, m
     monkeypatch.setattr(section_memo.SectionC, "__init__", recording_init)
     expanded = _contents(lambda op, files=None, macros=(): OpSections(op, files, macros))
     cold = _contents(section_memo.SectionC)
-    kept = len(list(text_memo._rendered_dir().iterdir()))
+    kept = len(_kept())
     memo()  # a new process: every answer read back from disk
     warm = _contents(section_memo.SectionC)
     assert cold == expanded and warm == expanded
-    assert len(list(text_memo._rendered_dir().iterdir())) == kept  # the warm run made and kept nothing new
+    assert len(_kept()) == kept  # the warm run made and kept nothing new
     assert {pathlib.Path(p) for p in asked} >= set(PACKAGE.rglob("*.c"))  # every built-in section file
 
 
@@ -161,8 +170,7 @@ def test_an_answer_is_read_from_disk_and_the_engines_source_names_it(memo, tmp_p
     path = tmp_path / "op.c"
     path.write_text(CODE.format(tag="one"))
     _code([path])
-    folder = text_memo._rendered_dir()
-    for kept in folder.iterdir():
+    for kept in _kept():
         if b"// one" in kept.read_bytes():
             write_sealed(kept, b'"planted"')  # what a later process reads back (whole: its digest matches)
     memo()
@@ -176,7 +184,7 @@ def test_a_damaged_kept_answer_is_computed_again(memo, tmp_path):
     path = tmp_path / "op.c"
     path.write_text(CODE.format(tag="one"))
     expected = _code([path])
-    for kept in text_memo._rendered_dir().iterdir():
+    for kept in _kept():
         kept.write_text('"cut sho')  # not JSON: a file damaged on disk
     memo()
     assert _code([path]) == expected == _expanded([path])
@@ -230,9 +238,9 @@ def test_an_answer_computed_while_its_file_changed_is_used_but_not_kept(memo, tm
         path.write_text(CODE.format(tag="edited meanwhile"))
         return "the old text's answer"
 
-    before = set(text_memo._rendered_dir().iterdir())
+    before = set(_kept())
     assert section_memo._keep("a key", compute, entry.unchanged) == "the old text's answer"
-    assert set(text_memo._rendered_dir().iterdir()) == before
+    assert set(_kept()) == before
 
 
 def test_a_warm_process_finds_built_in_ops_without_parsing_or_expanding(tmp_path):

@@ -12,12 +12,15 @@ def test_rendered_texts_are_kept_and_the_memo_is_emptied_past_its_bound(tmp_path
     monkeypatch.setattr(layout, "host_dir", lambda: tmp_path / "host")
     monkeypatch.setattr(text_memo, "MAX_KEPT", 5)
     monkeypatch.setattr(templates, "_rendered", templates.BoundedMemo(8))
+    monkeypatch.setattr(text_memo, "_pending", {})
     text_memo._rendered_dir.cache_clear()
     text_memo._bound.cache_clear()
     try:
         first = templates.render("make_vector.c.j2", "make_vector",
                                  {"out": "V1", "inputs": ["V2"], "ctypes": ["npy_int32"], "fail": "{ goto fail; }"})
         folder = text_memo._rendered_dir()
+        assert not folder.exists()  # kept once a module's key exists, not while code is generated
+        text_memo.flush()
         assert "npy_int32" in first and len(list(folder.iterdir())) == 1
         write_sealed(folder / next(folder.iterdir()).name, b"kept text")  # what a later process reads back
         monkeypatch.setattr(templates, "_rendered", templates.BoundedMemo(8))
@@ -34,6 +37,7 @@ def test_rendered_texts_are_kept_and_the_memo_is_emptied_past_its_bound(tmp_path
         assert len(list(folder.iterdir())) == 7
         other = templates.render("make_vector.c.j2", "make_vector",  # a text to add: 7 > 5, the folder is emptied
                                  {"out": "V1", "inputs": ["V2"], "ctypes": ["npy_int64"], "fail": "{ goto fail; }"})
+        text_memo.flush()
         assert "npy_int64" in other and len(list(folder.iterdir())) == 1
     finally:
         text_memo._rendered_dir.cache_clear()
@@ -43,6 +47,7 @@ def test_rendered_texts_are_kept_and_the_memo_is_emptied_past_its_bound(tmp_path
 def test_compiled_templates_are_kept_in_the_cache_directory_for_the_next_process():
     environment = templates.environment()
     environment.get_template("elemwise.c.j2")
+    text_memo.flush()  # what jinja2 compiled is written once a key exists
     folder = pathlib.Path(environment.bytecode_cache.directory)
     assert folder.parent.name == "host" and folder.name.startswith("jinja-")
     assert any(name.endswith(".cache") for name in (p.name for p in folder.iterdir()))

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import opkit
+import opkit.cop.source.section_files as section_files
 import opkit.cop.source.section_memo as section_memo
 import opkit.tensor as ot
 from opkit.core.c_source import SectionOp
@@ -235,9 +236,9 @@ def test_a_running_process_sees_a_same_size_section_edit_whose_mtime_was_kept(tm
 def test_the_section_stamp_holds_the_change_time_and_the_inode(tmp_path):
     path = tmp_path / "op.c"
     path.write_text("#section code\n// one\n")
-    before = section_memo.stamp([str(path)])
+    before = section_files.stamp([str(path)])
     _edit_in_place(path, b"one", b"two")
-    assert section_memo.stamp([str(path)]) != before
+    assert section_files.stamp([str(path)]) != before
     from opkit.cop.source.sections import parse_file
 
     path.write_text("#section code\n// aaa\n")
@@ -385,7 +386,7 @@ def test_a_compiler_cut_short_by_a_full_disk_or_a_size_limit_says_what_to_do(tmp
 def test_every_key_of_a_module_sees_a_header_byte_that_is_not_utf8(tmp_path, monkeypatch):
     """The module cache's key, the shipped key and a node's code identity are one list (opkit.cop.build.identity)."""
     from opkit.cop.generate.codegen import collect_module
-    from opkit.cop.compile import region_key
+    from opkit.cop.build.identity import region_key
     from opkit.cop.generate.region import Region
     from opkit.cop.store.shipped import shipped_key
     from opkit.link.code_identity import c_identity

@@ -322,6 +322,68 @@ def test_the_circle_check_sees_function_level_imports_and_leaves_out_the_facade(
         ["opkit.pkg.a", "opkit.pkg.b", "opkit.pkg.c"], ["opkit.pkg.low", "opkit.pkg.up"]]
 
 
+# ---- opkit/cop in stages ----
+# STAGES in opkit/cop/__init__.py lists cop's subpackages in pipeline order. A stage's module imports only its own
+# stage and the stages before it (module level and inside functions); the modules on top (TOP: the orchestrators
+# and the public blas helpers) may import every stage, and no stage imports them.
+COP_TOP = {"opkit.cop", "opkit.cop.compile", "opkit.cop.incremental", "opkit.cop.blas"}
+
+
+def cop_stages():
+    """Return STAGES from opkit/cop/__init__.py (read, not imported)."""
+    tree = ast.parse((PACKAGE / "cop" / "__init__.py").read_text(encoding="utf-8"))
+    return next(ast.literal_eval(node.value) for node in tree.body
+                if isinstance(node, ast.Assign) and [t.id for t in node.targets if isinstance(t, ast.Name)] == ["STAGES"])
+
+
+def cop_violations():
+    """Yield each import from a cop stage to a later stage or to the top, and each cop module in no stage."""
+    stages = cop_stages()
+
+    def rank(module):
+        parts = module.split(".")
+        return stages.index(parts[2]) if len(parts) > 2 and parts[2] in stages else len(stages)
+
+    graph = import_graph(leave_out=set())
+    for module in sorted(graph):
+        if not module.startswith("opkit.cop.") and module != "opkit.cop":
+            continue
+        if rank(module) == len(stages):
+            if module not in COP_TOP:
+                yield f"{module} is in no stage of STAGES and not on top ({', '.join(sorted(COP_TOP))})"
+            continue
+        for target, sites in sorted(graph[module].items()):
+            if (target == "opkit.cop" or target.startswith("opkit.cop.")) and rank(target) > rank(module):
+                where = ", ".join(f"{line}{' (in a function)' if inside else ''}" for line, inside in sites)
+                later = stages[rank(target)] if rank(target) < len(stages) else "the top"
+                yield f"{module}:{where} ({stages[rank(module)]}) imports {target} ({later})"
+
+
+def test_cop_stages_import_only_earlier_stages():
+    assert list(cop_violations()) == []
+
+
+def test_the_cop_check_sees_a_back_edge_inside_a_function_and_an_import_of_the_top(tmp_path, monkeypatch):
+    cop = tmp_path / "opkit" / "cop"
+    for folder in ("low", "high"):
+        (cop / folder).mkdir(parents=True)
+        (cop / folder / "__init__.py").write_text("")
+    (tmp_path / "opkit" / "__init__.py").write_text("")
+    (cop / "__init__.py").write_text('STAGES = ("low", "high")\n')
+    (cop / "compile.py").write_text("from opkit.cop.high import c\nfrom opkit.cop.low import a\n")  # the top: free
+    (cop / "stray.py").write_text("")  # in no stage, not on top
+    (cop / "low" / "a.py").write_text("def f():\n    from opkit.cop.high.c import name\n")  # a back edge
+    (cop / "low" / "b.py").write_text("from opkit.cop import compile\nfrom . import a\n")  # the top; its own stage
+    (cop / "high" / "c.py").write_text("from ..low import b\nfrom opkit.cop.low.a import f\n")  # earlier: fine
+    monkeypatch.setattr(__import__(__name__), "PACKAGE", tmp_path / "opkit")
+    assert list(cop_violations()) == [
+        "opkit.cop.low.a:2 (in a function) (low) imports opkit.cop.high.c (high)",
+        "opkit.cop.low.b:1 (low) imports opkit.cop.compile (the top)",
+        "opkit.cop.stray is in no stage of STAGES and not on top (opkit.cop, opkit.cop.blas, opkit.cop.compile, "
+        "opkit.cop.incremental)",
+    ]
+
+
 # ---- the linkers are leaves ----
 # The backend is decided once per function (opkit/link/backend.py) and the per-node binders live in one module
 # (opkit/link/binders.py): no linker module imports another, at module level or inside a function.

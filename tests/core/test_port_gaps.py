@@ -146,7 +146,7 @@ def test_cmodule_debug_flag_refuses_what_is_not_a_boolean_naming_it():
 
 def test_cmodule_debug_defines_debug_in_compiled_c_and_is_part_of_the_key():
     from opkit.cop.build.extension import build_flags
-    from opkit.cop.compile import toolchain_parts
+    from opkit.cop.build.identity import toolchain_parts
 
     off_flags, off_parts = build_flags()[0], toolchain_parts()
     assert "-DDEBUG=" not in off_flags

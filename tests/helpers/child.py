@@ -53,7 +53,8 @@ GRAPH_CHILD = textwrap.dedent("""
         os.umask(0)
     import numpy as np, opkit, opkit.tensor as ot
     from opkit.cop.build.extension import build_extension
-    from opkit.cop.store.cache import cache_key, default_cache, module_name_for
+    from opkit.cop.build.identity import cache_key
+    from opkit.cop.store.cache import default_cache, module_name_for
     out = {"warnings": []}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

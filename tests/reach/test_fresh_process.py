@@ -15,7 +15,8 @@ import sys
 import pytest
 
 import opkit
-from opkit.cop.build import compiler, host
+from opkit.cop.build import compiler
+from opkit.cop.compiledir.layout import HOST_DIR
 from opkit.core import digest
 
 # Only a build (or an error message) needs these: a warm process must not pay for importing them.
@@ -79,7 +80,7 @@ def test_the_compiler_identity_is_asked_again_when_the_compiler_file_changes(tmp
         assert first == f"{os.path.realpath(script)} fakecc 1.0"
         assert compiler._identify((str(script),)) == first  # from the cache directory
         assert (tmp_path / "log").read_text().count("asked") == 1
-        assert len(list((tmp_path / "cache" / host.HOST_DIR).glob("compiler-identity-*"))) == 1
+        assert len(list((tmp_path / "cache" / HOST_DIR).glob("compiler-identity-*"))) == 1
         _logging_compiler(tmp_path, "fakecc 2.0 (installed again)")  # same path, new content
         assert compiler._identify((str(script),)) == f"{os.path.realpath(script)} fakecc 2.0 (installed again)"
         assert (tmp_path / "log").read_text().count("asked") == 2
@@ -96,7 +97,7 @@ def test_a_compiler_that_cannot_run_is_still_a_clear_error(tmp_path, monkeypatch
     with opkit.config.change_flags(compiledir=str(tmp_path / "cache"), cxx=str(broken)):
         with pytest.raises(opkit.CompileError, match=r"the C\+\+ compiler .*g\+\+ cannot be run"):
             compiler.find_compiler()
-    assert not list((tmp_path / "cache" / host.HOST_DIR).glob("compiler-identity-*"))  # nothing remembered
+    assert not list((tmp_path / "cache" / HOST_DIR).glob("compiler-identity-*"))  # nothing remembered
 
 
 @pytest.mark.parametrize("name", ["g++", "sh", "no-such-program-opkit", "/bin/sh", "./g++", "bin"])

@@ -1,6 +1,6 @@
 """The headers a compiler read for a cache entry, kept with it and checked on every hit (as ccache's direct mode).
 
-A module's key holds the bytes of the headers its code includes (opkit.cop.build.identity),
+A module's key holds the bytes of the headers its code includes (opkit.cop.build.headers),
 found by scanning the code; the compiler may read others (an include named by a
 macro, a search order the scan does not know). So every compile also writes the
 compiler's own list of what it opened (`-MMD`: the user's headers, not the system's),
@@ -92,7 +92,7 @@ def carry(depends: dict, directory: pathlib.Path, name: str) -> None:
 
 def file_digest(path: str) -> str | None:
     """Return the sha256 of the file `path` (None if it cannot be read); read once while its stat is unchanged."""
-    from opkit.cop.build.identity import header_facts
+    from opkit.cop.build.headers import header_facts
 
     try:
         return header_facts(path)[0]

@@ -2,113 +2,30 @@
 
 `made_of` returns the parts (strings and bytes) of a module's identity: its code,
 the bytes of every header its code includes from the folders the compiler will
-search, the toolchain and the build settings. The module cache's key
-(opkit.cop.compile), a shipped module's key (opkit.cop.store.shipped), an incremental
-chunk's key (opkit.cop.incremental, through compile.module_key) and a node's code
-identity (opkit.link.code_identity) are all digests of it: a part added here is
-in every one of them.
+search, the toolchain (`toolchain_parts`) and the build settings. Every key is
+`cache_key` of it: the module cache's (`region_key`, `module_key`), an
+incremental chunk's (opkit.cop.incremental, `module_key`), a shipped module's
+(opkit.cop.store.shipped.shipped_key, a portable `region_made_of`) and a node's
+code identity (opkit.link.code_identity, `region_made_of` without the toolchain).
+A part added to `made_of` is in every one of them (tests/cop/test_identity_parts.py).
 
-Headers are found the way the compiler finds them (see `search_dirs`): beside the
-including file for `#include "..."`, then `-iquote` folders, then the op's header
-folders and every `-I`, `-isystem` and `-idirafter` of the op's arguments and of
-config.cflags, then CPATH, C_INCLUDE_PATH and CPLUS_INCLUDE_PATH. A header the
-compiler opens that this scan cannot see (an include named by a macro) is in the
-compiler's own list of what it read, kept with the cache entry and checked on
-every hit (opkit.cop.build.depends).
+The headers its code includes are found as the compiler finds them (opkit.cop.build.headers).
 """
 
 from __future__ import annotations
 
-import functools
-import os
 import re
-import shlex
 
+from opkit.cop.build.compiler import find_compiler, toolchain_fingerprint
+from opkit.cop.build.extension import build_flags
+from opkit.cop.build.headers import local_headers
+from opkit.cop.build.host import native_target
+from opkit.cop.compiledir.layout import CACHE_FORMAT
 from opkit.core.digest import sha256
 
-_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include(?:_next)?[ \t]*(?:"([^"\n]+)"|<([^>\n]+)>)', re.M)
-_PATH_OPTIONS = ("-isystem", "-idirafter", "-iquote", "-I")
-_ENVIRONMENT = ("CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH")
-_headers: dict = {}  # a header's (path, device, inode, size, mtime, ctime) -> (its sha256, what it includes)
-
-
-@functools.lru_cache(maxsize=64)
-def _includes(text):
-    """Return the ("quoted", "angled") names `text` includes: a big graph's code is scanned once, not per rebuild."""
-    return tuple(_INCLUDE.findall(text))
-
-
-def search_dirs(include_dirs, compile_args=()) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Return the folders (quoted only, every include) the compiler searches for a module's headers.
-
-    `include_dirs` are the op's header folders; the `-I`/`-isystem`/`-idirafter`/
-    `-iquote` of `compile_args` and of config.cflags, and the CPATH, C_INCLUDE_PATH
-    and CPLUS_INCLUDE_PATH of the environment are searched too.
-    """
-    from opkit.config import config
-
-    quoted, every = [], list(include_dirs)
-    words = list(compile_args) + shlex.split(config.cflags or "")
-    for k, word in enumerate(words):
-        option = next((o for o in _PATH_OPTIONS if word.startswith(o)), None)
-        if option is None:
-            continue
-        value = word[len(option):] or (words[k + 1] if k + 1 < len(words) else "")
-        if value:
-            (quoted if option == "-iquote" else every).append(value)
-    for name in _ENVIRONMENT:
-        value = os.environ.get(name)
-        if value:
-            every += [d or "." for d in value.split(os.pathsep)]
-    return tuple(dict.fromkeys(quoted)), tuple(dict.fromkeys(every))
-
-
-def local_headers(source, include_dirs, compile_args=(), *, with_paths=True) -> list[str]:
-    """Return the path (unless not `with_paths`) and the sha256 of the bytes of every header `source` includes,
-    recursively.
-
-    `#include "..."` is looked up beside the including file, then in the quoted
-    folders, then in every folder; `#include <...>` in every folder (see
-    search_dirs). A header's bytes are hashed as they are: two headers that
-    differ in a byte that is not UTF-8 are two headers.
-    """
-    quoted_dirs, every_dir = search_dirs(include_dirs, compile_args)
-    if not every_dir and not quoted_dirs:
-        return []
-    found, pending, seen = [], [(_includes(source), None)], set()
-    while pending:
-        includes, here = pending.pop()
-        for quoted, angled in includes:
-            directories = ([here] if here and quoted else []) + list(quoted_dirs if quoted else ()) + list(every_dir)
-            for directory in directories:
-                path = os.path.join(directory, quoted or angled)
-                if os.path.isfile(path):
-                    real = os.path.realpath(path)
-                    if real not in seen:
-                        seen.add(real)
-                        digest, inner = header_facts(real)
-                        found.append(f"{real}\n{digest}" if with_paths else digest)
-                        pending.append((inner, os.path.dirname(real)))
-                    break
-    return found
-
-
-def header_facts(real):
-    """Return the sha256 of the header `real`'s bytes and what it includes, read once while its stat is unchanged.
-
-    The change time and the inode are in the stat: an edit in place, even with its
-    modification time set back, reads the file again.
-    """
-    st = os.stat(real)
-    memo = (real, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-    known = _headers.get(memo)
-    if known is None:
-        with open(real, "rb") as handle:
-            data = handle.read()
-        if len(_headers) > 4096:
-            _headers.clear()
-        known = _headers[memo] = (sha256(data).hexdigest(), _includes(data.decode("utf-8", "surrogateescape")))
-    return known
+# `#line 12 "/abs/path/op.c"` names where the source was when the module was built: a portable identity
+# keeps the file name only.
+_LINE_PATH = re.compile(r'(#line \d+ ")([^"\n]*/)?([^"\n/]*")')
 
 
 def made_of(content, code_text, include_dirs, library_dirs, libraries, compile_args, toolchain,
@@ -128,14 +45,61 @@ def made_of(content, code_text, include_dirs, library_dirs, libraries, compile_a
 
 
 def region_made_of(parts, toolchain, *, portable=False) -> list:
-    """Return what a region's module is made of, from the parts it renders from (see made_of)."""
+    """Return what a region's module is made of, from the parts it renders from (see made_of).
+
+    The template's text and every code string of every op and type are in it. A portable
+    identity names the files of its `#line` directives without their folders.
+    """
     from opkit.cop.generate.templates import template_text
 
-    return made_of(template_text() + "\0" + parts.content(), parts.code_text, parts.include_dirs,
-                   parts.library_dirs, parts.libraries, parts.compile_args, toolchain, portable=portable)
+    content = template_text() + "\0" + parts.content()
+    if portable:
+        content = _LINE_PATH.sub(r"\1\3", content)
+    return made_of(content, parts.code_text, parts.include_dirs, parts.library_dirs, parts.libraries,
+                   parts.compile_args, toolchain, portable=portable)
 
 
 def generated_made_of(generated, toolchain) -> list:
     """Return what a rendered module (or an incremental build's chunk) is made of (see made_of)."""
     return made_of(generated.source, lambda: generated.source, generated.include_dirs, generated.library_dirs,
                    generated.libraries, generated.compile_args, toolchain)
+
+
+def toolchain_parts():
+    """Return what a module's identity takes from the toolchain: compiler, ABI, numpy, flags.
+
+    With `-march=native`, the CPU features it stands for on this host are part
+    of it too: a module built for another CPU is another module.
+    """
+    compile_args, link_args = build_flags()
+    target = (native_target(find_compiler()),) if "-march=native" in compile_args else ()
+    return (*toolchain_fingerprint(), *compile_args, *link_args, *target)
+
+
+def cache_key(*parts) -> str:
+    """Hash strings and bytes, with CACHE_FORMAT, into a stable hex key (never Python's hash())."""
+    digest = sha256(CACHE_FORMAT.encode())
+    for part in parts:
+        if isinstance(part, str):
+            # surrogateescape: a path's bytes that are not UTF-8 (lone surrogates in Python) hash as those bytes
+            part = part.encode("utf-8", "surrogateescape")
+        elif not isinstance(part, (bytes, bytearray, memoryview)):
+            raise TypeError(f"cache_key parts must be str or bytes, not {type(part).__name__}")
+        data = bytes(part)
+        # The length prefix keeps ("ab", "c") and ("a", "bc") apart.
+        digest.update(len(data).to_bytes(8, "little") + data)
+    return digest.hexdigest()
+
+
+def module_key(generated, toolchain=None):
+    """Return the cache key of generated source (a module, or an incremental build's chunk)."""
+    return cache_key(*generated_made_of(generated, toolchain_parts() if toolchain is None else toolchain))
+
+
+def region_key(parts, toolchain=None):
+    """Return the cache key of a region's module from the parts it renders from (no rendering).
+
+    An edited op, a redefined class or another constant baked into c_code gives
+    another key; nothing trusts a version number alone.
+    """
+    return cache_key(*region_made_of(parts, toolchain_parts() if toolchain is None else toolchain))

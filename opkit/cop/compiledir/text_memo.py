@@ -5,7 +5,9 @@ Rendered template macros (opkit.cop.generate.templates) and expanded `#section` 
 reads its C back instead of importing jinja2 or the section parser. The texts are a
 memo, not modules: a process that is about to add one and finds more than MAX_KEPT
 deletes them all (others make theirs again), so the folder never grows without bound,
-and a warm process, which adds none, never lists the folder. Each text is kept with its
+and a warm process, which adds none, never lists the folder. Texts made while code is
+generated are written once a module's key exists (`flush`, called by opkit.cop.compile),
+or at exit: generating code never writes to the cache directory. Each text is kept with its
 sha256 (opkit.cop.compiledir.private_fs.kept_text): one changed on disk or cut short is made again
 and replaced, never compiled.
 """
@@ -14,14 +16,18 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 
 from opkit.core.digest import sha256
 from opkit.cop.compiledir.layout import rendered_dir
-from opkit.cop.compiledir.private_fs import kept_text, make_private_dirs
+from opkit.cop.compiledir.private_fs import read_sealed, write_sealed
 
 MAX_KEPT = 20000  # texts kept in the cache directory before a process clears them
 
 _PLAIN = (str, int, float, bool, type(None))
+_pending: dict = {}  # path -> (sealed data to write, folder to bound): made, not written yet
+_lock = threading.Lock()
+_at_exit = False  # whether flush runs at exit
 
 
 def is_plain(value) -> bool:
@@ -49,13 +55,8 @@ def is_plain(value) -> bool:
 
 @functools.lru_cache(maxsize=None)
 def _rendered_dir():
-    """Return the folder of kept texts, or None where the cache directory is unusable."""
-    try:
-        directory = rendered_dir()
-        make_private_dirs(directory)
-    except (OSError, ValueError):  # no usable cache directory (opkit show with an unsafe one): make it here
-        return None
-    return directory
+    """Return the folder of kept texts (made by the first write, never by a read)."""
+    return rendered_dir()
 
 
 @functools.lru_cache(maxsize=None)
@@ -76,14 +77,43 @@ def _bound(directory):
 
 
 def kept(key: str, make) -> str:
-    """Return the text kept under `key` (a string naming everything the text is made of), or `make()`, then kept."""
+    """Return the text kept under `key` (a string naming everything the text is made of), or `make()`.
+
+    A text made here is written by the next `flush()` (once a module's key exists), not now:
+    generating code reads the cache directory but writes nothing there.
+    """
     directory = _rendered_dir()
-    if directory is None:
-        return make()
     path = os.path.join(directory, sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:40])
+    data = read_sealed(path)
+    if data is not None:
+        return data.decode("utf-8", "surrogateescape")
+    text = make()
+    keep_later(path, text.encode("utf-8", "surrogateescape"), bound=directory)
+    return text
 
-    def make_and_bound():
-        _bound(directory)
-        return make()
 
-    return kept_text(path, make_and_bound)
+def keep_later(path, data: bytes, *, bound=None) -> None:
+    """Write `data` (sealed) at `path` at the next `flush()`; with `bound`, that folder is kept under MAX_KEPT."""
+    global _at_exit
+    with _lock:
+        if not _at_exit:
+            import atexit
+
+            atexit.register(flush)  # what a process made but never keyed (it built nothing) is kept all the same
+            _at_exit = True
+        _pending[os.fspath(path)] = (data, bound)
+
+
+def flush() -> None:
+    """Write what `kept` and `keep_later` made since the last flush (opkit.cop.compile calls it once a key
+    exists). A cache directory that cannot be written keeps nothing: the texts are made again next time."""
+    with _lock:
+        pending = list(_pending.items())
+        _pending.clear()
+    for path, (data, bound) in pending:
+        try:
+            if bound is not None:
+                _bound(bound)
+            write_sealed(path, data)
+        except (OSError, ValueError):  # a read-only, full or unsafe cache directory: nothing is kept
+            pass

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from opkit.cop.generate.cinterface import as_list, call
-from opkit.cop.source.sections import RESTORE_LINE_PRAGMA  # noqa: F401  (codegen and apply_support use it from here)
+from opkit.cop.source import RESTORE_LINE_PRAGMA  # noqa: F401  (codegen and apply_support use it from here)
 from opkit.core.record import Record
 
 

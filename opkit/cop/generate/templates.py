@@ -35,7 +35,8 @@ def environment():
 
 def _bytecode_cache(jinja2):
     """Return a cache of the compiled templates in <compiledir>/host/ (a process's first render then
-    loads them instead of compiling them, 60-220 ms), or None where the cache directory is unusable.
+    loads them instead of compiling them, 60-220 ms). What jinja2 compiles is written once a module's key
+    exists (opkit.cop.compiledir.text_memo.flush): generating code writes nothing to the cache directory.
 
     The folder is named by jinja2's and Python's versions and the environment's options; jinja2 checks
     each template's source against its checksum, so an edited template is compiled again. The bytecode
@@ -45,7 +46,8 @@ def _bytecode_cache(jinja2):
     import sys
 
     from opkit.cop.compiledir.layout import jinja_dir
-    from opkit.cop.compiledir.private_fs import make_private_dirs, read_sealed, write_sealed
+    from opkit.cop.compiledir.private_fs import read_sealed
+    from opkit.cop.compiledir.text_memo import keep_later
 
     class SealedCache(jinja2.BytecodeCache):
         def __init__(self, directory):
@@ -59,19 +61,11 @@ def _bytecode_cache(jinja2):
             if data is not None:  # jinja2 still checks the template's checksum, and resets the bucket
                 bucket.bytecode_from_string(data)
 
-        def dump_bytecode(self, bucket):
-            try:
-                write_sealed(self._path(bucket), bucket.bytecode_to_string())
-            except OSError:  # a read-only or full cache: compile again in the next process
-                pass
+        def dump_bytecode(self, bucket):  # written once a module's key exists (text_memo.flush), or at exit
+            keep_later(self._path(bucket), bucket.bytecode_to_string())
 
     facts = repr((jinja2.__version__, sys.version, sorted(_JINJA_OPTIONS.items()), "StrictUndefined", "sealed"))
-    try:
-        directory = jinja_dir(sha256(facts.encode()).hexdigest()[:16])
-        make_private_dirs(directory)
-    except (OSError, ValueError):
-        return None
-    return SealedCache(str(directory))
+    return SealedCache(str(jinja_dir(sha256(facts.encode()).hexdigest()[:16])))
 
 
 @functools.lru_cache(maxsize=None)

@@ -25,7 +25,8 @@ from opkit.core.op import Op
 from opkit.core.type import MethodNotDefined
 from opkit.cop.source.macro_values import macro_values
 from opkit.cop.source.macros import section_macros, wrap_section
-from opkit.cop.source.sections import RESTORE_LINE_PRAGMA, c_string_literal, content_version, parse_files
+from opkit.cop.source import RESTORE_LINE_PRAGMA
+from opkit.cop.source.sections import c_string_literal, content_version, parse_files
 
 _FUNC_NAME = re.compile(r"\s*(?:APPLY_SPECIFIC\(\s*\w+\s*\)|[A-Za-z_][\w:]*)\s*\Z", re.ASCII)
 _NO_MACRO_TAGS = ("support_code", "init_code")

@@ -27,12 +27,13 @@ import os
 import threading
 import time
 
-from opkit.core.c_source import section_paths
 from opkit.core.digest import sha256
 from opkit.cop.compiledir.text_memo import is_plain, kept
+from opkit.cop.source.section_files import contents_digest, op_files, read_files, stamp
 
 RECHECK_SECONDS = 0.5
-ENGINE_MODULES = ("sections.py", "macros.py", "macro_values.py", "cop.py", "section_op.py", "section_memo.py")
+ENGINE_MODULES = ("sections.py", "macros.py", "macro_values.py", "cop.py", "section_op.py", "section_files.py",
+                  "section_memo.py")
 
 _files: dict = {}  # paths -> _Files
 _answers: dict = {}  # key -> answer, this process's
@@ -40,27 +41,10 @@ _versions: dict = {}  # (files' key, added macros) -> (version, the headers, the
 _lock = threading.Lock()
 
 
-def stamp(paths):
-    """Return (path, mtime, ctime, size, device, inode) of each file, with Nones for what cannot be looked at.
-
-    The change time too: an edit whose modification time is set back (`cp -p`,
-    `rsync -t`, tar, os.utime) or falls in the same tick still moves it, and
-    nothing but the kernel sets it; the inode tells a file replaced by a rename.
-    """
-    stamps = []
-    for path in paths:
-        try:
-            info = os.stat(path)
-            stamps.append((path, info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_dev, info.st_ino))
-        except OSError:
-            stamps.append((path, None, None, None, None, None))  # parse_files names the missing file
-    return tuple(stamps)
-
-
 @functools.lru_cache(maxsize=None)
 def engine_digest() -> str:
     """Return a digest of the source that turns section files into C, or '' where it cannot be read."""
-    from opkit.cop.source.sections import RESTORE_LINE_PRAGMA
+    from opkit.cop.source import RESTORE_LINE_PRAGMA
 
     here = os.path.dirname(os.path.abspath(__file__))
     digest = sha256(RESTORE_LINE_PRAGMA.encode())
@@ -70,38 +54,6 @@ def engine_digest() -> str:
                 digest.update(b"\0" + name.encode() + b"\0" + handle.read())
     except OSError:  # installed without its sources: nothing is kept
         return ""
-    return digest.hexdigest()
-
-
-def op_files(op, files=None):
-    """Return the section files of `op` as normalized absolute paths (one name for one file): `files`
-    (paths, PathLikes) if given, else those its class names."""
-    if files is None:
-        return section_paths(type(op))
-    return tuple(os.path.normpath(os.path.abspath(os.fspath(f))) for f in files)
-
-
-def read_files(paths):
-    """Return {path: bytes} of the files `paths`, or None if one cannot be read."""
-    data = {}
-    try:
-        for path in paths:
-            with open(path, "rb") as handle:
-                data[path] = handle.read()
-    except (OSError, ValueError):
-        return None
-    return data
-
-
-def contents_digest(paths, data=None):
-    """Return a digest of the paths and contents (`data`, else read) of the files `paths`; None if one cannot
-    be read."""
-    data = read_files(paths) if data is None else data
-    if data is None:
-        return None
-    digest = sha256()
-    for path in paths:
-        digest.update(b"%s\0%d\0" % (path.encode("utf-8", "surrogateescape"), len(data[path])) + data[path])
     return digest.hexdigest()
 
 

@@ -8,7 +8,7 @@ whose errors it then raises).
 from __future__ import annotations
 
 from opkit.cop.source.cop import COp
-from opkit.cop.source.section_memo import op_files
+from opkit.cop.source.section_files import op_files
 from opkit.cop.source.sections import parse_files
 
 

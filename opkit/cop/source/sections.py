@@ -337,12 +337,6 @@ def c_string_literal(text: str) -> str:
     return '"' + "".join(out) + '"'
 
 
-# An op's code ends a chunk that moved the compiler into its own file with `#line` with this
-# line; left alone it is an ignored pragma, rendered (opkit.cop.generate.codegen) it points back
-# at the generated module.
-RESTORE_LINE_PRAGMA = "#pragma opkit_restore_line"
-
-
 def line_directive(section: Section) -> str:
     """Return the `#line N "path"` directive that makes the compiler point at the user's file."""
     return f"#line {section.line} {c_string_literal(section.path)}"

@@ -56,21 +56,6 @@ def _count(events: collections.Counter, what: str) -> None:
         events[what] += 1
 
 
-def cache_key(*parts) -> str:
-    """Hash strings and bytes, with CACHE_FORMAT, into a stable hex key (never Python's hash())."""
-    digest = sha256(CACHE_FORMAT.encode())
-    for part in parts:
-        if isinstance(part, str):
-            # surrogateescape: a path's bytes that are not UTF-8 (lone surrogates in Python) hash as those bytes
-            part = part.encode("utf-8", "surrogateescape")
-        elif not isinstance(part, (bytes, bytearray, memoryview)):
-            raise TypeError(f"cache_key parts must be str or bytes, not {type(part).__name__}")
-        data = bytes(part)
-        # The length prefix keeps ("ab", "c") and ("a", "bc") apart.
-        digest.update(len(data).to_bytes(8, "little") + data)
-    return digest.hexdigest()
-
-
 def module_name_for(key: str) -> str:
     """Return the extension module name for a key: unique per content."""
     return f"opkit_{key[:32]}"

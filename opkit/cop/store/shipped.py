@@ -22,15 +22,13 @@ import json
 import os
 import pathlib
 import platform
-import re
 import sys
 import warnings
 
 from opkit.config import config
 from opkit.cop.build.extension import extension_suffix
-from opkit.cop.store.cache import cache_key, module_events
-from opkit.cop.generate.templates import template_text
-from opkit.cop.build.identity import made_of
+from opkit.cop.build.identity import cache_key, region_made_of
+from opkit.cop.store.cache import module_events
 from opkit.cop.build.compiler import numpy_c_api_version, python_abi
 from opkit.cop.load.loader import load_module
 from opkit.cop.compiledir.private_fs import intact
@@ -39,8 +37,6 @@ from opkit.core.digest import sha256
 SHIPPED_DIR = "_opkit_modules"
 SHIPPED_FORMAT = "opkit-shipped-1"
 META = "meta.json"
-# `#line 12 "/abs/path/op.c"` names where the source was when the module was built: keep the file name only.
-_LINE_PATH = re.compile(r'(#line \d+ ")([^"\n]*/)?([^"\n/]*")')
 
 _package_dirs: dict[str, pathlib.Path | None] = {}  # top-level package -> its shipped directory, if any
 _loaded: dict[str, object] = {}  # shipped key -> loaded module
@@ -129,12 +125,9 @@ def machine_identity() -> dict:
 
 def shipped_key(parts) -> str:
     """Return the key of a region's shipped module from the parts it renders from (see the module docstring)."""
-    content = _LINE_PATH.sub(r"\1\3", template_text() + "\0" + parts.content())
-    identity = machine_identity()
     compile_args, link_args = shipping_flags()
-    toolchain = [*(f"{k}={v}" for k, v in sorted(identity.items())), repr(compile_args), repr(link_args)]
-    return cache_key(SHIPPED_FORMAT, *made_of(content, parts.code_text, parts.include_dirs, parts.library_dirs,
-                                              parts.libraries, parts.compile_args, toolchain, portable=True))
+    toolchain = [*(f"{k}={v}" for k, v in sorted(machine_identity().items())), repr(compile_args), repr(link_args)]
+    return cache_key(SHIPPED_FORMAT, *region_made_of(parts, toolchain, portable=True))
 
 
 def shipped_dir(op) -> pathlib.Path | None:
