@@ -1,0 +1,129 @@
+"""PyMC models with a bridged opkit op sample with every PyMC sampler (issue 37, item 5).
+
+PyTensor's JAX backend runs a bridged op through opkit's JAX bridge (opkit.bridge.pytensor_jax), so
+``pm.sample(nuts_sampler="numpyro")`` runs such a model; PyMC's own NUTS runs it through the numba backend,
+which calls the op's C directly (opkit.bridge.pytensor_numba). Each posterior mean is compared with the same
+model written in PyTensor's own ops (and with the exact posterior). Short chains, a fixed seed. PyMC 6 needs
+Python >= 3.12 (CI's second venv installs it); JAX, numpyro and blackjax are optional there.
+"""
+
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+from helpers.pytensor_fixture import pytensor  # noqa: F401 (a fixture)
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+XS = np.array([0.5, 1.0, 1.5, 2.0])
+NOISE = 0.3
+PRIOR = 10.0
+
+
+@pytest.fixture(scope="module")
+def pm(pytensor):
+    return pytest.importorskip("pymc", reason="PyMC is not installed (PyMC 6 needs Python >= 3.12)")
+
+
+@pytest.fixture(scope="module")
+def op(pytensor):
+    """The tutorial's VectorTimesVector (C code) with infer_shape and a grad that applies the op again."""
+    sys.path.insert(0, str(ROOT / "examples" / "vector_times_vector"))
+    try:
+        from vector_times_vector.op import VectorTimesVector
+    finally:
+        sys.path.remove(str(ROOT / "examples" / "vector_times_vector"))
+
+    class ShapedVectorTimesVector(VectorTimesVector):
+        def infer_shape(self, node, input_shapes):
+            return [input_shapes[0]]
+
+        def grad(self, inputs, output_grads):
+            x, y = inputs
+            (g,) = output_grads
+            return [self(g, y), self(g, x)]
+
+    from opkit.bridge.pytensor import as_pytensor_op
+
+    return as_pytensor_op(ShapedVectorTimesVector())
+
+
+def _observed():
+    return 1.7 * XS + np.random.default_rng(11).normal(0.0, NOISE, size=XS.shape)
+
+
+def _model(pm, mean):
+    import pytensor.tensor as pt
+
+    with pm.Model() as model:
+        w = pm.Normal("w", 0.0, PRIOR, shape=len(XS))
+        pm.Normal("y", mean(w, pt.as_tensor(XS)), NOISE, observed=_observed())
+    return model
+
+
+def _posterior_mean(pm, model, **kwargs):
+    with model:
+        trace = pm.sample(draws=300, tune=300, chains=1, random_seed=5, progressbar=False,
+                          compute_convergence_checks=False, **kwargs)
+    return trace.posterior["w"].mean(("chain", "draw")).values
+
+
+def _exact():
+    """The exact posterior mean and standard deviation of each w (normal prior, one normal observation each)."""
+    precision = 1 / PRIOR ** 2 + XS ** 2 / NOISE ** 2
+    return XS * _observed() / NOISE ** 2 / precision, precision ** -0.5
+
+
+@pytest.mark.parametrize("sampler", ["pymc", "numpyro"])
+def test_a_model_with_a_bridged_op_samples_as_the_pure_model(sampler, pm, op):
+    if sampler != "pymc":
+        pytest.importorskip(sampler, reason=f"{sampler} is not installed (pip install {sampler})")
+    bridged = _posterior_mean(pm, _model(pm, op), nuts_sampler=sampler)
+    pure = _posterior_mean(pm, _model(pm, lambda w, x: w * x), nuts_sampler=sampler)
+    exact, sd = _exact()
+    # the same sampler on the same density: the chains agree to rounding (XLA's arithmetic and the op's C may
+    # differ in the last bits, which NUTS can amplify over 300 draws: a tenth of a posterior sd)
+    np.testing.assert_allclose(bridged, pure, atol=1e-9 if sampler == "pymc" else 0.1 * sd.max())
+    assert np.all(np.abs(bridged - exact) < 0.5 * sd), (bridged, exact, sd)
+
+
+def test_pymcs_default_sampler_never_runs_the_ops_perform(pm, op, monkeypatch):
+    """PyMC's NUTS on the numba backend: the op and its gradient node call the op's C from nopython code."""
+    from opkit.bridge.pytensor import PyTensorOp
+
+    def perform(self, node, inputs, output_storage):
+        raise AssertionError("the bridged op ran in object mode")
+
+    monkeypatch.setattr(PyTensorOp, "perform", perform)
+    model = _model(pm, op)
+    function = model.logp_dlogp_function(ravel_inputs=True)
+    function.set_extra_values({})
+    point = np.linspace(0.5, 2.0, len(XS))
+    value, gradient = function(point)
+    mean = point * XS
+    np.testing.assert_allclose(gradient, -point / PRIOR ** 2 + (_observed() - mean) * XS / NOISE ** 2, rtol=1e-12)
+    assert np.isfinite(value)
+
+
+def test_blackjax_samples_the_jaxified_model(pm, op):
+    """blackjax's NUTS on PyMC's JAX log-density of the model (pm.sample's blackjax path, run directly: see below)."""
+    blackjax = pytest.importorskip("blackjax", reason="blackjax is not installed (pip install blackjax)")
+    import jax
+    from pymc.sampling.jax import get_jaxified_logp
+
+    jax.config.update("jax_enable_x64", True)
+    means = {}
+    for name, mean in (("bridged", op), ("pure", lambda w, x: w * x)):
+        logdensity = get_jaxified_logp(_model(pm, mean))
+        nuts = blackjax.nuts(lambda q: logdensity([q]), step_size=0.05, inverse_mass_matrix=np.ones(len(XS)))
+        state = nuts.init(np.zeros(len(XS)))
+        step = jax.jit(nuts.step)
+        draws = []
+        for key in jax.random.split(jax.random.PRNGKey(3), 400):
+            state, _ = step(key, state)
+            draws.append(np.asarray(state.position))
+        means[name] = np.mean(draws[100:], axis=0)
+    exact, sd = _exact()
+    np.testing.assert_allclose(means["bridged"], means["pure"], atol=0.1 * sd.max())
+    assert np.all(np.abs(means["bridged"] - exact) < 0.5 * sd), (means, exact, sd)
