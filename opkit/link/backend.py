@@ -61,7 +61,3 @@ def decide_backend() -> Backend:
         return Backend(PYTHON if config.python_fallback else SHIPPED, exc)
     return Backend(COMPILE)
 
-
-def compiler_available() -> bool:
-    """Return True if a C++ compiler can be found (config.cxx, else PATH)."""
-    return decide_backend().compiles

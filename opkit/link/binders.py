@@ -112,12 +112,12 @@ def python_binder(node):
     return lambda storage, compute_map: bind(storage)
 
 
-def node_binder(node, backend, fell_back=None):
+def node_binder(node, backend, fell_back):
     """Return a binder of `node` for `backend`: its C module (compiled or shipped), else Python.
 
     Without a compiler, a node whose module no package ships raises a MissingModuleError,
-    or runs perform where the backend is PYTHON (python_fallback): it is added to the list
-    `fell_back`, whose owner warns once, or (None) warned about here.
+    or runs perform where the backend is PYTHON (python_fallback): it is then added to the
+    list `fell_back`, whose owner warns once for all of them.
     """
     if not op_has_c(node):
         return python_binder(node)
@@ -129,10 +129,7 @@ def node_binder(node, backend, fell_back=None):
         if backend.compiles:
             raise
         if backend.kind == "python" and node.op.has_perform():
-            if fell_back is None:
-                warn_fell_back([node], stacklevel=3)
-            else:
-                fell_back.append(node)
+            fell_back.append(node)
             return python_binder(node)
         from opkit.link.no_compiler import missing_module_error
 
