@@ -4,7 +4,8 @@ PyTensor's JAX backend runs a bridged op through opkit's JAX bridge (opkit.bridg
 ``pm.sample(nuts_sampler="numpyro")`` runs such a model; PyMC's own NUTS runs it through the numba backend,
 which calls the op's C directly (opkit.bridge.pytensor_numba). Each posterior mean is compared with the same
 model written in PyTensor's own ops (and with the exact posterior). Short chains, a fixed seed. PyMC 6 needs
-Python >= 3.12 (CI's second venv installs it); JAX, numpyro and blackjax are optional there.
+Python >= 3.12 (CI's second venv installs it, with numpyro and blackjax < 1.3: PyMC 6.4's blackjax path fails
+with later blackjax versions whatever the model, a TypeError about progress_bar).
 """
 
 import pathlib
@@ -75,9 +76,9 @@ def _exact():
     return XS * _observed() / NOISE ** 2 / precision, precision ** -0.5
 
 
-@pytest.mark.parametrize("sampler", ["pymc", "numpyro"])
+@pytest.mark.parametrize("sampler", ["pymc", "numpyro", "blackjax"])
 def test_a_model_with_a_bridged_op_samples_as_the_pure_model(sampler, pm, op):
-    if sampler != "pymc":
+    if sampler != "pymc":  # PyMC 6.4's blackjax path needs blackjax < 1.3 (later ones refuse its progress_bar)
         pytest.importorskip(sampler, reason=f"{sampler} is not installed (pip install {sampler})")
     bridged = _posterior_mean(pm, _model(pm, op), nuts_sampler=sampler)
     pure = _posterior_mean(pm, _model(pm, lambda w, x: w * x), nuts_sampler=sampler)
@@ -104,26 +105,3 @@ def test_pymcs_default_sampler_never_runs_the_ops_perform(pm, op, monkeypatch):
     mean = point * XS
     np.testing.assert_allclose(gradient, -point / PRIOR ** 2 + (_observed() - mean) * XS / NOISE ** 2, rtol=1e-12)
     assert np.isfinite(value)
-
-
-def test_blackjax_samples_the_jaxified_model(pm, op):
-    """blackjax's NUTS on PyMC's JAX log-density of the model (pm.sample's blackjax path, run directly: see below)."""
-    blackjax = pytest.importorskip("blackjax", reason="blackjax is not installed (pip install blackjax)")
-    import jax
-    from pymc.sampling.jax import get_jaxified_logp
-
-    jax.config.update("jax_enable_x64", True)
-    means = {}
-    for name, mean in (("bridged", op), ("pure", lambda w, x: w * x)):
-        logdensity = get_jaxified_logp(_model(pm, mean))
-        nuts = blackjax.nuts(lambda q: logdensity([q]), step_size=0.05, inverse_mass_matrix=np.ones(len(XS)))
-        state = nuts.init(np.zeros(len(XS)))
-        step = jax.jit(nuts.step)
-        draws = []
-        for key in jax.random.split(jax.random.PRNGKey(3), 400):
-            state, _ = step(key, state)
-            draws.append(np.asarray(state.position))
-        means[name] = np.mean(draws[100:], axis=0)
-    exact, sd = _exact()
-    np.testing.assert_allclose(means["bridged"], means["pure"], atol=0.1 * sd.max())
-    assert np.all(np.abs(means["bridged"] - exact) < 0.5 * sd), (means, exact, sd)
