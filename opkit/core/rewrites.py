@@ -142,15 +142,17 @@ def simplify_checks(fgraph):
 
 
 def shrink(fgraph):
-    """Reductions of 0-d values and SumToShape to g's own static shape become what they compute.
+    """Reductions of 0-d values, SumToShape to g's own static shape and Allocs of ones another input's
+    shape proves become what they compute.
 
     See opkit.core.tensor.reductions.scalar_reduce and opkit.core.tensor.shapes.check_rewrites.
     """
     from opkit.core.tensor.reductions.scalar_reduce import scalar_reductions
-    from opkit.core.tensor.shapes.check_rewrites import static_sum_to_shape
+    from opkit.core.tensor.shapes.check_rewrites import redundant_allocs, static_sum_to_shape
 
     scalar_reductions(fgraph)
     static_sum_to_shape(fgraph)
+    redundant_allocs(fgraph)
 
 
 def reduce_fusion(fgraph):
@@ -172,8 +174,8 @@ REWRITES = {
 }
 
 PIPELINES = {
-    "fast_run": ("fill", "merge", "shape", "merge", "checks", "merge", "constant_folding", "shrink", "merge", "fusion",
-                 "reduce_fusion"),
+    "fast_run": ("fill", "merge", "shape", "merge", "checks", "merge", "shrink", "constant_folding", "shrink", "merge",
+                 "fusion", "reduce_fusion"),
     "fast_compile": ("merge",),
     None: (),
 }
