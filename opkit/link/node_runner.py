@@ -11,8 +11,9 @@ function's own checks of its inputs unless `trusted`.
 an array per output, which the op's C code finds as its output and writes into
 where it reuses its outputs. It is the node's module called directly; where
 that is not safe or possible (no compiler here, an op without C code, one that
-writes into its inputs, or whose make_node put other nodes before it) the
-runner is the function form, and says so (see `node_runner`).
+writes into its inputs, or whose make_node put other nodes before it) or when
+``config.profile`` asks for per-node times, the runner is the function form,
+and says so (see `node_runner`).
 
 The compiled functions are kept in one bounded memo, keyed by the op, its
 node's code identity (an op whose `.c` file was edited, then created again,
@@ -75,13 +76,14 @@ def node_runner(op, input_types, preallocated=False, trusted=False, name=None):
 
 def _preallocated_runner(inputs, node, label):
     """Return (the node's module runner, True), or None where a preallocated call is not safe or possible."""
+    from opkit.config import config
     from opkit.cop.generate.cinterface import op_has_c
     from opkit.link.backend import decide_backend
     from opkit.link.binders import node_region, region_runner
 
-    if (any(o.owner is not node for o in node.outputs) or list(node.inputs) != list(inputs)
+    if (config.profile or any(o.owner is not node for o in node.outputs) or list(node.inputs) != list(inputs)
             or getattr(node.op, "destroy_map", None) or not op_has_c(node) or not decide_backend().compiles):
-        return None
+        return None  # the function form: profiled (config.profile), or falling back without a compiler
     return region_runner(node_region(node, preallocated=True), label), True
 
 

@@ -71,10 +71,12 @@ def test_preallocated_runner_writes_into_the_given_output_and_falls_back_without
     assert not takes_outputs and runner(A)[0].tolist() == (A * 2).tolist()
 
 
-def test_profiling_sees_a_node_the_bridges_run():
+@pytest.mark.parametrize("preallocated", [False, True], ids=["function", "preallocated (JAX)"])
+def test_profiling_sees_a_node_the_bridges_run(preallocated):
     op = Salted()
     with opkit.config.change_flags(profile=True):
-        runner, _ = node_runner.node_runner(op, TYPES, trusted=True)
+        runner, takes_outputs = node_runner.node_runner(op, TYPES, preallocated=preallocated, trusted=True)
+    assert not takes_outputs  # profiled: the function form, whose profile counts the node's calls
     runner(A, B)
     assert runner.profile is not None and [(row[0].op, row[2]) for row in runner.profile.nodes()] == [(op, 1)]
 
