@@ -26,10 +26,10 @@ from __future__ import annotations
 from opkit.core.memo import BoundedMemo
 
 COMPILED_LIMIT = 256
-# (op, code identity, *input types) or ("node", op, code identity, types, preallocated, trusted) -> runner;
+# (op, code identity, *input types) or ("node", op, code identity, types, preallocated, trusted, profile) -> runner;
 # op.compute's params entries ("params", ...) -> (op, function) live here too (opkit.link.eager)
 compiled = BoundedMemo(COMPILED_LIMIT)
-_by_op = BoundedMemo(4 * COMPILED_LIMIT)  # id(op) -> (op, {(types, preallocated, trusted): runner})
+_by_op = BoundedMemo(4 * COMPILED_LIMIT)  # id(op) -> (op, {(types, preallocated, trusted, profile): runner})
 
 
 def compile_node(inputs, node, name, single=False, trusted=False):
@@ -51,10 +51,11 @@ def node_runner(op, input_types, preallocated=False, trusted=False, name=None):
     says whether it takes an array per output after the inputs (see the module docstring);
     `trusted`: its caller has checked the values against `input_types` already.
     """
+    from opkit.config import config
     from opkit.link.code_identity import node_identity
 
     types = tuple(input_types)
-    flavour = (types, bool(preallocated), bool(trusted))
+    flavour = (types, bool(preallocated), bool(trusted), bool(config.profile))  # a profiled runner is another one
     entry = _by_op.get(id(op))
     if entry is not None and entry[0] is op and flavour in entry[1]:
         return entry[1][flavour]

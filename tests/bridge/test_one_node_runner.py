@@ -79,6 +79,8 @@ def test_profiling_sees_a_node_the_bridges_run(preallocated):
     assert not takes_outputs  # profiled: the function form, whose profile counts the node's calls
     runner(A, B)
     assert runner.profile is not None and [(row[0].op, row[2]) for row in runner.profile.nodes()] == [(op, 1)]
+    plain, _ = node_runner.node_runner(op, TYPES, preallocated=preallocated, trusted=True)
+    assert plain is not runner and getattr(plain, "profile", None) is None  # profiling off: not the profiled one
 
 
 def test_the_pytensor_bridge_s_perform_runs_through_the_one_runner():
