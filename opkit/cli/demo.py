@@ -64,7 +64,8 @@ def find_vector_times_vector():
 
 def _modules_with(func_files) -> set:
     """Return the keys of cached modules whose source includes one of these C files (by its #line path)."""
-    from opkit.cop.store.cache import SOURCE, default_cache
+    from opkit.cop.compiledir.layout import SOURCE
+    from opkit.cop.store.cache import default_cache
     from opkit.cop.source.sections import c_string_literal
 
     found = set()

@@ -22,7 +22,8 @@ import warnings
 
 from opkit.config import config
 from opkit.cop.compiledir import layout
-from opkit.cop.compiledir.layout import PCH_DIGEST_LENGTH, PCH_DIR
+from opkit.cop.compiledir.layout import (PCH_DIGEST_FILE, PCH_DIGEST_LENGTH, PCH_DIR, PCH_GCH, PCH_HEADER_FILE,
+                                         PCH_LOCK)
 from opkit.cop.build.compiler import run_tool
 from opkit.cop.build.host import native_target
 from opkit.cop.compiledir.private_fs import make_private_dirs, private_problem, read_sealed, write_private, write_sealed
@@ -39,8 +40,8 @@ PCH_HEADER = """// opkit precompiled header: what every generated module include
 #include <cstddef>
 #include <cmath>
 """
-HEADER, GCH, LOCK = "opkit_pch.hpp", "opkit_pch.hpp.gch", "lock"
-DIGEST = "opkit_pch.hpp.gch.sha256"  # the .gch's sha256, sealed: a damaged .gch is built again, never used
+HEADER, GCH, LOCK = PCH_HEADER_FILE, PCH_GCH, PCH_LOCK
+DIGEST = PCH_DIGEST_FILE  # the .gch's sha256, sealed: a damaged .gch is built again, never used
 _ready = {}
 
 

@@ -17,7 +17,7 @@ files), whatever the umask.
 - `.tmp-*` (TMP_PREFIX): a sealed file being written, beside its final name (opkit.cop.compiledir.private_fs).
 - `size-total` (TOTAL): the running total of the entries' bytes (opkit.cop.store.upkeep).
 - `CACHEDIR.TAG` (MARKER): opkit's mark on a root it made (opkit.cop.store.owner).
-- `pch/<digest>/` (PCH_DIR): precompiled headers (opkit.cop.build.pch).
+- `pch/<digest>/` (PCH_DIR): a precompiled header (opkit.cop.build.pch): PCH_FILES, and `.tmp-*` files.
 - `index/` (INDEX_DIR): signature index files of older opkit versions.
 - `host/` (HOST_DIR, host_dir()): what the compiler makes of this host, `host/<question>-<digest>`
   (opkit.cop.build.host);
@@ -43,9 +43,12 @@ TOTAL, MARKER = "size-total", "CACHEDIR.TAG"
 PCH_DIR, INDEX_DIR, HOST_DIR, DEMO_DIR = "pch", "index", "host", "opkit-demo"
 OWN_DIRS = (PCH_DIR, INDEX_DIR, HOST_DIR, DEMO_DIR)  # opkit's folders directly under the root, besides shards
 RENDERED_DIR, JINJA_PREFIX = "rendered", "jinja-"  # under HOST_DIR
+# In pch/<digest>/: the header, its precompiled form, that form's sealed sha256, and the folder's lock.
+PCH_HEADER_FILE, PCH_GCH, PCH_DIGEST_FILE, PCH_LOCK = ("opkit_pch.hpp", "opkit_pch.hpp.gch",
+                                                      "opkit_pch.hpp.gch.sha256", "lock")
+PCH_FILES = (PCH_LOCK, PCH_HEADER_FILE, PCH_GCH, PCH_DIGEST_FILE)
 PCH_DIGEST_LENGTH = 24
 LOW_WATER = 0.9  # an eviction during a build goes down to this fraction of the cap
-STALE_AFTER = 60.0  # seconds after which a stray temporary file (not a build) counts as left over
 
 
 def root() -> pathlib.Path:

@@ -15,12 +15,11 @@ from __future__ import annotations
 import fcntl
 import os
 import pathlib
-import time
 
 from opkit.config import config
 from opkit.cop.compiledir.layout import (BUILD_PREFIX, INDEX_DIR, LOCK_SUFFIX, MARKER, PCH_DIGEST_LENGTH, PCH_DIR,
-                                         STALE_AFTER, TMP_PREFIX, TOTAL, TRASH_PREFIX, CacheEntry, Found, entry_stats,
-                                         read_meta)
+                                         PCH_FILES, PCH_GCH, PCH_HEADER_FILE, PCH_LOCK, TMP_PREFIX, TOTAL,
+                                         TRASH_PREFIX, CacheEntry, Found, entry_stats, read_meta)
 from opkit.cop.compiledir.private_fs import is_hex_name, is_key, remove_tree, tree_bytes
 from opkit.cop.store.lock import KeyLock
 from opkit.cop.store.owner import claim, is_own_in_shard, is_own_top
@@ -221,7 +220,6 @@ class Upkeep:
                 tops = list(items)
         except OSError:
             return
-        now = time.time()
         for top in tops:
             name = top.name
             is_dir = top.is_dir(follow_symlinks=False)
@@ -234,9 +232,9 @@ class Upkeep:
             elif is_hex_name(name, 2) and is_dir:
                 self._tidy_shard(top.path, everything)
             elif name == PCH_DIR and is_dir:
-                _tidy_pch(top.path, everything, now)
+                _tidy_pch(top.path, everything)
             elif name == INDEX_DIR and is_dir:
-                self._tidy_index(top.path, everything, now)
+                self._tidy_index(top.path, everything)
             elif everything:
                 remove_tree(top.path)
 
@@ -284,7 +282,7 @@ class Upkeep:
         except OSError:
             pass
 
-    def _tidy_index(self, index: str, everything: bool, now: float):
+    def _tidy_index(self, index: str, everything: bool):
         """Remove index files (older opkit versions) whose name or content is not a key to an entry."""
         try:
             with os.scandir(index) as items:
@@ -310,17 +308,9 @@ class Upkeep:
             pass
 
 
-def _age(path, now: float) -> float:
-    try:
-        return now - os.lstat(path).st_mtime
-    except OSError:
-        return 0.0
 
 
-_PCH_FILES = ("lock", "opkit_pch.hpp", "opkit_pch.hpp.gch", "opkit_pch.hpp.gch.sha256")
-
-
-def _tidy_pch(pch: str, everything: bool, now: float):
+def _tidy_pch(pch: str, everything: bool):
     """Remove precompiled headers left half-built (or all of them, with `everything`), each under its lock.
 
     Only opkit's names go (a digest directory's lock, header, .gch and .tmp-*
@@ -335,7 +325,7 @@ def _tidy_pch(pch: str, everything: bool, now: float):
         if not (is_dir and is_hex_name(name, PCH_DIGEST_LENGTH)):
             continue  # not opkit's: left alone
         try:
-            fd = os.open(os.path.join(path, "lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+            fd = os.open(os.path.join(path, PCH_LOCK), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
         except OSError:
             continue
         try:
@@ -344,11 +334,11 @@ def _tidy_pch(pch: str, everything: bool, now: float):
             except BlockingIOError:
                 continue  # a build of this header is running
             # Header and .gch: a missing seal (opkit_pch.hpp.gch.sha256) only makes the next compile build it again.
-            complete = all(os.path.isfile(os.path.join(path, name)) for name in _PCH_FILES[1:3])
+            complete = all(os.path.isfile(os.path.join(path, name)) for name in (PCH_HEADER_FILE, PCH_GCH))
             remove_all = everything or not complete
             for leftover in os.listdir(path):
-                own = leftover in _PCH_FILES or leftover.startswith(TMP_PREFIX)
-                if own and (remove_all or leftover not in _PCH_FILES):
+                own = leftover in PCH_FILES or leftover.startswith(TMP_PREFIX)
+                if own and (remove_all or leftover not in PCH_FILES):
                     remove_tree(os.path.join(path, leftover))
             if remove_all:
                 try:
