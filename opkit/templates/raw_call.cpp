@@ -60,7 +60,9 @@ extern "C" int opkit_raw_call(int64_t slot, int64_t n_inputs, int64_t n_outputs,
     PyGILState_STATE gil = PyGILState_Ensure();
     Py_CLEAR(opkit_last_exception);
     std::string error;
-    std::vector<PyObject*> inputs, targets, arrays;
+    std::vector<PyObject*> inputs, targets;
+    inputs.reserve((size_t)(n_inputs + n_outputs));  // room for the targets a preallocated call appends
+    targets.reserve((size_t)n_outputs);
     if (slot < 0 || (size_t)slot >= opkit_functions.size())
         error = "no bridged opkit graph in slot " + std::to_string(slot) + " of this process";
     else if (opkit_kept_arrays.size() < opkit_functions.size())
@@ -71,11 +73,13 @@ extern "C" int opkit_raw_call(int64_t slot, int64_t n_inputs, int64_t n_outputs,
         if (!array && error.empty()) error = opkit_exception_text();
         if (!array) break;
         Py_INCREF(array);  // kept for the next call
-        arrays.push_back(array);
         (k < n_inputs ? inputs : targets).push_back(array);
     }
+    size_t n_wrapped = inputs.size();
+    // slot_run releases its references (it appends the targets to `inputs`, keeping the first n_wrapped)
     error = opkit_slot_run(slot, inputs, targets, error, "numba");
-    for (size_t k = 0; k < arrays.size(); ++k) Py_XSETREF(opkit_kept_arrays[slot][k], arrays[k]);
+    for (size_t k = 0; k < n_wrapped; ++k) Py_XSETREF(opkit_kept_arrays[slot][k], inputs[k]);
+    for (size_t k = 0; k < targets.size(); ++k) Py_XSETREF(opkit_kept_arrays[slot][(size_t)n_inputs + k], targets[k]);
     int status = 0;
     if (!error.empty()) {
         status = -1;
