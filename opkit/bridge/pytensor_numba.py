@@ -9,8 +9,8 @@ function pointer with each buffer's data pointer, dtype, shape and strides
 and runs the op's one-node module, whose C writes into the outputs.
 
 A node whose output shapes cannot be known before the call (no ``infer_shape``,
-or one that does not translate), or with an input or output that is not a
-tensor of a dtype numba passes, runs the op's ``perform`` in numba's object mode
+or one that does not translate), of an op that writes into its inputs, or with
+an input or output that is not a tensor of a dtype numba passes, runs the op's ``perform`` in numba's object mode
 instead, as before; the reason is logged (logger ``opkit.bridge.pytensor_numba``).
 Registered when PyTensor's numba dispatch is imported (opkit.bridge.pytensor).
 """
@@ -66,9 +66,13 @@ def direct_function(op, node):
     """Return the nopython function of `node` calling the op's C (NotDirect says why it cannot)."""
     from opkit.bridge.jax_graphs import tensor_types
     from opkit.bridge.slot_call import raw_function, raw_slot
+    from opkit.core.code_identity import python_identity
     from opkit.link.node_runner import node_runner
 
     where = f"PyTensor's numba backend runs {op} in object mode (about 5 us a call)"
+    if op.destroy_map:
+        raise NotDirect(f"{where}: it writes into its inputs (destroy_map {op.destroy_map}), and the direct call "
+                        "passes them read-only")
     _check_tensors(node, where)
     shape_function = _shape_function(op, node, where)
     signature = tuple((v.type.dtype, v.type.ndim) for v in node.inputs)
@@ -76,8 +80,6 @@ def direct_function(op, node):
 
     def make():  # link's one node runner: the op's module writing into the outputs, or its function
         return node_runner(op.opkit_op, tensor_types(signature), preallocated=True, trusted=True, name=label)
-
-    from opkit.core.code_identity import python_identity
 
     slot = raw_slot(("pytensor_numba", op.opkit_op, python_identity(op.opkit_op), signature), make, label)
     return _nopython(node, slot, shape_function, raw_function())
@@ -120,7 +122,8 @@ def _nopython(node, slot, shape_function, call):
     args = [f"i{k}" for k in range(n_in)]
     lines = [f"def opkit_node({', '.join(args)}):",
              f"    dims = shape_function({', '.join(args)})[0]"]
-    globals_ = {"np": np, "shape_function": shape_function, "call": call, "failed": import_module("opkit.bridge.numba_failure").failed}
+    globals_ = {"np": np, "shape_function": shape_function, "call": call,
+                "failed": import_module("opkit.bridge.numba_failure").failed}
     at = 0
     for j, out in enumerate(node.outputs):
         globals_[f"dtype{j}"] = np.dtype(out.type.dtype).type

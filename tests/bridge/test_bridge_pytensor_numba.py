@@ -187,6 +187,28 @@ def test_a_dtype_numba_does_not_hold_runs_in_object_mode_and_says_why(pytensor, 
         pytensor_numba.direct_function(node.op, node)
 
 
+class DoubledInPlace(Doubled):
+    """2 * x written into x (destroy_map)."""
+
+    destroy_map = {0: [0]}
+
+    def perform(self, node, inputs, output_storage):
+        (x,) = inputs
+        x *= 2
+        output_storage[0][0] = x
+
+
+def test_an_op_writing_into_its_inputs_runs_in_object_mode_and_says_why(pytensor, pt, numba_mode):
+    from opkit.bridge import pytensor_numba
+    from opkit.bridge.pytensor import as_pytensor_op
+
+    node = as_pytensor_op(DoubledInPlace())(pt.dvector("x")).owner
+    with pytest.raises(pytensor_numba.NotDirect, match=r"in object mode \(about 5 us a call\): it writes into its "
+                                                       r"inputs \(destroy_map \{0: \[0\]\}\), and the direct call "
+                                                       r"passes them read-only"):
+        pytensor_numba.direct_function(node.op, node)
+
+
 def test_a_shape_function_is_all_the_direct_path_needs(pytensor, pt, numba_mode, no_perform):
     """An op without C (perform only) still runs directly: the handler calls its compiled function."""
     from opkit.bridge.pytensor import as_pytensor_op
