@@ -1,9 +1,11 @@
 """The link layer: what turns a graph into something callable.
 
-`function` and `FunctionMaker` (function.py), modes (mode.py), the linkers
-(py_linker.py, c_linker.py, over the shared runner.py), the partition of a
-graph into C regions (partition.py), the C call path (fastcall.py) and
-DebugMode (debugmode.py, debugmode_checks.py). It joins opkit.core (the graph)
+`function` and `FunctionMaker` (function.py), modes (mode.py), the backend
+decided once per function (backend.py), the per-node binders (binders.py) that
+the linkers share (py_linker.py, c_linker.py, over runner.py; no linker imports
+another), the partition of a graph into C regions (partition.py), the one node
+runner of op.compute and the bridges (node_runner.py), the C call path
+(fastcall.py) and DebugMode (debugmode.py, debugmode_checks.py). It joins opkit.core (the graph)
 to opkit.cop (the C toolchain); neither of those imports it.
 """
 
