@@ -58,6 +58,6 @@ def decide_backend() -> Backend:
     try:
         find_compiler()
     except CompileError as exc:
-        return Backend(PYTHON if config.python_fallback else SHIPPED, exc)
+        return Backend(PYTHON if config.python_fallback else SHIPPED, exc.with_traceback(None))  # no frames kept
     return Backend(COMPILE)
 
