@@ -21,16 +21,14 @@ def handler_module():
     import jax
     from jax import ffi
 
-    from opkit.cop.generate.codegen import GeneratedModule
     from opkit.cop.compile import compile_generated
 
     from opkit.errors import CompileError, add_note
 
-    from opkit.bridge.slot_call import handler_source
+    from opkit.bridge.slot_call import handler_module
 
     # jax's version is part of the source, so of the module's key: another jaxlib's headers build another module
-    source = f"// jax {jax.__version__}\n" + handler_source("jax_ffi.cpp")
-    generated = GeneratedModule(source, include_dirs=[ffi.include_dir()])
+    generated = handler_module("jax_ffi.cpp", f"// jax {jax.__version__}\n", [ffi.include_dir()])
     try:
         return compile_generated(generated, f"opkit's XLA FFI handler (jax {jax.__version__})")
     except CompileError as exc:

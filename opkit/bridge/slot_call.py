@@ -15,31 +15,30 @@ import functools
 import pathlib
 import threading
 
-_TEMPLATES = pathlib.Path(__file__).resolve().parent.parent / "templates"
-_INCLUDE = '#include "slot_call.h"'
 _lock = threading.Lock()
 _slots = {}  # graph key -> slot in the raw handler
 
 
-def handler_source(name: str) -> str:
-    """Return the text of the handler template `name` with slot_call.h in place of the line including it.
+def handler_module(name: str, prefix: str = "", include_dirs=()):
+    """Return the GeneratedModule of the handler template `name` (slot_call.h found beside it in templates/).
 
-    The header's text is then part of the module's content (its cache key).
+    The header is found through the include path, so its bytes are part of the module's identity (its cache key).
     """
-    text = (_TEMPLATES / name).read_text(encoding="utf-8")
-    header = (_TEMPLATES / "slot_call.h").read_text(encoding="utf-8")
-    return text.replace(_INCLUDE, header, 1)
+    from opkit.cop.generate.codegen import GeneratedModule
+    from opkit.cop.generate.templates import TEMPLATES
+
+    text = pathlib.Path(TEMPLATES, name).read_text(encoding="utf-8")
+    return GeneratedModule(prefix + text, include_dirs=[TEMPLATES, *include_dirs])
 
 
 @functools.lru_cache(maxsize=None)
 def raw_module():
     """Return the compiled raw-buffer handler module (register, address, take_error), from opkit's cache."""
-    from opkit.cop.generate.codegen import GeneratedModule
     from opkit.cop.compile import compile_generated
     from opkit.errors import CompileError, add_note
 
     try:
-        return compile_generated(GeneratedModule(handler_source("raw_call.cpp")), "opkit's raw-buffer handler")
+        return compile_generated(handler_module("raw_call.cpp"), "opkit's raw-buffer handler")
     except CompileError as exc:
         add_note(exc, "while compiling opkit's raw-buffer handler: compiled callers (numba) run bridged ops through "
                       "it, so it needs a working C++ compiler (run `opkit doctor`)")
