@@ -238,6 +238,8 @@ class FunctionAPI:
 
     def __reduce__(self):
         """Pickle the graph and mode; unpickling rebuilds the function (modules from the cache)."""
+        from opkit.link.pickling import rebuild_function
+
         recipe = self._recipe()
         return (rebuild_function, (recipe, self.maker.mode, self.name, self._single, bool(self.trust_input),
                                    self.__dask_tokenize__()))
@@ -314,18 +316,3 @@ def function_class(backend=None):
                                "A compiled graph: call it with values for its inputs."})
         enable_vectorcall(_function_class)
     return _function_class
-
-
-def rebuild_function(recipe, mode, name, single, trust_input, token):
-    """Return the function a pickle describes: this process's copy if it rebuilt it before (see opkit.link.pickling)."""
-    from opkit.link.pickling import keep_rebuilt, rebuild_graph, rebuilt, rebuilt_key
-
-    key = rebuilt_key(recipe, single, trust_input, token)
-    made = rebuilt(key)
-    if made is None:
-        inputs, outputs = rebuild_graph(recipe)
-        made = function(inputs, outputs[0] if single else outputs, mode=mode, name=name, on_unused_input="ignore")
-        made.trust_input = trust_input
-        made._token = token
-        keep_rebuilt(key, made)
-    return made

@@ -28,7 +28,7 @@ from opkit.core.memo import BoundedMemo
 from opkit.link.code_identity import code_flags
 
 REBUILT_LIMIT = 64
-# (token, trust_input, flags, op classes) -> Function rebuilt in this process (opkit.link.function.rebuild_function)
+# (token, trust_input, flags, op classes) -> Function rebuilt in this process (rebuild_function)
 _rebuilt = BoundedMemo(REBUILT_LIMIT)
 
 
@@ -177,3 +177,24 @@ def _local_identity(op):
 def rebuilt_count() -> int:
     """Return how many unpickled functions this process keeps for reuse (at most REBUILT_LIMIT)."""
     return len(_rebuilt)
+
+
+def rebuild_function(recipe, mode, name, single, trust_input, token):
+    """Return the function a pickle describes: this process's copy if it rebuilt it before (see rebuilt_key).
+
+    Every pickle of a function, those of earlier opkit versions too, names this
+    function. It compiles through the public `opkit.function`, so this module
+    does not import the function module (which imports this one to pickle).
+    """
+    import opkit
+
+    key = rebuilt_key(recipe, single, trust_input, token)
+    made = rebuilt(key)
+    if made is None:
+        inputs, outputs = rebuild_graph(recipe)
+        made = opkit.function(inputs, outputs[0] if single else outputs, mode=mode, name=name,
+                              on_unused_input="ignore")
+        made.trust_input = trust_input
+        made._token = token
+        keep_rebuilt(key, made)
+    return made

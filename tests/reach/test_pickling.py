@@ -134,3 +134,14 @@ def test_a_function_with_shared_variables_refuses_to_pickle_and_says_why():
         pickle.dumps(f)
     with pytest.raises(pickle.PicklingError, match="cannot be pickled or tokenized"):
         f.__dask_tokenize__()
+
+
+def test_a_pickle_names_the_rebuild_function_that_earlier_opkit_versions_named():
+    # Pickles written by earlier versions call opkit.link.pickling.rebuild_function: that name must stay.
+    x = ot.dvector("x")
+    f = opkit.function([x], x * 2)
+    data = pickle.dumps(f)
+    assert b"opkit.link.pickling" in data and b"rebuild_function" in data
+    rebuild, args = f.__reduce__()
+    assert (rebuild.__module__, rebuild.__name__) == ("opkit.link.pickling", "rebuild_function")
+    assert np.array_equal(rebuild(*args)(np.arange(3.0)), [0.0, 2.0, 4.0])
