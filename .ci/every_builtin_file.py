@@ -30,6 +30,7 @@ def run_functions():
     _built_in_ops()
     _params_and_c_data()
     _big_graph()
+    _raw_handler()
 
 
 def _built_in_ops():
@@ -167,6 +168,13 @@ def _big_graph():
     for k in range(60):
         expected = np.exp(expected * 0.5) - np.sqrt(abs(expected) + k)
     np.testing.assert_allclose(h(data), expected)
+
+
+def _raw_handler():
+    """The bridges' raw-buffer handler (templates/raw_call.cpp and slot_call.h, which the XLA handler shares)."""
+    from opkit.bridge.slot_call import raw_module
+
+    raw_module()
 
 
 def scaffold(directory):
