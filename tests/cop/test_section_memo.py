@@ -70,7 +70,9 @@ def _graphs():
     yield [x, n], [ot.alloc(n, 3, x.shape[0]), ot.specify_shape(x, (3,)) * 2, ot.zeros((n, 2))]
     yield [x, m], [ot.concatenate([x, x]), ot.cast(m, "int16")]
     y = ot.dvector("y")
-    yield [m, n, x, y], [m.reshape((n, -1)).shape, (x + y).shape[0], view_op(x)]  # ResolvedShape, Depend, ViewOp
+    yield [m, n, x, y], [m.reshape((n, -1)).shape, (x + y).shape[0], view_op(x)]  # ResolvedShape, ViewOp
+    d = ot.dmatrix("d")
+    yield [x, d], [(ot.reshape(x, (2, 1)) + d).shape[1]]  # Depend: a length with a check its value does not compute
     yield [x, y, n], [ot.set_subtensor(x[n:], y), ot.inc_subtensor(x[::-1][0], 1.0)]  # IncSubtensor
     yield [x, y], [opkit.grad((x * y).sum(), x)]  # SumToShape: x may be broadcast when the graph runs
     yield [x], [ot.exp(ot.scalar_from_tensor(x.sum()))]  # ScalarFromTensor, then TensorFromScalar
