@@ -8,15 +8,11 @@ Python >= 3.12 (CI's second venv installs it, with numpyro and blackjax < 1.3: P
 with later blackjax versions whatever the model, a TypeError about progress_bar).
 """
 
-import pathlib
-import sys
-
 import numpy as np
 import pytest
 
 from helpers.pytensor_fixture import pytensor  # noqa: F401 (a fixture)
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 XS = np.array([0.5, 1.0, 1.5, 2.0])
 NOISE = 0.3
 PRIOR = 10.0
@@ -30,24 +26,11 @@ def pm(pytensor):
 @pytest.fixture(scope="module")
 def op(pytensor):
     """The tutorial's VectorTimesVector (C code) with infer_shape and a grad that applies the op again."""
-    sys.path.insert(0, str(ROOT / "examples" / "vector_times_vector"))
-    try:
-        from vector_times_vector.op import VectorTimesVector
-    finally:
-        sys.path.remove(str(ROOT / "examples" / "vector_times_vector"))
-
-    class ShapedVectorTimesVector(VectorTimesVector):
-        def infer_shape(self, node, input_shapes):
-            return [input_shapes[0]]
-
-        def grad(self, inputs, output_grads):
-            x, y = inputs
-            (g,) = output_grads
-            return [self(g, y), self(g, x)]
+    from helpers.tutorial_ops import shaped_vector_times_vector
 
     from opkit.bridge.pytensor import as_pytensor_op
 
-    return as_pytensor_op(ShapedVectorTimesVector())
+    return as_pytensor_op(shaped_vector_times_vector())
 
 
 def _observed():

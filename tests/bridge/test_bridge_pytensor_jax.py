@@ -5,17 +5,12 @@ again) gives numpy's numbers; a node with a non-tensor input is refused by name,
 backends alike (numba: object mode, the reason logged).
 """
 
-import pathlib
-import sys
-
 import numpy as np
 import pytest
 
 from opkit.core.graph import Apply
 from opkit.core.op import Op
 from helpers.pytensor_fixture import pytensor  # noqa: F401 (a fixture)
-
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -27,24 +22,11 @@ def jax_mode(pytensor):
 
 @pytest.fixture(scope="module")
 def vtv(pytensor):
-    sys.path.insert(0, str(ROOT / "examples" / "vector_times_vector"))
-    try:
-        from vector_times_vector.op import VectorTimesVector
-    finally:
-        sys.path.remove(str(ROOT / "examples" / "vector_times_vector"))
-
-    class ShapedVectorTimesVector(VectorTimesVector):
-        def infer_shape(self, node, input_shapes):
-            return [input_shapes[0]]
-
-        def grad(self, inputs, output_grads):
-            x, y = inputs
-            (g,) = output_grads
-            return [self(g, y), self(g, x)]
+    from helpers.tutorial_ops import shaped_vector_times_vector
 
     from opkit.bridge.pytensor import as_pytensor_op
 
-    return as_pytensor_op(ShapedVectorTimesVector())
+    return as_pytensor_op(shaped_vector_times_vector())
 
 
 class Filled(Op):

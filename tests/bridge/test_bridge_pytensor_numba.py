@@ -9,7 +9,6 @@ caller as itself.
 """
 
 import logging
-import pathlib
 import subprocess
 import sys
 
@@ -21,7 +20,6 @@ from opkit.core.graph import Apply
 from opkit.core.op import Op
 from helpers.pytensor_fixture import pytensor  # noqa: F401 (a fixture)
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 LOGGER = "opkit.bridge.pytensor_numba"
 
 
@@ -43,24 +41,11 @@ def pt(pytensor):
 @pytest.fixture(scope="module")
 def vtv(pytensor):
     """The tutorial's VectorTimesVector with infer_shape and a grad that applies the op again (bridged too)."""
-    sys.path.insert(0, str(ROOT / "examples" / "vector_times_vector"))
-    try:
-        from vector_times_vector.op import VectorTimesVector
-    finally:
-        sys.path.remove(str(ROOT / "examples" / "vector_times_vector"))
-
-    class ShapedVectorTimesVector(VectorTimesVector):
-        def infer_shape(self, node, input_shapes):
-            return [input_shapes[0]]
-
-        def grad(self, inputs, output_grads):
-            x, y = inputs
-            (g,) = output_grads
-            return [self(g, y), self(g, x)]
+    from helpers.tutorial_ops import shaped_vector_times_vector
 
     from opkit.bridge.pytensor import as_pytensor_op
 
-    return as_pytensor_op(ShapedVectorTimesVector())
+    return as_pytensor_op(shaped_vector_times_vector())
 
 
 @pytest.fixture

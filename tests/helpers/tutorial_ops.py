@@ -93,3 +93,28 @@ class DoubleOp(opkit.Op):
         if eval_points[0] is None:
             return eval_points
         return self.grad(inputs, eval_points)
+
+
+def shaped_vector_times_vector():
+    """The tutorial's VectorTimesVector (examples/vector_times_vector, C code) with infer_shape, and a grad that
+    applies the op again (so a bridged graph's gradient nodes are the op too)."""
+    import pathlib
+    import sys
+
+    example = str(pathlib.Path(__file__).resolve().parents[2] / "examples" / "vector_times_vector")
+    sys.path.insert(0, example)
+    try:
+        from vector_times_vector.op import VectorTimesVector
+    finally:
+        sys.path.remove(example)
+
+    class ShapedVectorTimesVector(VectorTimesVector):
+        def infer_shape(self, node, input_shapes):
+            return [input_shapes[0]]
+
+        def grad(self, inputs, output_grads):
+            x, y = inputs
+            (g,) = output_grads
+            return [self(g, y), self(g, x)]
+
+    return ShapedVectorTimesVector()
