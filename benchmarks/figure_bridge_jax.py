@@ -17,30 +17,15 @@ Needs JAX (the opkit-sdk[jax] extra).
 from __future__ import annotations
 
 import pathlib
-import sys
 
 from context import Context
+from example_ops import shaped_vector_times_vector
 from report import OPKIT, Figure, Target
 from timing import call_sampler, interleave
 
-EXAMPLE = pathlib.Path(__file__).resolve().parent.parent / "examples" / "vector_times_vector"
 NOOP = "jax.ffi no-op"
 NATIVE = "jax native"
 OPKIT_CALL = "opkit call"
-
-
-def _bridged_op():
-    sys.path.insert(0, str(EXAMPLE))
-    try:
-        from vector_times_vector.op import VectorTimesVector
-    finally:
-        sys.path.remove(str(EXAMPLE))
-
-    class ShapedVectorTimesVector(VectorTimesVector):
-        def infer_shape(self, node, input_shapes):
-            return [input_shapes[0]]
-
-    return ShapedVectorTimesVector()
 
 
 def _samplers(ctx: Context, size: int):
@@ -54,7 +39,7 @@ def _samplers(ctx: Context, size: int):
     from opkit.link.node_runner import node_runner
 
     jax.config.update("jax_enable_x64", True)
-    op = _bridged_op()
+    op = shaped_vector_times_vector()
     rng = np.random.default_rng(0)
     a, b = rng.random(size), rng.random(size)
     x, y = jnp.asarray(a), jnp.asarray(b)

@@ -20,10 +20,10 @@ import pathlib
 import sys
 
 from context import Context
+from example_ops import shaped_vector_times_vector
 from report import OPKIT, Figure, Target
 from timing import call_sampler, interleave
 
-EXAMPLE = pathlib.Path(__file__).resolve().parent.parent / "examples" / "vector_times_vector"
 PURE = "pytensor"
 OBJECT_MODE = "object mode"
 SIZE = 200
@@ -33,26 +33,6 @@ class FigureSkipped(Exception):
     """The figure cannot run in this interpreter (benchmarks/run.py reports the reason, not an error)."""
 
     skip_figure = True
-
-
-def bridged_op():
-    """Return the tutorial's VectorTimesVector with infer_shape, and a grad that applies the op again."""
-    sys.path.insert(0, str(EXAMPLE))
-    try:
-        from vector_times_vector.op import VectorTimesVector
-    finally:
-        sys.path.remove(str(EXAMPLE))
-
-    class ShapedVectorTimesVector(VectorTimesVector):
-        def infer_shape(self, node, input_shapes):
-            return [input_shapes[0]]
-
-        def grad(self, inputs, output_grads):
-            x, y = inputs
-            (g,) = output_grads
-            return [self(g, y), self(g, x)]
-
-    return ShapedVectorTimesVector()
 
 
 def model(pm, mean, xs, ys):
@@ -89,7 +69,7 @@ def _samplers(ctx: Context):
     rng = np.random.default_rng(0)
     xs = rng.normal(size=SIZE)
     ys = 0.7 * xs + rng.normal(0.0, 0.5, size=SIZE)
-    op = as_pytensor_op(bridged_op())
+    op = as_pytensor_op(shaped_vector_times_vector())
     functions = {OPKIT: _logp_dlogp(model(pm, op, xs, ys)), PURE: _logp_dlogp(model(pm, lambda w, x: w * x, xs, ys))}
     direct = pytensor_numba.direct_function
     pytensor_numba.direct_function = _object_mode

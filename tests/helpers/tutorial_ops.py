@@ -95,26 +95,17 @@ class DoubleOp(opkit.Op):
         return self.grad(inputs, eval_points)
 
 
+
 def shaped_vector_times_vector():
-    """The tutorial's VectorTimesVector (examples/vector_times_vector, C code) with infer_shape, and a grad that
-    applies the op again (so a bridged graph's gradient nodes are the op too)."""
+    """The tutorial's VectorTimesVector with infer_shape, and a grad that applies the op again: the op the
+    benchmarks' bridge figures run (benchmarks/example_ops.py)."""
     import pathlib
     import sys
 
-    example = str(pathlib.Path(__file__).resolve().parents[2] / "examples" / "vector_times_vector")
-    sys.path.insert(0, example)
+    benchmarks = str(pathlib.Path(__file__).resolve().parents[2] / "benchmarks")
+    sys.path.insert(0, benchmarks)
     try:
-        from vector_times_vector.op import VectorTimesVector
+        from example_ops import shaped_vector_times_vector as make
     finally:
-        sys.path.remove(example)
-
-    class ShapedVectorTimesVector(VectorTimesVector):
-        def infer_shape(self, node, input_shapes):
-            return [input_shapes[0]]
-
-        def grad(self, inputs, output_grads):
-            x, y = inputs
-            (g,) = output_grads
-            return [self(g, y), self(g, x)]
-
-    return ShapedVectorTimesVector()
+        sys.path.remove(benchmarks)
+    return make()
