@@ -39,8 +39,15 @@ def search_dirs(include_dirs, compile_args=()) -> tuple[tuple[str, ...], tuple[s
     """
     from opkit.config import config
 
+    return _search_dirs(tuple(include_dirs), tuple(compile_args), config.cflags or "",
+                        tuple(os.environ.get(name) for name in _ENVIRONMENT))
+
+
+@functools.lru_cache(maxsize=64)
+def _search_dirs(include_dirs, compile_args, cflags, environment):
+    """search_dirs of everything it reads, given (a recompile reads the same again; see search_dirs)."""
     quoted, every = [], list(include_dirs)
-    words = list(compile_args) + shlex.split(config.cflags or "")
+    words = list(compile_args) + shlex.split(cflags)
     for k, word in enumerate(words):
         option = next((o for o in _PATH_OPTIONS if word.startswith(o)), None)
         if option is None:
@@ -48,8 +55,7 @@ def search_dirs(include_dirs, compile_args=()) -> tuple[tuple[str, ...], tuple[s
         value = word[len(option):] or (words[k + 1] if k + 1 < len(words) else "")
         if value:
             (quoted if option == "-iquote" else every).append(value)
-    for name in _ENVIRONMENT:
-        value = os.environ.get(name)
+    for value in environment:
         if value:
             every += [d or "." for d in value.split(os.pathsep)]
     return tuple(dict.fromkeys(quoted)), tuple(dict.fromkeys(every))

@@ -27,6 +27,13 @@ from opkit.core.digest import sha256
 # keeps the file name only.
 _LINE_PATH = re.compile(r'(#line \d+ ")([^"\n]*/)?([^"\n/]*")')
 
+# Memos keyed by a module's whole text (equal text, equal value; nothing else is trusted): the text its
+# headers are searched in, and the key's digest state after the text (both cost a recompile ~0.1-0.5 ms).
+_MEMO_SIZE = 64
+_PREFIX_MEMO_FROM = 4096
+_code_texts: dict = {}
+_prefixes: dict = {}
+
 
 def made_of(content, code_text, include_dirs, library_dirs, libraries, compile_args, toolchain,
             *, portable=False) -> list:
@@ -53,9 +60,12 @@ def region_made_of(parts, toolchain, *, portable=False) -> list:
     from opkit.cop.generate.templates import template_text
 
     content = template_text() + "\0" + parts.content()
+    code_text = _code_texts.get(content)
+    if code_text is None:
+        code_text = _remember(_code_texts, content, parts.code_text())
     if portable:
         content = _LINE_PATH.sub(r"\1\3", content)
-    return made_of(content, parts.code_text, parts.include_dirs, parts.library_dirs, parts.libraries,
+    return made_of(content, lambda: code_text, parts.include_dirs, parts.library_dirs, parts.libraries,
                    parts.compile_args, toolchain, portable=portable)
 
 
@@ -78,7 +88,19 @@ def toolchain_parts():
 
 def cache_key(*parts) -> str:
     """Hash strings and bytes, with CACHE_FORMAT, into a stable hex key (never Python's hash())."""
-    digest = sha256(CACHE_FORMAT.encode())
+    first = parts[0] if parts else None
+    if isinstance(first, (str, bytes)) and len(first) >= _PREFIX_MEMO_FROM:
+        # A module's code, hashed again at every recompile of the same graph: the digest's state after it is
+        # kept, keyed by the whole text itself (not a version or an object's identity), and copied.
+        prefix = _prefixes.get((type(first), first))
+        if prefix is None:
+            prefix = _remember(_prefixes, (type(first), first), _hashed(sha256(CACHE_FORMAT.encode()), parts[:1]))
+        return _hashed(prefix.copy(), parts[1:]).hexdigest()
+    return _hashed(sha256(CACHE_FORMAT.encode()), parts).hexdigest()
+
+
+def _hashed(digest, parts):
+    """Feed `parts` into `digest`, each with its length; return `digest`."""
     for part in parts:
         if isinstance(part, str):
             # surrogateescape: a path's bytes that are not UTF-8 (lone surrogates in Python) hash as those bytes
@@ -88,7 +110,15 @@ def cache_key(*parts) -> str:
         data = bytes(part)
         # The length prefix keeps ("ab", "c") and ("a", "bc") apart.
         digest.update(len(data).to_bytes(8, "little") + data)
-    return digest.hexdigest()
+    return digest
+
+
+def _remember(memo, key, value):
+    """Store `value` under `key` in a bounded memo and return it."""
+    if len(memo) >= _MEMO_SIZE:
+        memo.clear()
+    memo[key] = value
+    return value
 
 
 def module_key(generated, toolchain=None):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 from opkit.cop.generate.cinterface import as_list, call
@@ -154,6 +155,12 @@ class Collector:
 _READS_PY_OBJECT = re.compile(r"\bpy_(V\d+)\b")
 
 
+@functools.lru_cache(maxsize=256)
+def _py_objects_read(text):
+    """Return the names whose `py_<name>` `text` reads (keyed by the text itself: a recompile scans it once)."""
+    return frozenset(_READS_PY_OBJECT.findall(text))
+
+
 def sync_read_objects(region, names, nodes, helpers=None):
     """Sync, right after the node computing it, each variable whose `py_<name>` a node's C reads.
 
@@ -169,8 +176,8 @@ def sync_read_objects(region, names, nodes, helpers=None):
     read = set()
     for node in nodes:
         if not node.get("external"):
-            read.update(_READS_PY_OBJECT.findall(node["code"]))
-            read.update(_READS_PY_OBJECT.findall(node["cleanup"]))
+            read.update(_py_objects_read(node["code"]))
+            read.update(_py_objects_read(node["cleanup"]))
     if not read:
         return
     for apply, block in zip(region.nodes, nodes):
