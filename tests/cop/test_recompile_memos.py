@@ -36,6 +36,12 @@ def test_a_key_through_the_text_memo_is_the_plain_digest_and_sees_every_byte():
     assert identity.cache_key(text, "-O2") != identity.cache_key(text, "-O3")
     assert identity.cache_key(text + "c", "d") != identity.cache_key(text, "cd")
     assert identity.cache_key(text) == _plain_key(text)
+    for tag in ("shipped-1", "shipped-2", b"shipped-1"):  # a format tag first (a shipped module's key)
+        for first in (text, edited):
+            for _ in range(2):
+                assert identity.cache_key(tag, first, "x") == _plain_key(tag, first, "x")
+    assert identity.cache_key("shipped-1", text) != identity.cache_key("shipped-2", text)
+    assert identity.cache_key("a", "b" + text) != identity.cache_key("ab", text)
 
 
 def test_the_memos_stay_bounded():

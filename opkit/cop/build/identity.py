@@ -88,14 +88,18 @@ def toolchain_parts():
 
 def cache_key(*parts) -> str:
     """Hash strings and bytes, with CACHE_FORMAT, into a stable hex key (never Python's hash())."""
-    first = parts[0] if parts else None
-    if isinstance(first, (str, bytes)) and len(first) >= _PREFIX_MEMO_FROM:
-        # A module's code, hashed again at every recompile of the same graph: the digest's state after it is
-        # kept, keyed by the whole text itself (not a version or an object's identity), and copied.
-        prefix = _prefixes.get((type(first), first))
-        if prefix is None:
-            prefix = _remember(_prefixes, (type(first), first), _hashed(sha256(CACHE_FORMAT.encode()), parts[:1]))
-        return _hashed(prefix.copy(), parts[1:]).hexdigest()
+    # A module's code (the first or, after a format tag, the second part) is hashed again at every recompile
+    # of the same graph: the digest's state after it is kept, keyed by the parts up to it themselves (not a
+    # version or an object's identity), and copied.
+    for end, part in enumerate(parts[:2], start=1):
+        if not isinstance(part, (str, bytes)):
+            break
+        if len(part) >= _PREFIX_MEMO_FROM:
+            head = tuple((type(p), p) for p in parts[:end])
+            prefix = _prefixes.get(head)
+            if prefix is None:
+                prefix = _remember(_prefixes, head, _hashed(sha256(CACHE_FORMAT.encode()), parts[:end]))
+            return _hashed(prefix.copy(), parts[end:]).hexdigest()
     return _hashed(sha256(CACHE_FORMAT.encode()), parts).hexdigest()
 
 
