@@ -4,28 +4,52 @@ import sys as _sys
 
 import opkit.link  # noqa: F401  (lets Variable.eval run graphs)
 
-from opkit.core.gradient import Lop, Rop, grad
+# Eager: what building and compiling `x * y` imports anyway, and the types the constructors below need.
 from opkit.core.tensor.elementwise.basic import (Dot, add, dot, exp, log, maximum, mul, neg, pow, sqr, sqrt, sub,
                                                  true_div, upcast)
 from opkit.core.tensor.elementwise import elemwise as _elemwise_module
 from opkit.core.tensor.elementwise.elemwise import Elemwise
-from opkit.core.tensor.elementwise.elemwise_math import (abs, ceil, clip, cos, expm1, floor, floor_div, int_div, log1p,
-                                                         minimum, mod, round, sigmoid, sign, sin, softplus, tanh)
-from opkit.core.tensor.elementwise.logic import and_, eq, ge, gt, invert, le, lt, neq, or_, switch, where, xor
 from opkit.core.tensor.reductions.reduction import (Argmax, Argmin, Max, Mean, Min, Prod, Sum, argmax, argmin, max,
                                                     mean, min, prod, sum)
 from opkit.core.tensor.shapes.alloc import Cast, DimShuffle, alloc, cast, ones_like, transpose, zeros_like
-from opkit.core.tensor.shapes.creation import arange, ones, zeros
-from opkit.core.tensor.shapes.join import concatenate, stack
 from opkit.core.tensor.shapes.reshape import Reshape, flatten, reshape
 from opkit.core.tensor.shapes.shape_ops import shape
-from opkit.core.tensor.shapes.specify_shape import SpecifyShape, specify_shape
-from opkit.core.tensor.shapes.subtensor import Subtensor
-from opkit.core.tensor.shapes.inc_subtensor import IncSubtensor, inc_subtensor, set_subtensor
 from opkit.core.tensor.types.constructors import matrix, plural_constructors, scalar, tensor, tensor3, tensor4, vector
 from opkit.core.tensor.types.type import TensorType, named_types
 from opkit.core.tensor.types.variable import TensorConstant, TensorVariable, as_tensor_variable, constant
-from opkit.core.scalar_tensor import ScalarFromTensor, TensorFromScalar, scalar_from_tensor, tensor_from_scalar
+
+# Lazy (PEP 562): imported on first use, so a fresh process that only builds `x * y` does not pay for them.
+_LAZY = {
+    "opkit.core.gradient": ("Lop", "Rop", "grad"),
+    "opkit.core.tensor.elementwise.elemwise_math": (
+        "abs", "ceil", "clip", "cos", "expm1", "floor", "floor_div", "int_div", "log1p", "minimum", "mod", "round",
+        "sigmoid", "sign", "sin", "softplus", "tanh"),
+    "opkit.core.tensor.elementwise.logic": (
+        "and_", "eq", "ge", "gt", "invert", "le", "lt", "neq", "or_", "switch", "where", "xor"),
+    "opkit.core.tensor.shapes.creation": ("arange", "ones", "zeros"),
+    "opkit.core.tensor.shapes.join": ("concatenate", "stack"),
+    "opkit.core.tensor.shapes.specify_shape": ("SpecifyShape", "specify_shape"),
+    "opkit.core.tensor.shapes.subtensor": ("Subtensor",),
+    "opkit.core.tensor.shapes.inc_subtensor": ("IncSubtensor", "inc_subtensor", "set_subtensor"),
+    "opkit.core.scalar_tensor": ("ScalarFromTensor", "TensorFromScalar", "scalar_from_tensor", "tensor_from_scalar"),
+}
+_HOME = {name: module for module, names in _LAZY.items() for name in names}
+
+
+def __getattr__(name):
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted({*globals(), *_HOME})
+
 
 # PyTensor's home of Elemwise, pytensor.tensor.elemwise: `from opkit.tensor.elemwise import Elemwise` works too.
 elemwise = _sys.modules.setdefault(__name__ + ".elemwise", _elemwise_module)
@@ -34,7 +58,19 @@ globals().update(named_types())
 globals().update(plural_constructors(named_types()))  # scalars, dvectors, fmatrices, ...
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # what globals().update() above defines, for type checkers and editors
+if TYPE_CHECKING:  # the lazy names and what globals().update() above defines, for type checkers and editors
+    from opkit.core.gradient import Lop, Rop, grad
+    from opkit.core.scalar_tensor import ScalarFromTensor, TensorFromScalar, scalar_from_tensor, tensor_from_scalar
+    from opkit.core.tensor.elementwise.elemwise_math import (abs, ceil, clip, cos, expm1, floor, floor_div, int_div,
+                                                             log1p, minimum, mod, round, sigmoid, sign, sin,
+                                                             softplus, tanh)
+    from opkit.core.tensor.elementwise.logic import and_, eq, ge, gt, invert, le, lt, neq, or_, switch, where, xor
+    from opkit.core.tensor.shapes.creation import arange, ones, zeros
+    from opkit.core.tensor.shapes.inc_subtensor import IncSubtensor, inc_subtensor, set_subtensor
+    from opkit.core.tensor.shapes.join import concatenate, stack
+    from opkit.core.tensor.shapes.specify_shape import SpecifyShape, specify_shape
+    from opkit.core.tensor.shapes.subtensor import Subtensor
+
     dscalar: TensorType
     dvector: TensorType
     dmatrix: TensorType
