@@ -17,19 +17,46 @@ no linker asks again:
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
 
 from opkit.errors import CompileError
 
 COMPILE, SHIPPED, PYTHON = "compile", "shipped", "python"
 
 
-@dataclass(frozen=True)
 class Backend:
-    """The backend of one function: `kind` (COMPILE, SHIPPED or PYTHON) and, without a compiler, why."""
+    """The backend of one function: `kind` (COMPILE, SHIPPED or PYTHON) and, without a compiler, why.
 
+    Immutable, compared by value. A plain class, not a dataclass: making a dataclass execs generated
+    code at import, on the path of every fresh process's first function.
+    """
+
+    __slots__ = ("kind", "error")
     kind: str
-    error: CompileError | None = None  # the compiler probe's error (None when kind is COMPILE)
+    error: CompileError | None  # the compiler probe's error (None when kind is COMPILE)
+
+    def __init__(self, kind: str, error: CompileError | None = None) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "error", error)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"a Backend is immutable: cannot set {name!r}")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"a Backend is immutable: cannot delete {name!r}")
+
+    def __eq__(self, other):
+        if type(other) is not Backend:
+            return NotImplemented
+        return (self.kind, self.error) == (other.kind, other.error)
+
+    def __hash__(self):
+        return hash((self.kind, self.error))
+
+    def __repr__(self):
+        return f"Backend(kind={self.kind!r}, error={self.error!r})"
+
+    def __reduce__(self):  # pickle and copy rebuild it through __init__ (its __setattr__ refuses)
+        return (Backend, (self.kind, self.error))
 
     @property
     def compiles(self) -> bool:
