@@ -146,3 +146,39 @@ def test_the_py_objects_a_nodes_text_reads_follow_its_text():
     assert _py_objects_read("PyArray_TYPE(py_V3); V4 = 0;") == {"V3"}
     assert _py_objects_read("PyArray_TYPE(py_V3); py_V4 = 0;") == {"V3", "V4"}
     assert _py_objects_read("PyArray_TYPE(py_V3); V4 = 0;") == {"V3"}
+
+
+def test_call_passes_each_keyword_only_to_a_method_that_takes_it():
+    """The keyword names of a method are memoized per function object: a method redefined is asked again."""
+    from opkit.cop.generate.cinterface import accepts, call
+
+    class Plain:
+        def c_extract(self, name, sub):
+            return f"plain {name}"
+
+    class Checked:
+        def c_extract(self, name, sub, check_input=True):
+            return f"checked {name} {check_input}"
+
+    class Any:
+        def c_extract(self, name, sub, **kwargs):
+            return f"any {name} {sorted(kwargs.items())}"
+
+    class Unhashable:
+        __hash__ = None
+
+        def __call__(self, name, sub, check_input=True):
+            return f"unhashable {check_input}"
+
+    instance = Plain()
+    instance.c_headers = lambda c_compiler: ["x.h"]  # assigned on the instance, without self
+    for _ in range(2):  # asked, then from the memo
+        assert call(Plain(), "c_extract", "V1", {}, check_input=False) == "plain V1"
+        assert call(Checked(), "c_extract", "V1", {}, check_input=False) == "checked V1 False"
+        assert call(Any(), "c_extract", "V1", {}, check_input=False) == "any V1 [('check_input', False)]"
+        assert call(instance, "c_headers", c_compiler=None) == ["x.h"]
+        assert call(Plain(), "c_missing", default="none") == "none"
+        assert accepts(Unhashable(), "check_input") and not accepts(Unhashable(), "c_compiler")
+        assert not accepts(len, "check_input")  # a builtin without a signature takes no keyword
+    Plain.c_extract = lambda self, name, sub, check_input=True: f"redefined {check_input}"
+    assert call(Plain(), "c_extract", "V1", {}, check_input=False) == "redefined False"

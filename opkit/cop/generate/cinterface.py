@@ -17,20 +17,31 @@ _TYPE_METHODS = ("c_declare", "c_extract", "c_sync", "c_cleanup")
 
 def accepts(method, name):
     """Return True if `method` takes a parameter called `name` (or **kwargs)."""
+    names = _keywords(method)
+    return names is _ANY or name in names
+
+
+_ANY = object()  # a method with **kwargs takes any keyword
+
+
+def _keywords(method):
+    """Return the names of `method`'s parameters (_ANY if it takes **kwargs; none if it has no signature)."""
     function = getattr(method, "__func__", method)  # a bound method's parameters are its function's
     try:
-        return _accepts(function, name)
+        return _function_keywords(function)
     except TypeError:  # unhashable callable
-        return _accepts.__wrapped__(function, name)
+        return _function_keywords.__wrapped__(function)
 
 
 @functools.lru_cache(maxsize=4096)
-def _accepts(function, name):
+def _function_keywords(function):
     try:
         parameters = inspect.signature(function).parameters.values()
     except (TypeError, ValueError):
-        return False
-    return any(p.name == name or p.kind is p.VAR_KEYWORD for p in parameters)
+        return frozenset()
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        return _ANY
+    return frozenset(p.name for p in parameters)
 
 
 def call(obj, method_name, *args, default=None, **optional):
@@ -41,7 +52,10 @@ def call(obj, method_name, *args, default=None, **optional):
     method = getattr(obj, method_name, None)
     if method is None:
         return default
-    kwargs = {k: v for k, v in optional.items() if accepts(method, k)} if optional else {}
+    kwargs = {}
+    if optional:
+        names = _keywords(method)
+        kwargs = optional if names is _ANY else {k: v for k, v in optional.items() if k in names}
     try:
         return method(*args, **kwargs)
     except MethodNotDefined:
