@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import functools
 
-from dataclasses import dataclass, field, fields
-
 import numpy as np
 
 C_DTYPES = frozenset(["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -32,7 +30,11 @@ def has_c_dtype(dtype):
     return str(np.dtype(dtype)) in C_DTYPES
 
 
-@dataclass(frozen=True)
+_FIELDS = ("name", "nin", "ufunc", "c_expr", "int_c_expr", "bool_c_expr", "c_kinds", "loop", "weak",
+           "uniform_c_expr", "c_macro")
+"""ScalarOp's fields in the order its constructor takes them."""
+
+
 class ScalarOp:
     """One elementwise scalar function.
 
@@ -43,19 +45,47 @@ class ScalarOp:
     loop dtype the same way); `int_c_expr` and `bool_c_expr` replace it for
     integer and bool outputs. `c_kinds` lists the numpy dtype kinds ('f', 'i',
     'u', 'b') of the outputs the C code is valid for: the others run perform.
+
+    Immutable; two are equal when of the same class with the same `name` and `nin`. (A plain class
+    written as the frozen dataclass it was: making a dataclass execs generated code at import, on the
+    path of every fresh process.)
     """
 
     name: str
     nin: int
-    ufunc: np.ufunc = field(compare=False)
-    c_expr: str | None = field(default=None, compare=False)
-    int_c_expr: str | None = field(default=None, compare=False)
-    bool_c_expr: str | None = field(default=None, compare=False)
-    c_kinds: str = field(default="fiub", compare=False)
-    loop: object = field(default=None, compare=False)
-    weak: object = field(default=None, compare=False)
-    uniform_c_expr: str | None = field(default=None, compare=False)
-    c_macro: str | None = field(default=None, compare=False)
+    ufunc: np.ufunc
+    c_expr: str | None
+    int_c_expr: str | None
+    bool_c_expr: str | None
+    c_kinds: str
+    loop: object
+    weak: object
+    uniform_c_expr: str | None
+    c_macro: str | None
+
+    def __init__(self, name, nin, ufunc, c_expr=None, int_c_expr=None, bool_c_expr=None, c_kinds="fiub",
+                 loop=None, weak=None, uniform_c_expr=None, c_macro=None):
+        values = (name, nin, ufunc, c_expr, int_c_expr, bool_c_expr, c_kinds, loop, weak, uniform_c_expr, c_macro)
+        for field_name, value in zip(_FIELDS, values):
+            object.__setattr__(self, field_name, value)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"a ScalarOp is immutable: cannot assign to field {name!r}")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"a ScalarOp is immutable: cannot delete field {name!r}")
+
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.name, self.nin) == (other.name, other.nin)
+
+    def __hash__(self):
+        return hash((self.name, self.nin))
+
+    def __repr__(self):
+        fields_text = ", ".join(f"{name}={getattr(self, name)!r}" for name in _FIELDS)
+        return f"{type(self).__qualname__}({fields_text})"
 
     def weak_operands(self, operands):
         """Return `operands` (dtype names or weak Python numbers) as this function sees them.
@@ -147,7 +177,7 @@ class ScalarOp:
         location = builtin_location(self)
         if location is not None:
             return (load_builtin, location)
-        return (type(self), tuple(getattr(self, f.name) for f in fields(self)))
+        return (type(self), tuple(getattr(self, name) for name in _FIELDS))
 
 
 # The modules whose module-level ScalarOp instances are opkit's built-ins (pickled by reference).
