@@ -54,8 +54,10 @@ def __dir__():
 # PyTensor's home of Elemwise, pytensor.tensor.elemwise: `from opkit.tensor.elemwise import Elemwise` works too.
 elemwise = _sys.modules.setdefault(__name__ + ".elemwise", _elemwise_module)
 
-globals().update(named_types())
-globals().update(plural_constructors(named_types()))  # scalars, dvectors, fmatrices, ...
+_named_types = named_types()  # made once: each call builds twenty TensorTypes
+_plural_constructors = plural_constructors(_named_types)  # scalars, dvectors, fmatrices, ...
+globals().update(_named_types)
+globals().update(_plural_constructors)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the lazy names and what globals().update() above defines, for type checkers and editors
@@ -98,8 +100,8 @@ __all__ = [
     "as_tensor_variable", "constant", "upcast", "tensor",
     "scalar", "vector", "matrix", "tensor3", "tensor4",
     "add", "sub", "mul", "true_div", "neg", "exp", "log", "sqr", "sqrt", "maximum", "pow",
-    "sum", "dot", "shape", "grad", "Lop", "Rop", *named_types(),
-    "specify_shape", "SpecifyShape", *plural_constructors(named_types()),
+    "sum", "dot", "shape", "grad", "Lop", "Rop", *_named_types,
+    "specify_shape", "SpecifyShape", *_plural_constructors,
     "abs", "sign", "tanh", "sin", "cos", "log1p", "expm1", "sigmoid", "softplus", "floor", "ceil", "round",
     "minimum", "clip", "int_div", "floor_div", "mod", "lt", "gt", "le", "ge", "eq", "neq", "and_", "or_", "xor",
     "invert", "switch", "where",
