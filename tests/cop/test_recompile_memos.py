@@ -182,3 +182,53 @@ def test_call_passes_each_keyword_only_to_a_method_that_takes_it():
         assert not accepts(len, "check_input")  # a builtin without a signature takes no keyword
     Plain.c_extract = lambda self, name, sub, check_input=True: f"redefined {check_input}"
     assert call(Plain(), "c_extract", "V1", {}, check_input=False) == "redefined False"
+
+
+def _content(context):
+    from opkit.cop.generate.codegen import ModuleParts
+
+    return ModuleParts(context, [], [], [], [], True).content()
+
+
+def test_the_content_text_tells_every_two_contexts_apart():
+    """Each string with its length, each list, tuple and dict with its size: pieces cannot be shifted across."""
+    contexts = [["ab", "c"], ["a", "bc"], ["s1:a"], ["s1:", "a"], [["a"], "b"], [["a", "b"]], ("a", "b"), ["a", "b"],
+                {"a": "b"}, {"a": ["b"]}, {"ab": ""}, [1], [True], ["1"], [None], ["None"], [1.0], [[]], [{}], [""],
+                {"x": "d1:s1:a"}, {"x": "d1:", "s1:a": ""}, ["\0"], ["é"], ["e\u0301"]]
+    contents = [_content(c) for c in contexts]
+    assert len(set(contents)) == len(contexts)
+    assert all(_content(c) == text for c, text in zip(contexts, contents))
+
+
+def _contexts():
+    from hypothesis import strategies as st
+
+    leaves = st.one_of(st.text(max_size=6), st.integers(), st.none(), st.booleans(), st.floats(allow_nan=False))
+    return st.recursive(leaves, lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                        st.dictionaries(st.text(max_size=4), inner, max_size=4)),
+                        max_leaves=12)
+
+
+def test_two_contexts_have_one_content_text_only_when_their_reprs_are_equal():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(_contexts(), min_size=2, max_size=6))
+    def check(contexts):
+        by_content = {}
+        for context in contexts:
+            assert by_content.setdefault(_content(context), repr(context)) == repr(context)
+
+    check()
+
+
+def test_a_portable_content_leaves_out_the_folders_of_line_directives_only():
+    from opkit.cop.generate.codegen import ModuleParts
+
+    def portable(path):
+        parts = ModuleParts({"code": [f'#line 3 "{path}"\nx = 1;', "y"]}, [], [], [], [], True)
+        return identity.region_made_of(parts, (), portable=True)[0]
+
+    assert portable("/a/b/op.c") == portable("/c/op.c") == portable("op.c")
+    assert portable("/a/b/op.c") != portable("/a/b/other.c")

@@ -35,6 +35,11 @@ _code_texts: dict = {}
 _prefixes: dict = {}
 
 
+def _portable(text):
+    """Return `text` with the folders of its `#line` directives left out."""
+    return _LINE_PATH.sub(r"\1\3", text) if "#line" in text else text
+
+
 def made_of(content, code_text, include_dirs, library_dirs, libraries, compile_args, toolchain,
             *, portable=False) -> list:
     """Return the parts a module is made of: its code, its headers' bytes, the toolchain and its settings.
@@ -64,7 +69,7 @@ def region_made_of(parts, toolchain, *, portable=False) -> list:
     if code_text is None:
         code_text = _remember(_code_texts, content, parts.code_text())
     if portable:
-        content = _LINE_PATH.sub(r"\1\3", content)
+        content = _portable(template_text()) + "\0" + parts.content(_portable)
     return made_of(content, lambda: code_text, parts.include_dirs, parts.library_dirs, parts.libraries,
                    parts.compile_args, toolchain, portable=portable)
 

@@ -56,13 +56,18 @@ class ModuleParts(Record):
         self.compile_args = compile_args
         self.versioned = versioned
 
-    def content(self) -> str:
+    def content(self, rewrite=None) -> str:
         """Return a canonical text of the context: equal for equal modules, different otherwise.
 
-        The context holds only strings, numbers, None, lists and dicts built in a
-        fixed order, so its repr is canonical (and cheaper than json).
+        The context holds strings, numbers, None, lists and dicts built in a fixed
+        order. Each string is written with its length, each list, tuple and dict with
+        its size, anything else with its type and the length of its repr: no two
+        contexts give one text, at a quarter of the cost of the context's repr.
+        `rewrite(text)`, if given, is applied to each string first (a portable identity's).
         """
-        return repr(self.context)
+        pieces = []
+        _canonical(self.context, pieces, rewrite)
+        return "".join(pieces)
 
     def code_text(self) -> str:
         """Return every code string of the context, one after another (for finding included headers)."""
@@ -80,6 +85,26 @@ class ModuleParts(Record):
 
         walk(self.context)
         return "\n".join(dict.fromkeys(texts))  # each text once: nodes sharing code repeat theirs
+
+
+def _canonical(value, pieces, rewrite):
+    kind = type(value)
+    if kind is str:
+        if rewrite is not None:
+            value = rewrite(value)
+        pieces += ("s", str(len(value)), ":", value)
+    elif kind is dict:
+        pieces += ("d", str(len(value)), ":")
+        for key, item in value.items():
+            _canonical(key, pieces, rewrite)
+            _canonical(item, pieces, rewrite)
+    elif kind is list or kind is tuple:
+        pieces += ("l" if kind is list else "t", str(len(value)), ":")
+        for item in value:
+            _canonical(item, pieces, rewrite)
+    else:  # a number, None (or another value: its repr, as the whole context's repr would have it)
+        text = repr(value)
+        pieces += ("r", kind.__qualname__, str(len(text)), ":", text)
 
 
 def collect_module(region, external=None, setups=(), external_declares=()) -> ModuleParts:
@@ -243,9 +268,6 @@ def _variable_blocks(region, names, labels, helpers=None):
     returned = {}
     for position, variable in enumerate(region.outputs):
         returned.setdefault(id(variable), position)
-    # Only a function's own region keeps its outputs (opkit.link.c_linker sets it): a region among
-    # others, or a node's module, hands them to storage cells, shared variables and Python nodes.
-    keeps_outputs = getattr(region, "keep_outputs", False)
     checked = _checked_inputs(region)
     passed_in = set(inputs) | set(shared)
     blocks, keep = [], 0
@@ -277,9 +299,11 @@ def _variable_blocks(region, names, labels, helpers=None):
             block.update(sync=sync)
             if id(variable) in given:
                 block.update(source=f"args[{given[id(variable)]}]", comment=f"output: {ctype}", output=True)
-            elif id(variable) in returned and keeps_outputs and _keeps_buffer(ctype, variable, passed_in):
-                # A function's result, kept for the next call: its node reuses it if the caller dropped
-                # it (opkit_take_output), or writes into the caller's array from out=.
+            elif id(variable) in returned and _keeps_buffer(ctype, variable, passed_in):
+                # A result that a function's runner keeps for the next call (runner.keep_outputs, set by
+                # opkit.link.c_linker for a function's own region; a run-time switch, so one module serves
+                # a function and `opkit build`): its node reuses it if the caller dropped it
+                # (opkit_take_output), or writes into the caller's array from out=.
                 block.update(source=None, comment=f"output {returned[id(variable)]}: {ctype}", output=True,
                              keep=keep, position=returned[id(variable)])
                 keep += 1
