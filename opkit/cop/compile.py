@@ -29,7 +29,7 @@ def compile_region(region, description=""):
     try:
         parts = collect_module(region)
         # Memory and the modules installed packages ship come first: neither needs a compiler.
-        module = find_shipped(region, _shipped_parts(region, parts)) if parts.versioned else None
+        module = find_shipped(region, parts) if parts.versioned else None
         if module is None:
             key = region_key(parts)
             keep_generated_texts()  # the key exists: the texts its code was generated from are kept now
@@ -41,21 +41,6 @@ def compile_region(region, description=""):
     except CompileError as exc:
         raise _with_context(exc, region)
     return module
-
-
-def _shipped_parts(region, parts):
-    """Return the parts a shipped module of `region` is made from: `parts`, or for a function's region
-    that keeps its outputs (region.keep_outputs), those of the same nodes without it, as `opkit build`
-    ships a node's module (checked only where a package ships modules for one of its ops)."""
-    from opkit.cop.store.shipped import shipped_dir
-
-    if not getattr(region, "keep_outputs", False) or not any(shipped_dir(node.op) for node in region.nodes):
-        return parts
-    region.keep_outputs = False
-    try:
-        return collect_module(region)
-    finally:
-        region.keep_outputs = True
 
 
 def compile_generated(generated, description=""):

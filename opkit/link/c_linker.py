@@ -24,8 +24,8 @@ class GraphCLinker:
             region = steps[0]
             region.inputs = list(fgraph.inputs)
             region.outputs = list(fgraph.outputs)
-            region.keep_outputs = True  # the function's results: reused when the caller drops them
             runner = region_runner(region, f"graph of {len(region.nodes)} node(s)")
+            runner.keep_outputs = True  # the function's results: reused when the caller drops them
             self.single_region = region  # op.compute rebinds a params op's runner from its module
             return runner
         return self._regions_runner(fgraph, steps)
@@ -48,8 +48,9 @@ class GraphCLinker:
         region.shared = list(fgraph.inputs[n_inputs:])
         region.outputs = list(fgraph.outputs[:returned])
         region.updates = list(zip(plan.updates, fgraph.outputs[returned:]))
-        region.keep_outputs = True  # the returned outputs (not the updates): reused when the caller drops them
-        return region_runner(region, f"graph of {len(region.nodes)} node(s)", plan.cells())
+        runner = region_runner(region, f"graph of {len(region.nodes)} node(s)", plan.cells())
+        runner.keep_outputs = True  # the returned outputs (not the updates): reused when the caller drops them
+        return runner
 
     def _regions_runner(self, fgraph, steps):
         binders, labels = [], []
