@@ -9,6 +9,7 @@ import textwrap
 import opkit.tensor as ot
 from opkit.config import config
 from opkit.cop.compiledir import text_memo
+from opkit.cop.generate import templates
 from opkit.cop.generate.codegen import collect_module, render_parts
 from opkit.cop.generate.region import Region
 
@@ -20,6 +21,7 @@ def _files(root):
 def test_generating_code_writes_nothing_to_the_cache_until_a_key_exists(tmp_path, monkeypatch):
     root = tmp_path / "cache"
     monkeypatch.setattr(text_memo, "_pending", {})
+    monkeypatch.setattr(templates, "_rendered", {})  # as in a new process: another test may have rendered these
     text_memo._rendered_dir.cache_clear()
     x = ot.dvector("x")
     node = (ot.exp(x) * 3 + x).owner
