@@ -38,11 +38,13 @@ MAX_ERRORS = 5
 # Compile flags that the link needs too (-fopenmp links the OpenMP runtime).
 LINK_TOO = ("-fopenmp",)
 
-_MISSING_LIBRARY = re.compile(r"cannot find -l(\S+?)(?::|\s|$)", re.M)
-_MISSING_HEADER = re.compile(r"fatal error: ([^\s:]+): No such file or directory", re.M)
+# Patterns of compiler output, read only when a build fails: compiled then (re's cache), not at import,
+# which every fresh process pays on its way to a cached module.
+_MISSING_LIBRARY = r"cannot find -l(\S+?)(?::|\s|$)"
+_MISSING_HEADER = r"fatal error: ([^\s:]+): No such file or directory"
 
-_DIAGNOSTIC = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?:\d+:)?\s*(?:fatal )?error\b.*$", re.M)
-_LINK_ERROR = re.compile(r"^.*(?:\berror\b|undefined reference|ld returned).*$", re.M | re.I)
+_DIAGNOSTIC = r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?:\d+:)?\s*(?:fatal )?error\b.*$"
+_LINK_ERROR = r"^.*(?:\berror\b|undefined reference|ld returned).*$"
 
 
 class _CommandFailed(Exception):
@@ -213,9 +215,9 @@ def _run(command):
 def first_errors(output: str, source_path, limit: int = MAX_ERRORS) -> list[str]:
     """Return the first error lines of compiler output, those in user files before the generated one."""
     generated = os.path.realpath(source_path)
-    found = [m for m in _DIAGNOSTIC.finditer(output)]
+    found = list(re.finditer(_DIAGNOSTIC, output, re.M))
     if not found:
-        lines = [m.group(0).strip() for m in _LINK_ERROR.finditer(output)]
+        lines = [m.group(0).strip() for m in re.finditer(_LINK_ERROR, output, re.M | re.I)]
         return (lines or [line for line in output.splitlines() if line.strip()])[:limit]
     user = [m.group(0) for m in found if os.path.realpath(m.group("file")) != generated]
     own = [m.group(0) for m in found if os.path.realpath(m.group("file")) == generated]
@@ -225,7 +227,7 @@ def first_errors(output: str, source_path, limit: int = MAX_ERRORS) -> list[str]
 def _missing_hints(output: str) -> list[str]:
     """Return a hint for each library or header the compiler could not find (other than Python.h), and for PARAMS."""
     hints = []
-    for name in dict.fromkeys(_MISSING_LIBRARY.findall(output)):
+    for name in dict.fromkeys(re.findall(_MISSING_LIBRARY, output, re.M)):
         hints.append(f"hint: library {name!r} not found (-l{name}): install it, or return the directory holding "
                      f"lib{name}.so from the op's c_lib_dirs() (opkit adds an rpath to it)")
     if re.search(r"['‘`]PARAMS(?:_TYPE)?['’] (?:was not declared|undeclared)", output):
@@ -239,7 +241,7 @@ def _missing_hints(output: str) -> list[str]:
     if re.search(r"File size limit exceeded|No space left on device|Disk quota exceeded|File too large", output):
         hints.append("hint: the compiler could not write its output: free disk space (or raise your quota), or "
                      "raise the file-size limit (`ulimit -f unlimited`); `opkit cache clear` empties opkit's cache")
-    for header in dict.fromkeys(_MISSING_HEADER.findall(output)):
+    for header in dict.fromkeys(re.findall(_MISSING_HEADER, output, re.M)):
         if header != "Python.h":
             hints.append(f"hint: header {header!r} not found: install the package that provides it, or return its "
                          "directory from the op's c_header_dirs()")
@@ -251,7 +253,7 @@ def _misspelt_macro_hints(output: str, source_path) -> list[str]:
     from opkit.cop.source.lint import misspelt_macro_hints
 
     generated = os.path.realpath(source_path)
-    files = [m.group("file") for m in _DIAGNOSTIC.finditer(output) if os.path.realpath(m.group("file")) != generated]
+    files = [m.group("file") for m in re.finditer(_DIAGNOSTIC, output, re.M) if os.path.realpath(m.group("file")) != generated]
     return misspelt_macro_hints(files)
 
 
