@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -93,7 +94,11 @@ def _check_reachable(inputs, outputs, on_unused_input, name, implicit=()):
 
 def _check_placeholders(outputs):
     """Raise TypeError if an output depends on an undefined (NullType) or disconnected gradient placeholder."""
-    from opkit.core.gradient_types import DisconnectedType, NullType, NullTypeGradError
+    placeholders = sys.modules.get("opkit.core.gradient_types")
+    if placeholders is None:  # no placeholder can exist before its module is imported: a fresh process skips it
+        return
+    DisconnectedType, NullType = placeholders.DisconnectedType, placeholders.NullType
+    NullTypeGradError = placeholders.NullTypeGradError
 
     kinds = (NullType, DisconnectedType)
     if not any(isinstance(v.type, kinds) for v in graph_inputs(outputs)):
