@@ -277,10 +277,7 @@ class Upkeep:
                         lock.release(unlink=True)
             elif is_key(name):  # a file where an entry directory belongs
                 self._locked_remove(name, path)
-        try:
-            os.rmdir(shard)  # fails, harmlessly, unless the shard is empty
-        except OSError:
-            pass
+        _remove_if_empty(shard)
 
     def _tidy_index(self, index: str, everything: bool):
         """Remove index files (older opkit versions) whose name or content is not a key to an entry."""
@@ -302,10 +299,7 @@ class Upkeep:
                 target = ""
             if not is_key(target) or not self.cache.entry_dir(target).is_dir():
                 remove_tree(path)
-        try:
-            os.rmdir(index)  # fails, harmlessly, unless it is empty
-        except OSError:
-            pass
+        _remove_if_empty(index)
 
 
 
@@ -341,14 +335,16 @@ def _tidy_pch(pch: str, everything: bool):
                 if own and (remove_all or leftover not in PCH_FILES):
                     remove_tree(os.path.join(path, leftover))
             if remove_all:
-                try:
-                    os.rmdir(path)
-                except OSError:
-                    pass  # something that is not opkit's is still in it
+                _remove_if_empty(path)  # something that is not opkit's may still be in it
         finally:
             os.close(fd)
     if everything:
-        try:
-            os.rmdir(pch)
-        except OSError:
-            pass
+        _remove_if_empty(pch)
+
+
+def _remove_if_empty(folder) -> None:
+    """Remove `folder` if it is empty; otherwise (or if it is gone) leave it, harmlessly."""
+    try:
+        os.rmdir(folder)
+    except OSError:
+        pass
