@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import opkit
 import opkit.tensor as ot
+from helpers.tutorial_ops import DoubleOp
 
 A, B, C = np.arange(6.0), np.linspace(-1, 1, 6), np.full(6, 0.5)
 
@@ -256,22 +257,9 @@ def test_out_with_none_and_several_outputs():
     np.testing.assert_array_equal(first, A + B)
 
 
-class Twice(opkit.Op):
-    """2 * x through perform only: a graph holding it is several regions, so out= copies."""
-
-    __props__ = ()
-
-    def make_node(self, x):
-        x = ot.as_tensor_variable(x)
-        return opkit.Apply(self, [x], [x.type()])
-
-    def perform(self, node, inputs, output_storage):
-        output_storage[0][0] = inputs[0] * 2
-
-
 def test_out_through_python_nodes():
     x = ot.dvector("x")
-    f = opkit.function([x], Twice()(ot.exp(x)) + 1)
+    f = opkit.function([x], DoubleOp()(ot.exp(x)) + 1)  # DoubleOp has perform only: several regions, out= copies
     buffer = np.empty(6)
     assert f(A, out=buffer) is buffer
     np.testing.assert_allclose(buffer, np.exp(A) * 2 + 1)
