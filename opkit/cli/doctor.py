@@ -126,6 +126,147 @@ def blas_check() -> tuple[str, bool, str]:
         return ("BLAS", False, str(exc))
 
 
+INSTALL_CUDA = "pip install 'opkit-sdk[cuda]'"
+
+
+def gpu_checks() -> list[tuple[str, bool, str]]:
+    """Report CuPy, NVRTC, the CUDA driver and the GPUs (SPEC 16), or why there are none.
+
+    None of them is needed for CPU ops: a missing GPU is no problem. A problem is a half-installed GPU
+    stack: CuPy that does not import, or CuPy without the NVRTC that compiles kernels.
+    """
+    cupy, cupy_line = cupy_check()
+    nvrtc_line = nvrtc_check(cupy_installed=cupy is not None or not cupy_line[1])
+    return [cupy_line, nvrtc_line, *device_checks(cupy)]
+
+
+def cupy_check():
+    """Return (the cupy module or None, the CuPy line)."""
+    try:
+        import cupy
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("cupy", "cupy_backends"):
+            return None, ("CuPy", False, f"installed but does not import: {exc}; fix: {INSTALL_CUDA}")
+        return None, ("CuPy", True, f"not installed: GPU ops (device='cuda') need it: {INSTALL_CUDA}; "
+                                    "device='cuda-interpret' runs kernels on the CPU without it")
+    except Exception as exc:  # noqa: BLE001 - a broken install fails in many ways; say how
+        return None, ("CuPy", False, f"installed but does not import: {type(exc).__name__}: {exc}; "
+                                     f"fix: pip install --force-reinstall 'opkit-sdk[cuda]'")
+    return cupy, ("CuPy", True, f"{cupy.__version__} (CUDA runtime {_cuda_version(_runtime_version(cupy))})")
+
+
+def _runtime_version(cupy) -> int:
+    try:
+        return cupy.cuda.runtime.runtimeGetVersion()
+    except Exception:  # noqa: BLE001 - reported as unknown
+        return 0
+
+
+def _cuda_version(number: int) -> str:
+    """Return CUDA's version number (12090) as '12.9'."""
+    return f"{number // 1000}.{number % 1000 // 10}" if number else "unknown"
+
+
+def nvrtc_check(cupy_installed: bool) -> tuple[str, bool, str]:
+    """Return the NVRTC line: its version and library, or why there is none (a problem only beside CuPy)."""
+    try:
+        version, where = nvrtc_version_and_path()
+    except OSError as exc:
+        fix = "pip install nvidia-cuda-nvrtc-cu12 (or " + INSTALL_CUDA + ")"
+        if cupy_installed:
+            return ("NVRTC", False, f"not found ({exc}): CuPy is installed but kernels cannot compile; fix: {fix}")
+        return ("NVRTC", True, f"not found: kernels compile with it ({fix}); modules shipped with "
+                               "`opkit build --arch` load without it")
+    return ("NVRTC", True, f"{version[0]}.{version[1]} ({where})")
+
+
+def nvrtc_version_and_path() -> tuple[tuple[int, int], str]:
+    """Return NVRTC's (major, minor) and the library it came from; OSError if there is none."""
+    try:
+        from opkit.cop.build import nvrtc
+    except ImportError:
+        nvrtc = None
+    if nvrtc is not None and hasattr(nvrtc, "nvrtc_version") and hasattr(nvrtc, "library_path"):
+        return tuple(nvrtc.nvrtc_version()), str(nvrtc.library_path())
+    return _ctypes_nvrtc_version()
+
+
+def _ctypes_nvrtc_version() -> tuple[tuple[int, int], str]:
+    import ctypes
+    import ctypes.util
+    import importlib.util
+
+    candidates = []
+    spec = importlib.util.find_spec("nvidia.cuda_nvrtc") if importlib.util.find_spec("nvidia") else None
+    for folder in (spec.submodule_search_locations or []) if spec is not None else []:
+        candidates.append(os.path.join(folder, "lib", "libnvrtc.so.12"))
+    candidates += [name for name in ("libnvrtc.so.12", ctypes.util.find_library("nvrtc")) if name]
+    errors = []
+    for candidate in candidates:
+        try:
+            library = ctypes.CDLL(candidate)
+        except OSError as exc:
+            errors.append(str(exc))
+            continue
+        major, minor = ctypes.c_int(), ctypes.c_int()
+        if library.nvrtcVersion(ctypes.byref(major), ctypes.byref(minor)) != 0:
+            errors.append(f"{candidate}: nvrtcVersion failed")
+            continue
+        return (major.value, minor.value), candidate
+    raise OSError("; ".join(errors[-1:]) or "no libnvrtc.so.12 (the wheel nvidia-cuda-nvrtc-cu12) on this machine")
+
+
+def device_checks(cupy) -> list[tuple[str, bool, str]]:
+    """Return the driver line and one line per GPU, or a line saying why CuPy finds none."""
+    if cupy is None:
+        return [("GPU", True, "not checked: CuPy is not installed")]
+    runtime = cupy.cuda.runtime
+    try:
+        driver = runtime.driverGetVersion()
+    except Exception:  # noqa: BLE001 - no driver library at all
+        driver = 0
+    module = _kernel_module_version()
+    driver_text = (f"CUDA {_cuda_version(driver)}" + (f", kernel module {module}" if module else "")) if driver \
+        else "none loaded (no NVIDIA driver on this machine)"
+    lines = [("CUDA driver", True, driver_text)]
+    try:
+        count = runtime.getDeviceCount()
+    except Exception as exc:  # noqa: BLE001 - CUDARuntimeError: its name says why
+        reason = str(exc).partition(":")[0] or type(exc).__name__
+        return lines + [("GPU", True, f"none: CuPy finds no CUDA device: {reason}; device='cuda-interpret' runs "
+                                      "kernels on the CPU")]
+    if count == 0:
+        return lines + [("GPU", True, "none: CuPy finds no CUDA device (the driver reports 0)")]
+    for index in range(count):
+        lines.append((f"GPU {index}", True, describe_device(runtime.getDeviceProperties(index))))
+    return lines
+
+
+def describe_device(properties: dict) -> str:
+    """Return a GPU's name, architecture and memory from CuPy's getDeviceProperties."""
+    name = properties.get("name", b"?")
+    name = name.decode(errors="replace") if isinstance(name, bytes) else str(name)
+    memory = properties.get("totalGlobalMem", 0) / 2 ** 30
+    return f"{name}, sm_{properties.get('major', '?')}{properties.get('minor', '?')}, {memory:.0f} GiB"
+
+
+def _kernel_module_version() -> str:
+    """Return the NVIDIA kernel module's version from /proc/driver/nvidia/version, or ''."""
+    try:
+        with open("/proc/driver/nvidia/version", encoding="utf-8") as handle:
+            return kernel_module_version(handle.read())
+    except OSError:
+        return ""
+
+
+def kernel_module_version(text: str) -> str:
+    """Return the version (e.g. 550.54.15) in the text of /proc/driver/nvidia/version, or ''."""
+    import re
+
+    found = re.search(r"Kernel Module\s+(?:for \S+\s+)?([\d.]+)", text)
+    return found.group(1) if found else ""
+
+
 def run_doctor(args):
     from opkit.config import config
     from opkit.cop.build.compiler import describe_toolchain
@@ -133,7 +274,7 @@ def run_doctor(args):
     import platform
 
     checks = [platform_check(platform.system()), *describe_toolchain(), ("Python", True, f"{sys.version.split()[0]} at {sys.executable}"),
-              cache_check(config.compiledir), blas_check(), *plugin_checks(), *shipped_checks()]
+              cache_check(config.compiledir), blas_check(), *plugin_checks(), *shipped_checks(), *gpu_checks()]
     problems = sum(not ok for _, ok, _ in checks)
     if args.json:
         import json

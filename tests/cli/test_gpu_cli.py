@@ -1,0 +1,146 @@
+"""The GPU side of the command line (SPEC 16): the `cuda` extra, `opkit doctor`'s GPU report."""
+
+import sys
+import tomllib
+
+import pytest
+
+from conftest import ROOT
+from opkit.cli import main
+from opkit.cli import doctor
+
+
+def run(capsys, *argv):
+    """Run `opkit *argv`; return (exit status, stdout, stderr)."""
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def _cupy_device_count():
+    """Return how many devices CuPy finds, or the CUDA error's name; None without CuPy."""
+    try:
+        import cupy
+    except ImportError:
+        return None
+    try:
+        return cupy.cuda.runtime.getDeviceCount()
+    except Exception as exc:  # noqa: BLE001 - CUDARuntimeError
+        return str(exc).partition(":")[0]
+
+
+# ---- the extra ----
+
+
+def test_the_cuda_extra_is_cupy_and_nvrtc_from_pip_and_the_test_extra_pulls_neither():
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert extras["cuda"] == ["cupy-cuda12x>=13.0", "nvidia-cuda-nvrtc-cu12>=12.0"]
+    for name in ("test", "test-base"):
+        assert not [r for r in extras[name] if "cupy" in r or "nvidia" in r or "[cuda" in r], name
+
+
+def test_import_opkit_imports_no_cupy():
+    import subprocess
+
+    code = "import sys, opkit, opkit.tensor\nprint([m for m in sys.modules if m.startswith(('cupy', 'nvidia'))])"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
+
+
+# ---- opkit doctor ----
+
+
+def test_doctor_reports_cupy_nvrtc_driver_and_gpus_as_this_machine_has_them(capsys):
+    status, out, _ = run(capsys, "doctor")
+    lines = {line[6:].split("  ")[0].strip(): line for line in out.splitlines() if line[:4] in ("ok  ", "FAIL")}
+    assert status == 0, out
+    found = _cupy_device_count()
+    if found is None:
+        assert "not installed: GPU ops (device='cuda') need it: pip install 'opkit-sdk[cuda]'" in lines["CuPy"]
+        assert lines["GPU"].endswith("not checked: CuPy is not installed")
+        return
+    import cupy
+
+    assert lines["CuPy"].split()[2] == cupy.__version__ and "(CUDA runtime 12." in lines["CuPy"]
+    nvrtc_line = lines["NVRTC"].split()
+    assert nvrtc_line[0] == "ok" and nvrtc_line[2].startswith("12.") and "libnvrtc" in lines["NVRTC"]
+    if isinstance(found, str):  # no device here: the CUDA error that says why
+        assert lines["GPU"].endswith(f"none: CuPy finds no CUDA device: {found}; device='cuda-interpret' runs "
+                                     "kernels on the CPU")
+        assert found.startswith("cudaError")
+    else:
+        for index in range(found):
+            props = cupy.cuda.runtime.getDeviceProperties(index)
+            assert f"{props['name'].decode()}, sm_{props['major']}{props['minor']}, " in lines[f"GPU {index}"]
+        driver = cupy.cuda.runtime.driverGetVersion()
+        assert lines["CUDA driver"].split()[2:4] == ["CUDA", f"{driver // 1000}.{driver % 1000 // 10}"]
+
+
+def test_doctor_without_cupy_says_how_to_install_it_and_is_no_problem(monkeypatch):
+    monkeypatch.setitem(sys.modules, "cupy", None)  # `import cupy` fails as if it were not installed
+    monkeypatch.setattr(doctor, "nvrtc_version_and_path", _no_nvrtc)
+    checks = doctor.gpu_checks()
+    assert checks == [
+        ("CuPy", True, "not installed: GPU ops (device='cuda') need it: pip install 'opkit-sdk[cuda]'; "
+                       "device='cuda-interpret' runs kernels on the CPU without it"),
+        ("NVRTC", True, "not found: kernels compile with it (pip install nvidia-cuda-nvrtc-cu12 (or pip install "
+                        "'opkit-sdk[cuda]')); modules shipped with `opkit build --arch` load without it"),
+        ("GPU", True, "not checked: CuPy is not installed"),
+    ]
+
+
+def _no_nvrtc():
+    raise OSError("no libnvrtc.so.12 (the wheel nvidia-cuda-nvrtc-cu12) on this machine")
+
+
+def test_cupy_without_nvrtc_is_a_problem_with_its_fix(monkeypatch, capsys):
+    pytest.importorskip("cupy")
+    monkeypatch.setattr(doctor, "nvrtc_version_and_path", _no_nvrtc)
+    status, out, _ = run(capsys, "doctor")
+    assert status == 1
+    [line] = [line for line in out.splitlines() if line.startswith("FAIL")]
+    assert line.split()[:2] == ["FAIL", "NVRTC"]
+    assert line.endswith("not found (no libnvrtc.so.12 (the wheel nvidia-cuda-nvrtc-cu12) on this machine): CuPy "
+                         "is installed but kernels cannot compile; fix: pip install nvidia-cuda-nvrtc-cu12 (or pip "
+                         "install 'opkit-sdk[cuda]')")
+
+
+def test_a_cupy_that_does_not_import_is_a_problem(monkeypatch):
+    import importlib.abc
+
+    class Broken(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            if name == "cupy":
+                raise ImportError("libcudart.so.12: cannot open shared object file")
+            return None
+
+    monkeypatch.delitem(sys.modules, "cupy", raising=False)
+    monkeypatch.setattr(sys, "meta_path", [Broken(), *sys.meta_path])
+    _, line = doctor.cupy_check()
+    assert line == ("CuPy", False, "installed but does not import: ImportError: libcudart.so.12: cannot open "
+                                   "shared object file; fix: pip install --force-reinstall 'opkit-sdk[cuda]'")
+
+
+def test_the_nvrtc_version_comes_from_the_library():
+    pytest.importorskip("nvidia.cuda_nvrtc")
+    (major, minor), where = doctor.nvrtc_version_and_path()
+    assert major >= 12 and minor >= 0 and where.endswith("libnvrtc.so.12")
+
+
+def test_a_device_is_described_by_name_architecture_and_memory():
+    props = {"name": b"NVIDIA H100 80GB HBM3", "major": 9, "minor": 0, "totalGlobalMem": 85520809984}
+    assert doctor.describe_device(props) == "NVIDIA H100 80GB HBM3, sm_90, 80 GiB"
+
+
+@pytest.mark.parametrize("text, version", [
+    ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024\n", "550.54.15"),
+    ("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.86.15  Release Build\n", "570.86.15"),
+    ("something else\n", ""),
+])
+def test_the_kernel_modules_version_is_read_from_proc(text, version):
+    assert doctor.kernel_module_version(text) == version
+
+
+def test_cuda_versions_are_written_as_cuda_writes_them():
+    assert doctor._cuda_version(12090) == "12.9" and doctor._cuda_version(12040) == "12.4"
+    assert doctor._cuda_version(0) == "unknown"
