@@ -10,6 +10,7 @@ import sys
 _MODES = ("FAST_RUN", "FAST_COMPILE", "DebugMode")
 _FLOATX = ("float64", "float32", "float16")
 _SANITIZERS = ("", "address")
+_DEVICES = ("cpu", "cuda", "cuda-interpret")  # opkit.gpu.device.DEVICES (not imported: config stays light)
 
 
 def _default_compiledir():
@@ -190,6 +191,9 @@ def _blas_ldflags(value):
 _FLAGS = {
     "floatX": ("float64", _choice("floatX", _FLOATX), "dtype of ot.matrix() & co. without a dtype"),
     "mode": ("FAST_RUN", _choice("mode", _MODES), "default compilation mode"),
+    "device": ("cpu", _choice("device", _DEVICES),
+               "where ops that have a GPU version run: cpu, cuda (CuPy arrays on the GPU), or cuda-interpret "
+               "(the same kernels run on the CPU by opkit's interpreter, values numpy arrays)"),
     "compiledir": (_default_compiledir, _directory("opkit flag compiledir"), "where compiled modules are cached"),
     "cxx": ("", str, "C++ compiler command (empty: g++, then clang++, then c++)"),
     "cflags": ("", str, "extra compiler flags, space separated"),
@@ -231,6 +235,7 @@ class Config:
     # The flags, for type checkers (values live in _values; see _FLAGS for what each means).
     floatX: str
     mode: str
+    device: str
     compiledir: str
     cxx: str
     cflags: str

@@ -1,8 +1,41 @@
-"""opkit.gpu: GPU values (CuPy arrays, or numpy arrays in the CPU interpreter), transfers and placement.
+"""opkit.gpu: GPU values (CuPy arrays, or numpy arrays under the CPU interpreter), transfers and placement.
 
-Importing this package never imports CuPy: the runtime loads it when a GPU function first runs.
+Importing this package never imports CuPy (nor its own modules that need it): the names below are
+loaded on first use, and CuPy when a GPU value is first made or checked.
 """
 
+from __future__ import annotations
+
+import importlib
+
+from opkit.gpu.device import DEVICES, current_device, using_device
 from opkit.gpu.placement import register_gpu_version
 
-__all__ = ["register_gpu_version"]
+# The type and its constructors are taken from opkit.gpu.transfers, which re-exports them: loading it
+# registers to_gpu/to_host for the operators of GPU variables (opkit.gpu.types cannot import it: a circle).
+_LAZY = {
+    "GpuArrayType": "opkit.gpu.transfers", "GpuArrayVariable": "opkit.gpu.transfers",
+    "GpuArrayConstant": "opkit.gpu.transfers", "scalar": "opkit.gpu.transfers", "vector": "opkit.gpu.transfers",
+    "matrix": "opkit.gpu.transfers", "tensor3": "opkit.gpu.transfers", "tensor4": "opkit.gpu.transfers",
+    "to_numpy": "opkit.gpu.transfers",
+    "to_gpu": "opkit.gpu.transfers", "to_host": "opkit.gpu.transfers",
+    "ToGpu": "opkit.gpu.transfers", "ToHost": "opkit.gpu.transfers",
+    "has_device": "opkit.gpu.runtime", "NoDeviceError": "opkit.gpu.runtime", "current_stream": "opkit.gpu.runtime",
+    "kernel_function": "opkit.gpu.runtime",
+    "compile_kernels": "opkit.cop.kernels",
+}
+
+__all__ = ["DEVICES", "current_device", "using_device", "register_gpu_version", *_LAZY]
+
+
+def __getattr__(name):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'opkit.gpu' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(__all__)

@@ -40,3 +40,96 @@ def registered_gpu_versions():
     """Return a copy of the registry: {op_class: make_gpu_node}."""
     with _LOCK:
         return dict(_REGISTRY)
+
+
+def place_on_device(fgraph, device):
+    """Place `fgraph` (a function's graph, already rewritten) on `device`, in place.
+
+    "cuda" / "cuda-interpret": each node whose op has a GPU version becomes that version, its inputs moved
+    to the GPU and its outputs back to the host only where a host op, or the graph's output, reads them;
+    to_gpu(to_host(g)) pairs are then gone, so transfers stay at the edges. Every transfer is bound to
+    the device (a user's to_gpu runs as the function's device says; "cpu" leaves GPU values on the GPU).
+    """
+    if device == "cuda":
+        from opkit.gpu.runtime import require_device
+
+        require_device()
+    if device != "cpu" and _REGISTRY:
+        _move_to_gpu(fgraph)
+    if device != "cpu" or _has_transfers(fgraph):
+        _remove_round_trips(fgraph)
+        _bind_transfers(fgraph, "cuda" if device == "cpu" else device)
+
+
+def _has_transfers(fgraph):
+    from opkit.gpu.transfers import _Transfer
+
+    return any(isinstance(node.op, _Transfer) for node in fgraph.toposort())
+
+
+def _move_to_gpu(fgraph):
+    from opkit.core.tensor.types.type import TensorType
+    from opkit.gpu.transfers import ToGpu, ToHost, _Transfer
+    from opkit.gpu.types import GpuArrayType
+
+    moved = {}  # id(host variable) -> its to_gpu
+
+    def on_gpu(variable):
+        if isinstance(variable.type, GpuArrayType):
+            return variable
+        if variable.owner is not None and isinstance(variable.owner.op, ToHost):
+            return variable.owner.inputs[0]
+        if id(variable) not in moved:
+            moved[id(variable)] = ToGpu()(variable)
+        return moved[id(variable)]
+
+    for node in fgraph.toposort():
+        make = None if isinstance(node.op, _Transfer) else gpu_version(node.op)
+        if make is None or not all(isinstance(v.type, (TensorType, GpuArrayType)) for v in node.inputs):
+            continue
+        new = make(node, [on_gpu(v) for v in node.inputs])
+        if new is None:
+            continue
+        _check_gpu_node(node, new, make)
+        pairs = []
+        for old, out in zip(node.outputs, new.outputs):
+            pairs.append((old, ToHost()(out, host_type=old.type)))
+        fgraph.replace_all(pairs, "gpu_placement")
+
+
+def _check_gpu_node(node, new, make):
+    from opkit.gpu.types import GpuArrayType
+
+    name = getattr(make, "__qualname__", repr(make))
+    if len(new.outputs) != len(node.outputs):
+        raise TypeError(f"the GPU version {name} of {node.op} made {len(new.outputs)} outputs for "
+                        f"{len(node.outputs)}")
+    for position, (old, out) in enumerate(zip(node.outputs, new.outputs)):
+        if not (isinstance(out.type, GpuArrayType) and out.type.dtype == old.type.dtype
+                and out.type.ndim == old.type.ndim):
+            raise TypeError(f"the GPU version {name} of {node.op} made output {position} of type {out.type}; "
+                            f"expected a GpuArrayType of dtype {old.type.dtype} with {old.type.ndim} dimension(s)")
+
+
+def _remove_round_trips(fgraph):
+    """Replace to_gpu(to_host(g)) by g and to_host(to_gpu(h)) by h (same types): no transfer in the middle."""
+    from opkit.gpu.transfers import ToGpu, ToHost
+
+    pairs = []
+    for node in fgraph.toposort():
+        source = node.inputs[0].owner if node.inputs else None
+        if source is None:
+            continue
+        trip = (isinstance(node.op, ToGpu) and isinstance(source.op, ToHost)) or \
+            (isinstance(node.op, ToHost) and isinstance(source.op, ToGpu))
+        if trip and source.inputs[0].type == node.outputs[0].type:
+            pairs.append((node.outputs[0], source.inputs[0]))
+    fgraph.replace_all(pairs, "gpu_round_trips")
+
+
+def _bind_transfers(fgraph, device):
+    from opkit.gpu.transfers import _Transfer
+
+    for node in fgraph.toposort():
+        if isinstance(node.op, _Transfer) and node.op.device != device:
+            node.op = type(node.op)(device)

@@ -79,13 +79,13 @@ class DebugMode(Mode):
     """
 
     def __init__(self, linker=None, optimizer="fast_run", excluded=(), repeats=3, check_py_code=True,
-                 check_c_code=True, check_preallocated_output=()):
+                 check_c_code=True, check_preallocated_output=(), device=None):
         if linker is None:
             linker = DebugLinker(repeats, check_py_code, check_c_code, check_preallocated_output)
         elif not isinstance(linker, DebugLinker):
             raise TypeError(f"DebugMode runs its own linker; got linker={linker!r}. "
                             "Use opkit.Mode(linker=...) to choose a linker.")
-        super().__init__(linker, optimizer, excluded)
+        super().__init__(linker, optimizer, excluded, device=device)
 
     def __repr__(self):
         linker = self.linker

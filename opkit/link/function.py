@@ -14,6 +14,8 @@ from opkit.link.mode import Mode, get_mode
 from opkit.core.rewrites import rewrite
 from opkit.config import config
 from opkit.errors import CompileError
+from opkit.gpu.device import using_device as device_scope
+from opkit.gpu.placement import place_on_device
 from opkit.link.backend import decide_backend
 from opkit.link.code_identity import code_flags
 from opkit.link.profiling import ProfileStats, collecting
@@ -133,7 +135,10 @@ class FunctionMaker:
         self.name = name
         self.plan = SharedPlan(list(outputs)) if plan is None else plan
         self.fgraph = FunctionGraph(list(inputs) + self.plan.placeholders, list(outputs) + self.plan.update_values)
-        rewrite(self.fgraph, mode.rewrites())
+        self.device = mode.resolved_device() if hasattr(mode, "resolved_device") else config.device
+        with device_scope(self.device):
+            rewrite(self.fgraph, mode.rewrites())
+            place_on_device(self.fgraph, self.device)
         protect_destroyed_inputs(self.fgraph)
         protect_outputs(self.fgraph)  # after the returned outputs: an update that aliases one is a copy
         self.linker = mode.make_linker()
@@ -142,7 +147,7 @@ class FunctionMaker:
 
     def create(self, single, profile=False):
         stats = ProfileStats(self.name) if profile else None
-        with config.change_flags(profile=profile), collecting(stats):
+        with config.change_flags(profile=profile), collecting(stats), device_scope(self.device):
             runner = self._make_runner()
         made = function_class(self.backend)(self, runner, single)
         made.profile = stats  # None unless profiled
@@ -227,6 +232,10 @@ class FunctionAPI:
 
     def _filter(self, position, value):
         try:
+            device = getattr(self.maker, "device", "cpu")
+            if device != "cpu":  # a GPU type's values depend on the device (CuPy, or numpy when interpreted)
+                with device_scope(device):
+                    return self._types[position].filter(value)
             return self._types[position].filter(value)
         except (TypeError, ValueError) as exc:
             raise TypeError(f"bad argument {self._arg_label(position)} to {self._label()}: {exc}") from None

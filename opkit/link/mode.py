@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import importlib
 
 from opkit.core.rewrites import PIPELINES, REWRITES
@@ -37,9 +38,17 @@ def _named(path):
 
 
 class Mode:
-    """A linker ('py', 'cop', 'c' or an instance) plus a rewrite pipeline."""
+    """A linker ('py', 'cop', 'c' or an instance) plus a rewrite pipeline.
 
-    def __init__(self, linker="c", optimizer="fast_run", excluded=()):
+    `device`: "cpu", "cuda" or "cuda-interpret" (opkit.gpu.device), where ops that have a GPU version run;
+    None (the default) follows config.device when the function is made."""
+
+    def __init__(self, linker="c", optimizer="fast_run", excluded=(), device=None):
+        if device is not None:
+            from opkit.gpu.device import check_device
+
+            check_device(device, "Mode(device)")
+        self.device = device
         self.linker = linker
         if optimizer is not None and not isinstance(optimizer, (str, tuple, list)):
             raise TypeError(f"optimizer must be a pipeline name, a list of rewrite names or None, not {optimizer!r}")
@@ -59,13 +68,32 @@ class Mode:
 
     def excluding(self, *names):
         """Return a copy of this mode without the named rewrites."""
-        return type(self)(self.linker, self.optimizer, self.excluded + names)
+        made = type(self)(self.linker, self.optimizer, self.excluded + names)
+        made.device = self.device
+        return made
+
+    def with_device(self, device):
+        """Return a copy of this mode whose functions are made for `device` (see Mode's `device`)."""
+        made = copy.copy(self)
+        from opkit.gpu.device import check_device
+
+        made.device = check_device(device, "Mode(device)")
+        return made
+
+    def resolved_device(self):
+        """Return the device functions of this mode are made for: its own, else config.device."""
+        if getattr(self, "device", None) is not None:  # modes pickled before `device` existed have none
+            return self.device
+        from opkit.config import config
+
+        return config.device
 
     def make_linker(self):
         return get_linker(self.linker)
 
     def __repr__(self):
-        return f"Mode(linker={self.linker!r}, optimizer={self.optimizer!r})"
+        device = f", device={self.device!r}" if getattr(self, "device", None) is not None else ""
+        return f"Mode(linker={self.linker!r}, optimizer={self.optimizer!r}{device})"
 
 
 def get_mode(mode):
