@@ -18,6 +18,12 @@ TEMPLATES = {
     "package/op.c.j2": "src/{package}/{package}.c",
     "tests/test_op.py.j2": "tests/test_{package}.py",
 }
+# `opkit new NAME --cuda` adds these: the GPU op, its host code and kernel, its tests
+CUDA_TEMPLATES = {
+    "package/op_gpu.py.j2": "src/{package}/op_gpu.py",
+    "package/op.cu.j2": "src/{package}/{package}_gpu.cu",
+    "tests/test_op_gpu.py.j2": "tests/test_{package}_gpu.py",
+}
 _PROJECT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*\Z")
 
 
@@ -28,6 +34,9 @@ def add_commands(commands):
     new.add_argument("--directory", default=".", help="create NAME/ in this directory (default: here)")
     new.add_argument("--params", action="store_true",
                      help="give the op a parameter (scale) read by the C code as PARAMS->scale")
+    new.add_argument("--cuda", action="store_true",
+                     help="add a GPU version of the op: a CUDA kernel (#section kernels) and its host code, "
+                          "tested on the CPU through device='cuda-interpret' and on a GPU where there is one")
     new.set_defaults(run=run_new)
 
 
@@ -61,9 +70,11 @@ def _shown(name: str) -> str:
 # (tests/test_{package}.py) while it is written as a temporary (".~" and a process id, at most 7 digits).
 _NAME_RESERVE = max(len(part.replace("{package}", "")) for relative in TEMPLATES.values()
                     for part in relative.split("/") if "{package}" in part) + len(".~") + 7
+_CUDA_NAME_RESERVE = max(len(part.replace("{package}", "")) for relative in CUDA_TEMPLATES.values()
+                         for part in relative.split("/") if "{package}" in part) + len(".~") + 7
 
 
-def check_name_fits(name: str, directory: str):
+def check_name_fits(name: str, directory: str, cuda: bool = False):
     """Raise BadArguments if the files made from `name` would have names longer than `directory`'s file system allows."""
     from opkit.cli import BadArguments
 
@@ -74,10 +85,11 @@ def check_name_fits(name: str, directory: str):
         limit = os.pathconf(existing, "PC_NAME_MAX")
     except (OSError, ValueError):
         limit = 255
-    longest = limit - _NAME_RESERVE
+    longest = limit - (max(_NAME_RESERVE, _CUDA_NAME_RESERVE) if cuda else _NAME_RESERVE)
     if len(os.fsencode(name)) > longest:
+        made = "tests/test_NAME_gpu.py" if cuda and _CUDA_NAME_RESERVE > _NAME_RESERVE else "tests/test_NAME.py"
         raise BadArguments(f"{_shown(name)} is too long: the file system of {existing} holds file names of at most "
-                           f"{limit} bytes, and the scaffold makes tests/test_NAME.py from it, so NAME may have at "
+                           f"{limit} bytes, and the scaffold makes {made} from it, so NAME may have at "
                            f"most {longest} characters; choose a shorter name (e.g. my_ops)")
 
 
@@ -92,7 +104,7 @@ def _shadowed_by(package: str) -> str:
     return ""
 
 
-def render_scaffold(names: dict, target, params=False) -> list[str]:
+def render_scaffold(names: dict, target, params=False, cuda=False) -> list[str]:
     """Write the project for `names` into directory `target`; return the files.
 
     A file whose content is already right is left alone, so re-rendering keeps its mtime.
@@ -105,10 +117,10 @@ def render_scaffold(names: dict, target, params=False) -> list[str]:
                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True,
                              lstrip_blocks=True)
     written = []
-    for template, relative in TEMPLATES.items():
+    for template, relative in {**TEMPLATES, **(CUDA_TEMPLATES if cuda else {})}.items():
         path = os.path.join(target, relative.format(**names))
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        text = env.get_template(template).render(opkit_version=__version__, params=params, **names)
+        text = env.get_template(template).render(opkit_version=__version__, params=params, cuda=cuda, **names)
         _write_if_changed(path, text)
         written.append(path)
     return written
@@ -131,12 +143,12 @@ def run_new(args):
     from opkit.cli import CommandFailed
 
     names = scaffold_names(args.name)
-    check_name_fits(args.name, args.directory)
+    check_name_fits(args.name, args.directory, cuda=args.cuda)
     target = os.path.normpath(os.path.join(args.directory, args.name))
     if os.path.exists(target):
         raise CommandFailed(f"{target} already exists; choose another NAME or remove it")
     try:
-        written = render_scaffold(names, target, params=args.params)
+        written = render_scaffold(names, target, params=args.params, cuda=args.cuda)
     except OSError as exc:
         where = os.fsdecode(exc.filename) if exc.filename is not None else target
         raise CommandFailed(f"cannot create the project in {target}: {where}: {exc.strerror or exc}; "
@@ -146,11 +158,11 @@ def run_new(args):
         print(f"created {path}")
     if not (os.path.isabs(target) or target.startswith(".")):
         target = f"./{target}"  # pip needs the ./ to read it as a directory
-    print(next_steps(names, target))
+    print(next_steps(names, target, cuda=args.cuda))
     return 0
 
 
-def next_steps(names: dict, target: str) -> str:
+def next_steps(names: dict, target: str, cuda: bool = False) -> str:
     """Return what `opkit new` prints after the files: the commands that install, test and show the op."""
     import shlex
 
@@ -158,4 +170,7 @@ def next_steps(names: dict, target: str) -> str:
     return (f"\nnext, install the package; then the op {names['class_name']} is opkit.ops.{names['op_name']}:\n"
             f"  {install}    # -e: your edits to the op and its .c file apply at once; [test]: pytest\n"
             f"  python -m pytest {shlex.quote(target)}\n"
-            f"  opkit show {names['op_name']} --dtypes float64,float64")
+            f"  opkit show {names['op_name']} --dtypes float64,float64"
+            + (f"\nits GPU version {names['class_name']}Gpu runs in the tests on the CPU (device='cuda-interpret'); "
+               f"on a machine with an NVIDIA GPU, pip install 'opkit-sdk[cuda]' and its tests run there too"
+               if cuda else ""))

@@ -144,3 +144,49 @@ def test_the_kernel_modules_version_is_read_from_proc(text, version):
 def test_cuda_versions_are_written_as_cuda_writes_them():
     assert doctor._cuda_version(12090) == "12.9" and doctor._cuda_version(12040) == "12.4"
     assert doctor._cuda_version(0) == "unknown"
+
+
+# ---- opkit new NAME --cuda ----
+
+
+def test_new_cuda_adds_the_gpu_op_its_kernel_and_its_tests(tmp_path, capsys):
+    from opkit.cli.new import CUDA_TEMPLATES, TEMPLATES
+
+    status, out, _ = run(capsys, "new", "gpu_ops", "--cuda", "--directory", str(tmp_path))
+    assert status == 0
+    project = tmp_path / "gpu_ops"
+    files = sorted(str(p.relative_to(project)) for p in project.rglob("*") if p.is_file())
+    assert files == sorted(path.format(package="gpu_ops") for path in {**TEMPLATES, **CUDA_TEMPLATES}.values())
+    kernel = (project / "src" / "gpu_ops" / "gpu_ops_gpu.cu").read_text()
+    assert kernel.startswith("#section kernels\n") and "\n#section code\n" in kernel
+    assert 'extern "C" __global__ void APPLY_SPECIFIC(multiply)(' in kernel
+    assert "opkit_gpu_empty(&OUTPUT_0, 1, INPUT_0->dims, TYPENUM_OUTPUT_0)" in kernel
+    assert "OPKIT_LAUNCH(multiply, blocks, threads, 0, n, x, x_stride, y, y_stride, z)" in kernel
+    op_gpu = (project / "src" / "gpu_ops" / "op_gpu.py").read_text()
+    assert "class GpuOpsGpu(opkit.COp):" in op_gpu and "opkit.gpu.register_gpu_version(GpuOps, make_gpu_node)" in op_gpu
+    pyproject = (project / "pyproject.toml").read_text()
+    assert 'cuda = ["opkit-sdk[cuda]>=' in pyproject and 'gpu_ops = ["*.c", "*.h", "*.cu"]' in pyproject
+    tests = (project / "tests" / "test_gpu_ops_gpu.py").read_text()
+    assert 'DEVICES = ["cuda-interpret",' in tests and "has_device()" in tests
+    assert "its GPU version GpuOpsGpu runs in the tests on the CPU (device='cuda-interpret')" in out
+
+
+def test_new_without_cuda_makes_no_gpu_file(tmp_path, capsys):
+    assert main(["new", "cpu_ops", "--directory", str(tmp_path)]) == 0
+    project = tmp_path / "cpu_ops"
+    assert not list(project.rglob("*gpu*")) and not list(project.rglob("*.cu"))
+    assert "cuda" not in (project / "pyproject.toml").read_text()
+    assert "gpu" not in (project / "src" / "cpu_ops" / "__init__.py").read_text().lower()
+
+
+@pytest.mark.parametrize("params", [False, True])
+def test_the_cuda_scaffold_templates_render_as_valid_python(tmp_path, params):
+    import ast
+
+    from opkit.cli.new import render_scaffold, scaffold_names
+
+    for path in render_scaffold(scaffold_names("gpu_ops"), tmp_path, params=params, cuda=True):
+        if path.endswith(".py"):
+            ast.parse(open(path, encoding="utf-8").read(), path)
+    kernel = (tmp_path / "src" / "gpu_ops" / "gpu_ops_gpu.cu").read_text()
+    assert ("double scale = PARAMS->scale;" in kernel) == params
