@@ -68,6 +68,37 @@ def _op_files(name: str) -> list[str]:
     return paths
 
 
+def _compiled_kernels(files, diagnostics) -> list:
+    """Return what NVRTC finds in the files' kernels sections (lines the lint flagged aside); a note if NVRTC is absent."""
+    with_kernels = [path for path in files if _has_kernels_section(path)]
+    if not with_kernels:
+        return []
+    from opkit.cop.build.nvrtc import NvrtcNotFoundError
+    from opkit.cop.kernels import check_kernels
+
+    flagged = {(d.path, d.line) for d in diagnostics if d.severity == "error"}
+    found = []
+    for path in with_kernels:
+        try:
+            found += [d for d in check_kernels(path) if (d.path, d.line) not in flagged]
+        except NvrtcNotFoundError:
+            print("note: NVRTC is not installed: kernels sections were linted, not compiled "
+                  "(pip install opkit-sdk[cuda])", file=sys.stderr)
+            break
+    return found
+
+
+def _has_kernels_section(path) -> bool:
+    """Return True if the file has a `#section kernels` line (read cheaply; the lint reports unreadable files)."""
+    import re
+
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return re.search(r"^[ \t]*#[ \t]*section[ \t]+kernels\b", handle.read(), re.M) is not None
+    except OSError:
+        return False
+
+
 def run_check(args):
     from opkit.cop.source.lint import check_files
 
@@ -75,6 +106,9 @@ def run_check(args):
     # Report each file the way the user spelt it (or found it), so editors can jump to `file:line:`.
     spelt = {os.path.abspath(path): path for path in files}
     diagnostics = check_files(files)
+    order = {os.path.abspath(path): index for index, path in enumerate(files)}
+    diagnostics = sorted(diagnostics + _compiled_kernels(files, diagnostics),
+                         key=lambda d: (order.get(d.path, len(order)), d.line or 0))
     errors = sum(d.severity == "error" for d in diagnostics)
     warnings = len(diagnostics) - errors
     if args.json:

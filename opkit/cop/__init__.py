@@ -8,7 +8,8 @@
 - `store/`: modules kept by key in the compiledir, their upkeep, objects, modules packages ship.
 
 On top, `compile` (a region to a loaded module), `incremental` (a module linked from cached node
-objects) and `blas` (public helpers for ops that call a BLAS) may import every stage.
+objects), `blas` (public helpers for ops that call a BLAS) and `kernels` (a node's `#section kernels`
+compiled by NVRTC and cached) may import every stage.
 """
 
 import sys as _sys

@@ -117,6 +117,7 @@ EXPECTED_FAMILIES = {
     "init_code_struct": {"APPLY_SPECIFIC", "DTYPE", "PARAMS", "CONTEXT", "FAIL"},
     "code": {"APPLY_SPECIFIC", "DTYPE", "PARAMS", "CONTEXT", "FAIL", "IO_NAMES"},
     "code_cleanup": {"APPLY_SPECIFIC", "DTYPE", "PARAMS", "CONTEXT", "FAIL", "IO_NAMES"},
+    "kernels": {"APPLY_SPECIFIC", "DTYPE"},  # device code: no FAIL, no host variables, no PARAMS
 }
 
 

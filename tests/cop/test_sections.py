@@ -40,11 +40,11 @@ def raises_section_error(path: Path, line, *, match: str, func_name=None) -> Sec
     return error
 
 
-def test_tags_are_the_nine_tutorial_tags():
+def test_tags_are_the_nine_tutorial_tags_and_kernels():
     assert set(TAGS) == {
         "init_code", "init_code_apply", "init_code_struct", "support_code",
         "support_code_apply", "support_code_struct", "cleanup_code_struct", "code",
-        "code_cleanup",
+        "code_cleanup", "kernels",
     }
 
 

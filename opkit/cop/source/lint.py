@@ -31,6 +31,19 @@ _HINTS = {
     "PARAMS": "move code that needs it to an _apply or _struct section",
     "CONTEXT": "move code that needs it to an _apply or _struct section",
 }
+# A kernel runs on the device: what the host has, it gets as kernel arguments from the code section.
+_KERNEL_HINTS = {
+    "FAIL": "a kernel cannot fail the node: write an error flag to device memory and FAIL in the code section",
+    "IO_NAMES": "pass the data (INPUT_0->data, OUTPUT_0->data) and sizes as kernel arguments from the code section",
+    "PARAMS": "pass the parameters' values as kernel arguments from the code section",
+    "CONTEXT": "pass what it holds as kernel arguments from the code section",
+}
+_GLOBAL = re.compile(r"\b__global__\b")
+_EXTERN_C = re.compile(r'\bextern[ \t\n]*"C"[ \t\n]*\Z')
+_EXTERN_C_BLOCK = re.compile(r'\bextern[ \t\n]*"C"[ \t\n]*\{[^{}]*\Z')
+_KERNEL_NAME = re.compile(r"[ \t\n]*(?:__launch_bounds__[ \t\n]*\([^)]*\)[ \t\n]*)?void[ \t\n]+"
+                          r"(APPLY_SPECIFIC[ \t\n]*\([ \t\n]*\w+[ \t\n]*\)|\w+)")
+DECLARE_KERNEL = 'extern "C" __global__ void APPLY_SPECIFIC(name)(...)'
 
 
 @dataclass(frozen=True)
@@ -68,6 +81,7 @@ def check_file(path) -> list[Diagnostic]:
     user_defined = set(_USER_DEFINE.findall(mask_comments_and_literals(text)))
     for section in sections:
         diagnostics.extend(_check_section(section, user_defined))
+    diagnostics.extend(_no_kernel(sections))
     return sorted(diagnostics, key=lambda d: d.line or 0)
 
 
@@ -79,7 +93,7 @@ def _check_section(section: Section, user_defined: set) -> list[Diagnostic]:
     available = defined_macros(section.tag)
     masked = _NAME_NOT_USED.sub(lambda m: m.group(1) or m.group(2),
                                 mask_comments_and_literals(section.text))
-    diagnostics = []
+    diagnostics = _check_kernels(section) if section.tag == "kernels" else []
     for offset, line in enumerate(split_lines(masked)):
         reported = set()
         for name in _IDENTIFIER.findall(line):
@@ -99,8 +113,42 @@ def _misuse(name: str, tag: str, available: frozenset, user_defined: set) -> str
     if family is None or family in available or name in user_defined:
         return None
     where = [t for t in TAGS if family in defined_macros(t)]
+    hint = _KERNEL_HINTS.get(family, _HINTS[family]) if tag == "kernels" else _HINTS[family]
     return (f"{name} is not defined in '#section {tag}'; it is defined only in "
-            f"{', '.join(where)}; {_HINTS[family]}")
+            f"{', '.join(where)}; {hint}")
+
+
+def _check_kernels(section: Section) -> list[Diagnostic]:
+    """Lint a kernels section: at least one kernel, each `extern "C"` and named through APPLY_SPECIFIC."""
+    text = section.text
+    masked = mask_comments_and_literals(text)
+    found = []
+    for match in _GLOBAL.finditer(masked):
+        line = section.line + masked.count("\n", 0, match.start())
+        start = max(masked.rfind(";", 0, match.start()), masked.rfind("}", 0, match.start()))
+        declaration = text[start + 1: match.start()]
+        extern = _EXTERN_C.search(declaration) or _EXTERN_C_BLOCK.search(text[: match.start()])
+        name = _KERNEL_NAME.match(masked, match.end())
+        shown = "".join(name.group(1).split()) if name else "this kernel"
+        if not extern:
+            found.append(Diagnostic(section.path, line, "error",
+                                    f"{shown} is __global__ without extern \"C\": its name would be C++-mangled and "
+                                    f"OPKIT_LAUNCH could not find it; declare it {DECLARE_KERNEL}"))
+        elif name and not name.group(1).startswith("APPLY_SPECIFIC"):
+            found.append(Diagnostic(section.path, line, "warning",
+                                    f"kernel {shown!r} is not named through APPLY_SPECIFIC: OPKIT_LAUNCH({shown}, ...) "
+                                    f"launches APPLY_SPECIFIC({shown}), and two nodes of this op in one module would "
+                                    f"define it twice; declare it {DECLARE_KERNEL}"))
+    return found
+
+
+def _no_kernel(sections) -> list[Diagnostic]:
+    """Return an error at the first `#section kernels` when the file's kernels sections declare no kernel."""
+    kernels = [section for section in sections if section.tag == "kernels"]
+    if not kernels or any(_GLOBAL.search(mask_comments_and_literals(s.text)) for s in kernels):
+        return []
+    return [Diagnostic(kernels[0].path, kernels[0].line - 1, "error",
+                       f"'#section kernels' declares no kernel; declare each as {DECLARE_KERNEL}")]
 
 
 # Names opkit defines in sections besides the families' patterns (PARAMS_TYPE, DTYPE_PARAM_<field>).

@@ -16,6 +16,7 @@ FAMILIES = ("APPLY_SPECIFIC", "DTYPE", "FAIL", "IO_NAMES", "PARAMS", "CONTEXT")
 _NO_MACRO_TAGS = frozenset({"init_code", "support_code"})
 _FAIL_TAGS = frozenset({"init_code_struct", "code", "code_cleanup"})
 _IO_NAME_TAGS = frozenset({"code", "code_cleanup"})
+_KERNEL_TAGS = frozenset({"kernels"})  # device code: node-specific names and dtypes, nothing of the host's
 
 _FAMILY_PATTERNS = (
     ("APPLY_SPECIFIC", re.compile(r"APPLY_SPECIFIC\Z")),
@@ -41,6 +42,8 @@ def defined_macros(tag: str) -> frozenset[str]:
         raise ValueError(f"unknown section tag {tag!r}; valid tags: {', '.join(TAGS)}")
     if tag in _NO_MACRO_TAGS:
         return frozenset()
+    if tag in _KERNEL_TAGS:
+        return frozenset({"APPLY_SPECIFIC", "DTYPE"})
     families = {"APPLY_SPECIFIC", "DTYPE", "PARAMS", "CONTEXT"}
     if tag in _FAIL_TAGS:
         families.add("FAIL")

@@ -26,7 +26,11 @@ TAGS = (
     "cleanup_code_struct",
     "code",
     "code_cleanup",
+    "kernels",
 )
+# `kernels` holds CUDA C++ (`extern "C" __global__ void APPLY_SPECIFIC(name)(...)`): never part of the host
+# module; opkit.cop.kernels compiles it with NVRTC (device="cuda") or the host module takes it in
+# (device="cuda-interpret"). Its macros: APPLY_SPECIFIC and the DTYPE family (opkit.cop.source.macros).
 
 _MARKER = re.compile(r"^[ \t\f\v]*#[ \t\f\v]*section(?!\w)(.*)$")
 _LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
