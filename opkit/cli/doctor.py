@@ -186,9 +186,14 @@ def nvrtc_version_and_path() -> tuple[tuple[int, int], str]:
         from opkit.cop.build import nvrtc
     except ImportError:
         nvrtc = None
-    if nvrtc is not None and hasattr(nvrtc, "nvrtc_version") and hasattr(nvrtc, "library_path"):
-        return tuple(nvrtc.nvrtc_version()), str(nvrtc.library_path())
-    return _ctypes_nvrtc_version()
+    if nvrtc is None:
+        return _ctypes_nvrtc_version()
+    from opkit.errors import CompileError
+
+    try:
+        return tuple(nvrtc.nvrtc_version()), nvrtc.find_library()  # the library opkit compiles kernels with
+    except CompileError as exc:  # NvrtcNotFoundError: not installed, or not loadable
+        raise OSError(str(exc).partition("\n")[0]) from None
 
 
 def _ctypes_nvrtc_version() -> tuple[tuple[int, int], str]:

@@ -190,3 +190,30 @@ def test_the_cuda_scaffold_templates_render_as_valid_python(tmp_path, params):
             ast.parse(open(path, encoding="utf-8").read(), path)
     kernel = (tmp_path / "src" / "gpu_ops" / "gpu_ops_gpu.cu").read_text()
     assert ("double scale = PARAMS->scale;" in kernel) == params
+
+
+def test_doctor_reads_nvrtc_as_opkit_compiles_with_it(monkeypatch, tmp_path):
+    """The NVRTC line is opkit.cop.build.nvrtc's library: OPKIT_NVRTC naming no library is reported."""
+    from opkit.cop.build import nvrtc
+
+    missing = tmp_path / "libnvrtc.so.12"
+    monkeypatch.setenv(nvrtc.ENVIRONMENT, str(missing))
+    name, ok, detail = doctor.nvrtc_check(cupy_installed=True)
+    assert (name, ok) == ("NVRTC", False)
+    assert detail.startswith("not found (NVRTC, the CUDA runtime compiler, is not installed: CUDA kernels cannot be "
+                             "compiled): CuPy is installed but kernels cannot compile; fix: pip install ")
+    monkeypatch.delenv(nvrtc.ENVIRONMENT)
+    if find_nvrtc():
+        assert doctor.nvrtc_check(cupy_installed=True) == (
+            "NVRTC", True, f"{'.'.join(map(str, nvrtc.nvrtc_version()))} ({nvrtc.find_library()})")
+
+
+def find_nvrtc() -> bool:
+    from opkit.cop.build import nvrtc
+    from opkit.errors import CompileError
+
+    try:
+        nvrtc.find_library()
+    except CompileError:
+        return False
+    return True
