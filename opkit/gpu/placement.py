@@ -115,16 +115,19 @@ def _remove_round_trips(fgraph):
     """Replace to_gpu(to_host(g)) by g and to_host(to_gpu(h)) by h (same types): no transfer in the middle."""
     from opkit.gpu.transfers import ToGpu, ToHost
 
-    pairs = []
-    for node in fgraph.toposort():
-        source = node.inputs[0].owner if node.inputs else None
-        if source is None:
-            continue
-        trip = (isinstance(node.op, ToGpu) and isinstance(source.op, ToHost)) or \
-            (isinstance(node.op, ToHost) and isinstance(source.op, ToGpu))
-        if trip and source.inputs[0].type == node.outputs[0].type:
-            pairs.append((node.outputs[0], source.inputs[0]))
-    fgraph.replace_all(pairs, "gpu_round_trips")
+    while True:  # a chain of trips loses one pair a pass (replace_all does not chain its replacements)
+        pairs = []
+        for node in fgraph.toposort():
+            source = node.inputs[0].owner if node.inputs else None
+            if source is None:
+                continue
+            trip = (isinstance(node.op, ToGpu) and isinstance(source.op, ToHost)) or \
+                (isinstance(node.op, ToHost) and isinstance(source.op, ToGpu))
+            if trip and source.inputs[0].type == node.outputs[0].type:
+                pairs.append((node.outputs[0], source.inputs[0]))
+        if not pairs:
+            return
+        fgraph.replace_all(pairs, "gpu_round_trips")
 
 
 def _bind_transfers(fgraph, device):

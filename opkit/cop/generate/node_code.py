@@ -75,6 +75,18 @@ class Sharing:
             self._first[key] = _Shared(name, texts)
 
 
+def _kernels(op, node, name):
+    """Return a GPU node's kernels as its host module holds them (opkit.gpu.node_glue), [] for other nodes.
+
+    A GPU node's op has a `#section kernels` or a c_kernels(node, name) method; a CPU node adds nothing,
+    so a CPU module's text is unchanged."""
+    if not (getattr(op, "code_sections", None) or {}).get("kernels") and not callable(getattr(op, "c_kernels", None)):
+        return []
+    from opkit.gpu.node_glue import kernels_in_host_module
+
+    return [kernels_in_host_module(node, name)]
+
+
 class Collector:
     """Gather support code, headers and flags from every op and type of a module."""
 
@@ -117,7 +129,7 @@ class Collector:
         if params_name is not None:
             struct_sub["params"] = params_name
         # `sub` only for methods that take it: the tutorials' c_support_code_struct(node, name) does not.
-        return (as_list(call(op, "c_support_code_apply", node, name)),
+        return (as_list(call(op, "c_support_code_apply", node, name)) + _kernels(op, node, name),
                 as_list(call(op, "c_init_code_apply", node, name)),
                 as_list(call(op, "c_support_code_struct", node, name, sub=dict(struct_sub))),
                 as_list(call(op, "c_init_code_struct", node, name, struct_sub)),
