@@ -1,0 +1,286 @@
+// opkit's CUDA interpreter: the device functions CUDA gives kernels (warp collectives, atomics, integer
+// and exactly rounded float intrinsics, min/max, __ldg), for g++. Included by cuda_interpret.h.
+// The approximate intrinsics (__expf, __fdividef, ...) and the directed roundings (_rz, _ru, _rd) are
+// not here: their results differ from the host's, so opkit.cop.source.kernel_refusals refuses them.
+
+namespace opkit_interp {
+
+template <class T>
+static inline uint64_t to_bits(T v)
+{
+    static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value,
+                  "a warp collective takes a value of at most 8 bytes");
+    uint64_t bits = 0;
+    std::memcpy(&bits, &v, sizeof(T));
+    return bits;
+}
+
+template <class T>
+static inline T from_bits(uint64_t bits)
+{
+    T v;
+    std::memcpy(&v, &bits, sizeof(T));
+    return v;
+}
+
+static inline uint64_t warp(int kind, unsigned mask, uint64_t value, int lane_arg, int width, const char* file,
+                            int line)
+{
+    return wait_at(kind, AT_WARP, mask, value, lane_arg, width, file, line, 0);
+}
+
+}  // namespace opkit_interp
+
+#define OPKIT_SITE const char* file = __builtin_FILE(), int line = __builtin_LINE()
+
+static inline void __syncwarp(unsigned mask = 0xffffffffu, OPKIT_SITE)
+{
+    opkit_interp::warp(opkit_interp::SYNCWARP, mask, 0, 0, 32, file, line);
+}
+
+template <class T>
+static inline T __shfl_sync(unsigned mask, T var, int src_lane, int width = warpSize, OPKIT_SITE)
+{
+    return opkit_interp::from_bits<T>(opkit_interp::warp(opkit_interp::SHFL_IDX, mask, opkit_interp::to_bits(var),
+                                                         src_lane, width, file, line));
+}
+template <class T>
+static inline T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = warpSize, OPKIT_SITE)
+{
+    return opkit_interp::from_bits<T>(opkit_interp::warp(opkit_interp::SHFL_UP, mask, opkit_interp::to_bits(var),
+                                                         (int)delta, width, file, line));
+}
+template <class T>
+static inline T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = warpSize, OPKIT_SITE)
+{
+    return opkit_interp::from_bits<T>(opkit_interp::warp(opkit_interp::SHFL_DOWN, mask,
+                                                         opkit_interp::to_bits(var), (int)delta, width, file, line));
+}
+template <class T>
+static inline T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = warpSize, OPKIT_SITE)
+{
+    return opkit_interp::from_bits<T>(opkit_interp::warp(opkit_interp::SHFL_XOR, mask, opkit_interp::to_bits(var),
+                                                         lane_mask, width, file, line));
+}
+
+static inline unsigned __ballot_sync(unsigned mask, int predicate, OPKIT_SITE)
+{
+    return (unsigned)opkit_interp::warp(opkit_interp::BALLOT, mask, predicate != 0, 0, 32, file, line);
+}
+static inline int __all_sync(unsigned mask, int predicate, OPKIT_SITE)
+{
+    return (int)opkit_interp::warp(opkit_interp::ALL, mask, predicate != 0, 0, 32, file, line);
+}
+static inline int __any_sync(unsigned mask, int predicate, OPKIT_SITE)
+{
+    return (int)opkit_interp::warp(opkit_interp::ANY, mask, predicate != 0, 0, 32, file, line);
+}
+template <class T>
+static inline unsigned __match_any_sync(unsigned mask, T value, OPKIT_SITE)
+{
+    return (unsigned)opkit_interp::warp(opkit_interp::MATCH_ANY, mask, opkit_interp::to_bits(value), 0, 32, file,
+                                        line);
+}
+template <class T>
+static inline unsigned __match_all_sync(unsigned mask, T value, int* pred, OPKIT_SITE)
+{
+    unsigned r = (unsigned)opkit_interp::warp(opkit_interp::MATCH_ALL, mask, opkit_interp::to_bits(value), 0, 32,
+                                              file, line);
+    *pred = r != 0;
+    return r;
+}
+
+#define OPKIT_REDUCE(NAME, T, KIND) \
+    static inline T NAME(unsigned mask, T value, OPKIT_SITE) \
+    { return (T)(uint32_t)opkit_interp::warp(opkit_interp::KIND, mask, (uint32_t)value, 0, 32, file, line); }
+OPKIT_REDUCE(__reduce_add_sync, unsigned, REDUCE_ADD)
+OPKIT_REDUCE(__reduce_add_sync, int, REDUCE_ADD)
+OPKIT_REDUCE(__reduce_min_sync, unsigned, REDUCE_UMIN)
+OPKIT_REDUCE(__reduce_min_sync, int, REDUCE_MIN)
+OPKIT_REDUCE(__reduce_max_sync, unsigned, REDUCE_UMAX)
+OPKIT_REDUCE(__reduce_max_sync, int, REDUCE_MAX)
+OPKIT_REDUCE(__reduce_and_sync, unsigned, REDUCE_AND)
+OPKIT_REDUCE(__reduce_or_sync, unsigned, REDUCE_OR)
+OPKIT_REDUCE(__reduce_xor_sync, unsigned, REDUCE_XOR)
+#undef OPKIT_REDUCE
+#undef OPKIT_SITE
+
+// ---- memory fences and cached loads: the interpreter's memory is the host's, coherent ----
+static inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+static inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+static inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+template <class T> static inline T __ldg(const T* p) { return *p; }
+template <class T> static inline T __ldca(const T* p) { return *p; }
+template <class T> static inline T __ldcg(const T* p) { return *p; }
+template <class T> static inline T __ldcs(const T* p) { return *p; }
+template <class T> static inline T __ldlu(const T* p) { return *p; }
+template <class T> static inline T __ldcv(const T* p) { return *p; }
+template <class T> static inline void __stwb(T* p, T v) { *p = v; }
+template <class T> static inline void __stcg(T* p, T v) { *p = v; }
+template <class T> static inline void __stcs(T* p, T v) { *p = v; }
+template <class T> static inline void __stwt(T* p, T v) { *p = v; }
+
+// ---- atomics: CUDA's overloads, each a real host atomic (returns the old value) ----
+namespace opkit_interp {
+template <class T, class F>
+static inline T atomic_update(T* address, F f)
+{
+    T old;
+    __atomic_load(address, &old, __ATOMIC_RELAXED);
+    T desired = f(old);
+    while (!__atomic_compare_exchange(address, &old, &desired, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+        desired = f(old);
+    return old;
+}
+}  // namespace opkit_interp
+
+#define OPKIT_ATOMIC(NAME, T, EXPR) \
+    static inline T NAME(T* address, T val) \
+    { return opkit_interp::atomic_update(address, [val](T old) -> T { return EXPR; }); }
+#define OPKIT_ATOMIC_INTEGER(T) \
+    OPKIT_ATOMIC(atomicAdd, T, (T)(old + val)) \
+    OPKIT_ATOMIC(atomicExch, T, val) \
+    OPKIT_ATOMIC(atomicMin, T, val < old ? val : old) \
+    OPKIT_ATOMIC(atomicMax, T, val > old ? val : old) \
+    OPKIT_ATOMIC(atomicAnd, T, (T)(old & val)) \
+    OPKIT_ATOMIC(atomicOr, T, (T)(old | val)) \
+    OPKIT_ATOMIC(atomicXor, T, (T)(old ^ val)) \
+    static inline T atomicCAS(T* address, T compare, T val) \
+    { \
+        __atomic_compare_exchange(address, &compare, &val, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+        return compare; \
+    }
+OPKIT_ATOMIC_INTEGER(int)
+OPKIT_ATOMIC_INTEGER(unsigned int)
+OPKIT_ATOMIC_INTEGER(unsigned long long)
+OPKIT_ATOMIC(atomicMin, long long, val < old ? val : old)
+OPKIT_ATOMIC(atomicMax, long long, val > old ? val : old)
+OPKIT_ATOMIC(atomicAnd, long long, old & val)
+OPKIT_ATOMIC(atomicOr, long long, old | val)
+OPKIT_ATOMIC(atomicXor, long long, old ^ val)
+OPKIT_ATOMIC(atomicSub, int, (int)((unsigned)old - (unsigned)val))
+OPKIT_ATOMIC(atomicSub, unsigned int, old - val)
+OPKIT_ATOMIC(atomicAdd, float, old + val)
+OPKIT_ATOMIC(atomicAdd, double, old + val)
+OPKIT_ATOMIC(atomicExch, float, val)
+OPKIT_ATOMIC(atomicInc, unsigned int, old >= val ? 0u : old + 1u)
+OPKIT_ATOMIC(atomicDec, unsigned int, (old == 0u || old > val) ? val : old - 1u)
+static inline unsigned short atomicCAS(unsigned short* address, unsigned short compare, unsigned short val)
+{
+    __atomic_compare_exchange(address, &compare, &val, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    return compare;
+}
+#undef OPKIT_ATOMIC_INTEGER
+#undef OPKIT_ATOMIC
+// The _block and _system scopes are the same memory here.
+#define OPKIT_SCOPED(NAME) \
+    template <class... A> static inline auto NAME##_block(A... a) -> decltype(NAME(a...)) { return NAME(a...); } \
+    template <class... A> static inline auto NAME##_system(A... a) -> decltype(NAME(a...)) { return NAME(a...); }
+OPKIT_SCOPED(atomicAdd)
+OPKIT_SCOPED(atomicSub)
+OPKIT_SCOPED(atomicExch)
+OPKIT_SCOPED(atomicMin)
+OPKIT_SCOPED(atomicMax)
+OPKIT_SCOPED(atomicInc)
+OPKIT_SCOPED(atomicDec)
+OPKIT_SCOPED(atomicCAS)
+OPKIT_SCOPED(atomicAnd)
+OPKIT_SCOPED(atomicOr)
+OPKIT_SCOPED(atomicXor)
+#undef OPKIT_SCOPED
+
+// ---- min and max: CUDA's overloads (the usual arithmetic conversions; fmin/fmax for floating point) ----
+template <class A, class B,
+          typename std::enable_if<std::is_arithmetic<A>::value && std::is_arithmetic<B>::value, int>::type = 0>
+static inline typename std::common_type<A, B>::type min(A a, B b)
+{
+    typedef typename std::common_type<A, B>::type C;
+    if (std::is_floating_point<C>::value) return (C)std::fmin((C)a, (C)b);
+    return (C)a < (C)b ? (C)a : (C)b;
+}
+template <class A, class B,
+          typename std::enable_if<std::is_arithmetic<A>::value && std::is_arithmetic<B>::value, int>::type = 0>
+static inline typename std::common_type<A, B>::type max(A a, B b)
+{
+    typedef typename std::common_type<A, B>::type C;
+    if (std::is_floating_point<C>::value) return (C)std::fmax((C)a, (C)b);
+    return (C)a > (C)b ? (C)a : (C)b;
+}
+static inline unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }
+static inline unsigned umax(unsigned a, unsigned b) { return a > b ? a : b; }
+static inline long long llmin(long long a, long long b) { return a < b ? a : b; }
+static inline long long llmax(long long a, long long b) { return a > b ? a : b; }
+static inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+static inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
+
+// ---- integer intrinsics ----
+static inline int __popc(unsigned x) { return __builtin_popcount(x); }
+static inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+static inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned)x); }
+static inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll((unsigned long long)x); }
+static inline int __ffs(int x) { return __builtin_ffs(x); }
+static inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+static inline unsigned __brev(unsigned x)
+{
+    unsigned r = 0;
+    for (int i = 0; i < 32; ++i) r |= ((x >> i) & 1u) << (31 - i);
+    return r;
+}
+static inline unsigned long long __brevll(unsigned long long x)
+{
+    return ((unsigned long long)__brev((unsigned)x) << 32) | __brev((unsigned)(x >> 32));
+}
+static inline int __mulhi(int a, int b) { return (int)(((long long)a * b) >> 32); }
+static inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
+static inline long long __mul64hi(long long a, long long b) { return (long long)(((__int128)a * b) >> 64); }
+static inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b)
+{
+    return (unsigned long long)(((unsigned __int128)a * b) >> 64);
+}
+static inline int __mul24(int a, int b)
+{
+    return (int)((long long)((a << 8) >> 8) * (long long)((b << 8) >> 8));
+}
+static inline unsigned __umul24(unsigned a, unsigned b) { return (a & 0xffffffu) * (b & 0xffffffu); }
+
+// ---- reinterpretations ----
+static inline int __float_as_int(float x) { return opkit_interp::from_bits<int>(opkit_interp::to_bits(x)); }
+static inline unsigned __float_as_uint(float x) { return opkit_interp::from_bits<unsigned>(opkit_interp::to_bits(x)); }
+static inline float __int_as_float(int x) { return opkit_interp::from_bits<float>(opkit_interp::to_bits(x)); }
+static inline float __uint_as_float(unsigned x) { return opkit_interp::from_bits<float>(opkit_interp::to_bits(x)); }
+static inline long long __double_as_longlong(double x)
+{
+    return opkit_interp::from_bits<long long>(opkit_interp::to_bits(x));
+}
+static inline double __longlong_as_double(long long x)
+{
+    return opkit_interp::from_bits<double>(opkit_interp::to_bits(x));
+}
+
+// ---- exactly rounded float intrinsics (round to nearest: the host's IEEE operations, not contracted) ----
+static inline float __fadd_rn(float a, float b) { return a + b; }
+static inline float __fsub_rn(float a, float b) { return a - b; }
+static inline float __fmul_rn(float a, float b) { return a * b; }
+static inline float __fdiv_rn(float a, float b) { return a / b; }
+static inline float __frcp_rn(float a) { return 1.0f / a; }
+static inline float __fsqrt_rn(float a) { return std::sqrt(a); }
+static inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
+static inline double __dadd_rn(double a, double b) { return a + b; }
+static inline double __dsub_rn(double a, double b) { return a - b; }
+static inline double __dmul_rn(double a, double b) { return a * b; }
+static inline double __ddiv_rn(double a, double b) { return a / b; }
+static inline double __drcp_rn(double a) { return 1.0 / a; }
+static inline double __dsqrt_rn(double a) { return std::sqrt(a); }
+static inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
+static inline float __saturatef(float x) { return x != x ? 0.0f : x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x; }
+static inline float saturate(float x) { return __saturatef(x); }
+static inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+static inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
+static inline float rcbrtf(float x) { return 1.0f / std::cbrt(x); }
+static inline double rcbrt(double x) { return 1.0 / std::cbrt(x); }
+static inline float sinpif(float x) { return std::sin((float)M_PI * x); }
+static inline double sinpi(double x) { return std::sin(M_PI * x); }
+static inline float cospif(float x) { return std::cos((float)M_PI * x); }
+static inline double cospi(double x) { return std::cos(M_PI * x); }
+static inline float normcdff(float x) { return 0.5f * std::erfc(-x * (float)M_SQRT1_2); }
+static inline double normcdf(double x) { return 0.5 * std::erfc(-x * M_SQRT1_2); }

@@ -1,0 +1,138 @@
+// CUDA kernels that tests/gpu/test_interpreter.py runs through opkit's CPU interpreter (g++ against
+// opkit/templates/gpu/cuda_interpret.h) and compiles with NVRTC for sm_90: one text both ways.
+// No #include: NVRTC compiles it as it is.
+
+extern "C" __global__ void axpy(int n, float a, const float* x, float* y)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        y[i] = a * x[i] + y[i];
+}
+
+// Each block sums its blockDim.x (a power of 2, <= 256) elements by a tree in shared memory.
+extern "C" __global__ void block_sum(int n, const double* x, double* partial)
+{
+    __shared__ double s[256];
+    int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+    s[t] = i < n ? x[i] : 0.0;
+    __syncthreads();
+    for (int k = blockDim.x / 2; k > 0; k >>= 1) {
+        if (t < k) s[t] += s[t + k];
+        __syncthreads();
+    }
+    if (t == 0) partial[blockIdx.x] = s[0];
+}
+
+extern "C" __global__ void histogram(int n, const int* x, unsigned int* bins)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        atomicAdd(&bins[x[i]], 1u);
+}
+
+// Per warp: the sum by shuffles down (lane 0 adds it to *total) and the butterfly sum every lane gets.
+extern "C" __global__ void warp_sums(int n, const int* x, int* every_lane, unsigned long long* total)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int v = i < n ? x[i] : 0;
+    int w = v;
+    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset);
+    for (int mask = 1; mask < 32; mask <<= 1) w += __shfl_xor_sync(0xffffffffu, w, mask);
+    if ((threadIdx.x & 31) == 0) atomicAdd(total, (unsigned long long)(long long)v);
+    if (i < n) every_lane[i] = w;
+}
+
+// Inclusive prefix sums within segments of `width` lanes (shuffle up), and each segment's first value
+// broadcast to it (shuffle by index).
+extern "C" __global__ void segment_scan(int n, int width, const int* x, int* scan, int* first)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int v = i < n ? x[i] : 0;
+    int lane = threadIdx.x % width;
+    for (int d = 1; d < width; d <<= 1) {
+        int up = __shfl_up_sync(0xffffffffu, v, d, width);
+        if (lane >= d) v += up;
+    }
+    int f = __shfl_sync(0xffffffffu, i < n ? x[i] : 0, 0, width);
+    if (i < n) {
+        scan[i] = v;
+        first[i] = f;
+    }
+}
+
+extern "C" __global__ void votes(int n, const int* x, unsigned int* ballot, int* all, int* any)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int p = i < n && x[i] != 0;
+    unsigned int b = __ballot_sync(0xffffffffu, p);
+    int a = __all_sync(0xffffffffu, p), y = __any_sync(0xffffffffu, p);
+    if ((threadIdx.x & 31) == 0) {
+        int warp = i / 32;
+        ballot[warp] = b;
+        all[warp] = a;
+        any[warp] = y;
+    }
+}
+
+// Every thread writes its global linear index at its place in a (grid * block)-shaped array.
+extern "C" __global__ void coordinates(long long* out)
+{
+    long long nx = (long long)gridDim.x * blockDim.x, ny = (long long)gridDim.y * blockDim.y;
+    long long x = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long y = (long long)blockIdx.y * blockDim.y + threadIdx.y;
+    long long z = (long long)blockIdx.z * blockDim.z + threadIdx.z;
+    out[(z * ny + y) * nx + x] = ((((long long)blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x)
+                                  * blockDim.z * blockDim.y * blockDim.x)
+                                 + (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+}
+
+// Per block: how many elements are positive, whether all are, whether any is.
+extern "C" __global__ void block_votes(int n, const int* x, int* counts)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int p = i < n && x[i] > 0;
+    int c = __syncthreads_count(p), a = __syncthreads_and(p), o = __syncthreads_or(p);
+    if (threadIdx.x == 0) {
+        counts[3 * blockIdx.x] = c;
+        counts[3 * blockIdx.x + 1] = a;
+        counts[3 * blockIdx.x + 2] = o;
+    }
+}
+
+// Only lanes 0-15 of each warp take part, with a mask naming them.
+extern "C" __global__ void half_warp(const int* x, int* out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if ((threadIdx.x & 31) < 16) out[i] = __shfl_xor_sync(0x0000ffffu, x[i], 1);
+}
+
+// A divergent barrier: threads past n leave before the others' __syncthreads.
+extern "C" __global__ void early_exit(int n, float* y)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    __syncthreads();
+    y[i] = 1.0f;
+}
+
+// Two barriers, one per branch of a condition that is not uniform in the block.
+extern "C" __global__ void two_barriers(float* y)
+{
+    if (threadIdx.x % 2) {
+        __syncthreads();
+    } else {
+        __syncthreads();
+    }
+    y[threadIdx.x] = 1.0f;
+}
+
+// A shuffle whose mask does not name the caller (lanes 16-31 call with lanes 0-15's mask).
+extern "C" __global__ void wrong_mask(int* y)
+{
+    y[threadIdx.x] = __shfl_sync(0x0000ffffu, (int)threadIdx.x, 0);
+}
+
+// Shuffles reading lanes that have left.
+extern "C" __global__ void read_exited(int* y)
+{
+    if (threadIdx.x >= 8) return;
+    y[threadIdx.x] = __shfl_down_sync(0xffffffffu, (int)threadIdx.x, 8);
+}

@@ -1,0 +1,288 @@
+"""opkit's CUDA interpreter (opkit/templates/gpu/cuda_interpret.h) runs real CUDA kernels on the CPU.
+
+The kernels (tests/gpu/interpreter_kernels.cu) are compiled by g++ against the interpreter's header into a
+shared library, launched through ctypes with numpy arrays, and compared with numpy. What CUDA leaves
+undefined (a divergent barrier, a shuffle reading a lane that left) and launches CUDA refuses are errors
+that name it. The same text is compiled by NVRTC for sm_90 (test_interpreter_nvrtc.py)."""
+
+import ctypes
+import pathlib
+import subprocess
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from opkit.cop.build.compiler import find_compiler
+
+HERE = pathlib.Path(__file__).resolve().parent
+HEADERS = HERE.parents[1] / "opkit" / "templates" / "gpu"
+KERNELS = HERE / "interpreter_kernels.cu"
+
+P_F32 = np.ctypeslib.ndpointer(np.float32, flags="C")
+P_F64 = np.ctypeslib.ndpointer(np.float64, flags="C")
+P_I32 = np.ctypeslib.ndpointer(np.int32, flags="C")
+P_U32 = np.ctypeslib.ndpointer(np.uint32, flags="C")
+P_I64 = np.ctypeslib.ndpointer(np.int64, flags="C")
+P_U64 = np.ctypeslib.ndpointer(np.uint64, flags="C")
+I, LL, ULL = ctypes.c_int, ctypes.c_longlong, ctypes.c_ulonglong
+
+SIGNATURES = {
+    "run_axpy": [LL, LL, I, ctypes.c_float, P_F32, P_F32],
+    "run_block_sum": [I, I, I, P_F64, P_F64],
+    "run_histogram": [I, I, I, P_I32, P_U32],
+    "run_warp_sums": [I, I, I, P_I32, P_I32, P_U64],
+    "run_segment_scan": [I, I, I, I, P_I32, P_I32, P_I32],
+    "run_votes": [I, I, I, P_I32, P_U32, P_I32, P_I32],
+    "run_coordinates": [LL, LL, LL, LL, LL, LL, ULL, P_I64],
+    "run_block_votes": [I, I, I, P_I32, P_I32],
+    "run_half_warp": [I, I, P_I32, P_I32],
+    "run_early_exit": [I, I, I, P_F32],
+    "run_two_barriers": [I, P_F32],
+    "run_wrong_mask": [I, P_I32],
+    "run_read_exited": [I, P_I32],
+}
+
+
+def compile_with_interpreter(source, output, extra=()):
+    """Compile the C++ file `source` against the interpreter's headers into `output`; return the process."""
+    compiler = find_compiler().command
+    command = [*compiler, "-std=c++17", "-O1", "-ffp-contract=off", "-fPIC", f"-I{HEADERS}", f"-I{HERE}",
+               *extra, str(source), "-o", str(output)]
+    return subprocess.run(command, capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def lib(tmp_path_factory):
+    output = tmp_path_factory.mktemp("interpreter") / "kernels.so"
+    done = compile_with_interpreter(HERE / "interpreter_host.cpp", output, ["-shared"])
+    assert done.returncode == 0, done.stderr
+    library = ctypes.CDLL(str(output))
+    for name, argtypes in SIGNATURES.items():
+        getattr(library, name).argtypes = argtypes
+        getattr(library, name).restype = ctypes.c_int
+    library.opkit_test_error.restype = ctypes.c_char_p
+    return library
+
+
+def launched(lib, status):
+    assert status == 0, lib.opkit_test_error().decode()
+
+
+def refused(lib, status):
+    assert status == -1
+    return lib.opkit_test_error().decode()
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(0, 3000), grid=st.integers(1, 9), block=st.sampled_from([1, 32, 100, 256, 1024]),
+       a=st.floats(-4, 4, width=32), seed=st.integers(0, 2**32 - 1))
+def test_grid_stride_axpy_equals_numpy(lib, n, grid, block, a, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    expected = np.float32(a) * x + y
+    launched(lib, lib.run_axpy(grid, block, n, a, x, y))
+    np.testing.assert_array_equal(y, expected)
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 5000), block=st.sampled_from([1, 2, 32, 64, 128, 256]), seed=st.integers(0, 2**32 - 1))
+def test_block_tree_reduction_in_shared_memory(lib, n, block, seed):
+    x = np.random.default_rng(seed).integers(-1000, 1000, n).astype(np.float64)  # exact sums in any order
+    grid = -(-n // block)
+    partial = np.full(grid, np.nan)
+    launched(lib, lib.run_block_sum(grid, block, n, x, partial))
+    padded = np.zeros(grid * block)
+    padded[:n] = x
+    np.testing.assert_array_equal(partial, padded.reshape(grid, block).sum(axis=1))
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(0, 4000), bins=st.integers(1, 40), grid=st.integers(1, 5), seed=st.integers(0, 2**32 - 1))
+def test_atomic_add_histogram(lib, n, bins, grid, seed):
+    x = np.random.default_rng(seed).integers(0, bins, n).astype(np.int32)
+    counts = np.zeros(bins, np.uint32)
+    launched(lib, lib.run_histogram(grid, 128, n, x, counts))
+    np.testing.assert_array_equal(counts, np.bincount(x, minlength=bins))
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 3000), block=st.sampled_from([32, 64, 256, 1024]), seed=st.integers(0, 2**32 - 1))
+def test_warp_shuffle_reductions(lib, n, block, seed):
+    x = np.random.default_rng(seed).integers(-10**6, 10**6, n).astype(np.int32)
+    grid = -(-n // block)
+    every_lane = np.zeros(n, np.int32)
+    total = np.zeros(1, np.uint64)
+    launched(lib, lib.run_warp_sums(grid, block, n, x, every_lane, total))
+    assert int(total[0].astype(np.int64)) == int(x.astype(np.int64).sum())
+    padded = np.zeros(grid * block, np.int64)
+    padded[:n] = x
+    per_warp = padded.reshape(-1, 32).sum(axis=1)
+    np.testing.assert_array_equal(every_lane, np.repeat(per_warp, 32)[:n].astype(np.int32))
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 700), width=st.sampled_from([1, 2, 4, 8, 16, 32]), seed=st.integers(0, 2**32 - 1))
+def test_shuffle_up_scan_and_broadcast_within_width_segments(lib, n, width, seed):
+    x = np.random.default_rng(seed).integers(-100, 100, n).astype(np.int32)
+    block = 64
+    grid = -(-n // block)
+    scan = np.zeros(n, np.int32)
+    first = np.zeros(n, np.int32)
+    launched(lib, lib.run_segment_scan(grid, block, n, width, x, scan, first))
+    padded = np.zeros(grid * block, np.int32)
+    padded[:n] = x
+    segments = padded.reshape(-1, width)
+    np.testing.assert_array_equal(scan, np.cumsum(segments, axis=1).reshape(-1)[:n])
+    np.testing.assert_array_equal(first, np.repeat(segments[:, 0], width)[:n])
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 1000), density=st.sampled_from([0.0, 0.5, 0.97, 1.0]), seed=st.integers(0, 2**32 - 1))
+def test_ballot_all_any(lib, n, density, seed):
+    x = (np.random.default_rng(seed).random(n) < density).astype(np.int32)
+    block = 128
+    grid = -(-n // block)
+    warps = grid * block // 32
+    ballot = np.zeros(warps, np.uint32)
+    all_ = np.zeros(warps, np.int32)
+    any_ = np.zeros(warps, np.int32)
+    launched(lib, lib.run_votes(grid, block, n, x, ballot, all_, any_))
+    bits = np.zeros(grid * block, np.int64)
+    bits[:n] = x
+    bits = bits.reshape(warps, 32)
+    np.testing.assert_array_equal(ballot, (bits << np.arange(32)).sum(axis=1).astype(np.uint32))
+    np.testing.assert_array_equal(all_, bits.all(axis=1))
+    np.testing.assert_array_equal(any_, bits.any(axis=1))
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 2000), block=st.sampled_from([1, 33, 256, 1024]), seed=st.integers(0, 2**32 - 1))
+def test_syncthreads_count_and_or(lib, n, block, seed):
+    x = np.random.default_rng(seed).integers(-1, 3, n).astype(np.int32)
+    grid = -(-n // block)
+    counts = np.zeros(3 * grid, np.int32)
+    launched(lib, lib.run_block_votes(grid, block, n, x, counts))
+    padded = np.zeros(grid * block, np.int32)
+    padded[:n] = x
+    positive = (padded > 0).reshape(grid, block)
+    expected = np.stack([positive.sum(axis=1), positive.all(axis=1), positive.any(axis=1)], axis=1)
+    np.testing.assert_array_equal(counts, expected.reshape(-1))
+
+
+@pytest.mark.parametrize("grid, block", [((1, 1, 1), (1, 1, 1)), ((3, 2, 1), (4, 3, 2)), ((2, 2, 3), (8, 4, 2)),
+                                         ((1, 5, 2), (32, 1, 3)), ((4, 1, 1), (1, 16, 4)), ((2, 2, 2), (16, 8, 8))])
+def test_2d_and_3d_grids_and_blocks(lib, grid, block):
+    shape = tuple(g * b for g, b in zip(grid, block))[::-1]  # (z, y, x)
+    out = np.full(shape, -1, np.int64)
+    launched(lib, lib.run_coordinates(*grid, *block, 0, out))
+    z, y, x = np.indices(shape)
+    bx, tx = divmod(x, block[0])
+    by, ty = divmod(y, block[1])
+    bz, tz = divmod(z, block[2])
+    block_linear = (bz * grid[1] + by) * grid[0] + bx
+    thread_linear = (tz * block[1] + ty) * block[0] + tx
+    np.testing.assert_array_equal(out, block_linear * int(np.prod(block)) + thread_linear)
+
+
+def test_partial_mask_shuffle_among_the_lanes_it_names(lib):
+    x = np.arange(96, dtype=np.int32)
+    out = np.full(96, -1, np.int32)
+    launched(lib, lib.run_half_warp(1, 96, x, out))
+    lanes = np.arange(96) % 32
+    np.testing.assert_array_equal(out[lanes < 16], (x ^ 1)[lanes < 16])
+    assert (out[lanes >= 16] == -1).all()
+
+
+@pytest.mark.parametrize("grid, block, shared, message", [
+    ((0, 1, 1), (32, 1, 1), 0, "the grid (0, 1, 1) has a dimension < 1"),
+    ((1, 1, 1), (0, 1, 1), 0, "the block (0, 1, 1) has a dimension < 1"),
+    ((1, 1, 1), (2048, 1, 1), 0, "the block (2048, 1, 1) has 2048 threads"),
+    ((1, 1, 1), (32, 32, 2), 0, "the block (32, 32, 2) has 2048 threads"),
+    ((1, 1, 1), (1, 1, 65), 0, "the block (1, 1, 65) has 65 threads or a dimension over CUDA's limits"),
+    ((1, 70000, 1), (1, 1, 1), 0, "the grid (1, 70000, 1) is larger than CUDA's (2147483647, 65535, 65535)"),
+    ((-5, 1, 1), (32, 1, 1), 0, "the grid (-5, 1, 1) has a dimension < 1"),
+    ((2**31, 1, 1), (32, 1, 1), 0, "the grid (2147483648, 1, 1) is larger than CUDA's"),
+])
+def test_refused_launch_configurations_name_cuda_error(lib, grid, block, shared, message):
+    out = np.zeros(1, np.int64)
+    text = refused(lib, lib.run_coordinates(*grid, *block, shared, out))
+    assert text.startswith("cudaErrorInvalidConfiguration: kernel coordinates cannot be launched: "), text
+    assert message in text
+
+
+def test_too_much_dynamic_shared_memory_is_cuda_invalid_value(lib):
+    out = np.zeros(1, np.int64)
+    text = refused(lib, lib.run_coordinates(1, 1, 1, 1, 1, 1, 64 * 1024, out))
+    assert text == ("cudaErrorInvalidValue: kernel coordinates cannot be launched: 65536 bytes of dynamic shared "
+                    "memory is more than the 49152 a launch gets")
+
+
+def test_a_launch_after_a_refused_one_runs(lib):
+    out = np.zeros(1, np.int64)
+    refused(lib, lib.run_coordinates(0, 1, 1, 1, 1, 1, 0, out))
+    launched(lib, lib.run_coordinates(1, 1, 1, 1, 1, 1, 0, out))
+
+
+def test_divergent_syncthreads_after_an_early_exit_is_an_error(lib):
+    y = np.zeros(64, np.float32)
+    text = refused(lib, lib.run_early_exit(1, 64, 40, y))
+    assert text == (f"{KERNELS}:112: __syncthreads in kernel early_exit, block (0, 0, 0) is not reached by every "
+                    "thread of the block: thread (40, 0, 0) exited while thread (0, 0, 0) waits there (undefined in "
+                    "CUDA: a GPU may hang or go on with a wrong result)")
+
+
+def test_uniform_early_exit_of_a_whole_block_then_the_next_block_runs(lib):
+    y = np.zeros(64, np.float32)
+    launched(lib, lib.run_early_exit(2, 32, 64, y))  # n covers every thread: no one leaves
+    assert (y == 1).all()
+
+
+def test_barriers_in_both_branches_of_a_divergent_condition_are_an_error(lib):
+    y = np.zeros(32, np.float32)
+    text = refused(lib, lib.run_two_barriers(32, y))
+    assert f"{KERNELS}:122: divergent barrier in kernel two_barriers, block (0, 0, 0)" in text
+    assert f"while thread (1, 0, 0) waits at the __syncthreads at {KERNELS}:120" in text
+
+
+def test_shuffle_whose_mask_omits_the_caller_is_an_error(lib):
+    y = np.zeros(32, np.int32)
+    text = refused(lib, lib.run_wrong_mask(32, y))
+    assert text == (f"{KERNELS}:130: __shfl_sync in kernel wrong_mask, block (0, 0, 0): its mask 0x0000ffff does "
+                    "not name the calling thread (16, 0, 0) (lane 16) (undefined in CUDA)")
+
+
+def test_shuffle_reading_an_exited_lane_is_an_error(lib):
+    y = np.zeros(32, np.int32)
+    text = refused(lib, lib.run_read_exited(32, y))
+    assert text == (f"{KERNELS}:137: __shfl_down_sync in kernel read_exited, block (0, 0, 0): thread (0, 0, 0) reads "
+                    "lane 8, which has exited (undefined in CUDA)")
+
+
+def test_shuffle_reading_a_lane_past_the_block_is_an_error(lib):
+    n = 40  # the second warp has 8 threads
+    x = np.zeros(n, np.int32)
+    text = refused(lib, lib.run_warp_sums(1, n, n, x, np.zeros(n, np.int32), np.zeros(1, np.uint64)))
+    assert "__shfl_down_sync in kernel warp_sums, block (0, 0, 0): thread (32, 0, 0) reads lane 16, which does " \
+           "not exist in this block (undefined in CUDA)" in text
+
+
+def test_an_argument_of_another_type_than_the_parameter_does_not_compile(tmp_path):
+    source = tmp_path / "mistyped.cpp"
+    source.write_text('#include "cuda_interpret.h"\n'
+                      'extern "C" __global__ void k(long long n, float* y) { y[0] = (float)n; }\n'
+                      'int launch(float* y) { int n = 3; return OPKIT_INTERP_LAUNCH(k, 1, 1, 0, n, y); }\n')
+    done = compile_with_interpreter(source, tmp_path / "mistyped.o", ["-c"])
+    assert done.returncode != 0
+    assert "OPKIT_LAUNCH: an argument's type differs from the kernel parameter's" in done.stderr
+
+
+def test_void_pointers_and_exact_types_are_accepted(tmp_path):
+    source = tmp_path / "typed.cpp"
+    source.write_text('#include "cuda_interpret.h"\n'
+                      'extern "C" __global__ void k(long long n, const float* x, float* y) { y[0] = x[0] + n; }\n'
+                      'int launch(void* x, float* y) { long long n = 3;\n'
+                      '    return OPKIT_INTERP_LAUNCH(k, 1, 1, 0, n, x, y); }\n')
+    done = compile_with_interpreter(source, tmp_path / "typed.o", ["-c"])
+    assert done.returncode == 0, done.stderr
