@@ -121,9 +121,23 @@ def macros_left_defined(text):
     return macros
 
 
+_APPLY_SPECIFIC_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+APPLY_SPECIFIC\(\s*(\w+)\s*\)[ \t]+\1[ \t]*##[ \t]*(\w+)",
+                                    re.M)
+_APPLY_SPECIFIC_USE = re.compile(r"\bAPPLY_SPECIFIC\s*\(\s*(\w+)\s*\)")
+
+
+def _expand_apply_specific(text):
+    """Return `text` with APPLY_SPECIFIC(x) spelled out as its own `#define` says (x_node_0): two nodes'
+    `extern "C" ... APPLY_SPECIFIC(kernel)` (a GPU node's kernels under the interpreter) are two names."""
+    found = _APPLY_SPECIFIC_DEFINE.search(text)
+    if found is None:
+        return text
+    return _APPLY_SPECIFIC_USE.sub(lambda m: m.group(1) + found.group(2), text)
+
+
 def extern_c_definitions(text):
     """Return the names `text` defines with C linkage (no namespace separates them), as far as a regex sees."""
-    code = _NOT_CODE.sub(" ", _EXTERN_C.sub("extern_C ", text))
+    code = _NOT_CODE.sub(" ", _EXTERN_C.sub("extern_C ", _expand_apply_specific(text)))
     names = {m.group(2) for m in _EXTERN_C_ONE.finditer(code)}
     for start in _EXTERN_C_BLOCK.finditer(code):
         depth, k = 1, start.end()
