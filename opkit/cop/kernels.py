@@ -215,8 +215,19 @@ def _build(node, text, key, arch, options) -> None:
         write_private(main, compiled.cubin or compiled.ptx.encode("utf-8"))
         return main
 
-    path = kernel_cache().get_or_build(key, build, module_name=module_name, extra_meta=meta)
-    _binaries[key] = _read_entry(pathlib.Path(path), key)
+    cache = kernel_cache()
+    path = cache.get_or_build(key, build, module_name=module_name, extra_meta=meta)
+    try:
+        _binaries[key] = _read_entry(pathlib.Path(path), key)
+    except _DamagedEntry:  # a PTX file damaged since it was published: compiled again, as a damaged cubin is
+        cache._loaded.pop(key, None)
+        cache.discard(cache.entry_dir(key))
+        path = cache.get_or_build(key, build, module_name=module_name, extra_meta=meta)
+        _binaries[key] = _read_entry(pathlib.Path(path), key)
+
+
+class _DamagedEntry(CompileError):
+    """A kernel module's entry whose PTX or meta.json cannot be used."""
 
 
 def _read_entry(main: pathlib.Path, key: str) -> tuple[bytes, str]:
@@ -231,9 +242,9 @@ def _read_entry(main: pathlib.Path, key: str) -> tuple[bytes, str]:
         ptx_bytes = (entry / PTX_NAME).read_bytes()
         expected = json.loads((entry / META).read_text(encoding="utf-8"))["extra"]["ptx_sha256"]
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise CompileError(f"the kernel module {entry} is damaged ({exc}); `opkit cache clear` removes it") from None
+        raise _DamagedEntry(f"the kernel module {entry} is damaged ({exc}); `opkit cache clear` removes it") from None
     if sha256(ptx_bytes).hexdigest() != expected:
-        raise CompileError(f"the kernel module {entry}: {PTX_NAME} does not match its sha256 in meta.json; "
+        raise _DamagedEntry(f"the kernel module {entry}: {PTX_NAME} does not match its sha256 in meta.json; "
                            "`opkit cache clear` removes it")
     cubin = b"" if main.suffix == ".ptx" else data
     return cubin, ptx_bytes.decode("utf-8")

@@ -82,6 +82,10 @@ def _kernels(op, node, name):
     so a CPU module's text is unchanged."""
     if not (getattr(op, "code_sections", None) or {}).get("kernels") and not callable(getattr(op, "c_kernels", None)):
         return []
+    # A COp file may hold CPU `code` and CUDA `kernels`: on host types (no input or output of a GPU type, whose
+    # values have a `host_type`) the node is a CPU node, and its module does not change.
+    if not any(callable(getattr(v.type, "host_type", None)) for v in (*node.inputs, *node.outputs)):
+        return []
     from opkit.gpu.node_glue import kernels_in_host_module
 
     return [kernels_in_host_module(node, name)]

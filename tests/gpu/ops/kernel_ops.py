@@ -44,3 +44,23 @@ def axpy_node(a_dtype="float64", x_dtype="float64", c_file=None):
     """Return an Axpy node on a scalar of `a_dtype` and a vector of `x_dtype`."""
     op = Axpy() if c_file is None else Axpy(c_file)
     return op(ot.scalar("a", dtype=a_dtype), ot.vector("x", dtype=x_dtype)).owner
+
+
+class Unary(opkit.COp):
+    """y = f(x) elementwise, from `c_file` (copy.c's kernels; twice_cpu.c's CPU code and kernels)."""
+
+    __props__ = ("c_file",)
+
+    def __init__(self, c_file):
+        self.c_file = str(c_file)
+        super().__init__(self.c_file)
+
+    def make_node(self, x):
+        x = ot.as_tensor_variable(x)
+        return opkit.Apply(self, [x], [x.type()])
+
+
+def unary_node(c_file, dtype="float64"):
+    """Return a Unary node of `c_file` on a vector of `dtype`."""
+    return Unary(os.path.join(HERE, c_file) if not os.path.isabs(str(c_file)) else c_file)(
+        ot.vector("x", dtype=dtype)).owner
