@@ -217,3 +217,24 @@ def find_nvrtc() -> bool:
     except CompileError:
         return False
     return True
+
+
+def test_a_new_cuda_package_installs_and_passes_its_own_tests(plugin_venv, tmp_path):
+    """`opkit new NAME --cuda`, pip install, pytest: the CPU op's tests and the kernel's, through the interpreter
+    (and on the GPU where CuPy finds one: skipped only where it finds none)."""
+    plugin_venv.run("-m", "opkit.cli", "new", "cuda_ops", "--cuda", cwd=tmp_path)
+    assert plugin_venv.run("-m", "opkit.cli", "check", "cuda_ops/src/cuda_ops/cuda_ops_gpu.cu", cwd=tmp_path,
+                           check=False).returncode == 0
+    plugin_venv.pip_install(tmp_path / "cuda_ops")
+    result = plugin_venv.run("-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", "cuda_ops", cwd=tmp_path,
+                             env={"OPKIT_DISABLE_PLUGINS": "opkit-test-broken"}, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    if isinstance(_cupy_device_count(), int) and _cupy_device_count() > 0:
+        assert "34 passed" in result.stdout and "skipped" not in result.stdout
+    else:
+        assert "22 passed, 12 skipped" in result.stdout
+        skips = [line for line in result.stdout.splitlines() if line.startswith("SKIPPED")]
+        assert skips and all(line.endswith(": CuPy finds no CUDA device") for line in skips)
+    listed = plugin_venv.run("-m", "opkit.cli", "list", cwd=tmp_path).stdout
+    names = {line.split()[0] for line in listed.splitlines() if line.startswith("cuda_ops")}
+    assert names == {"cuda_ops", "cuda_ops_gpu"}

@@ -1,0 +1,83 @@
+"""The README's "GPU ops" section, run literally: its .cu file and its Python example, through the CPU
+interpreter here (device="cuda-interpret") and on the GPU where CuPy finds one."""
+
+import os
+import re
+import subprocess
+import sys
+from importlib.util import find_spec
+
+import pytest
+
+from conftest import ROOT
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+SECTION = README[README.index("\n## GPU ops\n"):]
+SECTION = SECTION[:SECTION.index("\n## ", 1)]
+DEVICE_LINE = 'device = "cuda" if opkit.gpu.has_device() else "cuda-interpret"  # the CPU interpreter without a GPU'
+PRINTS = "[4. 0. 9.]\nb'\\x7fELF'"
+needs_nvrtc = pytest.mark.skipif(find_spec("nvidia") is None or find_spec("nvidia.cuda_nvrtc") is None,
+                                 reason="needs NVRTC: pip install 'opkit-sdk[cuda]'")
+
+
+def blocks(language: str) -> list[str]:
+    return re.findall(rf"^```{language}\n(.*?)^```$", SECTION, re.S | re.M)
+
+
+def _has_device() -> bool:
+    import opkit.gpu.runtime
+
+    return opkit.gpu.runtime.has_device()
+
+
+def test_the_section_names_the_extra_the_file_and_the_commands():
+    assert "pip install 'opkit-sdk[cuda]'" in SECTION
+    assert 'super().__init__("squared_diff.cu")' in SECTION and "This is `squared_diff.cu`:" in SECTION
+    for command in ("opkit new NAME --cuda", "--arch sm_80,sm_90 --into PACKAGE_DIR", "opkit doctor"):
+        assert command in SECTION
+    [cu] = blocks("c")
+    assert cu.startswith("#section kernels\n") and "\n#section code\n" in cu
+    assert "OPKIT_LAUNCH(squared_diff, blocks, 256, 0, n, x, y, z)" in cu and "opkit_gpu_empty(&OUTPUT_0" in cu
+    assert f"prints `{PRINTS.splitlines()[0]}`" in SECTION
+    assert README.index("\n## GPU ops\n") > README.index("\n## Parameters, state and libraries\n")
+
+
+def _run_example(tmp_path, python: str) -> subprocess.CompletedProcess:
+    [cu] = blocks("c")
+    (tmp_path / "squared_diff.cu").write_text(cu)
+    script = tmp_path / "example.py"
+    script.write_text(python)
+    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=600,
+                          env=dict(os.environ, OPKIT_FLAGS=""))
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("device", ["as written", "cuda-interpret"])
+def test_the_example_runs_and_prints_what_it_says(device, tmp_path):
+    """As written: the interpreter here, the GPU where CuPy finds one; the interpreter also on a GPU machine."""
+    [python] = blocks("python")
+    assert DEVICE_LINE in python
+    if device != "as written":
+        python = python.replace(DEVICE_LINE, f"device = {device!r}")
+    done = _run_example(tmp_path, python)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip() == PRINTS
+
+
+@needs_nvrtc
+def test_a_kernel_error_is_at_the_readme_files_line(tmp_path):
+    """The section's promise: a kernel error is a CompileError at the user's file:line, naming the node."""
+    [python] = blocks("python")
+    [cu] = blocks("c")
+    broken = cu.replace("z[i] = d * d;", "z[i] = d * undeclared;")
+    line = broken.splitlines().index("        z[i] = d * undeclared;") + 1
+    python = python.split("\ndevice = ")[0] + (
+        '\nnode = SquaredDiff()(opkit.gpu.vector("x", dtype="float32"), opkit.gpu.vector("y", dtype="float32")).owner'
+        "\ntry:\n    opkit.gpu.compile_kernels(node)\nexcept opkit.CompileError as exc:\n    print(exc)\n")
+    (tmp_path / "squared_diff.cu").write_text(broken)
+    script = tmp_path / "example.py"
+    script.write_text(python)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert f"squared_diff.cu:{line}:" in done.stdout and "undeclared" in done.stdout
+    assert "SquaredDiff" in done.stdout
