@@ -205,7 +205,9 @@ def test_a_second_process_reuses_the_cached_cubin():
         key = kernels.kernel_module_key(axpy_node("float32", "float32"), "sm_80")
         cubin, ptx = kernels.kernel_binary(key)
         again = kernels.compile_kernels(axpy_node("float32", "float32"), "sm_80")
-        print(json.dumps({"key": key, "same": again == cubin, "cubin": cubin.hex(), "ptx": ptx,
+        with open("/proc/self/maps") as maps:
+            loaded = "libnvrtc" in maps.read()
+        print(json.dumps({"key": key, "same": again == cubin, "cubin": cubin.hex(), "ptx": ptx, "loaded": loaded,
                           "nvrtc": nvrtc.nvrtc_events["compiled"], "events": dict(kernels.kernel_events)}))
     """)
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
@@ -215,6 +217,7 @@ def test_a_second_process_reuses_the_cached_cubin():
     assert child["key"] == module.key and child["same"]
     assert bytes.fromhex(child["cubin"]) == module.cubin and child["ptx"] == module.ptx
     assert child["nvrtc"] == 0  # NVRTC never ran in the child
+    assert not child["loaded"]  # nor was its library loaded: its version is kept in the compile cache
     assert child["events"].get("built", 0) == 0 and child["events"]["loaded"] == 1
 
 

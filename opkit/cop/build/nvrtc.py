@@ -11,7 +11,6 @@ compile is a CompileError whose `errors` are `file:line: error: ...` lines, as a
 from __future__ import annotations
 
 import collections
-import ctypes
 import functools
 import os
 import re
@@ -30,10 +29,11 @@ MAX_ERRORS = 20
 nvrtc_events: collections.Counter = collections.Counter()
 _events_lock = threading.Lock()
 
-_DIAGNOSTIC = re.compile(r"^(?P<file>.+?)\((?P<line>\d+)\): (?P<severity>catastrophic error|error|warning)(?: #[\w-]+)?: "
-                         r"(?P<message>.*)$", re.M)
-_MISSING_HEADER = re.compile(r'(?:cannot|could not) open source file "([^"]+)"')
-_ARCH = re.compile(r"(?:(sm|compute)_?)?(\d{2,3}[a-z]?)\Z")
+# Patterns are compiled on first use (re's cache): a process that loads cached kernels reads no log.
+_DIAGNOSTIC = (r"^(?P<file>.+?)\((?P<line>\d+)\): (?P<severity>catastrophic error|error|warning)(?: #[\w-]+)?: "
+               r"(?P<message>.*)$")
+_MISSING_HEADER = r'(?:cannot|could not) open source file "([^"]+)"'
+_ARCH = r"(?:(sm|compute)_?)?(\d{2,3}[a-z]?)\Z"
 
 
 class NvrtcNotFoundError(CompileError):
@@ -86,12 +86,14 @@ def find_library() -> str:
                              f"compiled\nlooked for:\n{where}\n{fix}")
 
 
-_loaded: dict[str, ctypes.CDLL] = {}
+_loaded: dict = {}  # path -> ctypes.CDLL
 _load_lock = threading.Lock()
 
 
-def _library() -> ctypes.CDLL:
+def _library():
     """Return the loaded NVRTC library (loaded once per path, typed)."""
+    import ctypes
+
     path = find_library()
     with _load_lock:
         lib = _loaded.get(path)
@@ -108,6 +110,8 @@ def _library() -> ctypes.CDLL:
 
 def _declare(lib) -> None:
     """Give ctypes the signatures of the NVRTC functions opkit calls."""
+    import ctypes
+
     p, i, s = ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t
     signatures = {
         "nvrtcVersion": [ctypes.POINTER(i), ctypes.POINTER(i)],
@@ -142,6 +146,8 @@ def _error_name(lib, result: int) -> str:
 
 @functools.lru_cache(maxsize=None)
 def _version_of(path: str) -> tuple[int, int]:
+    import ctypes
+
     lib = _library()
     major, minor = ctypes.c_int(), ctypes.c_int()
     _check(lib, lib.nvrtcVersion(ctypes.byref(major), ctypes.byref(minor)), "nvrtcVersion")
@@ -149,12 +155,35 @@ def _version_of(path: str) -> tuple[int, int]:
 
 
 def nvrtc_version() -> tuple[int, int]:
-    """Return NVRTC's (major, minor) version; NvrtcNotFoundError (naming `pip install opkit-sdk[cuda]`) if absent."""
-    return _version_of(find_library())
+    """Return NVRTC's (major, minor) version; NvrtcNotFoundError (naming `pip install opkit-sdk[cuda]`) if absent.
+
+    It is part of every kernel module's identity, so a process that only loads cached kernels asks it too:
+    the answer is kept in the compile cache's host folder, keyed by the library's path and stat, and such a
+    process never loads the 100 MB library (about 10-20 ms).
+    """
+    path = find_library()
+    st = os.stat(path)
+    facts = (path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    known = _versions.get(facts)
+    if known is None:
+        from opkit.cop.build.host import remembered
+
+        text = remembered("nvrtc-version", [str(fact) for fact in facts], lambda: "%d.%d" % _version_of(path))
+        try:
+            major, minor = map(int, text.split("."))
+        except ValueError:  # not what this module keeps there: ask the library
+            major, minor = _version_of(path)
+        known = _versions[facts] = (major, minor)
+    return known
+
+
+_versions: dict[tuple, tuple[int, int]] = {}
 
 
 @functools.lru_cache(maxsize=None)
 def _archs_of(path: str) -> tuple[int, ...]:
+    import ctypes
+
     lib = _library()
     count = ctypes.c_int()
     _check(lib, lib.nvrtcGetNumSupportedArchs(ctypes.byref(count)), "nvrtcGetNumSupportedArchs")
@@ -172,7 +201,7 @@ def normalize_arch(arch) -> str:
     """Return `arch` as NVRTC's `sm_XX` (or `compute_XX`, PTX only): accepts 'sm_90', 'sm90', '90', 90, (9, 0)."""
     if isinstance(arch, tuple) and len(arch) == 2:
         arch = f"{arch[0]}{arch[1]}"
-    match = _ARCH.match(str(arch).strip().lower())
+    match = re.match(_ARCH, str(arch).strip().lower())
     if not match:
         raise ValueError(f"unknown CUDA architecture {arch!r}; expected e.g. 'sm_80', 'sm_90' or 'compute_90'")
     return f"{match.group(1) or 'sm'}_{match.group(2)}"
@@ -198,6 +227,8 @@ def compile_cuda(text: str, filename: str = "kernels.cu", arch="sm_90", options=
     lines (the first MAX_ERRORS), with `output` NVRTC's log; with `source_path` (where the
     caller keeps the text), the message names it and the log is written beside it (`.log`).
     """
+    import ctypes
+
     arch = normalize_arch(arch)
     lib = _library()
     _check_arch(arch)
@@ -223,6 +254,8 @@ def compile_cuda(text: str, filename: str = "kernels.cu", arch="sm_90", options=
 
 def _read(lib, program, size_function, read_function) -> bytes:
     """Return one of a program's outputs (log, cubin, PTX) through its size and read functions."""
+    import ctypes
+
     size = ctypes.c_size_t()
     _check(lib, size_function(program, ctypes.byref(size)), size_function.__name__)
     buffer = ctypes.create_string_buffer(size.value)
@@ -243,12 +276,12 @@ def cubin_arch(cubin: bytes) -> str:
 def log_diagnostics(log: str) -> list[tuple[str, int, str, str]]:
     """Return NVRTC's diagnostics as (file, line, 'error' or 'warning', message), in the log's order."""
     return [(m["file"], int(m["line"]), "warning" if m["severity"] == "warning" else "error", m["message"].strip())
-            for m in _DIAGNOSTIC.finditer(log)]
+            for m in re.finditer(_DIAGNOSTIC, log, re.M)]
 
 
 def log_errors(log: str, limit: int = MAX_ERRORS) -> list[str]:
     """Return NVRTC's diagnostics as `file:line: error: message` lines (errors first), at most `limit`."""
-    found = [m for m in _DIAGNOSTIC.finditer(log)]
+    found = [m for m in re.finditer(_DIAGNOSTIC, log, re.M)]
     lines = [f"{m['file']}:{m['line']}: {m['severity']}: {m['message'].strip()}" for m in found]
     errors = [line for line, m in zip(lines, found) if m["severity"] != "warning"]
     if not found:
@@ -261,10 +294,10 @@ def _hints(log: str) -> list[str]:
     from opkit.cop.source.lint import misspelt_macro_hints
 
     hints = []
-    for header in dict.fromkeys(_MISSING_HEADER.findall(log)):
+    for header in dict.fromkeys(re.findall(_MISSING_HEADER, log)):
         hints.append(f"hint: header {header!r} not found: NVRTC has no C library and no CUDA toolkit headers; "
                      "put the header beside the op's C file (its folder is searched) or pass -I<folder> in options")
-    return hints + misspelt_macro_hints(m["file"] for m in _DIAGNOSTIC.finditer(log))
+    return hints + misspelt_macro_hints(m["file"] for m in re.finditer(_DIAGNOSTIC, log, re.M))
 
 
 def _compile_error(lib, result, log, arch, command, source_path) -> CompileError:
