@@ -347,3 +347,16 @@ def test_opkit_check_without_nvrtc_lints_and_says_so(tmp_path):
     assert run.returncode == 0 and run.stdout == ""
     assert "note: NVRTC is not installed: kernels sections were linted, not compiled (pip install opkit-sdk[cuda])" \
         in run.stderr
+
+
+def test_eight_threads_compile_one_node_once(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    path = copy_op_files(tmp_path, "copy.c")
+    path.write_text(path.read_text().replace("y[i] = x[i];", "y[i] = x[i]; /* threads */"))
+    nodes = [unary_node(path, "float32") for _ in range(8)]
+    built, compiled = kernels.kernel_events["built"], nvrtc.nvrtc_events["compiled"]
+    with ThreadPoolExecutor(8) as pool:
+        cubins = list(pool.map(kernels.compile_kernels, nodes))
+    assert len(set(cubins)) == 1 and cubins[0][:4] == b"\x7fELF"
+    assert kernels.kernel_events["built"] == built + 1 and nvrtc.nvrtc_events["compiled"] == compiled + 1

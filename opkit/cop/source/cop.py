@@ -9,6 +9,11 @@ PARAMS is defined, for an op with a `params_type`, in `init_code_struct`,
 `support_code_struct`, `cleanup_code_struct`, `code` and `code_cleanup` (a pointer to the node's
 params struct: `PARAMS->alpha`), and is the last argument of a `func_name`
 function. CONTEXT is never defined: opkit passes no context objects to ops.
+
+A `kernels` section (CUDA C++, `extern "C" __global__ void APPLY_SPECIFIC(name)(...)`) sees APPLY_SPECIFIC
+and the DTYPE/TYPENUM/ITEMSIZE macros only; no C method returns it: opkit.cop.kernels compiles it with NVRTC
+(or a GPU node's host module takes it in, under device="cuda-interpret"). An op with C methods may give
+its kernels with `c_kernels(node, name)`, wrapped in the same macros.
 """
 
 from __future__ import annotations
