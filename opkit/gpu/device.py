@@ -48,3 +48,29 @@ def using_device(device):
         yield device
     finally:
         _current.reset(token)
+
+
+class _OnDevice:
+    """A function's runner that runs with its device set (the interpreter's values are numpy arrays, which
+    the checks made while it runs, DebugMode's among them, must know); other attributes are the runner's."""
+
+    __slots__ = ("runner", "device")
+
+    def __init__(self, runner, device):
+        self.runner, self.device = runner, device
+
+    def __call__(self, *args, **kwargs):
+        token = _current.set(self.device)
+        try:
+            return self.runner(*args, **kwargs)
+        finally:
+            _current.reset(token)
+
+    def __getattr__(self, name):
+        return getattr(self.runner, name)
+
+
+def on_device(runner, device):
+    """Return `runner` running with `device` set, where that changes what a GPU value is (the interpreter):
+    on "cuda" (and "cpu") GPU values are CuPy's whatever the context, and the runner is returned as it is."""
+    return _OnDevice(runner, device) if device == INTERPRET else runner

@@ -14,7 +14,7 @@ from opkit.link.mode import Mode, get_mode
 from opkit.core.rewrites import rewrite
 from opkit.config import config
 from opkit.errors import CompileError
-from opkit.gpu.device import using_device as device_scope
+from opkit.gpu.device import on_device, using_device as device_scope
 from opkit.gpu.placement import place_on_device
 from opkit.link.backend import decide_backend
 from opkit.link.code_identity import code_flags
@@ -148,7 +148,7 @@ class FunctionMaker:
     def create(self, single, profile=False):
         stats = ProfileStats(self.name) if profile else None
         with config.change_flags(profile=profile), collecting(stats), device_scope(self.device):
-            runner = self._make_runner()
+            runner = on_device(self._make_runner(), self.device)
         made = function_class(self.backend)(self, runner, single)
         made.profile = stats  # None unless profiled
         return made

@@ -4,7 +4,8 @@ GpuArrayType inputs and outputs, a perform for DebugMode, a gradient that is a g
 import os
 
 import opkit
-from opkit.gpu import GpuArrayType, to_gpu
+import opkit.tensor as ot
+from opkit.gpu import GpuArrayType, to_gpu, to_host
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -55,10 +56,14 @@ class BlockSum(opkit.COp):
 
     def perform(self, node, inputs, output_storage):
         (x,) = inputs
-        output_storage[0][0] = x.sum(dtype=x.dtype).reshape(())
+        output_storage[0][0] = x.sum(dtype=x.dtype, keepdims=True).reshape(())  # a 0-d array, not a scalar
 
     def infer_shape(self, node, input_shapes):
         return [()]
+
+    def grad(self, inputs, output_grads):
+        (x,), (gz,) = inputs, output_grads
+        return [to_gpu(ot.ones_like(to_host(x)) * to_host(gz))]  # gz on each element, moved by placement
 
 
 class BadLaunch(opkit.COp):

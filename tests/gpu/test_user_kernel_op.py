@@ -1,0 +1,245 @@
+"""A user's GPU op end to end: a COp whose .c file holds host `code` and CUDA `kernels` (user_ops/), run by the
+C linker through opkit's CPU interpreter here (device="cuda-interpret") and on a GPU where CuPy finds one,
+compared with numpy; its gradient through transfers; FAIL after a failed launch; threads; a second process;
+DebugMode (the kernel against perform)."""
+
+import concurrent.futures
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import opkit
+import opkit.gpu as og
+import opkit.tensor as ot
+from opkit.gpu import GpuArrayType, to_gpu, to_host
+from opkit.gpu.device import using_device
+from opkit.testing import verify_grad
+
+from conftest import needs_gpu, on_device, to_numpy
+from user_ops.user_kernels import Axpy, BadLaunch, axpy, block_sum
+
+DTYPES = ["float32", "float64", "int32"]
+SIZES = [0, 1, 127, 128, 129, 1000, 20000]
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _data(dtype, n, seed=0):
+    rng = np.random.default_rng(seed + n)
+    if dtype == "int32":
+        return rng.integers(-1000, 1000, size=n).astype(dtype)
+    return rng.standard_normal(n).astype(dtype)
+
+
+def _axpy_function(device, dtype):
+    a, x, y = og.scalar("a", dtype=dtype), og.vector("x", dtype=dtype), og.vector("y", dtype=dtype)
+    return opkit.function([a, x, y], axpy(a, x, y), mode=opkit.Mode(device=device))
+
+
+def test_axpy_against_numpy(device):
+    for dtype in DTYPES:
+        f = _axpy_function(device, dtype)
+        alpha = np.asarray(3, dtype=dtype)
+        for n in SIZES:
+            x, y = _data(dtype, n), _data(dtype, n, seed=1)
+            got = f(on_device(device, alpha), on_device(device, x), on_device(device, y))
+            expected = alpha * x + y
+            assert got.dtype == expected.dtype and got.shape == (n,), (dtype, n)
+            np.testing.assert_array_equal(to_numpy(got), expected, err_msg=f"{dtype} n={n}")
+
+
+def test_axpy_on_strided_and_reversed_views(device):
+    f = _axpy_function(device, "float64")
+    base_x, base_y = _data("float64", 301), _data("float64", 602, seed=2)
+    for x, y in [(base_x[::3], base_y[::6]), (base_x[::-1], base_y[1::2]), (base_x[100:], base_y[:201])]:
+        got = f(on_device(device, np.asarray(2.5)), on_device(device, x), on_device(device, y))
+        np.testing.assert_array_equal(to_numpy(got), 2.5 * x + y)
+
+
+def test_host_code_errors_reach_the_caller(device):
+    f = _axpy_function(device, "float64")
+    with pytest.raises(ValueError, match="axpy: x has 3 elements but y has 4"):
+        f(on_device(device, np.asarray(1.0)), on_device(device, np.zeros(3)), on_device(device, np.zeros(4)))
+
+
+def test_block_reduction_with_shared_memory(device):
+    for dtype in DTYPES:
+        x = og.vector("x", dtype=dtype)
+        f = opkit.function([x], block_sum(x), mode=opkit.Mode(device=device))
+        for n in [0, 1, 255, 256, 257, 5000]:
+            data = _data(dtype, n)
+            got = to_numpy(f(on_device(device, data)))
+            expected = data.sum(dtype=dtype)
+            assert got.shape == () and got.dtype == np.dtype(dtype)
+            if dtype == "int32":
+                assert got == expected, n
+            else:  # another order of additions than numpy's pairwise sum
+                np.testing.assert_allclose(got, expected, rtol=1e-5 if dtype == "float32" else 1e-12,
+                                           atol=1e-4 if dtype == "float32" else 1e-10)
+
+
+def test_numpy_in_numpy_out_through_transfers(device):
+    a, x, y = ot.dscalar("a"), ot.dvector("x"), ot.dvector("y")
+    f = opkit.function([a, x, y], [to_host(axpy(a, x, y)), to_host(block_sum(x))], mode=opkit.Mode(device=device))
+    z, s = f(2.0, np.arange(5.0), np.ones(5))
+    assert type(z) is np.ndarray and type(s) is np.ndarray
+    np.testing.assert_array_equal(z, 2.0 * np.arange(5.0) + 1)
+    assert s == 10.0
+
+
+def test_fail_after_a_failed_launch_names_the_cuda_error(device):
+    x = og.vector("x", dtype="float32")
+    f = opkit.function([x], BadLaunch()(x), mode=opkit.Mode(device=device))
+    with pytest.raises(RuntimeError, match=r"cudaErrorInvalidConfiguration|CUDA_ERROR_INVALID_VALUE"):
+        f(on_device(device, np.arange(3, dtype="float32")))
+
+
+def test_gradient_through_the_gpu():
+    a, x, y = ot.dscalar("a"), ot.dvector("x"), ot.dvector("y")
+    cost = to_host(block_sum(axpy(a, x, y)))
+    grads = opkit.grad(cost, [a, x, y])
+    f = opkit.function([a, x, y], grads, mode=opkit.Mode(device="cuda-interpret"))
+    ga, gx, gy = f(2.0, np.arange(4.0), np.ones(4))
+    assert ga == 6.0
+    np.testing.assert_array_equal(gx, [2.0] * 4)
+    np.testing.assert_array_equal(gy, [1.0] * 4)
+
+
+def test_verify_grad_of_a_user_kernel_op():
+    rng = np.random.default_rng(3)
+    verify_grad(lambda a, x, y: to_host(axpy(a, x, y)), [np.asarray(1.5), rng.random(7), rng.random(7)],
+                mode=opkit.Mode(device="cuda-interpret"))
+
+
+def test_debugmode_kernel_against_perform(device):
+    a, x, y = og.scalar("a", dtype="float64"), og.vector("x", dtype="float64"), og.vector("y", dtype="float64")
+    f = opkit.function([a, x, y], [axpy(a, x, y), block_sum(x)], mode=opkit.DebugMode(device=device))
+    data = _data("float64", 300)
+    z, s = f(on_device(device, np.asarray(2.0)), on_device(device, data), on_device(device, data))
+    np.testing.assert_array_equal(to_numpy(z), 3 * data)
+    np.testing.assert_allclose(to_numpy(s), data.sum())
+
+
+def test_eight_threads_call_one_function(device):
+    f = _axpy_function(device, "float32")
+    inputs = [(np.asarray(k, dtype="float32"), _data("float32", 1000 + k, seed=k), _data("float32", 1000 + k))
+              for k in range(8)]
+
+    def call(args):
+        if device == "cuda":
+            import cupy
+
+            with cupy.cuda.Stream():  # each thread on a stream of its own: OPKIT_LAUNCH uses the current one
+                return to_numpy(f(*(on_device(device, v) for v in args)))
+        return f(*args)
+
+    for _ in range(3):
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            results = list(pool.map(call, inputs))
+        for (alpha, x, y), got in zip(inputs, results):
+            np.testing.assert_array_equal(got, alpha * x + y)
+
+
+SECOND_PROCESS = textwrap.dedent("""
+    import sys
+    sys.path.insert(0, {here!r})
+    import numpy as np, opkit, opkit.gpu as og
+    from opkit.cop.store.cache import module_events
+    from user_ops.user_kernels import axpy
+    a, x, y = og.scalar("a", dtype="float64"), og.vector("x", dtype="float64"), og.vector("y", dtype="float64")
+    f = opkit.function([a, x, y], axpy(a, x, y), mode=opkit.Mode(device={device!r}))
+    if {device!r} == "cuda":
+        import cupy
+        z = f(cupy.asarray(np.asarray(2.0)), cupy.arange(3.0), cupy.ones(3)).get()
+    else:
+        z = f(np.asarray(2.0), np.arange(3.0), np.ones(3))
+    print(z.tolist(), dict(module_events))
+""")
+
+
+def test_a_second_process_is_served_from_the_cache(device, tmp_path):
+    code = SECOND_PROCESS.format(here=HERE, device=device)
+    env = dict(os.environ, OPKIT_COMPILEDIR=str(tmp_path / "cache"))
+    first = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    second = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert first.stdout.startswith("[1.0, 3.0, 5.0]") and "'built'" in first.stdout, first.stdout
+    assert second.stdout.startswith("[1.0, 3.0, 5.0]") and "'built'" not in second.stdout, second.stdout
+
+
+def _region_key(node, device):
+    from opkit.cop.build import identity
+    from opkit.cop.generate.codegen import collect_module
+    from opkit.cop.generate.region import Region
+
+    with using_device(device):
+        return identity.region_key(collect_module(Region.from_nodes([node], lambda variable: True)))
+
+
+def test_the_modules_identity_covers_the_device_and_the_cuda_kernels(monkeypatch):
+    pytest.importorskip("opkit.cop.build.nvrtc")
+    from opkit.cop.kernels import nvrtc_missing_message
+    from opkit.gpu import node_glue, runtime
+
+    if nvrtc_missing_message():
+        pytest.skip(nvrtc_missing_message())
+    node = Axpy()(og.scalar(dtype="float32"), og.vector(dtype="float32"), og.vector(dtype="float32")).owner
+    interpreted = _region_key(node, "cuda-interpret")
+    assert _region_key(node, "cuda-interpret") == interpreted
+    monkeypatch.setattr(runtime, "_device_problem", lambda: "")  # the key needs no GPU: NVRTC compiles here
+    keys = {}
+    for arch in ("sm_80", "sm_90"):
+        monkeypatch.setattr(node_glue, "device_arch", lambda arch=arch: arch)
+        keys[arch] = _region_key(node, "cuda")
+    assert len({interpreted, keys["sm_80"], keys["sm_90"]}) == 3
+    assert _region_key(node, "cuda") == keys["sm_90"]
+
+
+def test_the_cuda_host_module_builds_without_a_gpu(monkeypatch):
+    """The host part of a GPU node compiles with g++ here, against no CUDA header (it cannot run here)."""
+    pytest.importorskip("opkit.cop.build.nvrtc")
+    from opkit.cop.kernels import nvrtc_missing_message
+    from opkit.gpu import node_glue, runtime
+
+    if nvrtc_missing_message():
+        pytest.skip(nvrtc_missing_message())
+    if og.has_device():
+        pytest.skip("a CUDA device is here: the launch tests build and run it")
+    monkeypatch.setattr(runtime, "_device_problem", lambda: "")
+    monkeypatch.setattr(node_glue, "device_arch", lambda: "sm_90")
+    a, x, y = og.scalar("a", dtype="float32"), og.vector("x", dtype="float32"), og.vector("y", dtype="float32")
+    f = opkit.function([a, x, y], axpy(a, x, y), mode=opkit.Mode(device="cuda"))
+    assert callable(f)
+
+
+def test_a_kernel_the_interpreter_cannot_run_is_refused(tmp_path):
+    source = tmp_path / "asm_op.c"
+    source.write_text('#section kernels\nextern "C" __global__ void APPLY_SPECIFIC(k)(DTYPE_OUTPUT_0* y)\n{\n'
+                      '    asm("trap;");\n}\n\n#section code\nif (opkit_gpu_empty(&OUTPUT_0, 0, NULL, '
+                      'TYPENUM_OUTPUT_0)) FAIL;\nif (OPKIT_LAUNCH(k, 1, 1, 0, (DTYPE_OUTPUT_0*)OUTPUT_0->data)) FAIL;\n')
+
+    class AsmOp(opkit.COp):
+        __props__ = ()
+
+        def __init__(self):
+            super().__init__(str(source))
+
+        def make_node(self):
+            return opkit.Apply(self, [], [GpuArrayType("float32", ())()])
+
+    with pytest.raises(opkit.CompileError, match=r"inline assembly \(asm\).*|asm_op.c:4"):
+        opkit.function([], AsmOp()(), mode=opkit.Mode(device="cuda-interpret"))
+
+
+@needs_gpu
+def test_values_are_cupy_arrays_on_the_current_stream():
+    import cupy
+
+    f = _axpy_function("cuda", "float32")
+    with cupy.cuda.Stream() as stream:
+        z = f(cupy.asarray(np.float32(2)), cupy.arange(4, dtype="float32"), cupy.ones(4, dtype="float32"))
+        stream.synchronize()
+    assert isinstance(z, cupy.ndarray)
+    np.testing.assert_array_equal(z.get(), [1, 3, 5, 7])
