@@ -161,7 +161,10 @@ def kernel_module_key(node, arch: str = "sm_90", options=(), name: str = DEFAULT
 
 
 def _key(op, text, arch, options) -> str:
-    return cache_key(KERNEL_FORMAT, *kernel_made_of(text, arch, _options(options), _include_dirs(op)))
+    options = _options(options)
+    # NVRTC's long spelling of -I: the headers found there are part of the identity too.
+    searched = [option.split("=", 1)[1] for option in options if option.startswith("--include-path=")]
+    return cache_key(KERNEL_FORMAT, *kernel_made_of(text, arch, options, _include_dirs(op) + searched))
 
 
 def module_name_for(key: str) -> str:
@@ -202,7 +205,9 @@ def _build(node, text, key, arch, options) -> None:
     """Load the kernels under `key` from the cache, or compile and publish them; keep them in `_binaries`."""
     include_dirs, nvrtc_options = _include_dirs(node.op), _options(options)
     module_name = module_name_for(key)
-    meta = {"description": f"CUDA kernels of {type(node.op).__name__} for {arch}"[:500]}
+    meta = {"description": f"CUDA kernels of {type(node.op).__name__} for {arch}"[:500], "arch": arch,
+            "nvrtc": ".".join(map(str, nvrtc_version())), "options": nvrtc_options,
+            "kernels": kernel_names(text)}
 
     def build(tmp_dir):
         tmp_dir = pathlib.Path(tmp_dir)

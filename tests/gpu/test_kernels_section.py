@@ -178,6 +178,18 @@ def test_identity_changes_on_kernel_header_arch_options_name_and_dtype(tmp_path)
     assert len({key, *others.values()}) == len(others) + 1, others
     # What NVRTC compiles changed with the header: the cubin is compiled again, not served from the cache.
     assert kernels.kernel_module(axpy_node(c_file=path)).key == others["kernel"]
+    # A header found through an -I option (either spelling) is in the identity too.
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    (extra / "more.h").write_text("// 1\n")
+    with_more = (tmp_path / "axpy.c").read_text().replace('#include "axpy_helpers.h"', '#include "axpy_helpers.h"\n'
+                                                          '#include "more.h"')
+    (tmp_path / "axpy.c").write_text(with_more)
+    for spelling in (f"-I{extra}", f"--include-path={extra}"):
+        before = kernels.kernel_module_key(axpy_node(c_file=path), options=[spelling])
+        (extra / "more.h").write_text((extra / "more.h").read_text() + "// edited\n")
+        assert kernels.kernel_module_key(axpy_node(c_file=path), options=[spelling]) != before, spelling
+        assert kernels.compile_kernels(axpy_node(c_file=path), options=[spelling])[:4] == b"\x7fELF"
 
 
 def test_identity_covers_the_nvrtc_version_and_the_prelude(monkeypatch):
@@ -229,6 +241,9 @@ def test_the_cache_entry_holds_source_cubin_and_ptx():
     assert any(name.endswith(".cubin") for name in files)
     meta = json.loads((entry / "meta.json").read_text())
     assert meta["key"] == module.key and meta["extra"]["description"] == "CUDA kernels of Axpy for sm_90"
+    assert meta["extra"]["arch"] == "sm_90" and meta["extra"]["kernels"] == ["axpy", "fill"]
+    assert meta["extra"]["nvrtc"] == ".".join(map(str, nvrtc.nvrtc_version()))
+    assert meta["extra"]["options"] == ["--pre-include=opkit_nvrtc.h"]
     assert (entry / kernels.SOURCE_NAME).read_text() == kernels.program_text(axpy_node("int32", "int32"))
     assert oct((entry / kernels.PTX_NAME).stat().st_mode & 0o777) == "0o600"
 
