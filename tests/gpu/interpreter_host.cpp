@@ -63,3 +63,21 @@ OPKIT_TEST int run_early_exit(int grid, int block, int n, float* y)
 OPKIT_TEST int run_two_barriers(int block, float* y) { return OPKIT_INTERP_LAUNCH(two_barriers, 1, block, 0, y); }
 OPKIT_TEST int run_wrong_mask(int block, int* y) { return OPKIT_INTERP_LAUNCH(wrong_mask, 1, block, 0, y); }
 OPKIT_TEST int run_read_exited(int block, int* y) { return OPKIT_INTERP_LAUNCH(read_exited, 1, block, 0, y); }
+
+OPKIT_TEST int run_asserting(int grid, int block, int n, const int* x)
+{
+    return OPKIT_INTERP_LAUNCH(asserting, grid, block, 0, n, x);
+}
+
+OPKIT_TEST int run_trapping(int block, int which, int* y) { return OPKIT_INTERP_LAUNCH(trapping, 1, block, 0, which, y); }
+
+OPKIT_TEST int run_atomics(int grid, int block, int n, const int* x, int* i32, unsigned int* u32,
+                           unsigned long long* u64, long long* i64, float* f32, double* f64)
+{
+    return OPKIT_INTERP_LAUNCH(atomics, grid, block, 0, n, x, i32, u32, u64, i64, f32, f64);
+}
+
+OPKIT_TEST int run_bit_intrinsics(int grid, int block, int n, const unsigned int* x, unsigned int* out)
+{
+    return OPKIT_INTERP_LAUNCH(bit_intrinsics, grid, block, 0, n, x, out);
+}

@@ -136,3 +136,58 @@ extern "C" __global__ void read_exited(int* y)
     if (threadIdx.x >= 8) return;
     y[threadIdx.x] = __shfl_down_sync(0xffffffffu, (int)threadIdx.x, 8);
 }
+
+// An assert that fails for negative elements.
+extern "C" __global__ void asserting(int n, const int* x)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) assert(x[i] >= 0);
+}
+
+extern "C" __global__ void trapping(int which, int* y)
+{
+    if ((int)threadIdx.x == which) __trap();
+    y[threadIdx.x] = 1;
+}
+
+// Commutative atomics of every overload: out[0..] of each type, from every element.
+extern "C" __global__ void atomics(int n, const int* x, int* i32, unsigned int* u32, unsigned long long* u64,
+                                   long long* i64, float* f32, double* f64)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+        int v = x[i];
+        atomicAdd(&i32[0], v);
+        atomicSub(&i32[1], v);
+        atomicMax(&i32[2], v);
+        atomicMin(&i32[3], v);
+        atomicAnd(&i32[4], v);
+        atomicOr(&i32[5], v);
+        atomicXor(&i32[6], v);
+        atomicAdd(&u32[0], (unsigned int)v);
+        atomicMax(&u32[1], (unsigned int)v);
+        atomicMin(&u32[2], (unsigned int)v);
+        atomicInc(&u32[3], 6u);
+        atomicDec(&u32[4], 6u);
+        atomicAdd(&u64[0], (unsigned long long)(long long)v);
+        atomicMax(&u64[1], (unsigned long long)(long long)v);
+        atomicMax(&i64[0], (long long)v);
+        atomicMin(&i64[1], (long long)v);
+        atomicAdd(&f32[0], (float)v);
+        atomicAdd(&f64[0], (double)v);
+    }
+}
+
+extern "C" __global__ void bit_intrinsics(int n, const unsigned int* x, unsigned int* out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned int v = x[i];
+    out[8 * i] = __popc(v);
+    out[8 * i + 1] = __clz((int)v);
+    out[8 * i + 2] = __ffs((int)v);
+    out[8 * i + 3] = __brev(v);
+    out[8 * i + 4] = __funnelshift_l(v, ~v, v);
+    out[8 * i + 5] = __funnelshift_r(v, ~v, v);
+    out[8 * i + 6] = __byte_perm(v, ~v, v & 0x7777u);
+    out[8 * i + 7] = __umulhi(v, v ^ 0x9e3779b9u);
+}

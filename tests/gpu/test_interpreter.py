@@ -41,13 +41,19 @@ SIGNATURES = {
     "run_two_barriers": [I, P_F32],
     "run_wrong_mask": [I, P_I32],
     "run_read_exited": [I, P_I32],
+    "run_asserting": [I, I, I, P_I32],
+    "run_trapping": [I, I, P_I32],
+    "run_atomics": [I, I, I, P_I32, P_I32, P_U32, P_U64, P_I64, P_F32, P_F64],
+    "run_bit_intrinsics": [I, I, I, P_U32, P_U32],
 }
 
 
 def compile_with_interpreter(source, output, extra=()):
-    """Compile the C++ file `source` against the interpreter's headers into `output`; return the process."""
+    """Compile the C++ file `source` against the interpreter's headers into `output`; return the process.
+
+    With opkit's flags for modules: -ffp-contract=off and -DNDEBUG (a kernel's assert still checks)."""
     compiler = find_compiler().command
-    command = [*compiler, "-std=c++17", "-O1", "-ffp-contract=off", "-fPIC", f"-I{HEADERS}", f"-I{HERE}",
+    command = [*compiler, "-std=c++17", "-O1", "-ffp-contract=off", "-fPIC", "-DNDEBUG", f"-I{HEADERS}", f"-I{HERE}",
                *extra, str(source), "-o", str(output)]
     return subprocess.run(command, capture_output=True, text=True)
 
@@ -286,3 +292,66 @@ def test_void_pointers_and_exact_types_are_accepted(tmp_path):
                       '    return OPKIT_INTERP_LAUNCH(k, 1, 1, 0, n, x, y); }\n')
     done = compile_with_interpreter(source, tmp_path / "typed.o", ["-c"])
     assert done.returncode == 0, done.stderr
+
+
+def test_a_failed_assert_in_a_kernel_is_cuda_error_assert_even_under_ndebug(lib):
+    x = np.arange(-3, 200, dtype=np.int32)[::-1].copy()  # the negative ones at the end
+    text = refused(lib, lib.run_asserting(2, 128, x.size, x))
+    assert text == (f"{KERNELS}:144: cudaErrorAssert: device-side assertion `x[i] >= 0` failed in asserting "
+                    "(kernel asserting, block (1, 0, 0), thread (72, 0, 0))")
+    launched(lib, lib.run_asserting(2, 128, x.size - 3, x))
+
+
+def test_trap_fails_the_launch(lib):
+    y = np.zeros(64, np.int32)
+    text = refused(lib, lib.run_trapping(64, 37, y))
+    assert text == (f"{KERNELS}:149: cudaErrorLaunchFailure: __trap() was called (kernel trapping, block (0, 0, 0), "
+                    "thread (37, 0, 0))")
+    launched(lib, lib.run_trapping(64, -1, y))
+    assert (y == 1).all()
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(0, 3000), grid=st.integers(1, 4), block=st.sampled_from([1, 32, 256]),
+       seed=st.integers(0, 2**32 - 1))
+def test_atomics_of_every_overload(lib, n, grid, block, seed):
+    x = np.random.default_rng(seed).integers(-1000, 1000, n).astype(np.int32)
+    i32 = np.array([0, 0, np.iinfo(np.int32).min, np.iinfo(np.int32).max, -1, 0, 0], np.int32)
+    u32 = np.array([0, 0, np.iinfo(np.uint32).max, 0, 0], np.uint32)
+    u64 = np.zeros(2, np.uint64)
+    i64 = np.array([np.iinfo(np.int64).min, np.iinfo(np.int64).max], np.int64)
+    f32 = np.zeros(1, np.float32)
+    f64 = np.zeros(1, np.float64)
+    launched(lib, lib.run_atomics(grid, block, n, x, i32, u32, u64, i64, f32, f64))
+    values = [int(v) for v in x]
+    total = sum(values)
+    wrap32 = lambda v: (v + 2**31) % 2**32 - 2**31
+    and_, or_, xor = -1, 0, 0
+    for v in values:
+        and_, or_, xor = and_ & v, or_ | v, xor ^ v
+    assert i32.tolist() == [wrap32(total), wrap32(-total), max(values, default=-2**31), min(values, default=2**31 - 1),
+                            and_, or_, xor]
+    unsigned = [v % 2**32 for v in values]
+    assert u32.tolist() == [total % 2**32, max(unsigned, default=0), min(unsigned, default=2**32 - 1), n % 7,
+                            (7 - n % 7) % 7]
+    assert u64.tolist() == [total % 2**64, max((v % 2**64 for v in values), default=0)]
+    assert i64.tolist() == [max(values, default=-2**63), min(values, default=2**63 - 1)]
+    assert f32[0] == total and f64[0] == total
+
+
+@settings(max_examples=10, deadline=None)
+@given(x=st.lists(st.integers(0, 2**32 - 1), min_size=1, max_size=300))
+def test_bit_intrinsics(lib, x):
+    values = np.array(x, np.uint32)
+    out = np.zeros(8 * len(x), np.uint32)
+    launched(lib, lib.run_bit_intrinsics(-(-len(x) // 64), 64, len(x), values, out))
+    expected = []
+    for v in x:
+        w = ~v % 2**32
+        wide = (w << 32) | v
+        perm = v & 0x7777
+        expected += [bin(v).count("1"), 32 - v.bit_length(), (v & -v).bit_length(), int(f"{v:032b}"[::-1], 2),
+                     ((wide << (v & 31)) >> 32) % 2**32, (wide >> (v & 31)) % 2**32,
+                     sum(((wide >> (8 * ((perm >> (4 * k)) & 7))) & 0xFF) << (8 * k) for k in range(4)),
+                     (v * (v ^ 0x9E3779B9)) >> 32]
+    assert out.tolist() == expected

@@ -37,6 +37,8 @@
 #define __forceinline__ inline __attribute__((always_inline))
 #define __noinline__ __attribute__((noinline))
 #define __launch_bounds__(...)
+#define __grid_constant__
+#define __align__(n) __attribute__((aligned(n)))
 // One copy per block: blocks run one at a time on an OS thread, and a block's fibers share its TLS.
 #define __shared__ static thread_local
 
@@ -206,6 +208,32 @@ static inline std::string block_name()
     snprintf(text, sizeof text, "kernel %s, block (%u, %u, %u)", L->kernel, L->block_idx.x, L->block_idx.y,
              L->block_idx.z);
     return text;
+}
+
+// The calling thread stops for good and the launch fails with `message` (__trap, a failed assert).
+[[noreturn]] static inline void abort_thread(const std::string& message)
+{
+    Thread* t = t_thread;
+    fail("%s (%s, %s)", message.c_str(), block_name().c_str(), where(*t).c_str());
+    t->state = FAILED;
+    swapcontext(&t->fiber->context, &t_launch->scheduler);
+    std::abort();  // never resumed: the scheduler resets the fiber
+}
+
+// A kernel's assert: CUDA's cudaErrorAssert when it fails in a kernel; outside kernels (host code) the C
+// library's assert, which NDEBUG turns off.
+static inline void assert_failed(const char* expression, const char* file, int line, const char* function)
+{
+    if (!t_launch) {
+#ifndef NDEBUG
+        __assert_fail(expression, file, (unsigned)line, function);
+#endif
+        return;
+    }
+    char text[600];
+    snprintf(text, sizeof text, "%s:%d: cudaErrorAssert: device-side assertion `%s` failed in %s", file, line,
+             expression, function);
+    abort_thread(text);
 }
 
 #include "cuda_interpret_warp.h"
@@ -396,5 +424,15 @@ inline const char* last_error() { return t_last_error.c_str(); }
 #define __syncthreads_or(predicate) ((int)OPKIT_BARRIER(SYNC_OR, predicate))
 
 #include "cuda_interpret_builtins.h"
+
+// assert in a kernel fails the launch as on a GPU (cudaErrorAssert), whether or not NDEBUG is defined (NVRTC
+// does not define it). Host code's asserts evaluate their expression; a failure there is the C library's.
+#include <cassert>
+#undef assert
+#define assert(expression) \
+    ((expression) ? (void)0 : ::opkit_interp::assert_failed(#expression, __FILE__, __LINE__, __func__))
+#define __trap() \
+    (::opkit_interp::abort_thread(std::string(__FILE__) + ":" + std::to_string(__LINE__) + \
+                                  ": cudaErrorLaunchFailure: __trap() was called"))
 
 #endif  // OPKIT_CUDA_INTERPRET_H

@@ -243,6 +243,32 @@ static inline int __mul24(int a, int b)
 }
 static inline unsigned __umul24(unsigned a, unsigned b) { return (a & 0xffffffu) * (b & 0xffffffu); }
 
+static inline unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned shift)
+{
+    return (unsigned)(((((unsigned long long)hi << 32) | lo) << (shift & 31)) >> 32);
+}
+static inline unsigned __funnelshift_lc(unsigned lo, unsigned hi, unsigned shift)
+{
+    return (unsigned)(((((unsigned long long)hi << 32) | lo) << (shift < 32 ? shift : 32)) >> 32);
+}
+static inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift)
+{
+    return (unsigned)((((unsigned long long)hi << 32) | lo) >> (shift & 31));
+}
+static inline unsigned __funnelshift_rc(unsigned lo, unsigned hi, unsigned shift)
+{
+    return (unsigned)((((unsigned long long)hi << 32) | lo) >> (shift < 32 ? shift : 32));
+}
+static inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s)
+{
+    unsigned long long bytes = ((unsigned long long)y << 32) | x;
+    unsigned r = 0;
+    for (int n = 0; n < 4; ++n) r |= (unsigned)((bytes >> (8 * ((s >> (4 * n)) & 7))) & 0xffu) << (8 * n);
+    return r;
+}
+static inline unsigned __sad(int x, int y, unsigned z) { return (unsigned)(x > y ? x - y : y - x) + z; }
+static inline unsigned __usad(unsigned x, unsigned y, unsigned z) { return (x > y ? x - y : y - x) + z; }
+
 // ---- reinterpretations ----
 static inline int __float_as_int(float x) { return opkit_interp::from_bits<int>(opkit_interp::to_bits(x)); }
 static inline unsigned __float_as_uint(float x) { return opkit_interp::from_bits<unsigned>(opkit_interp::to_bits(x)); }
