@@ -214,10 +214,10 @@ def _build(node, text, key, arch, options) -> None:
         source = tmp_dir / SOURCE_NAME
         write_private(source, text.encode("utf-8", "surrogateescape"), sync=False)
         compiled = compile_cuda(text, f"{module_name}.cu", arch, nvrtc_options, include_dirs, source_path=source)
-        write_private(tmp_dir / PTX_NAME, compiled.ptx.encode("utf-8"))
+        write_private(tmp_dir / PTX_NAME, compiled.ptx.encode("utf-8"), sync=False)
         meta["ptx_sha256"] = sha256(compiled.ptx.encode("utf-8")).hexdigest()  # written into meta.json's extra
         main = tmp_dir / f"{module_name}.{'cubin' if compiled.cubin else 'ptx'}"
-        write_private(main, compiled.cubin or compiled.ptx.encode("utf-8"))
+        write_private(main, compiled.cubin or compiled.ptx.encode("utf-8"), sync=False)  # checked by sha256
         return main
 
     cache = kernel_cache()
