@@ -58,10 +58,12 @@ def compile_with_interpreter(source, output, extra=()):
     return subprocess.run(command, capture_output=True, text=True)
 
 
-@pytest.fixture(scope="module")
-def lib(tmp_path_factory):
+@pytest.fixture(scope="module", params=["fast switch", "ucontext"])
+def lib(request, tmp_path_factory):
+    """The kernels' library, with each of the interpreter's fiber switches (x86-64's own, and ucontext's)."""
     output = tmp_path_factory.mktemp("interpreter") / "kernels.so"
-    done = compile_with_interpreter(HERE / "interpreter_host.cpp", output, ["-shared"])
+    extra = ["-shared", *(["-DOPKIT_INTERP_UCONTEXT"] if request.param == "ucontext" else [])]
+    done = compile_with_interpreter(HERE / "interpreter_host.cpp", output, extra)
     assert done.returncode == 0, done.stderr
     library = ctypes.CDLL(str(output))
     for name, argtypes in SIGNATURES.items():

@@ -68,6 +68,15 @@ def test_cuda_headers_are_refused(header, quote):
                                       "CUDA's headers")
 
 
+@pytest.mark.parametrize("header", ["cassert", "assert.h"])
+def test_including_the_c_librarys_assert_is_refused(header):
+    with pytest.raises(KernelNotInterpretable) as info:
+        check_interpretable(f'#line 3 "{USER_FILE}"\n#include <{header}>\n', "<kernels>")
+    assert str(info.value).startswith(f"{USER_FILE}:3: the CUDA interpreter (device='cuda-interpret') cannot run "
+                                      f"#include <{header}>: it would give kernels the C library's assert, which "
+                                      "NDEBUG turns off, where a GPU's checks; leave it out")
+
+
 @pytest.mark.parametrize("body", [
     "    // asm volatile, clock64(), __expf and <<< in a comment",
     '    const char* s = "volatile asm __half";',

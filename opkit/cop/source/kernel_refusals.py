@@ -126,6 +126,10 @@ def check_interpretable(text: str, path) -> None:
             _refuse(place, text, match.start(), f"#include <{match.group(1)}>",
                     "the interpreter gives kernels CUDA's built-ins, not CUDA's headers",
                     "use the built-ins alone")
+        if masked[match.start():match.end()].lstrip().startswith("#") and match.group(1) in ("cassert", "assert.h"):
+            _refuse(place, text, match.start(), f"#include <{match.group(1)}>",
+                    "it would give kernels the C library's assert, which NDEBUG turns off, where a GPU's checks",
+                    "leave it out: assert is built in for kernels (NVRTC's too)")
     first = None
     for pattern, construct, why, instead in _REFUSED:
         match = pattern.search(masked)

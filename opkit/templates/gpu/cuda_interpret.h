@@ -3,7 +3,7 @@
 // numba's CUDA simulator). Pure C++: no Python (opkit_gpu.h turns its errors into Python exceptions).
 //
 // How a launch runs: the blocks one after another; the threads of a block as cooperative fibers
-// (ucontext), each starting on a fiber of a reused pool and switching only at a barrier
+// (cuda_interpret_switch.h), each starting on a fiber of a reused pool and switching only at a barrier
 // (__syncthreads*, __syncwarp) or a warp collective (__shfl*_sync, __ballot_sync, __all_sync, ...).
 // Between two such points a thread runs alone, so a barrier-free kernel costs a call per thread.
 // What CUDA leaves undefined and a GPU would answer differently is refused with an error naming it:
@@ -14,6 +14,7 @@
 #ifndef OPKIT_CUDA_INTERPRET_H
 #define OPKIT_CUDA_INTERPRET_H
 #include <cmath>
+#include <cassert>
 #include <cstdarg>
 #include <math.h>
 #include <cstdint>
@@ -64,8 +65,10 @@ static inline const char* kind_name(int kind)
     return names[kind];
 }
 
+#include "cuda_interpret_switch.h"
+
 struct Fiber {
-    ucontext_t context;
+    Context context;
     char* stack;
     bool busy;
 };
@@ -96,17 +99,17 @@ struct Launch {
     int next_start;
     bool failed;
     std::string error;
-    ucontext_t scheduler;
+    Context scheduler;
 };
 
 static const size_t FIBER_STACK = 256 * 1024;
 
-inline thread_local Launch* t_launch = nullptr;
-inline thread_local Thread* t_thread = nullptr;
-inline thread_local Fiber* t_fiber = nullptr;
-inline thread_local std::vector<Fiber*> t_pool;
-inline thread_local std::vector<unsigned char> t_dynamic_shared;
-inline thread_local std::string t_last_error;
+static thread_local Launch* t_launch = nullptr;
+static thread_local Thread* t_thread = nullptr;
+static thread_local Fiber* t_fiber = nullptr;
+static thread_local std::vector<Fiber*> t_pool;
+static thread_local std::vector<unsigned char> t_dynamic_shared;
+static thread_local std::string t_last_error;
 
 // The body of every fiber: start the block's next unstarted thread until none is left, then go idle
 // (back to the scheduler, which resumes it for a later block or launch).
@@ -124,17 +127,13 @@ static void fiber_main()
             t->state = DONE;
         }
         self->busy = false;
-        swapcontext(&self->context, &L->scheduler);
+        switch_context(&self->context, &L->scheduler);
     }
 }
 
 static inline void fiber_reset(Fiber* f)
 {
-    getcontext(&f->context);
-    f->context.uc_stack.ss_sp = f->stack;
-    f->context.uc_stack.ss_size = FIBER_STACK;
-    f->context.uc_link = nullptr;
-    makecontext(&f->context, fiber_main, 0);
+    make_context(&f->context, f->stack, FIBER_STACK, fiber_main);
     f->busy = false;
 }
 
@@ -159,7 +158,7 @@ static inline void enter(Fiber* f, Thread* t)
     f->busy = true;
     t_fiber = f;
     t_thread = t;
-    swapcontext(&t_launch->scheduler, &f->context);
+    switch_context(&t_launch->scheduler, &f->context);
 }
 
 // Record an error of the launch (the first one wins).
@@ -190,7 +189,7 @@ static inline uint64_t wait_at(int kind, int state, unsigned mask, uint64_t valu
     t->file = file;
     t->line = line;
     t->site = site;
-    swapcontext(&t->fiber->context, &t_launch->scheduler);
+    switch_context(&t->fiber->context, &t_launch->scheduler);
     return t->result;
 }
 
@@ -216,7 +215,7 @@ static inline std::string block_name()
     Thread* t = t_thread;
     fail("%s (%s, %s)", message.c_str(), block_name().c_str(), where(*t).c_str());
     t->state = FAILED;
-    swapcontext(&t->fiber->context, &t_launch->scheduler);
+    switch_context(&t->fiber->context, &t_launch->scheduler);
     std::abort();  // never resumed: the scheduler resets the fiber
 }
 
@@ -226,7 +225,8 @@ static inline void assert_failed(const char* expression, const char* file, int l
 {
     if (!t_launch) {
 #ifndef NDEBUG
-        __assert_fail(expression, file, (unsigned)line, function);
+        fprintf(stderr, "%s:%d: %s: Assertion `%s' failed.\n", file, line, function, expression);
+        abort();
 #endif
         return;
     }
@@ -307,7 +307,7 @@ static inline int run_block(Launch* L)
     }
 }
 
-inline void* dynamic_shared() { return t_dynamic_shared.data(); }
+static inline void* dynamic_shared() { return t_dynamic_shared.data(); }
 
 // Arguments: a kernel's parameter takes an argument of exactly its type (cv aside), or, for a pointer,
 // any pointer whose pointee is the same type or void (a device pointer is a void* on the host). On a GPU,
@@ -400,7 +400,7 @@ static inline int launch(const char* name, void (*kernel)(P...), G grid, B block
     return run(name, &Closure<P...>::call, &closure, opkit_gpu_dims(grid), opkit_gpu_dims(block), shared_bytes);
 }
 
-inline const char* last_error() { return t_last_error.c_str(); }
+static inline const char* last_error() { return t_last_error.c_str(); }
 
 }  // namespace opkit_interp
 
@@ -427,7 +427,7 @@ inline const char* last_error() { return t_last_error.c_str(); }
 
 // assert in a kernel fails the launch as on a GPU (cudaErrorAssert), whether or not NDEBUG is defined (NVRTC
 // does not define it). Host code's asserts evaluate their expression; a failure there is the C library's.
-#include <cassert>
+#include <cassert>  // first, so that including it again keeps opkit's assert below
 #undef assert
 #define assert(expression) \
     ((expression) ? (void)0 : ::opkit_interp::assert_failed(#expression, __FILE__, __LINE__, __func__))
