@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import threading
 
+from opkit.core.graph import Constant
+
 _REGISTRY: dict = {}
 _LOCK = threading.Lock()
 
@@ -55,7 +57,7 @@ def place_on_device(fgraph, device):
 
         require_device()
     if device != "cpu" and _REGISTRY:
-        _move_to_gpu(fgraph)
+        _move_to_gpu(fgraph, device)
     if device != "cpu" or _has_transfers(fgraph):
         _remove_round_trips(fgraph)
         _bind_transfers(fgraph, "cuda" if device == "cpu" else device)
@@ -67,7 +69,7 @@ def _has_transfers(fgraph):
     return any(isinstance(node.op, _Transfer) for node in fgraph.toposort())
 
 
-def _move_to_gpu(fgraph):
+def _move_to_gpu(fgraph, device):
     from opkit.core.tensor.types.type import TensorType
     from opkit.gpu.transfers import ToGpu, ToHost, _Transfer
     from opkit.gpu.types import GpuArrayType
@@ -80,7 +82,8 @@ def _move_to_gpu(fgraph):
         if variable.owner is not None and isinstance(variable.owner.op, ToHost):
             return variable.owner.inputs[0]
         if id(variable) not in moved:
-            moved[id(variable)] = ToGpu()(variable)
+            moved[id(variable)] = _constant_on(device, variable) if isinstance(variable, Constant) \
+                else ToGpu()(variable)
         return moved[id(variable)]
 
     for node in fgraph.toposort():
@@ -95,6 +98,23 @@ def _move_to_gpu(fgraph):
         for old, out in zip(node.outputs, new.outputs):
             pairs.append((old, ToHost()(out, host_type=old.type)))
         fgraph.replace_all(pairs, "gpu_placement")
+
+
+def _constant_on(device, constant):
+    """Return a host constant as a GPU constant, its data copied to `device` once, when the function is made
+    (not a to_gpu at every call)."""
+    import numpy as np
+
+    from opkit.gpu.types import GpuArrayType
+
+    data = np.asarray(constant.data)
+    if device != "cuda-interpret":
+        from opkit.gpu.runtime import cupy
+
+        data = cupy().asarray(data)
+    else:
+        data = np.array(data, copy=True)
+    return GpuArrayType(constant.type.dtype, constant.type.shape).make_constant(data)
 
 
 def _check_gpu_node(node, new, make):
