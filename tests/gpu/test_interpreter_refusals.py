@@ -33,6 +33,7 @@ def kernels(body):
     ("    y[i] = __expf(y[i]);", "a fast approximate intrinsic"),
     ("    y[i] = __fdividef(y[i], 3.0f);", "a fast approximate intrinsic"),
     ("    y[i] = __sinf(y[i]);", "a fast approximate intrinsic"),
+    ("    y[i] = __frsqrt_rn(y[i]);", "__frsqrt_rn"),
     ("    y[i] = __fadd_rz(y[i], 1.0f);", "a directed-rounding intrinsic (_rz, _ru, _rd)"),
     ("    int k = __float2int_rd(y[i]);", "a directed-rounding intrinsic (_rz, _ru, _rd)"),
     ("    unsigned m = __activemask();", "__activemask()"),
@@ -74,7 +75,7 @@ def test_including_the_c_librarys_assert_is_refused(header):
         check_interpretable(f'#line 3 "{USER_FILE}"\n#include <{header}>\n', "<kernels>")
     assert str(info.value).startswith(f"{USER_FILE}:3: the CUDA interpreter (device='cuda-interpret') cannot run "
                                       f"#include <{header}>: it would give kernels the C library's assert, which "
-                                      "NDEBUG turns off, where a GPU's checks; leave it out")
+                                      "NDEBUG turns off, while a GPU checks them; leave it out")
 
 
 @pytest.mark.parametrize("body", [

@@ -47,9 +47,11 @@ REFUSED = (
      r"__h(?:add|sub|mul|div|fma|neg|eq|ne|lt|le|gt|ge)2?\w*)\b|cuda_fp16|cuda_bf16",
      "half precision (__half, __nv_bfloat16)", "the host has no half arithmetic that rounds as the GPU's does",
      "compute in float and convert at the ends"),
-    (r"\b__(?:expf|exp10f|logf|log2f|log10f|sinf|cosf|tanf|sincosf|powf|fdividef|frsqrt_rn)\b",
+    (r"\b__(?:expf|exp10f|logf|log2f|log10f|sinf|cosf|tanf|sincosf|powf|fdividef)\b",
      "a fast approximate intrinsic", "the GPU computes it with a hardware approximation whose result the host "
      "cannot reproduce", "use the accurate function (expf, sinf, a / b, ...)"),
+    (r"\b__frsqrt_rn\b", "__frsqrt_rn", "the host has no correctly rounded reciprocal square root",
+     "use 1.0f / sqrtf(x) (two roundings, on a GPU too)"),
     (r"\b__\w+_r[zud]\b", "a directed-rounding intrinsic (_rz, _ru, _rd)", "the interpreter rounds to nearest",
      "use the _rn form or plain arithmetic"),
     (r"\b__activemask\s*\(", "__activemask()", "which threads a GPU runs together is not modelled",
@@ -128,7 +130,7 @@ def check_interpretable(text: str, path) -> None:
                     "use the built-ins alone")
         if masked[match.start():match.end()].lstrip().startswith("#") and match.group(1) in ("cassert", "assert.h"):
             _refuse(place, text, match.start(), f"#include <{match.group(1)}>",
-                    "it would give kernels the C library's assert, which NDEBUG turns off, where a GPU's checks",
+                    "it would give kernels the C library's assert, which NDEBUG turns off, while a GPU checks them",
                     "leave it out: assert is built in for kernels (NVRTC's too)")
     first = None
     for pattern, construct, why, instead in _REFUSED:
