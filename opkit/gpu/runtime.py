@@ -56,6 +56,7 @@ def require_device():
         raise NoDeviceError(f"device='cuda': {problem}.\n{HINT}")
 
 
+@functools.lru_cache(maxsize=None)  # every allocation asks: a dict lookup after the first
 def dtype_of(typenum):
     """Return the numpy dtype of a numpy type number (NPY_FLOAT32 -> float32)."""
     for char in np.typecodes["All"] + "?":

@@ -214,3 +214,26 @@ def test_cuda_array_interface_and_dlpack_are_taken_without_a_copy():
 
         from_dlpack = t.filter(DLPackOnly())
         assert from_dlpack.data.ptr == a.data.ptr
+
+
+def test_runtime_helpers_without_a_device():
+    from opkit.gpu import runtime
+
+    for dtype in ["bool", "int8", "uint16", "int32", "int64", "uint64", "float16", "float32", "float64",
+                  "complex64", "complex128"]:
+        assert runtime.dtype_of(np.dtype(dtype).num) == np.dtype(dtype)
+    with pytest.raises(ValueError, match="no numpy dtype has type number 12345"):
+        runtime.dtype_of(12345)
+    assert og.has_device() == runtime.has_device()
+    if not og.has_device():
+        with pytest.raises(og.NoDeviceError, match="CuPy finds no CUDA device"):
+            runtime.require_device()
+
+
+def test_compile_kernels_is_reexported():
+    from opkit.cop.kernels import compile_kernels
+
+    assert og.compile_kernels is compile_kernels
+    assert {"GpuArrayType", "to_gpu", "to_host", "vector", "compile_kernels", "has_device"} <= set(dir(og))
+    with pytest.raises(AttributeError, match="module 'opkit.gpu' has no attribute 'nothing'"):
+        og.nothing

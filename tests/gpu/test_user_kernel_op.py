@@ -132,8 +132,10 @@ def test_eight_threads_call_one_function(device):
         if device == "cuda":
             import cupy
 
-            with cupy.cuda.Stream():  # each thread on a stream of its own: OPKIT_LAUNCH uses the current one
-                return to_numpy(f(*(on_device(device, v) for v in args)))
+            with cupy.cuda.Stream() as stream:  # each thread on a stream of its own: OPKIT_LAUNCH uses it
+                result = f(*(on_device(device, v) for v in args))
+                stream.synchronize()
+                return result.get()
         return f(*args)
 
     for _ in range(3):
