@@ -69,7 +69,7 @@ def _op_files(name: str) -> list[str]:
 
 
 def _compiled_kernels(files, diagnostics) -> list:
-    """Return what NVRTC finds in the files' kernels sections (lines the lint flagged aside); a note if NVRTC is absent."""
+    """Return what NVRTC finds in the files' kernels sections (lines the lint flagged aside); notes NVRTC's absence."""
     with_kernels = [path for path in files if _has_kernels_section(path)]
     if not with_kernels:
         return []

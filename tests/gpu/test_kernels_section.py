@@ -10,6 +10,7 @@ import textwrap
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import opkit
 import opkit.tensor as ot
@@ -375,3 +376,32 @@ def test_eight_threads_compile_one_node_once(tmp_path):
         cubins = list(pool.map(kernels.compile_kernels, nodes))
     assert len(set(cubins)) == 1 and cubins[0][:4] == b"\x7fELF"
     assert kernels.kernel_events["built"] == built + 1 and nvrtc.nvrtc_events["compiled"] == compiled + 1
+
+
+def test_public_alias():
+    import opkit.gpu
+
+    assert opkit.gpu.compile_kernels is kernels.compile_kernels
+
+
+_NAMES = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,12}", fullmatch=True)
+_SPACE = st.sampled_from([" ", "\n", "\t", "  \n "])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(_NAMES, _SPACE, _SPACE, st.sampled_from(["", "// ", "/* "]), st.booleans()), max_size=6))
+def test_kernel_names_finds_every_declared_kernel_in_order(declarations):
+    """Declarations with any spacing and __launch_bounds__ are found; those in comments are not."""
+    lines, expected = [], []
+    for name, space1, space2, comment, launch_bounds in declarations:
+        bounds = f"__launch_bounds__(128){space2}" if launch_bounds else ""
+        text = (f'extern{space1}"C"{space2}__global__ {bounds}void{space1}APPLY_SPECIFIC({space2}{name})'
+                f'(int* x) {{}}')
+        if comment == "// ":
+            text = "// " + text.replace("\n", " ")
+        elif comment == "/* ":
+            text = f"/* {text} */"
+        else:
+            expected.append(name)
+        lines.append(text)
+    assert kernels.kernel_names("\n".join(lines)) == list(dict.fromkeys(expected))

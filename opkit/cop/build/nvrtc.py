@@ -249,7 +249,8 @@ def compile_cuda(text: str, filename: str = "kernels.cu", arch="sm_90", options=
         result = lib.nvrtcCompileProgram(program, len(encoded), (ctypes.c_char_p * len(encoded))(*encoded))
         with _events_lock:
             nvrtc_events["compiled"] += 1
-        log = _read(lib, program, lib.nvrtcGetProgramLogSize, lib.nvrtcGetProgramLog).rstrip(b"\0").decode("utf-8", "replace")
+        log = _read(lib, program, lib.nvrtcGetProgramLogSize, lib.nvrtcGetProgramLog)
+        log = log.rstrip(b"\0").decode("utf-8", "replace")
         if result != 0:
             raise _compile_error(lib, result, log, arch, command, source_path)
         cubin = b"" if arch.startswith("compute_") else _read(lib, program, lib.nvrtcGetCUBINSize, lib.nvrtcGetCUBIN)
@@ -272,7 +273,7 @@ def _read(lib, program, size_function, read_function) -> bytes:
 
 
 def cubin_arch(cubin: bytes) -> str:
-    """Return the architecture a cubin was compiled for ('sm_90'), read from its ELF header; ValueError if not a cubin."""
+    """Return the architecture a cubin was compiled for ('sm_90'), from its ELF header; ValueError if no cubin."""
     import struct
 
     if len(cubin) < 52 or cubin[:4] != b"\x7fELF" or cubin[4] != 2 or cubin[7] != 0x33:  # 64-bit, ELFOSABI_CUDA
