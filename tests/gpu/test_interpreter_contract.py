@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from conftest import needs_gpu
 from opkit.cop.build.compiler import find_compiler
 from opkit.cop.source.kernel_refusals import interpretable_text
 
@@ -210,3 +211,54 @@ def test_cuda_launch_without_a_driver_names_libcuda(on_cuda):
                                            r"found"):
         value = CudaArrayLike(shape=(3,), typestr="<f4", data=(4096, False))
         on_cuda.scale_into(value, value, 2.0, 1, 32)
+
+
+# ---- cuda mode on a GPU (skipped only where CuPy finds no device) ----
+
+@pytest.fixture(scope="module")
+def cupy_with_kernels():
+    """CuPy, with the contract's kernels compiled by NVRTC for this GPU under the module's key."""
+    from opkit.cop.build import nvrtc
+    from opkit.gpu import runtime
+
+    cupy = runtime.cupy()
+    name = "interpreter_contract_kernels.cu"
+    text = "#define APPLY_SPECIFIC(str) str##_node7\n" + (HERE / name).read_text()
+    compiled = nvrtc.compile_cuda(text, filename=name, arch=f"sm_{cupy.cuda.Device().compute_capability}")
+    runtime.register_kernel_binary("test-module-key", compiled.cubin, compiled.ptx)
+    return cupy
+
+
+@needs_gpu
+def test_cuda_launch_on_the_gpu_equals_numpy(on_cuda, cupy_with_kernels):
+    cupy = cupy_with_kernels
+    host = np.random.default_rng(0).standard_normal((37, 41)).astype(np.float32)
+    x = cupy.asarray(host)
+    out = on_cuda.scale(x, 2.5)
+    assert isinstance(out, cupy.ndarray) and out.shape == host.shape and out.dtype == np.float32
+    np.testing.assert_array_equal(cupy.asnumpy(out), np.float32(2.5) * host)
+    with cupy.cuda.Stream() as stream:  # kernels run on CuPy's current stream
+        again = on_cuda.scale(x, -1.0, 3, 64)
+        stream.synchronize()
+    np.testing.assert_array_equal(cupy.asnumpy(again), -host)
+
+
+@needs_gpu
+def test_cuda_dynamic_shared_memory_and_zeros_on_the_gpu(on_cuda, cupy_with_kernels):
+    cupy = cupy_with_kernels
+    host = np.random.default_rng(1).integers(-1000, 1000, 5000).astype(np.float64)
+    out = on_cuda.block_total(cupy.asarray(host), 128)
+    padded = np.zeros(40 * 128)
+    padded[:5000] = host
+    np.testing.assert_array_equal(cupy.asnumpy(out), padded.reshape(40, 128).sum(axis=1))
+    zeros = on_cuda.allocate((3, 4), np.dtype(np.int16).num, 1)
+    assert isinstance(zeros, cupy.ndarray) and zeros.dtype == np.int16
+    np.testing.assert_array_equal(cupy.asnumpy(zeros), np.zeros((3, 4), np.int16))
+
+
+@needs_gpu
+def test_cuda_from_object_reads_a_cupy_array(on_cuda, cupy_with_kernels):
+    cupy = cupy_with_kernels
+    x = cupy.arange(24, dtype=cupy.float64).reshape(4, 6)[::2, ::-1]
+    data, ndim, dims, strides, typenum, holds = on_cuda.describe(x)
+    assert (data, ndim, dims, strides, typenum, holds) == (x.data.ptr, 2, (2, 6), x.strides, np.dtype(np.float64).num, 1)
