@@ -213,7 +213,7 @@ def _build(node, text, key, arch, options) -> None:
         tmp_dir = pathlib.Path(tmp_dir)
         source = tmp_dir / SOURCE_NAME
         write_private(source, text.encode("utf-8", "surrogateescape"), sync=False)
-        compiled = compile_cuda(text, f"{module_name}.cu", arch, nvrtc_options, include_dirs, source_path=source)
+        compiled = compile_cuda(text, str(source), arch, nvrtc_options, include_dirs, source_path=source)
         write_private(tmp_dir / PTX_NAME, compiled.ptx.encode("utf-8"), sync=False)
         meta["ptx_sha256"] = sha256(compiled.ptx.encode("utf-8")).hexdigest()  # written into meta.json's extra
         main = tmp_dir / f"{module_name}.{'cubin' if compiled.cubin else 'ptx'}"

@@ -405,3 +405,18 @@ def test_kernel_names_finds_every_declared_kernel_in_order(declarations):
             expected.append(name)
         lines.append(text)
     assert kernels.kernel_names("\n".join(lines)) == list(dict.fromkeys(expected))
+
+
+def test_an_error_in_method_kernels_points_at_the_kept_source():
+    class BrokenMethod(MethodKernels):
+        def c_kernels(self, node, name):
+            return 'extern "C" __global__ void APPLY_SPECIFIC(k)(float* x)\n{\n    x[0] = nope;\n}\n'
+
+    node = BrokenMethod()(ot.fvector("x")).owner
+    with pytest.raises(CompileError) as info:
+        kernels.compile_kernels(node)
+    kept = info.value.source_path
+    [error] = info.value.errors
+    path, line, rest = error.split(":", 2)
+    assert path == kept and rest == ' error: identifier "nope" is undefined'
+    assert open(kept).read().splitlines()[int(line) - 1] == "    x[0] = nope;"
