@@ -156,3 +156,16 @@ def test_log_errors_keep_errors_first_and_convert_the_format():
 def test_cubin_arch_rejects_what_is_no_cubin():
     with pytest.raises(ValueError, match="not a CUDA cubin"):
         nvrtc.cubin_arch(b"\x7fELF" + bytes(60))
+
+
+def test_wheel_layouts_newest_cuda_first(monkeypatch, tmp_path):
+    real = nvrtc.find_library()
+    (tmp_path / "cuda_nvrtc" / "lib").mkdir(parents=True)
+    (tmp_path / "cuda_nvrtc" / "lib" / "libnvrtc.so.12").symlink_to(real)
+    monkeypatch.delenv(nvrtc.ENVIRONMENT, raising=False)
+    monkeypatch.setattr(nvrtc, "_wheel_folders", lambda: [str(tmp_path)])
+    assert nvrtc.find_library() == str(tmp_path / "cuda_nvrtc" / "lib" / "libnvrtc.so.12")
+    (tmp_path / "cu13" / "lib").mkdir(parents=True)
+    (tmp_path / "cu13" / "lib" / "libnvrtc.so.13").symlink_to(real)  # CUDA 13's wheel: nvidia/cu13/lib
+    assert nvrtc.find_library() == str(tmp_path / "cu13" / "lib" / "libnvrtc.so.13")
+    assert nvrtc.compile_cuda(KERNEL).cubin[:4] == b"\x7fELF"
