@@ -81,3 +81,9 @@ OPKIT_TEST int run_bit_intrinsics(int grid, int block, int n, const unsigned int
 {
     return OPKIT_INTERP_LAUNCH(bit_intrinsics, grid, block, 0, n, x, out);
 }
+
+OPKIT_TEST int run_conversions(int grid, int block, int n, const float* f, const double* d, int* i32,
+                               unsigned int* u32, long long* i64, float* back)
+{
+    return OPKIT_INTERP_LAUNCH(conversions, grid, block, 0, n, f, d, i32, u32, i64, back);
+}

@@ -191,3 +191,27 @@ extern "C" __global__ void bit_intrinsics(int n, const unsigned int* x, unsigned
     out[8 * i + 6] = __byte_perm(v, ~v, v & 0x7777u);
     out[8 * i + 7] = __umulhi(v, v ^ 0x9e3779b9u);
 }
+
+// Float-to-integer conversions in the four roundings (saturating), and integer-to-float to nearest.
+extern "C" __global__ void conversions(int n, const float* f, const double* d, int* i32, unsigned int* u32,
+                                       long long* i64, float* back)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float x = f[i];
+    double y = d[i];
+    i32[8 * i] = __float2int_rn(x);
+    i32[8 * i + 1] = __float2int_rz(x);
+    i32[8 * i + 2] = __float2int_rd(x);
+    i32[8 * i + 3] = __float2int_ru(x);
+    i32[8 * i + 4] = __double2int_rn(y);
+    i32[8 * i + 5] = __double2int_rz(y);
+    i32[8 * i + 6] = __double2int_rd(y);
+    i32[8 * i + 7] = __double2int_ru(y);
+    u32[2 * i] = __float2uint_rn(x);
+    u32[2 * i + 1] = __double2uint_rz(y);
+    i64[2 * i] = __float2ll_rn(x);
+    i64[2 * i + 1] = __double2ll_rd(y);
+    back[2 * i] = __int2float_rn(i32[8 * i + 4]);
+    back[2 * i + 1] = __ll2float_rn(i64[2 * i + 1]);
+}

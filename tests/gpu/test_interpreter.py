@@ -45,6 +45,7 @@ SIGNATURES = {
     "run_trapping": [I, I, P_I32],
     "run_atomics": [I, I, I, P_I32, P_I32, P_U32, P_U64, P_I64, P_F32, P_F64],
     "run_bit_intrinsics": [I, I, I, P_U32, P_U32],
+    "run_conversions": [I, I, I, P_F32, P_F64, P_I32, P_U32, P_I64, P_F32],
 }
 
 
@@ -357,3 +358,38 @@ def test_bit_intrinsics(lib, x):
                      sum(((wide >> (8 * ((perm >> (4 * k)) & 7))) & 0xFF) << (8 * k) for k in range(4)),
                      (v * (v ^ 0x9E3779B9)) >> 32]
     assert out.tolist() == expected
+
+
+def saturated(values, dtype):
+    """numpy's integers of rounded floats, as CUDA's conversions give them: NaN 0, out of range clamped."""
+    info = np.iinfo(dtype)
+    wide = np.nan_to_num(np.asarray(values, np.float64), nan=0.0)
+    return np.array([info.min if v <= info.min else info.max if v >= info.max else int(v) for v in wide], dtype)
+
+
+SPECIAL = [0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 2.0**31, -2.0**31, 2.0**31 - 128, 3e9, -3e9, 1e20, -1e20, np.inf, -np.inf,
+           np.nan, 4294967295.0, 2.0**63, -2.0**63, 0.0, -0.0, 1e-30]
+
+
+@settings(max_examples=15, deadline=None)
+@given(random=st.lists(st.floats(-1e10, 1e10, width=32), max_size=100))
+def test_float_to_integer_conversions_in_each_rounding(lib, random):
+    values = np.array(SPECIAL + random, np.float64)
+    f, d = values.astype(np.float32), values
+    n = len(values)
+    i32, u32, i64, back = (np.zeros(8 * n, np.int32), np.zeros(2 * n, np.uint32), np.zeros(2 * n, np.int64),
+                           np.zeros(2 * n, np.float32))
+    with np.errstate(invalid="ignore"):
+        launched(lib, lib.run_conversions(-(-n // 32), 32, n, f, d, i32, u32, i64, back))
+        f64 = f.astype(np.float64)
+        expected = [saturated(np.rint(f64), np.int32), saturated(np.trunc(f64), np.int32),
+                    saturated(np.floor(f64), np.int32), saturated(np.ceil(f64), np.int32),
+                    saturated(np.rint(d), np.int32), saturated(np.trunc(d), np.int32), saturated(np.floor(d), np.int32),
+                    saturated(np.ceil(d), np.int32)]
+        np.testing.assert_array_equal(i32.reshape(n, 8), np.stack(expected, axis=1))
+        np.testing.assert_array_equal(u32.reshape(n, 2), np.stack([saturated(np.rint(f64), np.uint32),
+                                                                   saturated(np.trunc(d), np.uint32)], axis=1))
+        np.testing.assert_array_equal(i64.reshape(n, 2), np.stack([saturated(np.rint(f64), np.int64),
+                                                                   saturated(np.floor(d), np.int64)], axis=1))
+    np.testing.assert_array_equal(back.reshape(n, 2), np.stack([expected[4].astype(np.float32),
+                                                                i64.reshape(n, 2)[:, 1].astype(np.float32)], axis=1))

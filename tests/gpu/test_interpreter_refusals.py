@@ -35,7 +35,8 @@ def kernels(body):
     ("    y[i] = __sinf(y[i]);", "a fast approximate intrinsic"),
     ("    y[i] = __frsqrt_rn(y[i]);", "__frsqrt_rn"),
     ("    y[i] = __fadd_rz(y[i], 1.0f);", "a directed-rounding intrinsic (_rz, _ru, _rd)"),
-    ("    int k = __float2int_rd(y[i]);", "a directed-rounding intrinsic (_rz, _ru, _rd)"),
+    ("    float k = __int2float_rd(n);", "a directed-rounding intrinsic (_rz, _ru, _rd)"),
+    ("    double k = __dmul_ru(y[i], 2.0);", "a directed-rounding intrinsic (_rz, _ru, _rd)"),
     ("    unsigned m = __activemask();", "__activemask()"),
     ("    float v = __shfl_down(y[i], 1);", "a warp function without _sync"),
     ("    int b = __ballot(y[i] > 0);", "a warp function without _sync"),
@@ -87,6 +88,7 @@ def test_including_the_c_librarys_assert_is_refused(header):
     "    y[i] = __shfl_down_sync(0xffffffff, y[i], 1) + __ballot_sync(0xffffffff, 1);",
     "    atomicAdd(&y[0], 1.0f); float clocks = 0; int halfway = n / 2; float texture_size = 1;",
     '    if (i == 0) printf("n = %d\\n", n);',
+    "    int a = __float2int_rz(y[i]) + __double2ll_rd(1.5) + __float2uint_ru(2.5f) + __double2ull_rn(3.0);",
 ])
 def test_what_the_interpreter_runs_passes(body):
     check_interpretable(kernels(body), "<kernels>")

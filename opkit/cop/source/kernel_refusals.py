@@ -52,8 +52,9 @@ REFUSED = (
      "cannot reproduce", "use the accurate function (expf, sinf, a / b, ...)"),
     (r"\b__frsqrt_rn\b", "__frsqrt_rn", "the host has no correctly rounded reciprocal square root",
      "use 1.0f / sqrtf(x) (two roundings, on a GPU too)"),
-    (r"\b__\w+_r[zud]\b", "a directed-rounding intrinsic (_rz, _ru, _rd)", "the interpreter rounds to nearest",
-     "use the _rn form or plain arithmetic"),
+    (r"\b(?!__(?:float|double)2u?(?:int|ll)_r[zud]\b)__\w+_r[zud]\b",
+     "a directed-rounding intrinsic (_rz, _ru, _rd)", "the interpreter rounds arithmetic to nearest (of the "
+     "directed roundings it runs only the float-to-integer conversions)", "use the _rn form or plain arithmetic"),
     (r"\b__activemask\s*\(", "__activemask()", "which threads a GPU runs together is not modelled",
      "pass the mask of the threads that take part"),
     (r"\b__(?:shfl|shfl_up|shfl_down|shfl_xor|ballot|all|any)\s*\(", "a warp function without _sync",

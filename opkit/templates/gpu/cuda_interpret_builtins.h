@@ -269,6 +269,44 @@ static inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s)
 static inline unsigned __sad(int x, int y, unsigned z) { return (unsigned)(x > y ? x - y : y - x) + z; }
 static inline unsigned __usad(unsigned x, unsigned y, unsigned z) { return (x > y ? x - y : y - x) + z; }
 
+// ---- conversions: float to integer in each rounding, saturating as CUDA's (NaN gives 0); integer to float
+// rounding to nearest ----
+namespace opkit_interp {
+template <class I, class F>
+static inline I saturate(F v)
+{
+    if (v != v) return 0;
+    if (v <= (F)std::numeric_limits<I>::min()) return std::numeric_limits<I>::min();
+    if (v >= (F)std::numeric_limits<I>::max()) return std::numeric_limits<I>::max();
+    return (I)v;
+}
+}  // namespace opkit_interp
+#define OPKIT_TO_INTEGER(F, FNAME, I, INAME) \
+    static inline I __##FNAME##2##INAME##_rn(F x) { return opkit_interp::saturate<I>(std::nearbyint(x)); } \
+    static inline I __##FNAME##2##INAME##_rz(F x) { return opkit_interp::saturate<I>(std::trunc(x)); } \
+    static inline I __##FNAME##2##INAME##_rd(F x) { return opkit_interp::saturate<I>(std::floor(x)); } \
+    static inline I __##FNAME##2##INAME##_ru(F x) { return opkit_interp::saturate<I>(std::ceil(x)); }
+OPKIT_TO_INTEGER(float, float, int, int)
+OPKIT_TO_INTEGER(float, float, unsigned int, uint)
+OPKIT_TO_INTEGER(float, float, long long, ll)
+OPKIT_TO_INTEGER(float, float, unsigned long long, ull)
+OPKIT_TO_INTEGER(double, double, int, int)
+OPKIT_TO_INTEGER(double, double, unsigned int, uint)
+OPKIT_TO_INTEGER(double, double, long long, ll)
+OPKIT_TO_INTEGER(double, double, unsigned long long, ull)
+#undef OPKIT_TO_INTEGER
+#define OPKIT_TO_FLOAT(I, INAME, F, FNAME) static inline F __##INAME##2##FNAME##_rn(I x) { return (F)x; }
+OPKIT_TO_FLOAT(int, int, float, float)
+OPKIT_TO_FLOAT(unsigned int, uint, float, float)
+OPKIT_TO_FLOAT(long long, ll, float, float)
+OPKIT_TO_FLOAT(unsigned long long, ull, float, float)
+OPKIT_TO_FLOAT(int, int, double, double)
+OPKIT_TO_FLOAT(unsigned int, uint, double, double)
+OPKIT_TO_FLOAT(long long, ll, double, double)
+OPKIT_TO_FLOAT(unsigned long long, ull, double, double)
+OPKIT_TO_FLOAT(double, double, float, float)
+#undef OPKIT_TO_FLOAT
+
 // ---- reinterpretations ----
 static inline int __float_as_int(float x) { return opkit_interp::from_bits<int>(opkit_interp::to_bits(x)); }
 static inline unsigned __float_as_uint(float x) { return opkit_interp::from_bits<unsigned>(opkit_interp::to_bits(x)); }
