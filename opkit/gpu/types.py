@@ -266,6 +266,11 @@ class _GpuOperators:
         return _transfer("to_gpu")(host.sum(axis=axis, keepdims=keepdims, **kwargs))
 
     @property
+    def shape(self):
+        """The shape (a host vector of int64): shape inference answers it without running the graph."""
+        return _transfer("to_host")(self).shape
+
+    @property
     def ndim(self):
         return self.type.ndim
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from opkit.config import config
 from opkit.core.shape_inference import ShapeInferenceError
+from opkit.gpu.device import using_device
 from opkit.link.function import function
 from opkit.link.mode import get_mode
 from opkit.testing.case import OpTestCase
@@ -53,7 +54,9 @@ class InferShapeTester(OpTestCase):
         mode = self.mode.excluding(*excluding) if excluding else self.mode
         outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
         # Shapes are under test, not dtypes: float64 test data may feed float32 inputs.
-        numeric_inputs = [v.type.filter(value, allow_downcast=True) for v, value in zip(inputs, numeric_inputs)]
+        device = mode.resolved_device() if hasattr(mode, "resolved_device") else config.device
+        with using_device(device):  # a GPU input's values are the device's (numpy ones when interpreted)
+            numeric_inputs = [v.type.filter(value, allow_downcast=True) for v, value in zip(inputs, numeric_inputs)]
         if warn:
             _warn_repeated_lengths(inputs, numeric_inputs, cls)
         # An infer_shape that raises is an error here, not the warning and fallback a user gets.

@@ -123,6 +123,18 @@ def test_debugmode_kernel_against_perform(device):
     np.testing.assert_allclose(to_numpy(s), data.sum())
 
 
+def test_infer_shape_of_user_kernel_ops(device):
+    from opkit.testing import InferShapeTester
+
+    tester = InferShapeTester()
+    tester.mode = opkit.Mode(device=device)
+    a, x, y = ot.dscalar("a"), ot.dvector("x"), ot.dvector("y")
+    tester._compile_and_check([a, x, y], [axpy(a, x, y), block_sum(x)], [2.0, np.arange(5.0), np.ones(5)], Axpy)
+    ga, gx, gy = og.scalar("a", dtype="float64"), og.vector("x", dtype="float64"), og.vector("y", dtype="float64")
+    tester._compile_and_check([ga, gx, gy], [axpy(ga, gx, gy)],
+                              [on_device(device, v) for v in (np.asarray(2.0), np.arange(7.0), np.ones(7))], Axpy)
+
+
 def test_eight_threads_call_one_function(device):
     f = _axpy_function(device, "float32")
     inputs = [(np.asarray(k, dtype="float32"), _data("float32", 1000 + k, seed=k), _data("float32", 1000 + k))
