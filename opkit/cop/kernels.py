@@ -128,13 +128,10 @@ def program_text(node, name: str = DEFAULT_NAME) -> str:
 
 def _include_dirs(op) -> list[str]:
     """Return the folders NVRTC searches: opkit's prelude, then the op's header folders (its C files' own)."""
-    dirs = [str(PRELUDE_DIR)]
-    header_dirs = getattr(op, "c_header_dirs", None)
-    if callable(header_dirs):
-        try:
-            dirs += [str(d) for d in header_dirs()]
-        except TypeError:
-            dirs += [str(d) for d in header_dirs(None)]
+    from opkit.cop.generate.cinterface import as_list, call
+
+    # As the host module's collector asks (opkit.cop.generate.node_code): the keywords the method takes.
+    dirs = [str(PRELUDE_DIR), *map(str, as_list(call(op, "c_header_dirs", c_compiler=None)))]
     return list(dict.fromkeys(dirs))
 
 
