@@ -87,3 +87,8 @@ OPKIT_TEST int run_conversions(int grid, int block, int n, const float* f, const
 {
     return OPKIT_INTERP_LAUNCH(conversions, grid, block, 0, n, f, d, i32, u32, i64, back);
 }
+
+OPKIT_TEST int run_warp_extras(int grid, int block, const int* x, unsigned int* out)
+{
+    return OPKIT_INTERP_LAUNCH(warp_extras, grid, block, 0, x, out);
+}

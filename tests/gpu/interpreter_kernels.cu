@@ -215,3 +215,21 @@ extern "C" __global__ void conversions(int n, const float* f, const double* d, i
     back[2 * i] = __int2float_rn(i32[8 * i + 4]);
     back[2 * i + 1] = __ll2float_rn(i64[2 * i + 1]);
 }
+
+// __match_any_sync, __match_all_sync, __reduce_*_sync and __syncwarp, per warp, for every lane.
+extern "C" __global__ void warp_extras(const int* x, unsigned int* out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int v = x[i];
+    int all_equal = 0;
+    out[9 * i] = __match_any_sync(0xffffffffu, v);
+    out[9 * i + 1] = __match_all_sync(0xffffffffu, v, &all_equal);
+    out[9 * i + 2] = (unsigned int)all_equal;
+    out[9 * i + 3] = (unsigned int)__reduce_add_sync(0xffffffffu, v);
+    out[9 * i + 4] = (unsigned int)__reduce_min_sync(0xffffffffu, v);
+    out[9 * i + 5] = __reduce_max_sync(0xffffffffu, (unsigned int)v);
+    out[9 * i + 6] = __reduce_and_sync(0xffffffffu, (unsigned int)v);
+    out[9 * i + 7] = __reduce_or_sync(0xffffffffu, (unsigned int)v) ^ __reduce_xor_sync(0xffffffffu, (unsigned int)v);
+    __syncwarp();
+    out[9 * i + 8] = (unsigned int)__reduce_max_sync(0xffffffffu, v);
+}

@@ -45,6 +45,7 @@ SIGNATURES = {
     "run_trapping": [I, I, P_I32],
     "run_atomics": [I, I, I, P_I32, P_I32, P_U32, P_U64, P_I64, P_F32, P_F64],
     "run_bit_intrinsics": [I, I, I, P_U32, P_U32],
+    "run_warp_extras": [I, I, P_I32, P_U32],
     "run_conversions": [I, I, I, P_F32, P_F64, P_I32, P_U32, P_I64, P_F32],
 }
 
@@ -393,3 +394,23 @@ def test_float_to_integer_conversions_in_each_rounding(lib, random):
                                                                    saturated(np.floor(d), np.int64)], axis=1))
     np.testing.assert_array_equal(back.reshape(n, 2), np.stack([expected[4].astype(np.float32),
                                                                 i64.reshape(n, 2)[:, 1].astype(np.float32)], axis=1))
+
+
+@settings(max_examples=15, deadline=None)
+@given(warps=st.integers(1, 6), distinct=st.sampled_from([1, 2, 5, 1000]), seed=st.integers(0, 2**32 - 1))
+def test_match_reduce_and_syncwarp(lib, warps, distinct, seed):
+    x = np.random.default_rng(seed).integers(-distinct, distinct + 1, 32 * warps).astype(np.int32)
+    out = np.zeros(9 * x.size, np.uint32)
+    launched(lib, lib.run_warp_extras(1, x.size, x, out))
+    expected = []
+    for warp in x.reshape(warps, 32):
+        unsigned = warp.astype(np.int64) % 2**32
+        same = all(warp == warp[0])
+        and_, or_, xor = 2**32 - 1, 0, 0
+        for u in unsigned:
+            and_, or_, xor = and_ & int(u), or_ | int(u), xor ^ int(u)
+        for v in warp:
+            expected.append([sum(1 << lane for lane in range(32) if warp[lane] == v), 2**32 - 1 if same else 0,
+                             int(same), int(warp.astype(np.int64).sum()) % 2**32, int(warp.min()) % 2**32,
+                             int(unsigned.max()), and_, or_ ^ xor, int(warp.max()) % 2**32])
+    np.testing.assert_array_equal(out.reshape(-1, 9), np.array(expected, np.uint64).astype(np.uint32))
