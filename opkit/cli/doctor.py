@@ -89,6 +89,7 @@ def shipped_modules(name, op) -> tuple[list[str], list[tuple[str, bool]]]:
     from opkit.cop.generate.codegen import collect_module
     from opkit.cop.generate.region import Region
     from opkit.cop.store.shipped import built_for, entry_problem, shipped_dir, shipped_entries, shipped_key
+    from opkit.errors import CompileError
 
     op_class = f"{type(op).__module__}.{type(op).__qualname__}"
     found, unusable = set(), []
@@ -102,18 +103,35 @@ def shipped_modules(name, op) -> tuple[list[str], list[tuple[str, bool]]]:
             continue
         ndims = meta.get("ndims") or []
         try:
-            node = make_node(name, ",".join(meta.get("dtypes", [])),
-                             ",".join(map(str, ndims)) if None not in ndims else None)
-            key = shipped_key(collect_module(Region.from_nodes([node], lambda variable: True)))
-        except (CommandFailed, TypeError, ValueError, NotImplementedError):
-            key = ""  # no node of these dtypes here: another version of the op
+            with _built_for_device(meta):
+                node = make_node(name, ",".join(meta.get("dtypes", [])),
+                                 ",".join(map(str, ndims)) if None not in ndims else None)
+                key = shipped_key(collect_module(Region.from_nodes([node], lambda variable: True)))
+        except (CommandFailed, TypeError, ValueError, NotImplementedError, CompileError):
+            key = ""  # no node of these dtypes here (another version of the op), or its kernels cannot be had
         problem = entry_problem(entry, key)
         if problem is None:
-            found.add(meta.get("signature", "?"))
+            found.add(meta.get("signature", "?") + (f"; {meta['arch']}" if meta.get("arch") else ""))
         else:
             unusable.append((f"({meta.get('signature', '?')}) built for {built_for(meta)}: not used: {problem[0]}",
                              problem[1]))
     return sorted(found), unusable
+
+
+def _built_for_device(meta: dict):
+    """Return a context in which a shipped module's node is made as it was built: a GPU node's for device
+    'cuda' and the architecture it was built for (`opkit build --arch`), any other as usual."""
+    import contextlib
+
+    if not meta.get("arch"):
+        return contextlib.nullcontext()
+    from opkit.gpu.device import using_device
+    from opkit.gpu.shipped_kernels import building_for
+
+    stack = contextlib.ExitStack()
+    stack.enter_context(using_device(meta.get("device", "cuda")))
+    stack.enter_context(building_for(meta["arch"]))
+    return stack
 
 
 def blas_check() -> tuple[str, bool, str]:

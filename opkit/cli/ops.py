@@ -31,6 +31,10 @@ def add_commands(commands):
                         help="also store the module in this op package's source directory (the one holding the "
                              "op's __init__.py) as package data its wheel ships: machines without a compiler "
                              "load it from there")
+    parser.add_argument("--arch", metavar="ARCHS",
+                        help="a GPU op (one with #section kernels): build for these CUDA architectures, e.g. "
+                             "sm_80,sm_90 (NVRTC, no GPU needed): each one's host module and kernels; with --into, "
+                             "ship each one's cubin and PTX, for GPUs without NVRTC")
 
 
 def load_quietly():
@@ -265,6 +269,15 @@ def run_show(args):
 
 
 def run_build(args):
+    if args.arch is not None:
+        from opkit.cli.build_gpu import run_build_archs
+
+        return run_build_archs(args, make_node, _check_into, build_host)
+    return build_host(args)
+
+
+def build_host(args):
+    """Build the node's host module (and with --into, ship it): `opkit build` without --arch, or for one arch."""
     if args.into is None:
         return _build_node(args)
     _check_into(args, make_node(args.op, args.dtypes, args.ndims))  # before spending a compile on it
@@ -360,5 +373,5 @@ def _ship(args, region, module):
     description = {"op": args.op, "op_class": f"{type(node.op).__module__}.{type(node.op).__qualname__}",
                    "dtypes": [getattr(v.type, "dtype", str(v.type)) for v in node.inputs],
                    "ndims": [getattr(v.type, "ndim", None) for v in node.inputs],
-                   "signature": ", ".join(str(v.type) for v in node.inputs)}
+                   "signature": ", ".join(str(v.type) for v in node.inputs), **getattr(args, "ship_extra", {})}
     return ship_module(parts, module, into, description)

@@ -44,17 +44,17 @@ def _shipped_or_compiled(node, arch, name):
     without NVRTC, the newest architecture shipped below `arch` (the driver compiles its PTX)."""
     from opkit.cop import kernels
     from opkit.cop.build.nvrtc import NvrtcNotFoundError
-    from opkit.gpu.shipped_kernels import find_shipped_kernels
+    from opkit.gpu.shipped_kernels import find_shipped_kernels, shipped_archs_note
 
     shipped = find_shipped_kernels(node, arch, name)
     if shipped is not None:
         return shipped
     try:
         return kernels.kernel_module(node, arch, (), name)
-    except NvrtcNotFoundError:
+    except NvrtcNotFoundError as exc:
         shipped = find_shipped_kernels(node, arch, name, exact=False)
         if shipped is None:
-            raise
+            raise NvrtcNotFoundError(f"{exc.message}{shipped_archs_note(node, arch)}") from None
         return shipped
 
 

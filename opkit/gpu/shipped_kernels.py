@@ -113,6 +113,19 @@ def find_shipped_kernels(node, arch, name=kernels.DEFAULT_NAME, options=(), exac
     return None
 
 
+def shipped_archs_note(node, arch) -> str:
+    """Return a line saying which architectures the op's package ships kernels for, none fitting `arch`; ''
+    if it ships none."""
+    directory = shipped_dir(node.op)
+    if directory is None or not (directory / KERNELS_DIR).is_dir():
+        return ""
+    archs = [name for _, name in sorted(_shipped_archs(directory))]
+    if not archs:
+        return ""
+    return (f"\n{directory.parent.name} ships kernels for {', '.join(archs)} (opkit build --arch), none for "
+            f"{normalize_arch(arch)} or an architecture below it; ship one for {normalize_arch(arch)}, or install NVRTC")
+
+
 def _shipped_archs(directory: pathlib.Path) -> set[tuple[int, str]]:
     archs = set()
     for meta_path in (directory / KERNELS_DIR).glob(f"*/{META}"):

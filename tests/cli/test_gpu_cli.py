@@ -238,3 +238,116 @@ def test_a_new_cuda_package_installs_and_passes_its_own_tests(plugin_venv, tmp_p
     listed = plugin_venv.run("-m", "opkit.cli", "list", cwd=tmp_path).stdout
     names = {line.split()[0] for line in listed.splitlines() if line.startswith("cuda_ops")}
     assert names == {"cuda_ops", "cuda_ops_gpu"}
+
+
+# ---- opkit build OP --dtypes ... --arch sm_80,sm_90 --into PACKAGE_DIR ----
+
+
+def test_arch_lists_are_read_as_nvrtc_names_them():
+    from opkit.cli.build_gpu import parse_archs
+
+    assert parse_archs("sm_80, 90,sm_80,sm90") == ["sm_80", "sm_90"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["build", "add", "--dtypes", "float64,float64", "--arch", "sm_80"],
+     "--arch is for GPU ops: add (Elemwise) has no CUDA kernels (no '#section kernels' in its files, no c_kernels "
+     "method)"),
+    (["build", "add", "--dtypes", "float64,float64", "--arch", "volta"],
+     "--arch: unknown CUDA architecture 'volta'; expected e.g. 'sm_80', 'sm_90' or 'compute_90'"),
+    (["build", "add", "--dtypes", "float64,float64", "--arch", "compute_90"],
+     "--arch: 'compute_90' is PTX only; name the GPUs' architectures (sm_80, sm_90): each one's PTX is shipped with "
+     "its cubin"),
+    (["build", "add", "--dtypes", "float64,float64", "--arch", " , "],
+     "--arch ' , ' names no architecture; e.g. --arch sm_80,sm_90"),
+])
+def test_wrong_arch_arguments_are_usage_errors(capsys, argv, message):
+    status, _, err = run(capsys, *argv)
+    assert status == 2
+    assert err.strip().endswith(message)
+
+
+TARGET = """
+import sys
+import opkit, opkit.gpu
+from opkit.cop.build import nvrtc
+from opkit.cop.generate.codegen import collect_module
+from opkit.cop.generate.region import Region
+from opkit.cop.store.shipped import find_shipped
+from opkit.gpu.device import using_device
+from opkit.gpu.runtime import _BINARIES
+from opkit.gpu.shipped_kernels import building_for
+from arch_ops import ArchOpsGpu
+
+try:
+    nvrtc.find_library()
+except opkit.CompileError:
+    print("no NVRTC")
+for arch in ("sm_90", "sm_80", "sm_100", "sm_75"):  # the GPU's architecture, as the device would give it
+    with using_device("cuda"), building_for(arch):
+        node = ArchOpsGpu()(opkit.gpu.vector("x0", dtype="float32"), opkit.gpu.vector("x1", dtype="float32")).owner
+        region = Region.from_nodes([node], lambda variable: True)
+        try:
+            parts = collect_module(region)
+        except opkit.CompileError as exc:
+            print(arch, "error:", str(exc).splitlines()[-1])
+            continue
+        [ptx] = [ptx for key, (_, ptx) in _BINARIES.items() if key in parts.content()]  # the host module's key
+        target = ptx.split(".target ")[1].split()[0]
+        print(arch, "host module shipped:", find_shipped(region, parts) is not None, "kernels for:", target)
+"""
+
+ON_THE_GPU = """
+import numpy as np
+import opkit, opkit.gpu
+from opkit.gpu.runtime import cupy
+from arch_ops import ArchOpsGpu
+
+x, y = opkit.gpu.vector("x", dtype="float32"), opkit.gpu.vector("y", dtype="float32")
+f = opkit.function([x, y], ArchOpsGpu()(x, y), mode=opkit.Mode(device="cuda"))
+a, b = np.arange(1000, dtype="float32"), np.linspace(0, 1, 1000, dtype="float32")
+assert (cupy().asnumpy(f(cupy().asarray(a), cupy().asarray(b))) == a * b).all()
+print("ran on the GPU without NVRTC")
+"""
+
+
+def test_build_arch_ships_cubins_and_ptx_that_load_without_nvrtc_or_a_compiler(plugin_venv, tmp_path):
+    import json
+
+    plugin_venv.run("-m", "opkit.cli", "new", "arch_ops", "--cuda", cwd=tmp_path)
+    plugin_venv.run("-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--disable-pip-version-check",
+                    "-e", str(tmp_path / "arch_ops"))  # editable: what --into adds is in the installed package
+    package = tmp_path / "arch_ops" / "src" / "arch_ops"
+    out = plugin_venv.run("-m", "opkit.cli", "build", "arch_ops_gpu", "--dtypes", "float32,float32", "--arch",
+                          "sm_80,sm_90", "--into", str(package), cwd=tmp_path).stdout
+    assert out.startswith("sm_80:\nkernels multiply_node_0: cubin ") and "\nsm_90:\nkernels multiply_node_0" in out
+    shipped = package / "_opkit_modules"
+    kernels = [json.loads(p.read_text()) for p in sorted((shipped / "kernels").glob("*/meta.json"))]
+    assert sorted(meta["arch"] for meta in kernels) == ["sm_80", "sm_90"]
+    for meta in kernels:
+        entry = shipped / "kernels" / meta["key"]
+        assert f"shipped kernels: {entry.relative_to(tmp_path)}" in out or f"shipped kernels: {entry}" in out
+        assert (entry / "kernels.cubin").read_bytes()[:4] == b"\x7fELF"
+        assert f".target {meta['arch']}" in (entry / "kernels.ptx").read_text()
+        assert meta["symbols"] == ["multiply_node_0"] and meta["op"] == "arch_ops_gpu"
+    hosts = [json.loads(p.read_text()) for p in shipped.glob("*/meta.json")]
+    assert sorted((meta["arch"], meta["device"]) for meta in hosts) == [("sm_80", "cuda"), ("sm_90", "cuda")]
+    doctor = plugin_venv.run("-m", "opkit.cli", "doctor", cwd=tmp_path, check=False).stdout
+    assert ("arch_ops_gpu: (GpuArrayType(float32, vector), GpuArrayType(float32, vector); sm_80); "
+            "(GpuArrayType(float32, vector), GpuArrayType(float32, vector); sm_90)") in doctor
+
+    # The target machine: neither NVRTC nor a C++ compiler.
+    env = {"OPKIT_NVRTC": str(tmp_path / "no" / "libnvrtc.so.12"), "OPKIT_FLAGS": "cxx=/nonexistent/bin/c++",
+           "OPKIT_COMPILEDIR": str(tmp_path / "target-cache")}
+    result = plugin_venv.run("-c", TARGET, cwd=tmp_path, env=env)
+    assert result.stdout.splitlines() == [
+        "no NVRTC",
+        "sm_90 host module shipped: True kernels for: sm_90",
+        "sm_80 host module shipped: True kernels for: sm_80",
+        "sm_100 host module shipped: True kernels for: sm_90",  # a newer GPU: sm_90's PTX, compiled by the driver
+        "sm_75 error: arch_ops ships kernels for sm_80, sm_90 (opkit build --arch), none for sm_75 or an "
+        "architecture below it; ship one for sm_75, or install NVRTC",
+    ]
+    if isinstance(_cupy_device_count(), int) and _cupy_device_count() > 0:
+        assert plugin_venv.run("-c", ON_THE_GPU, cwd=tmp_path, env=env).stdout.strip() == \
+            "ran on the GPU without NVRTC"
