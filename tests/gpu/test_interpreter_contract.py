@@ -94,6 +94,13 @@ def test_from_object_refuses_what_is_not_a_numpy_array(interpreted):
         interpreted.describe([1.0, 2.0])
 
 
+def test_from_object_refuses_numpy_subclasses(interpreted):
+    with pytest.raises(TypeError, match=r'^device="cuda-interpret" expects a plain numpy.ndarray as a GPU value, got '
+                                        r"MaskedArray, a subclass: a kernel reads only the data; pass "
+                                        r"numpy.asarray\(value\)$"):
+        interpreted.describe(np.ma.masked_array([1.0, 2.0], mask=[True, False]))
+
+
 def test_from_object_refuses_byte_swapped_and_unaligned_arrays(interpreted):
     swapped = np.arange(3, dtype=">f8")
     with pytest.raises(TypeError, match=r"^a GPU value must be aligned and in native byte order \(as CuPy's are\), "

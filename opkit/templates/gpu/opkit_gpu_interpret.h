@@ -9,6 +9,12 @@ static inline int opkit_gpu_from_object(PyObject* o, OpkitGpuArray* out)
                      Py_TYPE(o)->tp_name);
         return -1;
     }
+    if (!PyArray_CheckExact(o)) {
+        // A subclass may carry meaning a kernel would silently drop (np.ma's mask).
+        PyErr_Format(PyExc_TypeError, "device=\"cuda-interpret\" expects a plain numpy.ndarray as a GPU value, got "
+                     "%s, a subclass: a kernel reads only the data; pass numpy.asarray(value)", Py_TYPE(o)->tp_name);
+        return -1;
+    }
     PyArrayObject* a = (PyArrayObject*)o;
     if (!PyArray_ISNOTSWAPPED(a) || !PyArray_ISALIGNED(a)) {
         // A kernel reads the raw bytes: a byte-swapped or unaligned array would give wrong numbers.
