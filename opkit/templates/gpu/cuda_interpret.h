@@ -103,7 +103,7 @@ struct Launch {
     Context scheduler;
 };
 
-static const size_t FIBER_STACK = 256 * 1024;
+static const size_t FIBER_STACK = 1024 * 1024;  // virtual: pages are touched only as used
 
 static thread_local Launch* t_launch = nullptr;
 static thread_local Thread* t_thread = nullptr;
@@ -144,7 +144,8 @@ static inline Fiber* idle_fiber()
         if (!f->busy) return f;
     // A guard page below each stack: an overflow faults instead of writing into another fiber's stack.
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    void* memory = mmap(nullptr, FIBER_STACK + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void* memory = mmap(nullptr, FIBER_STACK + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                        -1, 0);
     if (memory == MAP_FAILED) return nullptr;
     mprotect(memory, page, PROT_NONE);
     Fiber* f = new Fiber();
