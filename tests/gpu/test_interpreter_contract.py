@@ -188,6 +188,8 @@ def test_cuda_from_object_reads_the_cuda_array_interface(on_cuda, interface, exp
     (CudaArrayLike(shape=(3,), typestr=">f4", data=(1, False)),
      r"^a GPU array's typestr >f4 is not a native-order bool, integer, float or complex type$"),
     (CudaArrayLike(shape=(3,), typestr="<V8", data=(1, False)), r"typestr <V8 is not"),
+    (CudaArrayLike(shape=(3,), typestr="<f4x", data=(1, False)), r"typestr <f4x is not"),
+    (CudaArrayLike(shape=(3,), typestr="<i3", data=(1, False)), r"typestr <i3 is not"),
     (CudaArrayLike(shape=(3,), typestr="<f4", data=(1, False), mask=object()),
      r"^a masked GPU array \(__cuda_array_interface__ mask\) is not supported$"),
     (CudaArrayLike(shape=(3,), typestr="<f4"), r"__cuda_array_interface__ lacks shape, typestr or data"),

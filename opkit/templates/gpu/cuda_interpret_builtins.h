@@ -136,7 +136,7 @@ static inline T atomic_update(T* address, F f)
 
 #define OPKIT_ATOMIC(NAME, T, EXPR) \
     static inline T NAME(T* address, T val) \
-    { return opkit_interp::atomic_update(address, [val](T old) -> T { return EXPR; }); }
+    { return opkit_interp::atomic_update(address, [val](T old) -> T { (void)old; return EXPR; }); }
 #define OPKIT_ATOMIC_INTEGER(T) \
     OPKIT_ATOMIC(atomicAdd, T, (T)(old + val)) \
     OPKIT_ATOMIC(atomicExch, T, val) \

@@ -31,20 +31,16 @@ static inline PyObject* opkit_gpu_runtime_call(const char* name, PyObject* args)
 // numpy's type number of a __cuda_array_interface__ typestr ("<f4", "|b1", ...), or -1 (exception set).
 static inline int opkit_gpu_typenum(const char* typestr)
 {
-    size_t n = strlen(typestr);
-    if (n >= 3 && (typestr[0] == '<' || typestr[0] == '|' || typestr[0] == '=')) {
-        int size = atoi(typestr + 2);
-        switch (typestr[1]) {
-        case 'b': if (size == 1) return NPY_BOOL; break;
-        case 'i': if (size == 1) return NPY_INT8; if (size == 2) return NPY_INT16;
-                  if (size == 4) return NPY_INT32; if (size == 8) return NPY_INT64; break;
-        case 'u': if (size == 1) return NPY_UINT8; if (size == 2) return NPY_UINT16;
-                  if (size == 4) return NPY_UINT32; if (size == 8) return NPY_UINT64; break;
-        case 'f': if (size == 2) return NPY_FLOAT16; if (size == 4) return NPY_FLOAT32;
-                  if (size == 8) return NPY_FLOAT64; break;
-        case 'c': if (size == 8) return NPY_COMPLEX64; if (size == 16) return NPY_COMPLEX128; break;
-        default: break;
-        }
+    static const struct { char kind; int size; int typenum; } known[] = {
+        {'b', 1, NPY_BOOL}, {'i', 1, NPY_INT8}, {'i', 2, NPY_INT16}, {'i', 4, NPY_INT32}, {'i', 8, NPY_INT64},
+        {'u', 1, NPY_UINT8}, {'u', 2, NPY_UINT16}, {'u', 4, NPY_UINT32}, {'u', 8, NPY_UINT64},
+        {'f', 2, NPY_FLOAT16}, {'f', 4, NPY_FLOAT32}, {'f', 8, NPY_FLOAT64}, {'c', 8, NPY_COMPLEX64},
+        {'c', 16, NPY_COMPLEX128}};
+    if (strlen(typestr) >= 3 && (typestr[0] == '<' || typestr[0] == '|' || typestr[0] == '=')) {
+        char* end;
+        long size = strtol(typestr + 2, &end, 10);
+        for (size_t i = 0; *end == '\0' && i < sizeof known / sizeof known[0]; ++i)
+            if (known[i].kind == typestr[1] && known[i].size == size) return known[i].typenum;
     }
     PyErr_Format(PyExc_TypeError, "a GPU array's typestr %s is not a native-order bool, integer, float or "
                  "complex type", typestr);
