@@ -414,3 +414,15 @@ def test_match_reduce_and_syncwarp(lib, warps, distinct, seed):
                              int(same), int(warp.astype(np.int64).sum()) % 2**32, int(warp.min()) % 2**32,
                              int(unsigned.max()), and_, or_ ^ xor, int(warp.max()) % 2**32])
     np.testing.assert_array_equal(out.reshape(-1, 9), np.array(expected, np.uint64).astype(np.uint32))
+
+
+@pytest.mark.parametrize("block", [1, 17, 48, 100])
+def test_votes_in_a_partial_last_warp_count_only_the_threads_that_exist(lib, block):
+    n = block
+    x = np.ones(n, np.int32)
+    warps = -(-block // 32)
+    ballot, all_, any_ = np.zeros(warps, np.uint32), np.zeros(warps, np.int32), np.zeros(warps, np.int32)
+    launched(lib, lib.run_votes(1, block, n, x, ballot, all_, any_))
+    sizes = [min(32, block - 32 * w) for w in range(warps)]
+    assert ballot.tolist() == [(1 << size) - 1 for size in sizes]
+    assert all_.tolist() == [1] * warps and any_.tolist() == [1] * warps
