@@ -154,7 +154,16 @@ def kernel_made_of(text: str, arch: str, options, include_dirs) -> list:
 
 def kernel_module_key(node, arch: str = "sm_90", options=(), name: str = DEFAULT_NAME) -> str:
     """Return the cache key of the node's kernels compiled for `arch` with `options` (see the module's doc)."""
-    return _key(node.op, program_text(node, name), arch, options)
+    return _key(node.op, program_text(node, name), arch, _with_op_options(node, options))
+
+
+def _with_op_options(node, options):
+    """Return the NVRTC options the node's op asks for (`c_kernel_options(node)`, e.g. opkit's built-in GPU ops'
+    --fmad=false: numpy rounds every operation), then the caller's `options`."""
+    method = getattr(node.op, "c_kernel_options", None)
+    if not callable(method) or isinstance(options, str):
+        return options
+    return [*map(str, method(node) or ()), *options]
 
 
 def _key(op, text, arch, options) -> str:
@@ -178,6 +187,7 @@ def kernel_module(node, arch: str = "sm_90", options=(), name: str = DEFAULT_NAM
     """
     arch = normalize_arch(arch)
     text = program_text(node, name)
+    options = _with_op_options(node, options)
     key = _key(node.op, text, arch, options)
     symbols = tuple(kernel_symbol(kernel, name) for kernel in kernel_names(text))
     if key not in _binaries:

@@ -83,10 +83,13 @@ def _compile_regions(regions):
     if len(regions) < 2 or cores < 2:
         return {id(region): (lambda: None) for region in regions}
     import concurrent.futures
+    import contextvars
 
     pool = concurrent.futures.ThreadPoolExecutor(min(cores, len(regions)))
-    # The biggest first: the others fill the cores while it builds.
-    futures = {id(region): pool.submit(compile_region, region, f"region of {len(region.nodes)} node(s)")
+    # The biggest first: the others fill the cores while it builds. Each compiles in a copy of this thread's
+    # context: what it reads of the function being made (the device, opkit.gpu.device) is the caller's.
+    futures = {id(region): pool.submit(contextvars.copy_context().run, compile_region, region,
+                                       f"region of {len(region.nodes)} node(s)")
                for region in sorted(regions, key=lambda r: -len(r.nodes))}
     pool.shutdown(wait=False)
 

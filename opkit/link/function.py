@@ -138,6 +138,8 @@ class FunctionMaker:
         self.device = mode.resolved_device() if hasattr(mode, "resolved_device") else config.device
         with device_scope(self.device):
             rewrite(self.fgraph, mode.rewrites())
+            if self.device != "cpu":
+                import opkit.gpu.ops  # noqa: F401  (registers the built-in GPU versions: elementwise, reductions, dot)
             place_on_device(self.fgraph, self.device)
         protect_destroyed_inputs(self.fgraph)
         protect_outputs(self.fgraph)  # after the returned outputs: an update that aliases one is a copy

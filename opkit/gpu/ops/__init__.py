@@ -1,0 +1,83 @@
+"""opkit's built-in GPU ops, registered as the GPU versions of their host ops (opkit.gpu.placement).
+
+- elementwise expressions (Elemwise, FusedElemwise): one generated kernel per fused program (`GpuElemwise`);
+- the reductions sum, max, min and mean (Sum, Max, Min, Mean, and a FusedReduce as its elementwise kernel
+  followed by the reduction): `GpuReduce`;
+- Dot: `GpuDot`, cuBLAS through CuPy's matmul (numpy's dot in the interpreter).
+
+A node moves only where its GPU version computes numpy's result (see each module); the others stay on the
+host. Importing this package registers them; it imports no CuPy.
+"""
+
+from __future__ import annotations
+
+from opkit.gpu.ops.dot import DOT_DTYPES, GpuDot, gpu_dot
+from opkit.gpu.ops.elemwise import MAX_NDIM, GpuElemwise, gpu_program_ok
+from opkit.gpu.ops.reductions import GpuReduce, gpu_reduce_ok
+from opkit.gpu.placement import register_gpu_version
+
+__all__ = ["GpuDot", "GpuElemwise", "GpuReduce", "gpu_elemwise_node", "gpu_reduce_node", "gpu_dot_node"]
+
+
+def _program(node):
+    """The elementwise program of a plain Elemwise or FusedElemwise node, else None."""
+    from opkit.core.tensor.elementwise.elemwise import Elemwise
+    from opkit.core.tensor.fused.fusion import FusedElemwise
+
+    if type(node.op) not in (Elemwise, FusedElemwise):
+        return None
+    return tuple(node.op._steps(node))
+
+
+def gpu_elemwise_node(node, gpu_inputs):
+    """The GpuElemwise node computing an Elemwise or FusedElemwise `node` on `gpu_inputs`, or None."""
+    program = _program(node)
+    if program is None or node.outputs[0].ndim > MAX_NDIM:
+        return None
+    if not gpu_program_ok(program, [v.dtype for v in node.inputs]):
+        return None
+    return GpuElemwise(program, len(gpu_inputs))(*gpu_inputs).owner
+
+
+def gpu_reduce_node(node, gpu_inputs):
+    """The GpuReduce node of a Sum, Max, Min or Mean (or a FusedReduce: its GpuElemwise, then it), or None."""
+    from opkit.core.tensor.reductions.reduce_fusion import FusedReduce
+    from opkit.core.tensor.reductions.reduction import Max, Mean, Min, Reduce, Sum
+
+    op = node.op
+    if type(op) is FusedReduce:
+        program = tuple(op.program)
+        out = node.outputs[0]
+        ndim = max((v.ndim for v in node.inputs), default=0)
+        if ndim > MAX_NDIM or not gpu_program_ok(program, [v.dtype for v in node.inputs]) \
+                or not gpu_reduce_ok(op.kind, program[-1][2], ndim):
+            return None
+        values = GpuElemwise(program, len(gpu_inputs))(*gpu_inputs)
+        result = GpuReduce(op.kind, op.axis, op.keepdims)(values)
+        return result.owner if result.type.dtype == out.dtype else None
+    if type(op) not in (Sum, Max, Min, Mean, Reduce):
+        return None
+    x = node.inputs[0]
+    if not gpu_reduce_ok(op.kind, x.dtype, x.ndim):
+        return None
+    return GpuReduce(op.kind, op.axis, op.keepdims)(gpu_inputs[0]).owner
+
+
+def gpu_dot_node(node, gpu_inputs):
+    """The GpuDot node of a Dot of float32 or float64 operands, or None."""
+    if node.outputs[0].dtype not in DOT_DTYPES:
+        return None
+    return gpu_dot(*gpu_inputs).owner
+
+
+def _register():
+    from opkit.core.tensor.elementwise.basic import Dot
+    from opkit.core.tensor.elementwise.elemwise import Elemwise
+    from opkit.core.tensor.reductions.reduction import Reduce
+
+    register_gpu_version(Elemwise, gpu_elemwise_node)
+    register_gpu_version(Reduce, gpu_reduce_node)
+    register_gpu_version(Dot, gpu_dot_node)
+
+
+_register()

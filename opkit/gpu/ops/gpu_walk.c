@@ -1,0 +1,125 @@
+/* The host side of the built-in GPU ops' kernels (opkit/gpu/ops/): broadcast OpkitGpuArray shapes (with
+   broadcast.c's ValueError, as the CPU nodes raise it), and describe the walk of several arrays over an output's
+   elements for a kernel (opkit_gpu_indexer, opkit/templates/gpu_ops/elemwise.cu.j2). */
+
+#section support_code
+#ifndef OPKIT_GPU_WALK_SUPPORT
+#define OPKIT_GPU_WALK_SUPPORT
+#define OPKIT_GPU_EW_BLOCK 256
+#define OPKIT_GPU_MAX_BLOCKS 65535
+
+/* The number of blocks of `block` threads a grid-stride loop over n elements launches. */
+static int opkit_gpu_blocks(long long n, int block)
+{
+    long long blocks = (n + block - 1) / block;
+    return (int)(blocks < 1 ? 1 : (blocks > OPKIT_GPU_MAX_BLOCKS ? OPKIT_GPU_MAX_BLOCKS : blocks));
+}
+
+/* Broadcast the shapes of `nin` arrays (aligned right) into dims[0..nd), as elemwise.c's opkit_broadcast. */
+static int opkit_gpu_broadcast(int nd, int nin, OpkitGpuArray** ins, npy_intp* dims, const char* what)
+{
+    for (int d = 0; d < nd; ++d) dims[d] = 1;
+    for (int k = 0; k < nin; ++k) {
+        int offset = nd - ins[k]->ndim;
+        for (int d = 0; d < ins[k]->ndim; ++d) {
+            npy_intp n = ins[k]->dims[d];
+            if (n == 1) continue;
+            if (dims[offset + d] != 1 && dims[offset + d] != n) {
+                int ndims[64];
+                npy_int64 flat[64 * 8];
+                int total = 0;
+                for (int j = 0; j < nin && j < 64; ++j) {
+                    ndims[j] = ins[j]->ndim;
+                    for (int e = 0; e < ins[j]->ndim && total < 64 * 8; ++e) flat[total++] = ins[j]->dims[e];
+                }
+                opkit_broadcast_message(nd, nin < 64 ? nin : 64, ndims, flat, offset + d, what);
+                return -1;
+            }
+            dims[offset + d] = n;
+        }
+    }
+    return 0;
+}
+
+/* The byte stride of array `a` on axis d of the nd-d broadcast shape: 0 on a broadcast or missing axis. */
+static long long opkit_gpu_stride(const OpkitGpuArray* a, int nd, int d)
+{
+    int ad = d - (nd - a->ndim);
+    return (ad < 0 || a->dims[ad] == 1) ? 0 : (long long)a->strides[ad];
+}
+
+/* Describe the walk of ins[0..nin) and `out` over the nd-d output shape `dims` in C order: *n elements, *nd_out
+   axes of lengths dims_out with each array's byte strides (strides[k * OPKIT_GPU_EW_MAXDIMS + axis]; array nin
+   is the output), length-1 axes dropped and neighbours merged where every array steps evenly across them;
+   one[k]: input k has one element broadcast to a longer output. 0 on success, else -1 with ValueError set. */
+static int opkit_gpu_walk(int nin, OpkitGpuArray** ins, const OpkitGpuArray* out, int nd, const npy_intp* dims,
+                          long long* n, int* nd_out, long long* dims_out, long long* strides, int* one)
+{
+    long long total = 1;
+    for (int d = 0; d < nd; ++d) total *= dims[d];
+    *n = total;
+    for (int k = 0; k <= nin; ++k) {
+        long long size = 1;
+        if (k < nin) for (int d = 0; d < ins[k]->ndim; ++d) size *= ins[k]->dims[d];
+        one[k] = k < nin && size == 1 && total > 1;
+    }
+    int m = 0;
+    for (int d = 0; d < nd && total > 0; ++d) {
+        if (dims[d] == 1) continue;
+        int merge = m > 0;
+        for (int k = 0; k <= nin && merge; ++k) {
+            long long s = opkit_gpu_stride(k < nin ? ins[k] : out, nd, d);
+            merge = strides[k * OPKIT_GPU_EW_MAXDIMS + m - 1] == s * (long long)dims[d];
+        }
+        if (!merge && m == OPKIT_GPU_EW_MAXDIMS) {
+            PyErr_Format(PyExc_ValueError, "a GPU elementwise kernel walks at most %d axes that cannot be merged; "
+                         "this expression's %d-d output has more", OPKIT_GPU_EW_MAXDIMS, nd);
+            return -1;
+        }
+        if (!merge) dims_out[m++] = 1;
+        dims_out[m - 1] *= dims[d];
+        for (int k = 0; k <= nin; ++k)
+            strides[k * OPKIT_GPU_EW_MAXDIMS + m - 1] = opkit_gpu_stride(k < nin ? ins[k] : out, nd, d);
+    }
+    *nd_out = m;
+    return 0;
+}
+#endif
+
+#ifndef OPKIT_GPU_REDUCE_SUPPORT
+#define OPKIT_GPU_REDUCE_SUPPORT
+/* The threads of a reduction's block: the power of 2 covering n reduced elements, at most `most`. */
+static int opkit_gpu_reduce_block(long long n, int most)
+{
+    int block = 1;
+    while (block < most && block < n) block *= 2;
+    return block;
+}
+
+/* The two walks of a reduction of x over the axes flagged in `reduced` into `out` (x's rank with keepdims,
+   else the kept axes only): over the outputs (arrays x and out, the reduced axes of length 1), and over the
+   reduced elements of one output (x alone, the kept axes of length 1). See opkit_gpu_walk. */
+static int opkit_gpu_reduce_walks(const OpkitGpuArray* x, const OpkitGpuArray* out, const int* reduced,
+                                  long long* n_out, int* nd_out, long long* dims_out, long long* strides_out,
+                                  int* one_out, long long* n_red, int* nd_red, long long* dims_red,
+                                  long long* strides_red, int* one_red)
+{
+    OpkitGpuArray kept = *x, red = *x, out_view = *out;
+    npy_intp kept_dims[OPKIT_GPU_MAXDIMS], red_dims[OPKIT_GPU_MAXDIMS];
+    out_view.ndim = x->ndim;
+    for (int d = 0, o = 0; d < x->ndim; ++d) {
+        kept.dims[d] = reduced[d] ? 1 : x->dims[d];
+        red.dims[d] = reduced[d] ? x->dims[d] : 1;
+        kept_dims[d] = kept.dims[d];
+        red_dims[d] = red.dims[d];
+        if (out->ndim == x->ndim) continue;
+        out_view.dims[d] = reduced[d] ? 1 : out->dims[o];
+        out_view.strides[d] = reduced[d] ? 0 : out->strides[o];
+        o += !reduced[d];
+    }
+    OpkitGpuArray* ins[1] = {&kept};
+    if (opkit_gpu_walk(1, ins, &out_view, x->ndim, kept_dims, n_out, nd_out, dims_out, strides_out, one_out))
+        return -1;
+    return opkit_gpu_walk(0, NULL, &red, x->ndim, red_dims, n_red, nd_red, dims_red, strides_red, one_red);
+}
+#endif

@@ -1,0 +1,275 @@
+"""opkit's built-in GPU ops (opkit/gpu/ops): fused elementwise kernels, the reductions sum/max/min/mean, dot.
+
+Every test runs through the CPU interpreter (device="cuda-interpret") and, where CuPy finds a device, on the
+GPU (device="cuda"), compared with numpy (tests/helpers/numeric.check_close: dtypes exact, values bit for bit
+where the CPU path is exact, else within its ulp bound). A function's graph takes numpy values and returns
+numpy values; placement moves the ops in between to the GPU, which each test checks. Few modules are compiled:
+one function per dtype group, called over layouts, broadcasting and 0-size shapes.
+"""
+
+import numpy as np
+import pytest
+
+import opkit
+import opkit.tensor as ot
+from opkit.link.mode import Mode
+from opkit.testing import verify_grad
+from tests.helpers.numeric import check_close, layout, special_values
+
+FLOATS = ("float32", "float64")
+INTS = ("int8", "int32", "int64", "uint8", "uint64")
+LAYOUTS = ("c", "fortran", "strided", "reversed")
+
+
+def gpu_function(device, inputs, outputs):
+    return opkit.function(inputs, outputs, mode=Mode(device=device))
+
+
+def gpu_ops(f):
+    """The names of the GPU op classes in a compiled function's graph."""
+    return {type(node.op).__name__ for node in f.maker.fgraph.toposort() if type(node.op).__name__.startswith("Gpu")}
+
+
+def host_ops(f):
+    """The op classes run on the host, transfers aside."""
+    return {type(node.op).__name__ for node in f.maker.fgraph.toposort()
+            if not type(node.op).__name__.startswith(("Gpu", "ToGpu", "ToHost"))}
+
+
+def values(dtype, shape, shift=0):
+    return np.resize(np.roll(special_values(dtype), shift), shape)
+
+
+# ---- elementwise ----
+
+def float_outputs(x, y, z):
+    """(expression, numpy function, exact) triples over float matrices."""
+    return [
+        ((x * y + z) * 2 - x, lambda a, b, c: (a * b + c) * 2 - a, True),
+        (ot.switch(x > y, x / (y * y + 1), ot.maximum(x, z) - ot.minimum(y, z)),
+         lambda a, b, c: np.where(a > b, a / (b * b + 1), np.maximum(a, c) - np.minimum(b, c)), True),
+        (ot.clip(x, -1.5, 2.5) + ot.floor(y) - ot.ceil(z) + ot.round(x),
+         lambda a, b, c: np.clip(a, -1.5, 2.5) + np.floor(b) - np.ceil(c) + np.round(a), True),
+        (ot.mod(x, 1.75) + ot.int_div(y, z), lambda a, b, c: np.mod(a, 1.75) + np.floor_divide(b, c), True),
+        (ot.exp(x) * ot.tanh(y) * ot.sigmoid(z), lambda a, b, c: np.exp(a) * np.tanh(b) / (1 + np.exp(-c)), False),
+        (ot.log1p(ot.abs(x)) * ot.sin(y) * ot.sqrt(ot.abs(z)) * ot.pow(ot.abs(y), 2.0),
+         lambda a, b, c: np.log1p(np.abs(a)) * np.sin(b) * np.sqrt(np.abs(c)) * np.abs(b) ** 2.0, False),
+        (ot.lt(x, y) | ot.eq(y, z), lambda a, b, c: (a < b) | (b == c), True),
+    ]
+
+
+def int_outputs(x, y, z):
+    return [
+        ((x * y + z) * 3 - x, lambda a, b, c: (a * b + c) * 3 - a, True),
+        (ot.int_div(x, y) + ot.mod(x, z), lambda a, b, c: np.floor_divide(a, b) + np.mod(a, c), True),
+        (ot.maximum(x, y) - ot.minimum(y, z) + ot.sign(x) * ot.sqr(z),
+         lambda a, b, c: np.maximum(a, b) - np.minimum(b, c) + np.sign(a) * np.square(c), True),
+        (ot.switch(ot.lt(x, y), ot.abs(x), -z) ^ (x & ~y | z),
+         lambda a, b, c: np.where(a < b, np.abs(a), -c) ^ (a & ~b | c), True),
+        (x / (y + 1), lambda a, b, c: a / (b + 1), True),
+        (ot.ge(x, 7) | ot.neq(y, z), lambda a, b, c: (a >= 7) | (b != c), True),
+    ]
+
+
+def bool_outputs(x, y, z):
+    return [
+        ((x & y) | ~z, lambda a, b, c: (a & b) | ~c, True),
+        (x + y * z, lambda a, b, c: a + b * c, True),
+        (ot.maximum(x, z) ^ ot.eq(x, y), lambda a, b, c: np.maximum(a, c) ^ (a == b), True),
+        (ot.switch(x, y, z), lambda a, b, c: np.where(a, b, c), True),
+    ]
+
+
+GROUPS = {"bool": bool_outputs, **{d: float_outputs for d in FLOATS}, **{d: int_outputs for d in INTS}}
+
+
+@pytest.mark.parametrize("group", [("float32", "float64"), ("int8", "int32", "uint8"), ("int64", "uint64", "bool")])
+def test_fused_elementwise_matches_numpy_over_dtypes_layouts_broadcasting_and_empty(device, group):
+    inputs, outputs, expected = [], [], []
+    for dtype in group:
+        x, y, z = (ot.matrix(name, dtype=dtype) for name in "xyz")
+        inputs += [x, y, z]
+        for expression, oracle, exact in GROUPS[dtype](x, y, z):
+            outputs.append(expression)
+            expected.append((dtype, oracle, exact))
+    f = gpu_function(device, inputs, outputs)
+    assert gpu_ops(f) == {"GpuElemwise"} and not host_ops(f), f.maker.fgraph.toposort()
+
+    def check(shapes, kind, what):
+        args = []
+        for dtype in group:
+            args += [layout(values(dtype, shape, shift), kind) for shape, shift in zip(shapes, (0, 5, 11))]
+        results = f(*args)
+        for (dtype, oracle, exact), result, k in zip(expected, results, range(len(results))):
+            a, b, c = args[3 * group.index(dtype):3 * group.index(dtype) + 3]
+            with np.errstate(all="ignore"):
+                want = np.asarray(oracle(a, b, c))
+            check_close(result, want, exact, what=f"{device} {dtype} output {k} {what}")
+
+    for kind in LAYOUTS:
+        check([(4, 6)] * 3, kind, f"layout {kind}")
+    check([(4, 6), (1, 6), (4, 1)], "c", "broadcast")
+    check([(1, 1), (5, 1), (1, 3)], "reversed", "broadcast of one-element inputs")
+    check([(0, 6)] * 3, "c", "0-size axis 0")
+    check([(4, 0), (1, 0), (4, 1)], "strided", "0-size axis 1")
+
+
+def test_elementwise_negative_strides_scalars_and_3d(device):
+    x = ot.tensor3("x", dtype="float64")
+    s = ot.scalar("s", dtype="float64")
+    v = ot.vector("v", dtype="int32")
+    f = gpu_function(device, [x, s, v], [(x - s) * v + x ** 2, ot.maximum(s, v)])
+    assert gpu_ops(f) == {"GpuElemwise"}
+    base = np.arange(2 * 3 * 5, dtype="float64").reshape(2, 3, 5) - 11.5
+    for a in (base, base[::-1, :, ::-2], base.transpose(2, 0, 1)[:, :, ::-1], base[:, :0]):
+        vec = np.arange(a.shape[-1], dtype="int32")[::-1] - 2
+        first, second = f(a, 2.5, vec)
+        check_close(first, (a - 2.5) * vec + a ** 2, True, what=f"{device} shape {a.shape} strides {a.strides}")
+        check_close(second, np.maximum(np.float64(2.5), vec), True)
+
+
+def test_broadcast_clash_raises_the_cpu_paths_error(device):
+    x, y = ot.matrix("x"), ot.matrix("y")
+    f = gpu_function(device, [x, y], x * y + 1)
+    with pytest.raises(ValueError, match=r"cannot be broadcast together: axis 1 has lengths \[3, 4\]"):
+        f(np.ones((2, 3)), np.ones((2, 4)))
+
+
+def test_float16_and_integer_power_stay_on_the_host(interpret):
+    h = ot.vector("h", dtype="float16")
+    i = ot.vector("i", dtype="int32")
+    f = gpu_function(interpret, [h, i], [h * h + 1, i ** i + 1])
+    assert not gpu_ops(f)
+    hv, iv = np.array([0.5, 2.0, 3.0], dtype="float16"), np.array([1, 2, 3], dtype="int32")
+    first, second = f(hv, iv)
+    check_close(first, hv * hv + 1, True)
+    check_close(second, iv ** iv + 1, True)
+    with pytest.raises(ValueError, match="negative integer powers"):
+        f(hv, np.array([1, -2, 3], dtype="int32"))
+
+
+# ---- reductions ----
+
+REDUCTIONS = [("sum", None, False), ("sum", (0, 2), True), ("max", 1, False), ("min", (1, 2), True),
+              ("mean", None, False), ("mean", (0, 1), True)]
+
+
+@pytest.mark.parametrize("dtypes", [("float32", "float64", "bool"), ("int8", "uint8", "int32", "int64", "uint64")])
+def test_reductions_match_numpy(device, dtypes):
+    inputs, outputs, expected = [], [], []
+    for dtype in dtypes:
+        x = ot.tensor3("x", dtype=dtype)
+        inputs.append(x)
+        for kind, axis, keepdims in REDUCTIONS:
+            outputs.append(getattr(ot, kind)(x, axis=axis, keepdims=keepdims))
+            expected.append((dtype, kind, axis, keepdims))
+    f = gpu_function(device, inputs, outputs)
+    assert gpu_ops(f) == {"GpuReduce"} and not host_ops(f)
+    base = {d: values(d, (3, 4, 5), 3) for d in dtypes}
+    for kind_name in LAYOUTS:
+        args = [layout(base[d], kind_name) for d in dtypes]
+        for (dtype, kind, axis, keepdims), result in zip(expected, f(*args)):
+            a = args[dtypes.index(dtype)]
+            with np.errstate(all="ignore"):
+                want = getattr(np, kind)(a, axis=axis, keepdims=keepdims)
+                # a float sum's error is relative to its terms' magnitudes (another order than numpy's)
+                scale = getattr(np, kind)(np.abs(a.astype("float64")), axis=axis, keepdims=keepdims)
+            check_close(result, want, kind in ("max", "min") or want.dtype.kind != "f", scale,
+                        what=f"{device} {kind} axis={axis} keepdims={keepdims} of {dtype} {kind_name}")
+
+
+def test_reductions_over_empty_axes(device):
+    x = ot.tensor3("x", dtype="float64")
+    i = ot.tensor3("i", dtype="int16")
+    f = gpu_function(device, [x, i], [ot.sum(x, axis=1), ot.mean(x, axis=(0, 2), keepdims=True), ot.sum(i),
+                                      ot.max(x, axis=0)])
+    assert gpu_ops(f) == {"GpuReduce"}
+    for shape in [(2, 0, 3), (0, 3, 4), (2, 3, 0)]:
+        a, b = np.ones(shape), np.ones(shape, dtype="int16")
+        if shape[0] != 0:
+            got = f(a, b)
+            wants = [np.sum(a, axis=1), np.full((1, shape[1], 1), np.nan) if shape[1] else np.mean(a, axis=(0, 2),
+                     keepdims=True), np.sum(b), np.max(a, axis=0)]
+            for result, want in zip(got, wants):
+                check_close(result, np.asarray(want, dtype=result.dtype), True, what=f"{device} {shape}")
+        else:
+            with pytest.raises(ValueError, match="zero-size array to reduction operation maximum which has no identity"):
+                f(a, b)
+
+
+def test_sum_of_a_product_is_an_elementwise_kernel_then_a_reduction(device):
+    x, y = ot.matrix("x", dtype="float32"), ot.matrix("y", dtype="float32")
+    f = gpu_function(device, [x, y], ot.sum(x * y, axis=1))
+    assert gpu_ops(f) == {"GpuElemwise", "GpuReduce"}
+    a = np.linspace(-3, 3, 35, dtype="float32").reshape(5, 7)
+    b = a[::-1, ::-1].copy()
+    check_close(f(a, b), np.sum(a * b, axis=1), False, np.sum(np.abs(a * b), axis=1))
+
+
+# ---- dot ----
+
+def test_dot_matches_numpy(device):
+    m, n = ot.matrix("m"), ot.matrix("n")
+    v, w = ot.vector("v"), ot.vector("w")
+    f = gpu_function(device, [m, n, v, w], [ot.dot(m, n), ot.dot(m, v), ot.dot(v, n), ot.dot(v, w)])
+    assert gpu_ops(f) == {"GpuDot"}
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((4, 3)), rng.standard_normal((3, 5))
+    for kind in LAYOUTS:
+        args = [layout(a, kind), layout(b, kind), layout(b[:, 1], kind), layout(a[1], kind)]
+        for result, want in zip(f(*args), [a @ b, a @ b[:, 1], b[:, 1] @ b, b[:, 1] @ a[1]]):
+            check_close(result, want, False, np.abs(want) + 1, what=f"{device} dot {kind}")
+    empty = f(np.ones((2, 0)), np.ones((0, 3)), np.ones(0), np.ones(0))
+    check_close(empty[0], np.zeros((2, 3)), True)
+    with pytest.raises(ValueError, match="not aligned"):
+        f(np.ones((2, 3)), np.ones((4, 3)), np.ones(3), np.ones(3))
+
+
+# ---- gradients: the gradient graph runs on the GPU too ----
+
+def test_gradients_through_gpu_ops(interpret):
+    rng = np.random.default_rng(1)
+    mode = Mode(device=interpret)
+    a, b = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    verify_grad(lambda x, y: ot.sum(ot.exp(x) * y + x * x, axis=0), [a, b], mode=mode, rng=rng)
+    verify_grad(lambda x: ot.max(x, axis=1) + ot.mean(x, axis=1), [a], mode=mode, rng=rng)
+    verify_grad(lambda x, y: ot.dot(x, y.T), [a, b], mode=mode, rng=rng)
+    x = ot.matrix("x")
+    g = opkit.grad(ot.sum(ot.exp(x) * x), x)
+    f = gpu_function(interpret, [x], g)
+    assert "GpuElemwise" in gpu_ops(f)
+    check_close(f(a), np.exp(a) * a + np.exp(a), False)
+
+
+# ---- NVRTC: the kernels the GPU runs compile here (no GPU needed) ----
+
+def test_builtin_kernels_compile_with_nvrtc_without_contracting_multiply_add():
+    pytest.importorskip("nvidia.cuda_nvrtc", reason="NVRTC (pip install 'opkit-sdk[cuda]') is not installed")
+    from opkit.core.tensor.scalars import scalar_logic, scalar_math, scalar_ops
+    from opkit.cop.kernels import kernel_module, kernel_module_key
+    from opkit.gpu.ops import GpuElemwise, GpuReduce, gpu_program_ok
+    from opkit.gpu.transfers import GpuArrayType
+
+    every = {**scalar_ops.ALL, **scalar_math.ALL, **scalar_logic.ALL}
+    for dtype in ("bool", "int8", "int64", "uint64", "float32", "float64"):
+        x, y, z = (GpuArrayType(dtype, (None, None))() for _ in range(3))
+        program = []
+        for op in every.values():  # one kernel with every function that has a GPU version for this dtype
+            try:
+                out = op.output_dtype([dtype] * op.nin)
+            except (TypeError, OverflowError):
+                continue
+            step = (op, tuple(range(op.nin)), out)
+            if gpu_program_ok([step], [dtype] * op.nin):
+                program.append(step)
+        program.append((scalar_ops.add, (3, 4), every["add"].output_dtype([program[0][2], program[1][2]])))
+        assert len(program) > 10
+        node = GpuElemwise(program, 3)(x, y, z).owner
+        for arch in ("sm_80", "sm_90"):
+            module = kernel_module(node, arch)
+            assert module.cubin[:4] == b"\x7fELF" and module.symbols == ("ew_node_0",)
+            assert "fma.rn" not in module.ptx, "NVRTC contracted a multiply and an add (numpy rounds each)"
+        for kind in ("sum", "max", "min", "mean"):
+            reduce_node = GpuReduce(kind, (0,))(x).owner
+            assert kernel_module(reduce_node, "sm_90").cubin[:4] == b"\x7fELF"
+    assert kernel_module_key(node, "sm_80") != kernel_module_key(node, "sm_90")
