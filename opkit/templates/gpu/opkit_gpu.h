@@ -24,6 +24,9 @@
 // Every function returns 0 on success, else -1 with a Python exception set (called with the GIL held).
 #ifndef OPKIT_GPU_H
 #define OPKIT_GPU_H
+#ifndef PY_SSIZE_T_CLEAN
+#define PY_SSIZE_T_CLEAN  // as the generated modules do, in case this header comes first
+#endif
 #include <Python.h>
 #ifndef NPY_NO_DEPRECATED_API
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
