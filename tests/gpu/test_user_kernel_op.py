@@ -11,6 +11,7 @@ import textwrap
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import opkit
 import opkit.gpu as og
@@ -57,6 +58,35 @@ def test_axpy_on_strided_and_reversed_views(device):
     for x, y in [(base_x[::3], base_y[::6]), (base_x[::-1], base_y[1::2]), (base_x[100:], base_y[:201])]:
         got = f(on_device(device, np.asarray(2.5)), on_device(device, x), on_device(device, y))
         np.testing.assert_array_equal(to_numpy(got), 2.5 * x + y)
+
+
+_INTERPRETED = {}
+
+
+def _interpreted(dtype):
+    """The axpy and block-sum functions of `dtype` through the interpreter, compiled once per test session."""
+    if dtype not in _INTERPRETED:
+        x = og.vector("x", dtype=dtype)
+        _INTERPRETED[dtype] = (_axpy_function("cuda-interpret", dtype),
+                               opkit.function([x], block_sum(x), mode=opkit.Mode(device="cuda-interpret")))
+    return _INTERPRETED[dtype]
+
+
+@settings(max_examples=25, deadline=None)
+@given(dtype=st.sampled_from(DTYPES), n=st.integers(0, 2000), step_x=st.sampled_from([1, 2, -1, -3]),
+       step_y=st.sampled_from([1, 3, -2]), alpha=st.integers(-5, 5), seed=st.integers(0, 2**16))
+def test_interpreted_kernels_match_numpy_property(dtype, n, step_x, step_y, alpha, seed):
+    f_axpy, f_sum = _interpreted(dtype)
+    x = _data(dtype, n * abs(step_x), seed)[::step_x]
+    y = _data(dtype, n * abs(step_y), seed + 1)[::step_y]
+    a = np.asarray(alpha, dtype=dtype)
+    np.testing.assert_array_equal(f_axpy(a, x, y), a * x + y)
+    total = f_sum(x)
+    if dtype == "int32":
+        assert total == x.sum(dtype=dtype)
+    else:
+        np.testing.assert_allclose(total, x.sum(dtype="float64"), rtol=1e-4 if dtype == "float32" else 1e-12,
+                                   atol=1e-3 if dtype == "float32" else 1e-9)
 
 
 def test_host_code_errors_reach_the_caller(device):
