@@ -273,3 +273,18 @@ def test_builtin_kernels_compile_with_nvrtc_without_contracting_multiply_add():
             reduce_node = GpuReduce(kind, (0,))(x).owner
             assert kernel_module(reduce_node, "sm_90").cubin[:4] == b"\x7fELF"
     assert kernel_module_key(node, "sm_80") != kernel_module_key(node, "sm_90")
+
+
+def test_the_cuda_host_module_of_the_builtin_ops_builds_without_a_gpu(monkeypatch):
+    """The host part of the built-in GPU nodes compiles with g++ for device="cuda" (it cannot run here; no
+    constant in the graph: placement would make it a CuPy array)."""
+    pytest.importorskip("nvidia.cuda_nvrtc", reason="NVRTC (pip install 'opkit-sdk[cuda]') is not installed")
+    from opkit.gpu import node_glue, runtime
+
+    if runtime.has_device():
+        pytest.skip("a CUDA device is here: the tests above build and run it")
+    monkeypatch.setattr(runtime, "_device_problem", lambda: "")
+    monkeypatch.setattr(node_glue, "device_arch", lambda: "sm_90")
+    x, y = ot.matrix("x", dtype="float32"), ot.matrix("y", dtype="float32")
+    f = gpu_function("cuda", [x, y], [ot.sum(x * y - x, axis=0), ot.max(ot.exp(x), axis=None), ot.dot(x, y)])
+    assert gpu_ops(f) == {"GpuElemwise", "GpuReduce", "GpuDot"}
