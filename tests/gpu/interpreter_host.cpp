@@ -92,3 +92,5 @@ OPKIT_TEST int run_warp_extras(int grid, int block, const int* x, unsigned int* 
 {
     return OPKIT_INTERP_LAUNCH(warp_extras, grid, block, 0, x, out);
 }
+
+OPKIT_TEST int run_racy_shift(int block, const int* x, int* y) { return OPKIT_INTERP_LAUNCH(racy_shift, 1, block, 0, x, y); }

@@ -233,3 +233,12 @@ extern "C" __global__ void warp_extras(const int* x, unsigned int* out)
     __syncwarp();
     out[9 * i + 8] = (unsigned int)__reduce_max_sync(0xffffffffu, v);
 }
+
+// A race: each thread reads its right neighbour's shared slot with no barrier between the write and the read.
+extern "C" __global__ void racy_shift(const int* x, int* y)
+{
+    __shared__ int s[256];
+    int t = threadIdx.x;
+    s[t] = x[t];
+    y[t] = t + 1 < (int)blockDim.x ? s[t + 1] : 0;
+}

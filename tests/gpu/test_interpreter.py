@@ -46,6 +46,7 @@ SIGNATURES = {
     "run_atomics": [I, I, I, P_I32, P_I32, P_U32, P_U64, P_I64, P_F32, P_F64],
     "run_bit_intrinsics": [I, I, I, P_U32, P_U32],
     "run_warp_extras": [I, I, P_I32, P_U32],
+    "run_racy_shift": [I, P_I32, P_I32],
     "run_conversions": [I, I, I, P_F32, P_F64, P_I32, P_U32, P_I64, P_F32],
 }
 
@@ -426,3 +427,37 @@ def test_votes_in_a_partial_last_warp_count_only_the_threads_that_exist(lib, blo
     sizes = [min(32, block - 32 * w) for w in range(warps)]
     assert ballot.tolist() == [(1 << size) - 1 for size in sizes]
     assert all_.tolist() == [1] * warps and any_.tolist() == [1] * warps
+
+
+def run_every_kernel_once(lib, seed):
+    """Outputs of the race-free kernels on one input."""
+    rng = np.random.default_rng(seed)
+    n = 700
+    x = rng.integers(-50, 50, n).astype(np.int32)
+    partial = np.zeros(-(-n // 128))
+    launched(lib, lib.run_block_sum(partial.size, 128, n, x.astype(np.float64), partial))
+    scan, first = np.zeros(n, np.int32), np.zeros(n, np.int32)
+    launched(lib, lib.run_segment_scan(-(-n // 64), 64, n, 16, x, scan, first))
+    lanes, total = np.zeros(n, np.int32), np.zeros(1, np.uint64)
+    launched(lib, lib.run_warp_sums(-(-n // 64), 64, n, x, lanes, total))
+    counts = np.zeros(3 * -(-n // 100), np.int32)
+    launched(lib, lib.run_block_votes(counts.size // 3, 100, n, x, counts))
+    return [partial, scan, first, lanes, total, counts]
+
+
+def test_race_free_kernels_give_the_same_results_in_reverse_order(lib, monkeypatch):
+    forward = run_every_kernel_once(lib, 7)
+    monkeypatch.setenv("OPKIT_CUDA_INTERPRET_ORDER", "reverse")
+    for a, b in zip(forward, run_every_kernel_once(lib, 7)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_reverse_order_exposes_a_race(lib, monkeypatch):
+    x = np.arange(1, 65, dtype=np.int32)
+    forward = np.zeros(64, np.int32)
+    launched(lib, lib.run_racy_shift(64, x, forward))
+    monkeypatch.setenv("OPKIT_CUDA_INTERPRET_ORDER", "reverse")
+    backward = np.zeros(64, np.int32)
+    launched(lib, lib.run_racy_shift(64, x, backward))
+    assert backward[:-1].tolist() == x[1:].tolist()  # the neighbour wrote first
+    assert forward[:-1].tolist() != backward[:-1].tolist()

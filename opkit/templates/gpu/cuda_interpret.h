@@ -98,6 +98,7 @@ struct Launch {
     uint3 block_idx;
     std::vector<Thread> threads;
     int next_start;
+    bool reverse;         // OPKIT_CUDA_INTERPRET_ORDER=reverse: threads start and resume last first
     bool failed;
     std::string error;
     Context scheduler;
@@ -120,7 +121,8 @@ static void fiber_main()
         Launch* L = t_launch;
         Fiber* self = t_fiber;
         while (!L->failed && L->next_start < (int)L->threads.size()) {
-            Thread* t = &L->threads[L->next_start++];
+            int k = L->next_start++;
+            Thread* t = &L->threads[L->reverse ? L->threads.size() - 1 - k : k];
             t->fiber = self;
             t->state = RUNNING;
             t_thread = t;
@@ -274,8 +276,11 @@ static inline bool release_barrier(Launch* L)
         t.result = result;
         t.state = RUNNING;
     }
-    for (Thread& t : L->threads)
-        if (!L->failed) enter(t.fiber, &t);
+    size_t n_threads = L->threads.size();
+    for (size_t k = 0; k < n_threads && !L->failed; ++k) {
+        Thread& t = L->threads[L->reverse ? n_threads - 1 - k : k];
+        enter(t.fiber, &t);
+    }
     return true;
 }
 
@@ -366,6 +371,8 @@ static inline int run(const char* kernel, void (*body)(void*), void* closure, Op
     L.grid_dim = dim3((unsigned)grid.x, (unsigned)grid.y, (unsigned)grid.z);
     L.block_dim = dim3((unsigned)block.x, (unsigned)block.y, (unsigned)block.z);
     L.failed = false;
+    const char* order = getenv("OPKIT_CUDA_INTERPRET_ORDER");
+    L.reverse = order && std::strcmp(order, "reverse") == 0;
     for (unsigned z = 0; z < L.block_dim.z; ++z)
         for (unsigned y = 0; y < L.block_dim.y; ++y)
             for (unsigned x = 0; x < L.block_dim.x; ++x) {

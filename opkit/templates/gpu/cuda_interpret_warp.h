@@ -140,7 +140,9 @@ static inline bool release_warps(Launch* L)
             released.push_back(&L->threads[base + l]);
         }
     }
-    for (Thread* t : released)
-        if (!L->failed) enter(t->fiber, t);
+    for (size_t k = 0; k < released.size() && !L->failed; ++k) {
+        Thread* t = released[L->reverse ? released.size() - 1 - k : k];
+        enter(t->fiber, t);
+    }
     return !released.empty() && !L->failed;
 }
