@@ -61,7 +61,7 @@ def compile_with_interpreter(source, output, extra=()):
     return subprocess.run(command, capture_output=True, text=True)
 
 
-@pytest.fixture(scope="module", params=["fast switch", "ucontext"])
+@pytest.fixture(scope="module", params=["fast-switch", "ucontext"])
 def lib(request, tmp_path_factory):
     """The kernels' library, with each of the interpreter's fiber switches (x86-64's own, and ucontext's)."""
     output = tmp_path_factory.mktemp("interpreter") / "kernels.so"
