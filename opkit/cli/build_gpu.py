@@ -31,6 +31,45 @@ def parse_archs(text: str) -> list[str]:
     return archs
 
 
+def device_arch_of(node) -> str | None:
+    """Return the architecture of this machine's GPU if `node`'s op has CUDA kernels, None for a CPU op;
+    CommandFailed naming --arch where CuPy finds no device."""
+    from opkit.cli import CommandFailed
+    from opkit.cop import kernels
+
+    if not kernels.has_kernels(node.op):
+        return None
+    from opkit.gpu.runtime import NoDeviceError, require_device
+
+    try:
+        require_device()
+    except NoDeviceError as exc:
+        raise CommandFailed(f"{type(node.op).__name__} is a GPU op (it has CUDA kernels) and opkit builds it for "
+                            f"this machine's GPU, and here {str(exc).splitlines()[0].partition(': ')[2]}"
+                            "\nfix: name the GPUs' architectures: --arch sm_80,sm_90 (NVRTC compiles for them "
+                            "without a GPU)") from None
+    from opkit.gpu.node_glue import device_arch
+
+    return device_arch()
+
+
+def for_gpu_node(node, arch):
+    """Return a context making `node`'s module as on device 'cuda' for `arch` (default: the GPU's) if its op
+    has CUDA kernels; a null context for a CPU op."""
+    import contextlib
+
+    arch = parse_archs(arch)[0] if arch else device_arch_of(node)
+    if arch is None:
+        return contextlib.nullcontext()
+    from opkit.gpu.device import using_device
+    from opkit.gpu.shipped_kernels import building_for
+
+    stack = contextlib.ExitStack()
+    stack.enter_context(using_device("cuda"))
+    stack.enter_context(building_for(arch))
+    return stack
+
+
 def run_build_archs(args, make_node, check_into, build_host) -> int:
     """Build (and with --into, ship) `args.op`'s node for each --arch; the rest is `opkit build`'s own
     (opkit.cli.ops passes its make_node, --into check and host build, for each architecture)."""

@@ -27,10 +27,12 @@ def add_commands(commands):
                                  "(dvector, double, ...) is used as that type")
         parser.add_argument("--ndims", help="input ranks, e.g. 1,0 (default: 1 for every tensor input)")
         parser.set_defaults(run=run)
+    show_arch = "a GPU op (one with #section kernels): its host module for this CUDA architecture (default: the GPU's)"
     parser.add_argument("--into", metavar="PACKAGE_DIR",
                         help="also store the module in this op package's source directory (the one holding the "
                              "op's __init__.py) as package data its wheel ships: machines without a compiler "
                              "load it from there")
+    commands.choices["show"].add_argument("--arch", metavar="ARCH", help=show_arch)
     parser.add_argument("--arch", metavar="ARCHS",
                         help="a GPU op (one with #section kernels): build for these CUDA architectures, e.g. "
                              "sm_80,sm_90 (NVRTC, no GPU needed): each one's host module and kernels; with --into, "
@@ -263,15 +265,20 @@ def _region_and_source(args):
 
 
 def run_show(args):
-    _, generated = _region_and_source(args)
+    from opkit.cli.build_gpu import for_gpu_node
+
+    with for_gpu_node(make_node(args.op, args.dtypes, args.ndims), args.arch):
+        _, generated = _region_and_source(args)
     print(generated.with_name(f"opkit_{args.op.replace(':', '_').replace('-', '_')}"), end="")
     return 0
 
 
 def run_build(args):
-    if args.arch is not None:
-        from opkit.cli.build_gpu import run_build_archs
+    from opkit.cli.build_gpu import device_arch_of, run_build_archs
 
+    if args.arch is None:  # a GPU op is built for this machine's GPU
+        args.arch = device_arch_of(make_node(args.op, args.dtypes, args.ndims))
+    if args.arch is not None:
         return run_build_archs(args, make_node, _check_into, build_host)
     return build_host(args)
 

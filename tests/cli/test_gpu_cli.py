@@ -336,6 +336,25 @@ def test_build_arch_ships_cubins_and_ptx_that_load_without_nvrtc_or_a_compiler(p
     assert ("arch_ops_gpu: (GpuArrayType(float32, vector), GpuArrayType(float32, vector); sm_80); "
             "(GpuArrayType(float32, vector), GpuArrayType(float32, vector); sm_90)") in doctor
 
+    shown = plugin_venv.run("-m", "opkit.cli", "show", "arch_ops_gpu", "--dtypes", "float32,float32", "--arch", "sm_80",
+                            cwd=tmp_path).stdout
+    [sm_80] = [meta for meta in kernels if meta["arch"] == "sm_80"]
+    assert f'opkit_kernel_module_key_node_0 = "{sm_80["kernel_key"]}";' in shown
+    assert "OPKIT_LAUNCH(multiply, blocks, threads, 0, n, x, x_stride, y, y_stride, z)" in shown
+    refused = plugin_venv.run("-m", "opkit.cli", "build", "arch_ops_gpu", "--dtypes", "float32,float32", "--arch",
+                              "sm_10", cwd=tmp_path, check=False)
+    assert refused.returncode == 2 and "--arch: this NVRTC cannot compile for sm_10; it knows sm_" in refused.stderr
+    here = plugin_venv.run("-m", "opkit.cli", "build", "arch_ops_gpu", "--dtypes", "float32,float32", cwd=tmp_path,
+                           check=False)
+    if isinstance(_cupy_device_count(), int) and _cupy_device_count() > 0:
+        assert here.returncode == 0 and here.stdout.startswith("sm_"), here.stderr
+    else:
+        assert here.returncode == 1
+        assert here.stderr.startswith("opkit: error: ArchOpsGpu is a GPU op (it has CUDA kernels) and opkit builds "
+                                      "it for this machine's GPU, and here CuPy finds no CUDA device (")
+        assert here.stderr.rstrip().endswith("fix: name the GPUs' architectures: --arch sm_80,sm_90 (NVRTC compiles "
+                                             "for them without a GPU)")
+
     # The target machine: neither NVRTC nor a C++ compiler.
     env = {"OPKIT_NVRTC": str(tmp_path / "no" / "libnvrtc.so.12"), "OPKIT_FLAGS": "cxx=/nonexistent/bin/c++",
            "OPKIT_COMPILEDIR": str(tmp_path / "target-cache")}
