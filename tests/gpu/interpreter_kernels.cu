@@ -188,7 +188,7 @@ extern "C" __global__ void bit_intrinsics(int n, const unsigned int* x, unsigned
     out[8 * i + 3] = __brev(v);
     out[8 * i + 4] = __funnelshift_l(v, ~v, v);
     out[8 * i + 5] = __funnelshift_r(v, ~v, v);
-    out[8 * i + 6] = __byte_perm(v, ~v, v & 0x7777u);
+    out[8 * i + 6] = __byte_perm(v, ~v, v);
     out[8 * i + 7] = __umulhi(v, v ^ 0x9e3779b9u);
 }
 

@@ -354,10 +354,14 @@ def test_bit_intrinsics(lib, x):
     for v in x:
         w = ~v % 2**32
         wide = (w << 32) | v
-        perm = v & 0x7777
+        permuted = 0
+        for k in range(4):
+            selector = (v >> (4 * k)) & 15
+            byte = (wide >> (8 * (selector & 7))) & 0xFF
+            permuted |= ((0xFF if byte & 0x80 else 0) if selector & 8 else byte) << (8 * k)
         expected += [bin(v).count("1"), 32 - v.bit_length(), (v & -v).bit_length(), int(f"{v:032b}"[::-1], 2),
                      ((wide << (v & 31)) >> 32) % 2**32, (wide >> (v & 31)) % 2**32,
-                     sum(((wide >> (8 * ((perm >> (4 * k)) & 7))) & 0xFF) << (8 * k) for k in range(4)),
+                     permuted,
                      (v * (v ^ 0x9E3779B9)) >> 32]
     assert out.tolist() == expected
 

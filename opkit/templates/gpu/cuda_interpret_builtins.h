@@ -259,11 +259,18 @@ static inline unsigned __funnelshift_rc(unsigned lo, unsigned hi, unsigned shift
 {
     return (unsigned)((((unsigned long long)hi << 32) | lo) >> (shift < 32 ? shift : 32));
 }
+// PTX's prmt.b32 (generic mode): byte n of the result is byte s<4n+2:4n> of y:x, or, where bit 4n+3 of s is set,
+// that byte's sign bit replicated.
 static inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s)
 {
     unsigned long long bytes = ((unsigned long long)y << 32) | x;
     unsigned r = 0;
-    for (int n = 0; n < 4; ++n) r |= (unsigned)((bytes >> (8 * ((s >> (4 * n)) & 7))) & 0xffu) << (8 * n);
+    for (int n = 0; n < 4; ++n) {
+        unsigned selector = (s >> (4 * n)) & 15u;
+        unsigned byte = (unsigned)((bytes >> (8 * (selector & 7u))) & 0xffu);
+        if (selector & 8u) byte = (byte & 0x80u) ? 0xffu : 0u;
+        r |= byte << (8 * n);
+    }
     return r;
 }
 static inline unsigned __sad(int x, int y, unsigned z) { return (unsigned)(x > y ? x - y : y - x) + z; }
