@@ -465,3 +465,48 @@ def test_reverse_order_exposes_a_race(lib, monkeypatch):
     launched(lib, lib.run_racy_shift(64, x, backward))
     assert backward[:-1].tolist() == x[1:].tolist()  # the neighbour wrote first
     assert forward[:-1].tolist() != backward[:-1].tolist()
+
+
+LAUNCH_BOUNDS_KERNELS = """#define APPLY_SPECIFIC(str) str##_node1
+#line 1 "bounded.cu"
+extern "C" __global__ void __launch_bounds__(2 * 32, 4) APPLY_SPECIFIC(bounded)(int* y)
+{
+    if (threadIdx.x == 0) { y[blockIdx.x] = (int)blockDim.x; }
+}
+extern "C" __global__ void APPLY_SPECIFIC(free)(int* y) { y[threadIdx.x] = 1; }
+"""
+
+LAUNCH_BOUNDS_HOST = r"""
+#include "cuda_interpret.h"
+#include "bounded_interpretable.cu"
+int main()
+{
+    static int y[1024];
+    int sizes[] = {64, 65, 1024};
+    for (int block : sizes) {
+        if (OPKIT_INTERP_LAUNCH(bounded_node1, 3, block, 0, y)) printf("%s\n", opkit_interp::last_error());
+        else printf("ran %d %d\n", block, y[2]);
+    }
+    if (OPKIT_INTERP_LAUNCH(free_node1, 1, 1024, 0, y)) printf("%s\n", opkit_interp::last_error());
+    else printf("free ran %d\n", y[1023]);
+    return 0;
+}
+"""
+
+
+def test_launch_bounds_are_enforced_as_on_a_gpu(tmp_path):
+    from opkit.cop.source.kernel_refusals import interpretable_text
+
+    (tmp_path / "bounded_interpretable.cu").write_text(interpretable_text(LAUNCH_BOUNDS_KERNELS, "bounded.cu"))
+    (tmp_path / "main.cpp").write_text(LAUNCH_BOUNDS_HOST)
+    done = compile_with_interpreter(tmp_path / "main.cpp", tmp_path / "main", [f"-I{tmp_path}"])
+    assert done.returncode == 0, done.stderr
+    ran = subprocess.run([str(tmp_path / "main")], capture_output=True, text=True, check=True)
+    assert ran.stdout.splitlines() == [
+        "ran 64 64",
+        "cudaErrorLaunchOutOfResources: kernel bounded_node1 cannot be launched: its __launch_bounds__ allows 64 "
+        "threads per block, the launch has 65",
+        "cudaErrorLaunchOutOfResources: kernel bounded_node1 cannot be launched: its __launch_bounds__ allows 64 "
+        "threads per block, the launch has 1024",
+        "free ran 1",
+    ]

@@ -132,3 +132,21 @@ def test_dynamic_shared_memory_becomes_the_launches_buffer_on_the_same_line(decl
 def test_interpretable_text_still_refuses_the_rest():
     with pytest.raises(KernelNotInterpretable, match="cannot run inline assembly"):
         interpretable_text(kernels('    extern __shared__ float s[];\n    asm("nop");'), "<kernels>")
+
+
+def test_launch_bounds_are_registered_after_the_kernels_body_on_the_same_line():
+    text = ('#line 3 "/u/op.cu"\n'
+            'extern "C" __global__ void __launch_bounds__(128, 2) APPLY_SPECIFIC(k)(int n, float* y)\n'
+            "{\n"
+            "    if (n) { y[0] = 1; }  // } in a comment\n"
+            "}\n"
+            'extern "C" __global__ void __launch_bounds__(MAXT) declared_only(float* y);\n'
+            'extern "C" __global__ void __launch_bounds__(256) plain(float* y) { y[0] = "}"[0]; }\n')
+    rewritten = interpretable_text(text, "<kernels>")
+    assert rewritten.count("\n") == text.count("\n")
+    lines = rewritten.splitlines()
+    assert lines[4] == ("} static const int opkit_launch_bounds_0 = ::opkit_interp::launch_bounds("
+                        "(const void*)&APPLY_SPECIFIC(k), (long long)(128));")
+    assert lines[5] == text.splitlines()[5]
+    assert lines[6].endswith('y[0] = "}"[0]; } static const int opkit_launch_bounds_2 = '
+                             "::opkit_interp::launch_bounds((const void*)&plain, (long long)(256));")

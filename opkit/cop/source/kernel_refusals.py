@@ -78,6 +78,8 @@ _LINE = re.compile(r'^[ \t]*#[ \t]*line[ \t]+(\d+)(?:[ \t]+("(?:[^"\\]|\\.)*"))?
 _DYNAMIC_SHARED = re.compile(r"\bextern\s+__shared__\s+(?P<type>[^;\[\]{}()]*?(?:\([^()]*\)[^;\[\]{}()]*?)*)"
                              r"\b(?P<name>[A-Za-z_]\w*)\s*\[\s*\]\s*;")
 _ALIGNMENT = re.compile(r"\b(?:__align__|alignas)\s*\([^()]*\)")
+_LAUNCH_BOUNDS = re.compile(r"\b__launch_bounds__\s*\(")
+_DECLARATOR = re.compile(r"\s*(APPLY_SPECIFIC\s*\(\s*\w+\s*\)|[A-Za-z_]\w*)\s*\(")
 
 
 def _unquote(literal: str) -> str:
@@ -142,25 +144,76 @@ def check_interpretable(text: str, path) -> None:
         _refuse(place, text, *first)
 
 
+def _past_closing(masked: str, start: int) -> int:
+    """Return the index just past the bracket closing the one at `start` ("(" or "{"), or -1."""
+    opening = masked[start]
+    closing = ")" if opening == "(" else "}"
+    depth = 0
+    for index in range(start, len(masked)):
+        if masked[index] == opening:
+            depth += 1
+        elif masked[index] == closing:
+            depth -= 1
+            if depth == 0:
+                return index + 1
+    return -1
+
+
+def _first_argument(text: str) -> str:
+    """Return the first top-level comma-separated argument of `text`."""
+    depth = 0
+    for index, char in enumerate(text):
+        depth += 1 if char in "(<[" else -1 if char in ")>]" else 0
+        if char == "," and depth == 0:
+            return text[:index].strip()
+    return text.strip()
+
+
+def _launch_bounds(text: str, masked: str):
+    """Yield (index just past a kernel's body, C++ that registers its __launch_bounds__ maximum)."""
+    for number, match in enumerate(_LAUNCH_BOUNDS.finditer(masked)):
+        arguments_end = _past_closing(masked, match.end() - 1)
+        declarator = _DECLARATOR.match(masked, arguments_end) if arguments_end > 0 else None
+        if declarator is None:
+            continue
+        parameters_end = _past_closing(masked, declarator.end() - 1)
+        brace, semicolon = masked.find("{", parameters_end), masked.find(";", parameters_end)
+        if parameters_end < 0 or brace < 0 or 0 <= semicolon < brace:
+            continue  # a declaration: its definition carries the bounds
+        body_end = _past_closing(masked, brace)
+        if body_end < 0:
+            continue
+        kernel = text[declarator.start(1):declarator.end(1)]
+        maximum = _first_argument(text[match.end():arguments_end - 1])
+        yield body_end, (f" static const int opkit_launch_bounds_{number} = ::opkit_interp::launch_bounds("
+                         f"(const void*)&{kernel}, (long long)({maximum}));")
+
+
 def interpretable_text(text: str, path) -> str:
     """Return `text` as the interpreter compiles it, then checked (check_interpretable).
 
     Each `extern __shared__ T name[];` (dynamic shared memory, at any scope) becomes, on the same line, an
     object `name` that indexes and converts to `T*` like the array: the launch's `shared_bytes`, 16-byte
-    aligned, one buffer per block as on a GPU.
+    aligned, one buffer per block as on a GPU. A kernel declared with `__launch_bounds__(max, ...)` gets,
+    after its closing brace on the same line, the registration of `max`: a launch of more threads per
+    block is refused (cudaErrorLaunchOutOfResources), as on a GPU.
     """
     masked = mask_comments_and_literals(text)
-    pieces, last = [], 0
+    edits = []  # (start, end, replacement)
     for match in _DYNAMIC_SHARED.finditer(masked):
         element = _ALIGNMENT.sub(" ", text[match.start("type"):match.end("type")]).strip()
         if not element:
             continue
         name = match.group("name")
-        pieces.append(text[last:match.start()])
-        pieces.append(f"struct opkit_dynamic_shared_{name} {{ {element}* get() const {{ return ({element}*)"
+        edits.append((match.start(), match.end(),
+                      f"struct opkit_dynamic_shared_{name} {{ {element}* get() const {{ return ({element}*)"
                       f"::opkit_interp::dynamic_shared(); }} operator {element}*() const {{ return get(); }} "
-                      f"{element}& operator[](long long i) const {{ return get()[i]; }} }} const {name} = {{}};")
-        last = match.end()
+                      f"{element}& operator[](long long i) const {{ return get()[i]; }} }} const {name} = {{}};"))
+    edits += [(end, end, registration) for end, registration in _launch_bounds(text, masked)]
+    pieces, last = [], 0
+    for start, end, replacement in sorted(edits):
+        pieces += [text[last:start], replacement]
+        last = end
     rewritten = "".join(pieces) + text[last:]
     check_interpretable(rewritten, path)
     return rewritten

@@ -349,7 +349,26 @@ struct Closure {
     }
 };
 
-static inline int run(const char* kernel, void (*body)(void*), void* closure, OpkitGpuDims grid,
+// The __launch_bounds__ maximum of each kernel that declares one (registered when the module loads, by the
+// code opkit.cop.source.kernel_refusals.interpretable_text adds after the kernel).
+struct Bounds {
+    const void* kernel;
+    long long max_threads;
+};
+
+static inline std::vector<Bounds>& bounds_table()
+{
+    static std::vector<Bounds> table;
+    return table;
+}
+
+static inline int launch_bounds(const void* kernel, long long max_threads)
+{
+    bounds_table().push_back(Bounds{kernel, max_threads});
+    return 0;
+}
+
+static inline int run(const char* kernel, const void* address, void (*body)(void*), void* closure, OpkitGpuDims grid,
                       OpkitGpuDims block, unsigned long long shared_bytes)
 {
     char why[400];
@@ -358,6 +377,14 @@ static inline int run(const char* kernel, void (*body)(void*), void* closure, Op
         t_last_error = std::string(error) + ": kernel " + kernel + " cannot be launched: " + why;
         return -1;
     }
+    for (const Bounds& b : bounds_table())
+        if (b.kernel == address && block.x * block.y * block.z > b.max_threads) {
+            snprintf(why, sizeof why, "its __launch_bounds__ allows %lld threads per block, the launch has %lld",
+                     b.max_threads, block.x * block.y * block.z);
+            t_last_error = std::string("cudaErrorLaunchOutOfResources: kernel ") + kernel + " cannot be launched: "
+                + why;
+            return -1;
+        }
     if (t_launch) {
         t_last_error = std::string("kernel ") + kernel + " was launched from inside a kernel (dynamic "
             "parallelism), which the interpreter does not run";
@@ -406,7 +433,8 @@ static inline int launch(const char* name, void (*kernel)(P...), G grid, B block
                   "bytes as the parameter's type): cast it to the parameter's type");
     Closure<P...> closure{kernel, std::tuple<typename std::remove_cv<P>::type...>(
         arg_cast<P>(std::forward<A>(args), std::is_pointer<P>())...)};
-    return run(name, &Closure<P...>::call, &closure, opkit_gpu_dims(grid), opkit_gpu_dims(block), shared_bytes);
+    return run(name, (const void*)kernel, &Closure<P...>::call, &closure, opkit_gpu_dims(grid), opkit_gpu_dims(block),
+               shared_bytes);
 }
 
 static inline const char* last_error() { return t_last_error.c_str(); }
