@@ -10,24 +10,25 @@ def add_commands(commands):
     """Add check to the `opkit` subcommands."""
     check = commands.add_parser("check", help="lint #section C files (tags, stray code, macros, return)")
     check.add_argument("files", metavar="OP|FILE|DIR", nargs="+",
-                       help="a C file split by #section lines, a directory (its .c files, recursively) or an "
+                       help="a C file split by #section lines, a directory (its .c and .cu files, recursively) or an "
                             "installed op's name (its C files)")
     check.add_argument("--strict", action="store_true", help="exit with status 1 on warnings too")
     check.add_argument("--json", action="store_true", help="print the problems as JSON")
     check.set_defaults(run=run_check)
 
 
-# Directories a search for .c files never enters: build output, environments, caches, version control.
+# Directories a search for .c and .cu files never enters: build output, environments, caches, version control.
 _SKIPPED_DIRS = {"build", "dist", "node_modules", "__pycache__", "site-packages"}
 
 
 def _c_files_in(directory: str) -> list[str]:
-    """Return the .c files under `directory`, sorted, skipping hidden folders, venvs and build output."""
+    """Return the .c and .cu (CUDA kernels) files under `directory`, sorted, skipping hidden folders, venvs and
+    build output."""
     found = []
     for parent, dirs, files in os.walk(directory):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS
                          and not os.path.isfile(os.path.join(parent, d, "pyvenv.cfg")))
-        found += [os.path.join(parent, name) for name in sorted(files) if name.endswith(".c")]
+        found += [os.path.join(parent, name) for name in sorted(files) if name.endswith((".c", ".cu"))]
     return found
 
 
@@ -40,10 +41,10 @@ def resolve_targets(targets) -> list[str]:
         if os.path.isdir(target):
             found = _c_files_in(target)
             if not found:
-                raise BadArguments(f"{target}: a directory with no .c file in it (hidden folders, venvs and build "
+                raise BadArguments(f"{target}: a directory with no .c or .cu file in it (hidden folders, venvs and build "
                                    f"output are skipped)")
             files += found
-        elif os.path.exists(target) or os.sep in target or target.endswith((".c", ".h", ".cpp")):
+        elif os.path.exists(target) or os.sep in target or target.endswith((".c", ".h", ".cpp", ".cu")):
             files.append(target)  # a missing file is reported by the lint as file:: error
         else:
             files += _op_files(target)

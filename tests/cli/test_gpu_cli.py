@@ -370,3 +370,15 @@ def test_build_arch_ships_cubins_and_ptx_that_load_without_nvrtc_or_a_compiler(p
     if isinstance(_cupy_device_count(), int) and _cupy_device_count() > 0:
         assert plugin_venv.run("-c", ON_THE_GPU, cwd=tmp_path, env=env).stdout.strip() == \
             "ran on the GPU without NVRTC"
+
+
+def test_check_of_a_directory_lints_its_cuda_files_too(tmp_path, capsys):
+    assert main(["new", "lint_ops", "--cuda", "--directory", str(tmp_path)]) == 0
+    kernel = tmp_path / "lint_ops" / "src" / "lint_ops" / "lint_ops_gpu.cu"
+    kernel.write_text(kernel.read_text().replace("DTYPE_INPUT_1* y, npy_intp y_stride", "DTYPE_INPTU_1* y, "
+                                                                                        "npy_intp y_stride"))
+    capsys.readouterr()
+    status, out, err = run(capsys, "check", str(tmp_path / "lint_ops"))
+    assert status == 1
+    assert f"{kernel}:" in out and "did you mean DTYPE_INPUT_1?" in out
+    assert "2 file(s) checked" in err
