@@ -126,7 +126,7 @@ def program_text(node, name: str = DEFAULT_NAME) -> str:
     return text.replace(RESTORE_LINE_PRAGMA, "")
 
 
-def _include_dirs(op) -> list[str]:
+def kernel_include_dirs(op) -> list[str]:
     """Return the folders NVRTC searches: opkit's prelude, then the op's header folders (its C files' own)."""
     from opkit.cop.generate.cinterface import as_list, call
 
@@ -135,11 +135,14 @@ def _include_dirs(op) -> list[str]:
     return list(dict.fromkeys(dirs))
 
 
-def _options(options) -> list[str]:
+def kernel_options(options) -> list[str]:
     """Return the NVRTC options opkit passes: its prelude first, then the caller's."""
     if isinstance(options, str):
         raise TypeError(f"options must be a list of NVRTC options, not the string {options!r}")
     return [f"--pre-include={PRELUDE}", *map(str, options)]
+
+
+_include_dirs, _options = kernel_include_dirs, kernel_options  # the names opkit.gpu.shipped_kernels first used
 
 
 # ---- identity ----
@@ -167,10 +170,10 @@ def _with_op_options(node, options):
 
 
 def _key(op, text, arch, options) -> str:
-    options = _options(options)
+    options = kernel_options(options)
     # NVRTC's long spelling of -I: the headers found there are part of the identity too.
     searched = [option.split("=", 1)[1] for option in options if option.startswith("--include-path=")]
-    return cache_key(KERNEL_FORMAT, *kernel_made_of(text, arch, options, _include_dirs(op) + searched))
+    return cache_key(KERNEL_FORMAT, *kernel_made_of(text, arch, options, kernel_include_dirs(op) + searched))
 
 
 def module_name_for(key: str) -> str:
@@ -210,7 +213,7 @@ def compile_kernels(node, arch: str = "sm_90", options=(), name: str = DEFAULT_N
 
 def _build(node, text, key, arch, options) -> None:
     """Load the kernels under `key` from the cache, or compile and publish them; keep them in `_binaries`."""
-    include_dirs, nvrtc_options = _include_dirs(node.op), _options(options)
+    include_dirs, nvrtc_options = kernel_include_dirs(node.op), kernel_options(options)
     module_name = module_name_for(key)
     meta = {"description": f"CUDA kernels of {type(node.op).__name__} for {arch}"[:500], "arch": arch,
             "nvrtc": ".".join(map(str, nvrtc_version())), "options": nvrtc_options,
@@ -323,7 +326,7 @@ def check_kernels(path) -> list:
     text = "".join(wrap_section(section, define, undef) for section in kernels)
     include_dirs = [str(PRELUDE_DIR), os.path.dirname(path)]
     try:
-        compile_cuda(text, f"{os.path.basename(path)}.kernels.cu", CHECK_ARCH, _options(()), include_dirs)
+        compile_cuda(text, f"{os.path.basename(path)}.kernels.cu", CHECK_ARCH, kernel_options(()), include_dirs)
     except CompileError as exc:
         if not hasattr(exc, "output"):
             raise

@@ -199,8 +199,8 @@ def test_identity_covers_the_nvrtc_version_and_the_prelude(monkeypatch):
     monkeypatch.setattr(kernels, "nvrtc_version", lambda: (99, 1))
     assert kernels.kernel_module_key(node) != key
     monkeypatch.undo()
-    parts = kernels.kernel_made_of(kernels.program_text(node), "sm_90", kernels._options(()),
-                                   kernels._include_dirs(node.op))
+    parts = kernels.kernel_made_of(kernels.program_text(node), "sm_90", kernels.kernel_options(()),
+                                   kernels.kernel_include_dirs(node.op))
     version = ".".join(map(str, nvrtc.nvrtc_version()))
     assert f"nvrtc {version}" in parts and "sm_90" in parts
     assert any(part.startswith(f"{kernels.PRELUDE} ") for part in parts)
@@ -420,3 +420,21 @@ def test_an_error_in_method_kernels_points_at_the_kept_source():
     path, line, rest = error.split(":", 2)
     assert path == kept and rest == ' error: identifier "nope" is undefined'
     assert open(kept).read().splitlines()[int(line) - 1] == "    x[0] = nope;"
+
+
+def test_an_ops_own_nvrtc_options_come_first_and_are_in_the_key():
+    class FastMath(MethodKernels):
+        def c_kernel_options(self, node):
+            return ["-DOPKIT_TEST_SCALE=3"]
+
+        def c_kernels(self, node, name):
+            return ('extern "C" __global__ void APPLY_SPECIFIC(k)(DTYPE_INPUT_0* x) '
+                    '{ x[0] *= OPKIT_TEST_SCALE; }\n')
+
+    node = FastMath()(ot.fvector("x")).owner
+    module = kernels.kernel_module(node)
+    assert "0f40400000" in module.ptx  # 3.0f: the op's -D reached NVRTC
+    meta = json.loads((kernels.kernel_cache().entry_dir(module.key) / "meta.json").read_text())
+    assert meta["extra"]["options"] == ["--pre-include=opkit_nvrtc.h", "-DOPKIT_TEST_SCALE=3"]
+    assert kernels.kernel_module(node, options=["-DEXTRA=1"]).key != module.key
+    assert kernels.kernel_module_key(node) == module.key
