@@ -438,3 +438,23 @@ def test_an_ops_own_nvrtc_options_come_first_and_are_in_the_key():
     assert meta["extra"]["options"] == ["--pre-include=opkit_nvrtc.h", "-DOPKIT_TEST_SCALE=3"]
     assert kernels.kernel_module(node, options=["-DEXTRA=1"]).key != module.key
     assert kernels.kernel_module_key(node) == module.key
+
+
+def test_opkit_check_reports_a_misspelt_macro_in_kernels_as_json(tmp_path):
+    path = write(tmp_path, "op.c", """
+        #section kernels
+        extern "C" __global__ void APPLY_SPECIFIC(k)(DTYPE_INPTU_0* x)
+        {
+            x[0] = 1;
+        }
+    """)
+    run = run_check("--json", path)
+    assert run.returncode == 1
+    report = json.loads(run.stdout)
+    found = [(d["line"], d["severity"], d["message"]) for d in report["diagnostics"]]
+    assert found[0] == (2, "error", "DTYPE_INPTU_0 is not an opkit macro (nor #defined in this file); did you mean "
+                                    "DTYPE_INPUT_0?")
+    # NVRTC's own error on line 2 is left out (the lint's says it better); what follows from it is NVRTC's
+    assert all(line > 2 and message.endswith("(NVRTC, sm_90, every DTYPE_* as npy_float64)")
+               for line, _, message in found[1:])
+    assert report["errors"] == len(found)
