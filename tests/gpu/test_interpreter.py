@@ -292,7 +292,8 @@ def test_an_argument_of_another_type_than_the_parameter_does_not_compile(tmp_pat
 def test_void_pointers_and_exact_types_are_accepted(tmp_path):
     source = tmp_path / "typed.cpp"
     source.write_text('#include "cuda_interpret.h"\n'
-                      'extern "C" __global__ void k(long long n, const float* x, float* y) { y[0] = x[0] + n; }\n'
+                      'extern "C" __global__ void k(const long long n, const float* __restrict__ x,\n'
+                      '                             float* __restrict__ const y) { y[0] = x[0] + n; }\n'
                       'int launch(void* x, float* y) { long long n = 3;\n'
                       '    return OPKIT_INTERP_LAUNCH(k, 1, 1, 0, n, x, y); }\n')
     done = compile_with_interpreter(source, tmp_path / "typed.o", ["-c"])
