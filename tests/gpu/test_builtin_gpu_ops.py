@@ -201,9 +201,25 @@ def test_sum_of_a_product_is_an_elementwise_kernel_then_a_reduction(device):
     x, y = ot.matrix("x", dtype="float32"), ot.matrix("y", dtype="float32")
     f = gpu_function(device, [x, y], ot.sum(x * y, axis=1))
     assert gpu_ops(f) == {"GpuElemwise", "GpuReduce"}
-    a = np.linspace(-3, 3, 35, dtype="float32").reshape(5, 7)
-    b = a[::-1, ::-1].copy()
-    check_close(f(a, b), np.sum(a * b, axis=1), False, np.sum(np.abs(a * b), axis=1))
+    for shape in [(5, 7), (3, 5000), (1, 1025)]:  # the long rows: several blocks a row, then a pass over them
+        a = np.linspace(-3, 3, shape[0] * shape[1], dtype="float32").reshape(shape)
+        b = a[::-1, ::-1].copy()
+        check_close(f(a, b), np.sum(a * b, axis=1), False, np.sum(np.abs(a * b), axis=1), what=f"{device} {shape}")
+
+
+def test_reductions_of_few_long_outputs_run_in_chunks(device):
+    x = ot.vector("x", dtype="float64")
+    i = ot.matrix("i", dtype="int8")
+    f = gpu_function(device, [x, i], [ot.max(x), ot.min(x), ot.mean(x), ot.sum(i, axis=0), ot.max(i, axis=0)])
+    a = np.random.default_rng(2).standard_normal(9001)
+    b = np.resize(special_values("int8"), (3001, 2))
+    a[4444] = 7.5
+    results = f(a, b)
+    for result, want, exact in zip(results, [a.max(), a.min(), a.mean(), b.sum(axis=0), b.max(axis=0)],
+                                   [True, True, False, True, True]):
+        check_close(result, want, exact, np.mean(np.abs(a)), what=device)
+    a[7000] = np.nan
+    assert all(np.isnan(v) for v in f(a, b)[:3])
 
 
 # ---- dot ----

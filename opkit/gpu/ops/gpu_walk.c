@@ -96,6 +96,19 @@ static int opkit_gpu_reduce_block(long long n, int most)
     return block;
 }
 
+/* How many runs each output's n_red reduced elements are cut into, so that a reduction of few outputs still
+   has about OPKIT_GPU_REDUCE_BLOCKS blocks at work (one block per run), each run at least 4 blocks' worth. */
+#define OPKIT_GPU_REDUCE_BLOCKS 1024
+static long long opkit_gpu_reduce_chunks(long long n_out, long long n_red, int block)
+{
+    if (n_out >= OPKIT_GPU_REDUCE_BLOCKS || n_red <= 4LL * block) return 1;
+    long long wanted = (OPKIT_GPU_REDUCE_BLOCKS + n_out - 1) / n_out;
+    long long most = (n_red + 4LL * block - 1) / (4LL * block);
+    long long chunks = wanted < most ? wanted : most;
+    long long run = (n_red + chunks - 1) / chunks;
+    return (n_red + run - 1) / run;  /* no run left empty */
+}
+
 /* The two walks of a reduction of x over the axes flagged in `reduced` into `out` (x's rank with keepdims,
    else the kept axes only): over the outputs (arrays x and out, the reduced axes of length 1), and over the
    reduced elements of one output (x alone, the kept axes of length 1). See opkit_gpu_walk. */

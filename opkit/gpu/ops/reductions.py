@@ -2,8 +2,9 @@
 
 A `GpuReduce` node reduces one GpuArrayType input with numpy's result dtypes (reduction.result_dtype: the sum of
 bool and small integers is int64 or uint64, the mean of integers float64). Its kernel
-(opkit/templates/gpu_ops/reduce.cu.j2) gives each output element a block: the threads stride over the reduced
-elements, then combine in __shared__ memory with __syncthreads. float16 and complex stay on the host.
+(opkit/templates/gpu_ops/reduce.cu.j2) gives each output element a block (or, for few outputs of many elements,
+each run of an output's elements a block, and a second pass over the runs' results): the threads stride over
+the reduced elements, then combine in __shared__ memory with __syncthreads. float16 and complex stay on the host.
 """
 
 from __future__ import annotations
@@ -27,14 +28,12 @@ def gpu_reduce_ok(kind, dtype, ndim):
 
 
 def accumulator(kind, dtype):
-    """The C type a reduction keeps its partial results in: see reduce.cu.j2."""
-    from opkit.core.tensor.types.c_interface import c_dtype
-
+    """The dtype a reduction keeps its partial results in: see reduce.cu.j2."""
     if kind in ("max", "min"):
-        return c_dtype(dtype)
+        return str(np.dtype(dtype))
     if kind == "sum" and np.dtype(dtype).kind in "biu":
-        return "npy_uint64"
-    return "npy_float64"
+        return "uint64"
+    return "float64"
 
 
 class GpuReduce(SectionOp):
@@ -116,10 +115,13 @@ class GpuReduce(SectionOp):
         nd = len(node.inputs[0].type.shape)
         axes = self._axes(nd)
         out = node.outputs[0]
+        from opkit.core.tensor.types.c_interface import c_dtype
+
+        acc = accumulator(self.kind, node.inputs[0].type.dtype)
         return render(TEMPLATE, "host", name=name, x=inputs[0], out=outputs[0], nd=nd,
                       reduced=[int(d in axes) for d in range(nd)], out_nd=len(out.type.shape),
-                      typenum=c_typenum(out.type.dtype), block=BLOCK, empty_error=_EMPTY.get(self.kind, ""),
-                      fail=sub["fail"])
+                      typenum=c_typenum(out.type.dtype), acc_type=c_dtype(acc), acc_typenum=c_typenum(acc),
+                      block=BLOCK, empty_error=_EMPTY.get(self.kind, ""), fail=sub["fail"])
 
     def c_kernels(self, node, name):
         """The CUDA C++ of this node's kernel `APPLY_SPECIFIC(reduce)`."""
@@ -127,14 +129,14 @@ class GpuReduce(SectionOp):
 
         dtype = node.inputs[0].type.dtype
         return render(TEMPLATE, "kernels", kernel="reduce", in_type=c_dtype(dtype),
-                      acc_type=accumulator(self.kind, dtype), out_type=c_dtype(node.outputs[0].type.dtype),
+                      acc_type=c_dtype(accumulator(self.kind, dtype)), out_type=c_dtype(node.outputs[0].type.dtype),
                       kind=self.kind, block=BLOCK)
 
     def c_kernel_options(self, node):
         return list(KERNEL_OPTIONS)
 
     def c_code_cache_version(self):
-        return (1,)
+        return (2,)
 
     def __str__(self):
         return f"Gpu{self.kind.capitalize()}{{axis={self.axis}, keepdims={self.keepdims}}}"
