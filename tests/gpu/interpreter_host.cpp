@@ -94,3 +94,5 @@ OPKIT_TEST int run_warp_extras(int grid, int block, const int* x, unsigned int* 
 }
 
 OPKIT_TEST int run_racy_shift(int block, const int* x, int* y) { return OPKIT_INTERP_LAUNCH(racy_shift, 1, block, 0, x, y); }
+
+OPKIT_TEST int run_faulting(int block, int which, int* y) { return OPKIT_INTERP_LAUNCH(faulting, 1, block, 0, which, y); }

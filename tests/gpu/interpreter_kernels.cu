@@ -242,3 +242,20 @@ extern "C" __global__ void racy_shift(const int* x, int* y)
     s[t] = x[t];
     y[t] = t + 1 < (int)blockDim.x ? s[t + 1] : 0;
 }
+
+__device__ int deep(int n, int* sink)
+{
+    int buf[1024];
+    for (int i = 0; i < 1024; ++i) buf[i] = sink[i];
+    return n ? deep(n - 1, sink) + buf[(n * 7) & 1023] : 0;
+}
+
+// Faults: 0 an integer division by zero, 1 a write to an address nobody owns, 2 a stack overflow.
+extern "C" __global__ void faulting(int which, int* y)
+{
+    int t = threadIdx.x;
+    if (which == 0) y[t] = 10 / (3 - t);
+    if (which == 1 && t == 5) ((int*)0)[t + 4] = 1;
+    if (which == 2) y[t] = deep(1 << 20, y);
+    if (which == 3) y[t] = t;
+}

@@ -47,6 +47,7 @@ SIGNATURES = {
     "run_bit_intrinsics": [I, I, I, P_U32, P_U32],
     "run_warp_extras": [I, I, P_I32, P_U32],
     "run_racy_shift": [I, P_I32, P_I32],
+    "run_faulting": [I, I, P_I32],
     "run_conversions": [I, I, I, P_F32, P_F64, P_I32, P_U32, P_I64, P_F32],
 }
 
@@ -511,3 +512,18 @@ def test_launch_bounds_are_enforced_as_on_a_gpu(tmp_path):
         "threads per block, the launch has 1024",
         "free ran 1",
     ]
+
+
+@pytest.mark.parametrize("which, message", [
+    (0, "an arithmetic fault (an integer division by zero, or INT_MIN / -1) in thread (3, 0, 0) of kernel faulting, "
+        "block (0, 0, 0): a GPU gives an unspecified value"),
+    (1, "cudaErrorIllegalAddress: thread (5, 0, 0) of kernel faulting, block (0, 0, 0) accessed address 0x24, which "
+        "it does not own"),
+    (2, "a stack overflow in thread (0, 0, 0) of kernel faulting, block (0, 0, 0): a thread has 1048576 bytes of "
+        "stack in the interpreter"),
+])
+def test_a_fault_in_a_kernel_fails_the_launch_and_the_process_goes_on(lib, which, message):
+    y = np.zeros(2048, np.int32)
+    assert refused(lib, lib.run_faulting(8, which, y)) == message
+    launched(lib, lib.run_faulting(8, 3, y))
+    assert y[:8].tolist() == list(range(8))

@@ -30,6 +30,9 @@
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
+#include <csignal>
+#include <mutex>
+#include <pthread.h>
 #include "cuda_types.h"
 
 #define __global__
@@ -284,6 +287,8 @@ static inline bool release_barrier(Launch* L)
     return true;
 }
 
+#include "cuda_interpret_faults.h"
+
 static inline void abandon_fibers()
 {
     for (Fiber* f : t_pool)
@@ -409,6 +414,7 @@ static inline int run(const char* kernel, const void* address, void (*body)(void
                 L.threads.push_back(t);
             }
     t_launch = &L;
+    catch_faults(true);
     int status = 0;
     for (unsigned bz = 0; bz < L.grid_dim.z && !status; ++bz)
         for (unsigned by = 0; by < L.grid_dim.y && !status; ++by)
@@ -416,6 +422,7 @@ static inline int run(const char* kernel, const void* address, void (*body)(void
                 L.block_idx = uint3{bx, by, bz};
                 status = run_block(&L);
             }
+    catch_faults(false);
     t_launch = nullptr;
     t_thread = nullptr;
     if (status) t_last_error = L.error;
