@@ -382,3 +382,37 @@ def test_check_of_a_directory_lints_its_cuda_files_too(tmp_path, capsys):
     assert status == 1
     assert f"{kernel}:" in out and "did you mean DTYPE_INPUT_1?" in out
     assert "2 file(s) checked" in err
+
+
+def test_new_cuda_with_params_passes_its_own_tests(tmp_path, capsys):
+    """`opkit new NAME --cuda --params`: the kernel takes PARAMS->scale from the host code; the package's tests
+    (registration aside: that needs a pip install) pass through the interpreter."""
+    import os
+    import subprocess
+
+    assert main(["new", "par_gpu_ops", "--cuda", "--params", "--directory", str(tmp_path)]) == 0
+    project = tmp_path / "par_gpu_ops"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(project / "src"), os.environ.get("PYTHONPATH", "")]))
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", "-k",
+                             "not registered", str(project / "tests")], cwd=tmp_path, env=env, capture_output=True,
+                            text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    if isinstance(_cupy_device_count(), int) and _cupy_device_count() > 0:
+        assert "39 passed" in result.stdout and "skipped" not in result.stdout
+    else:
+        assert "25 passed, 14 skipped" in result.stdout
+
+
+def test_a_cuda_scaffold_name_must_leave_room_for_its_longest_file(tmp_path):
+    import os
+
+    from opkit.cli import CommandFailed
+    from opkit.cli.new import check_name_fits
+
+    limit = os.pathconf(tmp_path, "PC_NAME_MAX")
+    longest = limit - len("test__gpu.py") - len(".~") - 7
+    check_name_fits("a" * longest, str(tmp_path), cuda=True)
+    check_name_fits("a" * (longest + 4), str(tmp_path))  # without --cuda, tests/test_NAME.py is the longest
+    with pytest.raises(CommandFailed, match=rf"the scaffold makes tests/test_NAME_gpu.py from it, so NAME may have "
+                                            rf"at most {longest} characters"):
+        check_name_fits("a" * (longest + 1), str(tmp_path), cuda=True)
