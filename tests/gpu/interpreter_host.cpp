@@ -96,3 +96,8 @@ OPKIT_TEST int run_warp_extras(int grid, int block, const int* x, unsigned int* 
 OPKIT_TEST int run_racy_shift(int block, const int* x, int* y) { return OPKIT_INTERP_LAUNCH(racy_shift, 1, block, 0, x, y); }
 
 OPKIT_TEST int run_faulting(int block, int which, int* y) { return OPKIT_INTERP_LAUNCH(faulting, 1, block, 0, which, y); }
+
+OPKIT_TEST int run_extra_math(int grid, int block, int n, const float* x, const double* y, float* f, double* d)
+{
+    return OPKIT_INTERP_LAUNCH(extra_math, grid, block, 0, n, x, y, f, d);
+}

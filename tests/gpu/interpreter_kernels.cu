@@ -259,3 +259,20 @@ extern "C" __global__ void faulting(int which, int* y)
     if (which == 2) y[t] = deep(1 << 20, y);
     if (which == 3) y[t] = t;
 }
+
+// CUDA's functions that <cmath> lacks.
+extern "C" __global__ void extra_math(int n, const float* x, const double* y, float* f, double* d)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    f[5 * i] = sinpif(x[i]);
+    f[5 * i + 1] = cospif(x[i]);
+    f[5 * i + 2] = rsqrtf(fabsf(x[i]));
+    f[5 * i + 3] = rcbrtf(x[i]);
+    f[5 * i + 4] = normcdff(x[i]);
+    d[5 * i] = sinpi(y[i]);
+    d[5 * i + 1] = cospi(y[i]);
+    d[5 * i + 2] = rsqrt(fabs(y[i]));
+    d[5 * i + 3] = rcbrt(y[i]);
+    d[5 * i + 4] = normcdf(y[i]);
+}

@@ -48,6 +48,7 @@ SIGNATURES = {
     "run_warp_extras": [I, I, P_I32, P_U32],
     "run_racy_shift": [I, P_I32, P_I32],
     "run_faulting": [I, I, P_I32],
+    "run_extra_math": [I, I, I, P_F32, P_F64, P_F32, P_F64],
     "run_conversions": [I, I, I, P_F32, P_F64, P_I32, P_U32, P_I64, P_F32],
 }
 
@@ -527,3 +528,29 @@ def test_a_fault_in_a_kernel_fails_the_launch_and_the_process_goes_on(lib, which
     assert refused(lib, lib.run_faulting(8, which, y)) == message
     launched(lib, lib.run_faulting(8, 3, y))
     assert y[:8].tolist() == list(range(8))
+
+
+def test_cuda_math_functions_cmath_lacks_are_exact_where_cuda_is_and_within_an_ulp_elsewhere(lib):
+    import mpmath
+
+    values = [0.0, 0.5, 1.0, 1.5, 2.0, -1.0, -0.5, 3.0, 1e6 + 0.5, 1e7, 0.25, -2.75, 0.1, 1.0 / 3, 7.125, -123.4]
+    x, y = np.array(values, np.float32), np.array(values, np.float64)
+    n = len(values)
+    f, d = np.zeros(5 * n, np.float32), np.zeros(5 * n)
+    launched(lib, lib.run_extra_math(1, 32, n, x, y, f, d))
+    f, d = f.reshape(n, 5), d.reshape(n, 5)
+    mpmath.mp.prec = 200
+    exact = {  # the exact values CUDA's definitions give at the integers and half-integers
+        0.0: (0.0, 1.0), 0.5: (1.0, 0.0), 1.0: (0.0, -1.0), 1.5: (-1.0, 0.0), 2.0: (0.0, 1.0), -1.0: (0.0, -1.0),
+        -0.5: (-1.0, 0.0), 3.0: (0.0, -1.0), 1e6 + 0.5: (1.0, 0.0), 1e7: (0.0, 1.0)}
+    for row, (v32, v64) in enumerate(zip(x, y)):
+        if float(v64) in exact:
+            assert (f[row, 0], f[row, 1]) == exact[float(v64)] and (d[row, 0], d[row, 1]) == exact[float(v64)]
+        for got, value, dtype in ((f[row], float(v32), np.float32), (d[row], float(v64), np.float64)):
+            v = mpmath.mpf(value)
+            reference = [mpmath.sinpi(v), mpmath.cospi(v), 1 / mpmath.sqrt(abs(v)) if v else mpmath.inf,
+                         mpmath.sign(v) / mpmath.cbrt(abs(v)) if v else mpmath.inf, mpmath.ncdf(v)]
+            for column, expected in enumerate(reference):
+                want = dtype(float(expected))
+                assert got[column] == want or abs(got[column] - want) <= np.spacing(abs(want)), \
+                    (column, value, got[column], want)  # within 1 ulp (CUDA's bounds are 1 to 5)

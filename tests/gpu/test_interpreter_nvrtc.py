@@ -14,7 +14,7 @@ NODE = "#define APPLY_SPECIFIC(str) str##_node7\n"
 TEXTS = {
     "interpreter_kernels.cu": ["axpy", "block_sum", "histogram", "warp_sums", "segment_scan", "votes",
                                "coordinates", "block_votes", "half_warp", "early_exit", "two_barriers", "wrong_mask",
-                               "read_exited", "asserting", "trapping", "atomics", "bit_intrinsics", "conversions", "warp_extras", "racy_shift", "faulting"],
+                               "read_exited", "asserting", "trapping", "atomics", "bit_intrinsics", "conversions", "warp_extras", "racy_shift", "faulting", "extra_math"],
     "interpreter_contract_kernels.cu": ["scale_node7", "block_total_node7"],
 }
 

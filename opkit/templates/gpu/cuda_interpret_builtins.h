@@ -345,13 +345,34 @@ static inline double __dsqrt_rn(double a) { return std::sqrt(a); }
 static inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
 static inline float __saturatef(float x) { return x != x ? 0.0f : x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x; }
 static inline float saturate(float x) { return __saturatef(x); }
-static inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
-static inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
-static inline float rcbrtf(float x) { return 1.0f / std::cbrt(x); }
-static inline double rcbrt(double x) { return 1.0 / std::cbrt(x); }
-static inline float sinpif(float x) { return std::sin((float)M_PI * x); }
-static inline double sinpi(double x) { return std::sin(M_PI * x); }
-static inline float cospif(float x) { return std::cos((float)M_PI * x); }
-static inline double cospi(double x) { return std::cos(M_PI * x); }
-static inline float normcdff(float x) { return 0.5f * std::erfc(-x * (float)M_SQRT1_2); }
-static inline double normcdf(double x) { return 0.5 * std::erfc(-x * M_SQRT1_2); }
+// CUDA's functions that <cmath> lacks, computed in a wider type and rounded once, so that they stay within
+// CUDA's ulp bounds (sinpi/cospi reduce their argument exactly: sinpi(1) is 0, not sin(3.14159...)).
+namespace opkit_interp {
+static inline long double sinpi(long double x)
+{
+    if (std::isinf(x)) return std::nanl("");
+    long double r = std::fmod(x, 2.0L);  // exact
+    if (r == 0.0L || r == 1.0L || r == -1.0L) return std::copysign(0.0L, x);
+    return std::sin(3.141592653589793238462643383279502884L * r);
+}
+static inline long double cospi(long double x)
+{
+    if (std::isinf(x)) return std::nanl("");
+    long double r = std::fmod(std::fabs(x), 2.0L);
+    if (r == 0.5L || r == 1.5L) return 0.0L;
+    return std::cos(3.141592653589793238462643383279502884L * r);
+}
+static inline long double normcdf(long double x) { return 0.5L * std::erfc(-x * 0.707106781186547524400844362104849039L); }
+}  // namespace opkit_interp
+static inline float rsqrtf(float x) { return (float)(1.0 / std::sqrt((double)x)); }
+static inline double rsqrt(double x) { return (double)(1.0L / std::sqrt((long double)x)); }
+static inline float rcbrtf(float x) { return (float)(1.0 / std::cbrt((double)x)); }
+static inline double rcbrt(double x) { return (double)(1.0L / std::cbrt((long double)x)); }
+static inline float sinpif(float x) { return (float)opkit_interp::sinpi(x); }
+static inline double sinpi(double x) { return (double)opkit_interp::sinpi(x); }
+static inline float cospif(float x) { return (float)opkit_interp::cospi(x); }
+static inline double cospi(double x) { return (double)opkit_interp::cospi(x); }
+static inline float normcdff(float x) { return (float)opkit_interp::normcdf(x); }
+static inline double normcdf(double x) { return (double)opkit_interp::normcdf(x); }
+static inline void sincospif(float x, float* s, float* c) { *s = sinpif(x); *c = cospif(x); }
+static inline void sincospi(double x, double* s, double* c) { *s = sinpi(x); *c = cospi(x); }
