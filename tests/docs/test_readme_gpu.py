@@ -40,6 +40,9 @@ def test_the_section_names_the_extra_the_file_and_the_commands():
     assert "OPKIT_LAUNCH(squared_diff, blocks, 256, 0, n, x, y, z)" in cu and "opkit_gpu_empty(&OUTPUT_0" in cu
     assert f"prints `{PRINTS.splitlines()[0]}`" in SECTION
     assert README.index("\n## GPU ops\n") > README.index("\n## Parameters, state and libraries\n")
+    links = re.findall(r"\]\(([\w./]+\.md)\)", SECTION)
+    assert {"docs/gpu_interpreter.md", "docs/gpu_kernels.md"} <= set(links)
+    assert all((ROOT / link).is_file() for link in links), links
 
 
 def _run_example(tmp_path, python: str) -> subprocess.CompletedProcess:
