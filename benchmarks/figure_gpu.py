@@ -138,7 +138,7 @@ def interpreter_check():
     expected = (a * b + c) * 2 - a
     for label, output in (("opkit's fused expression", (x * y + z) * 2 - x), ("the user kernel", fused_op()(x, y, z))):
         got = opkit.function([x, y, z], output, mode=mode)(a, b, c)
-        same = np.allclose(got, expected, rtol=1e-6)
+        same = np.allclose(got, expected, rtol=1e-5, atol=1e-6)  # float32; a compiler may contract a*b+c (FMA)
         print(f"  {label} through device='cuda-interpret': {'matches numpy' if same else 'DIFFERS from numpy'}")
 
 
@@ -197,7 +197,8 @@ def fused_figures(cupy, sizes, repeat):
         a, b, c = (cupy.random.random(n, dtype=cupy.float32) for _ in range(3))
         expected = (a * b + c) * 2 - a
         for f in (builtin, user):
-            assert bool(cupy.allclose(f(a, b, c), expected, rtol=1e-6)), "opkit's result differs from CuPy's"
+            # within float32 rounding: a kernel may contract a*b+c into one FMA (NVRTC's default), CuPy's steps do not
+            assert bool(cupy.allclose(f(a, b, c), expected, rtol=1e-5, atol=1e-6)), "opkit's result differs from CuPy's"
         source, target = cupy.empty(2 * n, dtype=cupy.float32), cupy.empty(2 * n, dtype=cupy.float32)
         contenders = {"opkit (device='cuda', fused elementwise)": lambda: builtin(a, b, c),
                       "opkit user kernel (gpu/fused.cu)": lambda: user(a, b, c),
