@@ -13,6 +13,7 @@ import numpy as np
 from opkit.core.c_render import render
 from opkit.core.graph import Constant, Variable
 from opkit.core.tensor.types.static_shape import static_shape
+from opkit.core.tensor.types.type import _plain_array
 from opkit.core.type import CType
 from opkit.gpu.device import interpreting
 
@@ -92,7 +93,7 @@ class GpuArrayType(CType):
         if not isinstance(value, np.ndarray):
             raise TypeError(f"expected {self.describe()}, got {_describe(value)}: under device='cuda-interpret' "
                             "GPU values are numpy arrays.\nHint: pass numpy.asarray(value).")
-        data = np.asarray(value) if type(value) is not np.ndarray else value
+        data = value if type(value) is np.ndarray else _plain_array(value, self)  # np.ma, np.matrix: refused
         data = self._cast(data, value, strict, "numpy.asarray")
         if not data.dtype.isnative or not data.flags.aligned:
             data = np.array(data, dtype=self.numpy_dtype)

@@ -72,6 +72,8 @@ def test_interpret_filter_takes_numpy_arrays():
             t.filter([1.0, 2.0])
         with pytest.raises(TypeError, match=r"wrong number of dimensions"):
             t.filter(np.zeros((2, 2)))
+        with pytest.raises(TypeError, match=r"numpy.ma.MaskedArray.*would drop its mask"):
+            t.filter(np.ma.masked_array([1.0, 2.0], mask=[True, False]))
         with pytest.raises(TypeError, match=r"axis 0 must be 4"):
             GpuArrayType("float64", (4,)).filter(a)
 
