@@ -73,6 +73,9 @@ def is_float(variable):
 
 def ones_like(variable):
     """Return float ones shaped like `variable` that depend on it in the graph (the seed ``fill(cost, 1)``)."""
+    own = getattr(variable.type, "fill_like", None)  # a type whose values are not host tensors (a GPU array)
+    if own is not None:
+        return own(variable, 1, float_dtype(variable.type.dtype))
     if hasattr(variable.type, "dtype"):
         return fill_like(variable, 1, float_dtype(variable.type.dtype))
     return variable.type.make_constant(1.0)
@@ -80,6 +83,9 @@ def ones_like(variable):
 
 def zero_gradient(variable):
     """Return float zeros shaped like `variable`, depending on it as PyTensor's ``zeros_like``."""
+    own = getattr(variable.type, "fill_like", None)
+    if own is not None:
+        return own(variable, 0, float_dtype(variable.type.dtype))
     if hasattr(variable.type, "dtype"):
         return fill_like(variable, 0, float_dtype(variable.type.dtype))
     return variable.type.make_constant(0.0)

@@ -134,6 +134,12 @@ class GpuArrayType(CType):
     def values_eq_approx(self, a, b, rtol=None, atol=None):
         return self.host_type().values_eq_approx(to_numpy(a), to_numpy(b), rtol=rtol, atol=atol)
 
+    def fill_like(self, variable, number, dtype):
+        """Return `number` in `dtype` shaped like the GPU variable `variable` (a gradient's seed or zeros), on the GPU."""
+        from opkit.core.tensor.shapes.fill import fill_like
+
+        return _transfer("to_gpu")(fill_like(_transfer("to_host")(variable), number, dtype))
+
     def make_constant(self, value, name=None):
         return GpuArrayConstant(self, value, name=name)
 

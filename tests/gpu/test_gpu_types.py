@@ -179,6 +179,17 @@ def test_gradients_of_transfers_are_transfers():
     assert np.array_equal(f(np.arange(3.0)), [0.0, 2.0, 4.0])
 
 
+def test_disconnected_gradients_and_gpu_costs_stay_on_the_gpu():
+    g, h = og.vector("g", dtype="float64"), og.vector("h", dtype="float32")
+    gg, gh = opkit.grad(to_host(g).sum(), [g, h], disconnected_inputs="ignore")
+    assert isinstance(gh.type, GpuArrayType) and gh.type.dtype == "float32"
+    f = opkit.function([g, h], [gg, gh], mode=INTERPRET)
+    ones, zeros = f(np.arange(3.0), np.arange(2.0, dtype="float32"))
+    assert np.array_equal(ones, [1.0] * 3) and np.array_equal(zeros, [0.0, 0.0]) and zeros.dtype == np.float32
+    seeded = opkit.grad(to_gpu((to_host(g) * 2).sum()), g)  # a GPU cost: its seed is a GPU value too
+    assert np.array_equal(opkit.function([g], seeded, mode=INTERPRET)(np.arange(3.0)), [2.0] * 3)
+
+
 def test_verify_grad_through_transfers():
     rng = np.random.default_rng(0)
     verify_grad(lambda x: to_host(to_gpu(x) * to_gpu(x)), [rng.random(5)], mode=INTERPRET)
