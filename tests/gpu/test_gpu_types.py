@@ -108,6 +108,12 @@ def test_device_names_are_checked():
     assert "device='cuda-interpret'" in repr(opkit.Mode(device="cuda-interpret"))
     assert opkit.Mode().excluding("merge").device is None
     assert opkit.Mode(device="cuda-interpret").excluding("merge").device == "cuda-interpret"
+    assert opkit.Mode(linker="py").with_device("cuda").device == "cuda"
+    assert opkit.DebugMode(device="cuda-interpret").device == "cuda-interpret"
+    assert opkit.Mode().resolved_device() == opkit.config.device
+    with opkit.config.change_flags(device="cuda-interpret"):
+        assert opkit.Mode().resolved_device() == "cuda-interpret"
+        assert opkit.Mode(device="cpu").resolved_device() == "cpu"
 
 
 def test_opkit_flags_device_reaches_a_fresh_process():

@@ -120,6 +120,16 @@ def test_numpy_in_numpy_out_through_transfers(device):
     assert s == 10.0
 
 
+def test_a_pickled_function_keeps_its_device():
+    import pickle
+
+    a, x, y = ot.dscalar("a"), ot.dvector("x"), ot.dvector("y")
+    f = opkit.function([a, x, y], to_host(axpy(a, x, y)), mode=opkit.Mode(device="cuda-interpret"))
+    g = pickle.loads(pickle.dumps(f))
+    assert g.maker.mode.device == "cuda-interpret" and g.maker.device == "cuda-interpret"
+    np.testing.assert_array_equal(g(2.0, np.arange(3.0), np.ones(3)), [1.0, 3.0, 5.0])
+
+
 def test_fail_after_a_failed_launch_names_the_cuda_error(device):
     x = og.vector("x", dtype="float32")
     f = opkit.function([x], BadLaunch()(x), mode=opkit.Mode(device=device))
