@@ -41,69 +41,97 @@ def values(dtype, shape, shift=0):
 
 
 # ---- elementwise ----
+# Each graph output is a module of its own (the transfers between them run on the host), and a module costs
+# a compile: so the exact terms of a dtype share one output, each element computing the term its selector
+# names (numpy computes every term the same way, so the output is numpy's bit for bit).
 
-def float_outputs(x, y, z):
-    """(expression, numpy function, exact) triples over float matrices."""
-    return [
-        ((x * y + z) * 2 - x, lambda a, b, c: (a * b + c) * 2 - a, True),
+def float_terms(x, y, z):
+    """(exact terms, inexact term) over float matrices, each a pair (expression, numpy function)."""
+    exact = [
+        ((x * y + z) * 2 - x, lambda a, b, c: (a * b + c) * 2 - a),
         (ot.switch(x > y, x / (y * y + 1), ot.maximum(x, z) - ot.minimum(y, z)),
-         lambda a, b, c: np.where(a > b, a / (b * b + 1), np.maximum(a, c) - np.minimum(b, c)), True),
+         lambda a, b, c: np.where(a > b, a / (b * b + 1), np.maximum(a, c) - np.minimum(b, c))),
         (ot.clip(x, -1.5, 2.5) + ot.floor(y) - ot.ceil(z) + ot.round(x),
-         lambda a, b, c: np.clip(a, -1.5, 2.5) + np.floor(b) - np.ceil(c) + np.round(a), True),
-        (ot.mod(x, 1.75) + ot.int_div(y, z), lambda a, b, c: np.mod(a, 1.75) + np.floor_divide(b, c), True),
-        (ot.exp(x) * ot.tanh(y) * ot.sigmoid(z), lambda a, b, c: np.exp(a) * np.tanh(b) / (1 + np.exp(-c)), False),
-        (ot.log1p(ot.abs(x)) * ot.sin(y) * ot.sqrt(ot.abs(z)) * ot.pow(ot.abs(y), 2.0),
-         lambda a, b, c: np.log1p(np.abs(a)) * np.sin(b) * np.sqrt(np.abs(c)) * np.abs(b) ** 2.0, False),
-        (ot.lt(x, y) | ot.eq(y, z), lambda a, b, c: (a < b) | (b == c), True),
+         lambda a, b, c: np.clip(a, -1.5, 2.5) + np.floor(b) - np.ceil(c) + np.round(a)),
+        (ot.mod(x, 1.75) + ot.int_div(y, z), lambda a, b, c: np.mod(a, 1.75) + np.floor_divide(b, c)),
+        (ot.lt(x, y) | ot.eq(y, z), lambda a, b, c: (a < b) | (b == c)),
+        (ot.sqrt(ot.abs(x)) - ot.pow(y, 2.0) + ot.abs(z) ** -1.0,
+         lambda a, b, c: np.sqrt(np.abs(a)) - np.power(b, 2.0) + np.abs(c) ** -1.0),
     ]
+    inexact = (ot.exp(x) * ot.tanh(y) * ot.sigmoid(z) * ot.log1p(ot.abs(x)) * ot.sin(y) * ot.pow(ot.abs(z), y),
+               lambda a, b, c: np.exp(a) * np.tanh(b) / (1 + np.exp(-c)) * np.log1p(np.abs(a)) * np.sin(b)
+               * np.abs(c) ** b)
+    return exact, inexact
 
 
-def int_outputs(x, y, z):
+def int_terms(x, y, z):
     return [
-        ((x * y + z) * 3 - x, lambda a, b, c: (a * b + c) * 3 - a, True),
-        (ot.int_div(x, y) + ot.mod(x, z), lambda a, b, c: np.floor_divide(a, b) + np.mod(a, c), True),
+        ((x * y + z) * 3 - x, lambda a, b, c: (a * b + c) * 3 - a),
+        (ot.int_div(x, y) + ot.mod(x, z), lambda a, b, c: np.floor_divide(a, b) + np.mod(a, c)),
         (ot.maximum(x, y) - ot.minimum(y, z) + ot.sign(x) * ot.sqr(z),
-         lambda a, b, c: np.maximum(a, b) - np.minimum(b, c) + np.sign(a) * np.square(c), True),
+         lambda a, b, c: np.maximum(a, b) - np.minimum(b, c) + np.sign(a) * np.square(c)),
         (ot.switch(ot.lt(x, y), ot.abs(x), -z) ^ (x & ~y | z),
-         lambda a, b, c: np.where(a < b, np.abs(a), -c) ^ (a & ~b | c), True),
-        (x / (y + 1), lambda a, b, c: a / (b + 1), True),
-        (ot.ge(x, 7) | ot.neq(y, z), lambda a, b, c: (a >= 7) | (b != c), True),
-    ]
+         lambda a, b, c: np.where(a < b, np.abs(a), -c) ^ (a & ~b | c)),
+        (x / (y + 1), lambda a, b, c: a / (b + 1)),
+        (ot.ge(x, 7) | ot.neq(y, z), lambda a, b, c: (a >= 7) | (b != c)),
+    ], None
 
 
-def bool_outputs(x, y, z):
+def bool_terms(x, y, z):
     return [
-        ((x & y) | ~z, lambda a, b, c: (a & b) | ~c, True),
-        (x + y * z, lambda a, b, c: a + b * c, True),
-        (ot.maximum(x, z) ^ ot.eq(x, y), lambda a, b, c: np.maximum(a, c) ^ (a == b), True),
-        (ot.switch(x, y, z), lambda a, b, c: np.where(a, b, c), True),
-    ]
+        ((x & y) | ~z, lambda a, b, c: (a & b) | ~c),
+        (x + y * z, lambda a, b, c: a + b * c),
+        (ot.maximum(x, z) ^ ot.eq(x, y), lambda a, b, c: np.maximum(a, c) ^ (a == b)),
+        (ot.switch(x, y, z), lambda a, b, c: np.where(a, b, c)),
+    ], None
 
 
-GROUPS = {"bool": bool_outputs, **{d: float_outputs for d in FLOATS}, **{d: int_outputs for d in INTS}}
+TERMS = {"bool": bool_terms, **{d: float_terms for d in FLOATS}, **{d: int_terms for d in INTS}}
 
 
-@pytest.mark.parametrize("group", [("float32", "float64"), ("int8", "int32", "uint8"), ("int64", "uint64", "bool")])
+def selected(s, terms):
+    """One expression: the term selector `s` names at each element, and its numpy oracle."""
+    expression = terms[-1][0]
+    for k in reversed(range(len(terms) - 1)):
+        expression = ot.switch(ot.eq(s, k), terms[k][0], expression)
+
+    def oracle(a, b, c, selector):
+        with np.errstate(all="ignore"):
+            result = terms[-1][1](a, b, c)
+            for k in reversed(range(len(terms) - 1)):
+                result = np.where(selector == k, terms[k][1](a, b, c), result)
+        return result
+    return expression, oracle
+
+
+@pytest.mark.parametrize("group", [("float32", "float64"), ("int8", "int32", "uint8", "int64", "uint64", "bool")])
 def test_fused_elementwise_matches_numpy_over_dtypes_layouts_broadcasting_and_empty(device, group):
-    inputs, outputs, expected = [], [], []
+    s = ot.matrix("s", dtype="int8")
+    inputs, outputs, expected = [s], [], []
     for dtype in group:
         x, y, z = (ot.matrix(name, dtype=dtype) for name in "xyz")
         inputs += [x, y, z]
-        for expression, oracle, exact in GROUPS[dtype](x, y, z):
-            outputs.append(expression)
-            expected.append((dtype, oracle, exact))
+        exact, inexact = TERMS[dtype](x, y, z)
+        expression, oracle = selected(s, exact)
+        outputs.append(expression)
+        expected.append((dtype, oracle, True))
+        if inexact is not None:
+            outputs.append(inexact[0])
+            expected.append((dtype, lambda a, b, c, _, f=inexact[1]: f(a, b, c), False))
     f = gpu_function(device, inputs, outputs)
     assert gpu_ops(f) == {"GpuElemwise"} and not host_ops(f), f.maker.fgraph.toposort()
 
     def check(shapes, kind, what):
-        args = []
+        out_shape = np.broadcast_shapes(*shapes)
+        selector = layout(np.arange(int(np.prod(out_shape)), dtype="int8").reshape(out_shape) % 7, kind)
+        args = [selector]
         for dtype in group:
             args += [layout(values(dtype, shape, shift), kind) for shape, shift in zip(shapes, (0, 5, 11))]
         results = f(*args)
         for (dtype, oracle, exact), result, k in zip(expected, results, range(len(results))):
-            a, b, c = args[3 * group.index(dtype):3 * group.index(dtype) + 3]
+            a, b, c = args[1 + 3 * group.index(dtype):4 + 3 * group.index(dtype)]
             with np.errstate(all="ignore"):
-                want = np.asarray(oracle(a, b, c))
+                want = np.asarray(oracle(a, b, c, selector))
             check_close(result, want, exact, what=f"{device} {dtype} output {k} {what}")
 
     for kind in LAYOUTS:
@@ -152,15 +180,22 @@ def test_float16_and_integer_power_stay_on_the_host(interpret):
 
 REDUCTIONS = [("sum", None, False), ("sum", (0, 2), True), ("max", 1, False), ("min", (1, 2), True),
               ("mean", None, False), ("mean", (0, 1), True)]
+# every dtype: its sum (numpy's accumulator dtype) and max; some: min and mean too (a module per output)
+BY_DTYPE = {"float64": REDUCTIONS, "float32": [("sum", (0, 2), False), ("max", 1, False), ("min", None, True)],
+            "bool": [("sum", (0, 2), False), ("max", 1, False), ("mean", None, False)],
+            "int8": [("sum", (0, 2), False), ("max", 1, False)], "uint8": [("sum", (0, 2), False), ("max", 1, False)],
+            "int32": [("sum", (0, 2), False), ("max", 1, False), ("mean", (1,), True)],
+            "int64": [("sum", (0, 2), False), ("min", 1, False)],
+            "uint64": [("sum", (0, 2), False), ("max", 1, False), ("min", 0, True)]}
 
 
-@pytest.mark.parametrize("dtypes", [("float32", "float64", "bool"), ("int8", "uint8", "int32", "int64", "uint64")])
-def test_reductions_match_numpy(device, dtypes):
+def test_reductions_match_numpy(device):
+    dtypes = list(BY_DTYPE)
     inputs, outputs, expected = [], [], []
     for dtype in dtypes:
         x = ot.tensor3("x", dtype=dtype)
         inputs.append(x)
-        for kind, axis, keepdims in REDUCTIONS:
+        for kind, axis, keepdims in BY_DTYPE[dtype]:
             outputs.append(getattr(ot, kind)(x, axis=axis, keepdims=keepdims))
             expected.append((dtype, kind, axis, keepdims))
     f = gpu_function(device, inputs, outputs)
@@ -246,15 +281,14 @@ def test_dot_matches_numpy(device):
 def test_gradients_through_gpu_ops(interpret):
     rng = np.random.default_rng(1)
     mode = Mode(device=interpret)
-    a, b = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
-    verify_grad(lambda x, y: ot.sum(ot.exp(x) * y + x * x, axis=0), [a, b], mode=mode, rng=rng)
-    verify_grad(lambda x: ot.max(x, axis=1) + ot.mean(x, axis=1), [a], mode=mode, rng=rng)
-    verify_grad(lambda x, y: ot.dot(x, y.T), [a, b], mode=mode, rng=rng)
-    x = ot.matrix("x")
-    g = opkit.grad(ot.sum(ot.exp(x) * x), x)
-    f = gpu_function(interpret, [x], g)
-    assert "GpuElemwise" in gpu_ops(f)
-    check_close(f(a), np.exp(a) * a + np.exp(a), False)
+    a, b = rng.standard_normal((4, 4)), rng.standard_normal((4, 4))
+    verify_grad(lambda x, y: ot.sum(ot.exp(x) * y + x * x, axis=0) + ot.max(ot.dot(x, y.T), axis=0)
+                + ot.mean(x, axis=1), [a, b], mode=mode, rng=rng)
+    x, y = ot.matrix("x"), ot.matrix("y")
+    g = opkit.grad(ot.sum(ot.exp(x) * x) + ot.sum(ot.dot(x, y)), x)
+    f = gpu_function(interpret, [x, y], g)
+    assert gpu_ops(f) >= {"GpuElemwise", "GpuDot"}, f.maker.fgraph.toposort()
+    check_close(f(a, b), np.exp(a) * a + np.exp(a) + np.ones((4, 4)) @ b.T, False, np.abs(np.exp(a) * a) + 10)
 
 
 # ---- NVRTC: the kernels the GPU runs compile here (no GPU needed) ----
