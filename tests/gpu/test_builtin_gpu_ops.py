@@ -338,3 +338,55 @@ def test_the_cuda_host_module_of_the_builtin_ops_builds_without_a_gpu(monkeypatc
     x, y = ot.matrix("x", dtype="float32"), ot.matrix("y", dtype="float32")
     f = gpu_function("cuda", [x, y], [ot.sum(x * y - x, axis=0), ot.max(ot.exp(x), axis=None), ot.dot(x, y)])
     assert gpu_ops(f) == {"GpuElemwise", "GpuReduce", "GpuDot"}
+
+
+# ---- DebugMode (each kernel against the op's perform) and shape inference ----
+
+def test_debugmode_checks_each_gpu_kernel_against_perform(device):
+    from opkit.link.debugmode import DebugMode
+
+    x, y = ot.matrix("x"), ot.matrix("y", dtype="int32")
+    outputs = [ot.sum(x * y + 1, axis=0), ot.max(ot.exp(x) - y, axis=1, keepdims=True), ot.dot(x, x.T)]
+    f = opkit.function([x, y], outputs, mode=DebugMode(device=device))
+    assert gpu_ops(f) == {"GpuElemwise", "GpuReduce", "GpuDot"}
+    a = np.arange(12.0).reshape(3, 4) / 7
+    b = np.arange(12, dtype="int32").reshape(3, 4)[::-1]
+    for result, want in zip(f(a, b), [np.sum(a * b + 1, axis=0), np.max(np.exp(a) - b, axis=1, keepdims=True),
+                                      a @ a.T]):
+        check_close(result, want, False, np.abs(want) + 1)
+
+
+def test_gpu_ops_infer_their_shapes(interpret):
+    import opkit.gpu as og
+    from opkit.core.tensor.scalars import scalar_ops
+    from opkit.gpu.ops import GpuDot, GpuElemwise, GpuReduce
+    from opkit.testing import InferShapeTester
+
+    class Tester(InferShapeTester):
+        mode = Mode(device=interpret)
+
+    tester = Tester()
+    x, y, v = og.matrix("x"), og.matrix("y"), og.vector("v")
+    program = [(scalar_ops.mul, (0, 1), "float64"), (scalar_ops.add, (2, 0), "float64")]
+    tester._compile_and_check([x, v], [GpuElemwise(program, 2)(x, v)], [np.ones((3, 4)), np.ones(4)], GpuElemwise)
+    tester._compile_and_check([x], [GpuReduce("max", (0,), True)(x), GpuReduce("mean")(x)], [np.ones((3, 4))],
+                              GpuReduce)
+    tester._compile_and_check([x, y], [GpuDot()(x, y)], [np.ones((3, 4)), np.ones((4, 5))], GpuDot)
+
+
+def test_gpu_ops_refuse_host_inputs_and_dtypes_without_a_kernel():
+    import opkit.gpu as og
+    from opkit.core.tensor.scalars import scalar_ops
+    from opkit.gpu.ops import GpuDot, GpuElemwise, GpuReduce
+
+    program = [(scalar_ops.add, (0, 1), "float64")]
+    with pytest.raises(TypeError, match=r"takes GPU arrays \(GpuArrayType: move a host value with opkit.gpu.to_gpu\)"):
+        GpuElemwise(program, 2)(ot.matrix("x"), og.matrix("y"))
+    with pytest.raises(TypeError, match="has no GPU kernel for inputs of dtype float16, float16"):
+        GpuElemwise([(scalar_ops.add, (0, 1), "float16")], 2)(og.vector(dtype="float16"), og.vector(dtype="float16"))
+    with pytest.raises(TypeError, match="has no GPU kernel for a 1-d input of dtype complex128"):
+        GpuReduce("sum")(og.vector(dtype="complex128"))
+    with pytest.raises(ValueError, match="unknown reduction 'prod'"):
+        GpuReduce("prod")
+    with pytest.raises(TypeError, match="GpuDot has no GPU version for dtype int64"):
+        GpuDot()(og.matrix(dtype="int64"), og.matrix(dtype="int64"))
