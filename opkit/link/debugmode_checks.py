@@ -35,8 +35,17 @@ def copy_value(value):
     return copy.deepcopy(value)
 
 
+def on_host(value):
+    """Return a GPU array (a CuPy array: __cuda_array_interface__ and .get()) as a numpy array, to compare it;
+    any other value as it is."""
+    if hasattr(value, "__cuda_array_interface__") and callable(getattr(value, "get", None)):
+        return value.get()
+    return value
+
+
 def _values_identical(before, after):
-    """Return True if two values are exactly equal (NaN equal to NaN, a numpy scalar's too)."""
+    """Return True if two values are exactly equal (NaN equal to NaN, a numpy scalar's too; GPU arrays on the host)."""
+    before, after = on_host(before), on_host(after)
     if isinstance(before, (np.ndarray, np.generic)) or isinstance(after, (np.ndarray, np.generic)):
         before, after = np.asarray(before), np.asarray(after)
         if before.shape != after.shape or before.dtype != after.dtype:
@@ -112,6 +121,7 @@ def _compare_one(position, variable, expected, got, label, other=("C code", "C")
     equal = _equality(variable)
     if equal(expected, got):
         return None
+    expected, got = on_host(expected), on_host(got)  # a GPU array's first mismatch is found on the host
     if not (isinstance(expected, np.ndarray) and isinstance(got, np.ndarray)):
         details.update(perform=expected, c=got)
         return Problem("mismatch", head, [f"{label}={expected!r:.200}", f"{other[1]}={got!r:.200}"], details)

@@ -256,3 +256,21 @@ def test_compile_kernels_is_reexported():
     assert {"GpuArrayType", "to_gpu", "to_host", "vector", "compile_kernels", "has_device"} <= set(dir(og))
     with pytest.raises(AttributeError, match="module 'opkit.gpu' has no attribute 'nothing'"):
         og.nothing
+
+
+def test_debugmode_compares_gpu_arrays_on_the_host():
+    """DebugMode's checks read a CuPy array through .get(): equal copies are unchanged inputs (no false report)."""
+    from opkit.link.debugmode_checks import _values_identical, on_host
+
+    class FakeGpuArray:  # the two things the checks use of a CuPy array
+        __cuda_array_interface__ = {}
+
+        def __init__(self, data):
+            self.data = data
+
+        def get(self):
+            return self.data
+
+    a, b = FakeGpuArray(np.arange(3.0)), FakeGpuArray(np.arange(3.0))
+    assert type(on_host(a)) is np.ndarray and on_host(3) == 3
+    assert _values_identical(a, b) and not _values_identical(a, FakeGpuArray(np.ones(3)))
