@@ -146,14 +146,15 @@ def test_elementwise_negative_strides_scalars_and_3d(device):
     x = ot.tensor3("x", dtype="float64")
     s = ot.scalar("s", dtype="float64")
     v = ot.vector("v", dtype="int32")
-    f = gpu_function(device, [x, s, v], [(x - s) * v + x ** 2, ot.maximum(s, v)])
+    f = gpu_function(device, [x, s, v], [(x - s) * v + x ** 2, ot.maximum(s, v), s * s - 1])
     assert gpu_ops(f) == {"GpuElemwise"}
     base = np.arange(2 * 3 * 5, dtype="float64").reshape(2, 3, 5) - 11.5
     for a in (base, base[::-1, :, ::-2], base.transpose(2, 0, 1)[:, :, ::-1], base[:, :0]):
         vec = np.arange(a.shape[-1], dtype="int32")[::-1] - 2
-        first, second = f(a, 2.5, vec)
+        first, second, third = f(a, 2.5, vec)
         check_close(first, (a - 2.5) * vec + a ** 2, True, what=f"{device} shape {a.shape} strides {a.strides}")
         check_close(second, np.maximum(np.float64(2.5), vec), True)
+        check_close(third, np.float64(2.5) * 2.5 - 1, True)  # a 0-d output
 
 
 def test_broadcast_clash_raises_the_cpu_paths_error(device):
@@ -174,6 +175,22 @@ def test_float16_and_integer_power_stay_on_the_host(interpret):
     check_close(second, iv ** iv + 1, True)
     with pytest.raises(ValueError, match="negative integer powers"):
         f(hv, np.array([1, -2, 3], dtype="int32"))
+
+
+def test_a_fused_expression_of_more_inputs_than_a_kernel_takes_stays_on_the_host(interpret):
+    from opkit.gpu.ops.elemwise import MAX_INPUTS
+
+    xs = [ot.vector(f"x{k}") for k in range(MAX_INPUTS + 1)]
+    total = xs[0]
+    for x in xs[1:]:
+        total = total * 1.5 + x
+    f = gpu_function(interpret, xs, total)
+    assert not gpu_ops(f)
+    values_ = [np.full(3, float(k)) for k in range(len(xs))]
+    want = values_[0]
+    for v in values_[1:]:
+        want = want * 1.5 + v
+    check_close(f(*values_), want, True)
 
 
 # ---- reductions ----

@@ -12,7 +12,7 @@ host. Importing this package registers them; it imports no CuPy.
 from __future__ import annotations
 
 from opkit.gpu.ops.dot import DOT_DTYPES, GpuDot, gpu_dot
-from opkit.gpu.ops.elemwise import MAX_NDIM, GpuElemwise, gpu_program_ok
+from opkit.gpu.ops.elemwise import MAX_INPUTS, MAX_NDIM, GpuElemwise, gpu_program_ok
 from opkit.gpu.ops.reductions import GpuReduce, gpu_reduce_ok
 from opkit.gpu.placement import register_gpu_version
 
@@ -32,7 +32,7 @@ def _program(node):
 def gpu_elemwise_node(node, gpu_inputs):
     """The GpuElemwise node computing an Elemwise or FusedElemwise `node` on `gpu_inputs`, or None."""
     program = _program(node)
-    if program is None or node.outputs[0].ndim > MAX_NDIM:
+    if program is None or node.outputs[0].ndim > MAX_NDIM or len(gpu_inputs) > MAX_INPUTS:
         return None
     if not gpu_program_ok(program, [v.dtype for v in node.inputs]):
         return None
@@ -49,7 +49,7 @@ def gpu_reduce_node(node, gpu_inputs):
         program = tuple(op.program)
         out = node.outputs[0]
         ndim = max((v.ndim for v in node.inputs), default=0)
-        if ndim > MAX_NDIM or not gpu_program_ok(program, [v.dtype for v in node.inputs]) \
+        if ndim > MAX_NDIM or len(gpu_inputs) > MAX_INPUTS or not gpu_program_ok(program, [v.dtype for v in node.inputs]) \
                 or not gpu_reduce_ok(op.kind, program[-1][2], ndim):
             return None
         values = GpuElemwise(program, len(gpu_inputs))(*gpu_inputs)

@@ -18,6 +18,9 @@ from opkit.core.graph import Apply
 
 TEMPLATE = "gpu_ops/elemwise.cu.j2"
 MAX_NDIM = 8  # the axes a kernel walks (OPKIT_GPU_EW_MAXDIMS); the host merges the axes it can
+# A kernel's parameters (a pointer and a row of strides per array) stay well within CUDA's 4 KB: a program with
+# more inputs stays on the host.
+MAX_INPUTS = 40
 GPU_DTYPES = frozenset(["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                         "float32", "float64"])
 # NVRTC must not contract a multiply and an add into one rounding (numpy rounds every operation): the CPU
@@ -83,6 +86,8 @@ class GpuElemwise(SectionOp):
         if not gpu_program_ok(self.program, [i.type.dtype for i in inputs]):
             raise TypeError(f"{self} has no GPU kernel for inputs of dtype "
                             f"{', '.join(i.type.dtype for i in inputs)}")
+        if len(inputs) > MAX_INPUTS:
+            raise TypeError(f"{self}: a GPU elementwise kernel takes at most {MAX_INPUTS} inputs, got {len(inputs)}")
         shape = broadcast_shape([i.type.shape for i in inputs], f"the inputs of {self}")
         if len(shape) > MAX_NDIM:
             raise TypeError(f"{self}: a GPU elementwise kernel walks at most {MAX_NDIM} axes, the output has "
