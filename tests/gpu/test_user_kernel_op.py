@@ -268,6 +268,40 @@ def test_the_cuda_host_module_builds_without_a_gpu(monkeypatch):
     assert callable(f)
 
 
+class MethodTwice(opkit.Op):
+    """A GPU op written with methods: c_kernels (the kernels) and c_code (the host code), no .c file."""
+
+    __props__ = ()
+
+    def make_node(self, x):
+        x = to_gpu(x)
+        return opkit.Apply(self, [x], [x.type()])
+
+    def perform(self, node, inputs, output_storage):
+        output_storage[0][0] = inputs[0] * 2
+
+    def c_kernels(self, node, name):
+        return ('extern "C" __global__ void APPLY_SPECIFIC(twice)(npy_intp n, const DTYPE_INPUT_0* x, '
+                'DTYPE_OUTPUT_0* y)\n{\n    npy_intp i = (npy_intp)blockIdx.x * blockDim.x + threadIdx.x;\n'
+                '    if (i < n) y[i] = 2 * x[i];\n}\n')
+
+    def c_code(self, node, name, inputs, outputs, sub):
+        x, y, fail = inputs[0], outputs[0], sub["fail"]
+        return (f"npy_intp n = {x}->dims[0];\n"
+                f"if (opkit_gpu_empty(&{y}, 1, {x}->dims, {x}->typenum)) {fail}\n"
+                f"#define APPLY_SPECIFIC(str) str##_{name}\n"
+                f"if (n > 0 && OPKIT_LAUNCH(twice, (int)((n + 63) / 64), 64, 0, n, "
+                f"(const npy_float64*){x}->data, (npy_float64*){y}->data)) {fail}\n"
+                f"#undef APPLY_SPECIFIC\n")
+
+
+def test_an_op_with_c_kernels_and_c_code_methods(device):
+    x = og.vector("x", dtype="float64")
+    f = opkit.function([x], MethodTwice()(x), mode=opkit.Mode(device=device))
+    for n in (0, 1, 100):
+        np.testing.assert_array_equal(to_numpy(f(on_device(device, np.arange(float(n))))), np.arange(float(n)) * 2)
+
+
 def test_a_kernel_the_interpreter_cannot_run_is_refused(tmp_path):
     source = tmp_path / "asm_op.c"
     source.write_text('#section kernels\nextern "C" __global__ void APPLY_SPECIFIC(k)(DTYPE_OUTPUT_0* y)\n{\n'
