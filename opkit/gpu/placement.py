@@ -60,6 +60,8 @@ def place_on_device(fgraph, device):
         _move_to_gpu(fgraph, device)
     if device != "cpu" or _has_transfers(fgraph):
         _remove_round_trips(fgraph)
+        if device != "cpu":
+            _constants_to_gpu(fgraph, device)
         _bind_transfers(fgraph, "cuda" if device == "cpu" else device)
 
 
@@ -98,6 +100,15 @@ def _move_to_gpu(fgraph, device):
         for old, out in zip(node.outputs, new.outputs):
             pairs.append((old, ToHost()(out, host_type=old.type)))
         fgraph.replace_all(pairs, "gpu_placement")
+
+
+def _constants_to_gpu(fgraph, device):
+    """Replace to_gpu(constant) (a user's, or a gradient's folded seed) by a GPU constant: one copy, made now."""
+    from opkit.gpu.transfers import ToGpu
+
+    pairs = [(node.outputs[0], _constant_on(device, node.inputs[0])) for node in fgraph.toposort()
+             if isinstance(node.op, ToGpu) and isinstance(node.inputs[0], Constant)]
+    fgraph.replace_all([(old, new) for old, new in pairs if old.type == new.type], "gpu_constants")
 
 
 def _constant_on(device, constant):

@@ -200,3 +200,10 @@ def test_a_gpu_version_may_decline():
     x = ot.dvector("x")
     f = opkit.function([x], Declined()(x), mode=opkit.Mode(device="cuda-interpret"))
     assert _ops(f) == ["Declined"]
+
+
+def test_a_transfer_of_a_constant_becomes_a_gpu_constant(device):
+    x = GpuArrayType("float64", (None,))("x")
+    f = opkit.function([x], to_host(x) + to_host(to_gpu(np.float64(2.5))), mode=opkit.Mode(device=device))
+    assert _count(f, ToGpu) == 0
+    assert np.array_equal(f(on_device(device, np.arange(3.0))), np.arange(3.0) + 2.5)
