@@ -8,6 +8,8 @@ the macros of opkit/templates/gpu/gpu_array_type.c.j2.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from opkit.core.c_render import render
@@ -102,6 +104,9 @@ class GpuArrayType(CType):
         return data
 
     def _filter_device(self, value, strict):
+        loaded = sys.modules.get("cupy")
+        if loaded is not None and type(value) is loaded.ndarray:  # the common case, every call: no lookups
+            return self._cast(value, value, strict, "cupy.asarray")
         if isinstance(value, np.ndarray) or np.isscalar(value) or isinstance(value, (list, tuple)):
             raise TypeError(f"expected {self.describe()} (GPU memory), got {_describe(value)}.\n{_TO_GPU_HINT}")
         if value is None or not (hasattr(value, "__cuda_array_interface__") or hasattr(value, "__dlpack__")):
