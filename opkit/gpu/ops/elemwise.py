@@ -5,8 +5,9 @@ Its kernel (opkit/templates/gpu_ops/elemwise.cu.j2) is a grid-stride loop over t
 byte strides (negative ones too, zero on broadcast axes); its steps are the CPU loop's (program_statements),
 so the GPU rounds as the CPU path and numpy do. What runs on the GPU (`gpu_program_ok`): bool, integers,
 float32 and float64, every built-in scalar function but integer power (numpy raises on a negative exponent,
-which a kernel cannot report) and a user's scalar ops. float16 stays on the host: CUDA's half arithmetic is
-not numpy's (numpy computes each step in float32 and rounds to half), so no float16 node moves.
+which a kernel cannot report) and a user's scalar ops. float16 as numpy computes it (HALF_OPS: each step in
+float32, rounded to half, numpy's conversion bit for bit; not CUDA's __half arithmetic); a float16 step of
+another function keeps the node on the host.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import numpy as np
 
 from opkit.core.c_source import SectionOp, render
 from opkit.core.graph import Apply
+from opkit.core.tensor.scalars.scalar_ops import ScalarOp
 
 TEMPLATE = "gpu_ops/elemwise.cu.j2"
 MAX_NDIM = 8  # the axes a kernel walks (OPKIT_GPU_EW_MAXDIMS); the host merges the axes it can
@@ -28,21 +30,52 @@ GPU_DTYPES = frozenset(["bool", "int8", "int16", "int32", "int64", "uint8", "uin
 KERNEL_OPTIONS = ("--fmad=false",)
 
 
+# The functions whose float16 result numpy computes in float32 and rounds to half once, so that a kernel doing
+# the same gives numpy's bits (float32 holds every half's sum, product, quotient and root correctly rounded
+# before the one rounding to half). Others (transcendental functions, maximum/minimum/clip, whose half loops
+# treat ties and NaN their own way, casts) leave a float16 node on the host.
+HALF_OPS = frozenset(["add", "sub", "mul", "true_div", "neg", "sqr", "sqrt", "abs", "floor", "ceil",
+                      "lt", "gt", "le", "ge", "eq", "neq", "switch"])
+
+
+def _single(dtype):
+    return "float32" if str(dtype) == "float16" else str(dtype)
+
+
 def gpu_program_ok(program, input_dtypes):
     """Return True if every step of `program` (see fusion) has a GPU kernel computing numpy's result."""
     from opkit.core.tensor.scalars.scalar_ops import program_operand_dtypes
     from opkit.core.tensor.scalars.user_scalar import is_user_scalar_op
 
-    if not all(str(np.dtype(d)) in GPU_DTYPES for d in input_dtypes):
+    if not all(str(np.dtype(d)) in GPU_DTYPES | {"float16"} for d in input_dtypes):
         return False
     for (op, _, out_dtype), loop in zip(program, program_operand_dtypes(program, input_dtypes)):
-        if is_user_scalar_op(op) or op.c_macro is None or not op.has_c(out_dtype, loop):
+        half = "float16" in (str(out_dtype), *map(str, loop))
+        if is_user_scalar_op(op) or op.c_macro is None or (half and op.c_macro not in HALF_OPS):
             return False
-        if str(out_dtype) not in GPU_DTYPES or not all(str(d) in GPU_DTYPES for d in loop):
+        if not op.has_c(_single(out_dtype), [_single(d) for d in loop]):
+            return False
+        if _single(out_dtype) not in GPU_DTYPES or not all(_single(d) in GPU_DTYPES for d in loop):
             return False
         if op.c_macro == "pow" and np.dtype(out_dtype).kind in "iu":
             return False
     return True
+
+
+# Rounds a float32 to the nearest float16 and back (scalar_device.cu.j2): after each float16 step.
+ROUND_HALF = ScalarOp("round_half", 1, None, c_expr="opkit_round_half({0})", c_kinds="f")
+
+
+def single_program(program, n_inputs):
+    """Return `program` computing float16 steps in float32, each followed by its rounding to half (ROUND_HALF)."""
+    where = list(range(n_inputs))  # the ref of each original value in the new program
+    steps = []
+    for op, refs, out_dtype in program:
+        steps.append((op, tuple(where[r] for r in refs), _single(out_dtype)))
+        if str(out_dtype) == "float16":
+            steps.append((ROUND_HALF, (n_inputs + len(steps) - 1,), "float32"))
+        where.append(n_inputs + len(steps) - 1)
+    return tuple(steps)
 
 
 def gpu_input(value, op):
@@ -151,18 +184,21 @@ class GpuElemwise(SectionOp):
         from opkit.core.tensor.elementwise.elemwise_c import program_statements
         from opkit.core.tensor.types.c_interface import c_dtype
 
-        dtypes = [v.type.dtype for v in node.inputs]
+        dtypes = [str(v.type.dtype) for v in node.inputs]
         scalar = [all(s == 1 for s in v.type.shape) for v in node.inputs]
         one = [True if len(v.type.shape) == 0 else f"opkit_one{k}" for k, v in enumerate(node.inputs)]
-        steps = program_statements(self.program, dtypes, scalar, name, one)
-        return render(TEMPLATE, "kernels", kernel="ew", in_types=[c_dtype(d) for d in dtypes],
-                      out_type=c_dtype(node.outputs[0].type.dtype), steps=steps)
+        program = single_program(self.program, len(dtypes))
+        steps = program_statements(program, [_single(d) for d in dtypes], scalar, name, one)
+        out = str(node.outputs[0].type.dtype)
+        return render(TEMPLATE, "kernels", kernel="ew", in_types=[c_dtype(_single(d)) for d in dtypes],
+                      out_type=c_dtype(_single(out)), steps=steps, half_in=[d == "float16" for d in dtypes],
+                      half_out=out == "float16")
 
     def c_kernel_options(self, node):
         return list(KERNEL_OPTIONS)
 
     def c_code_cache_version(self):
-        return (1,)
+        return (2,)
 
     def __str__(self):
         return "GpuElemwise{" + ",".join(str(step[0]) for step in self.program) + "}"
