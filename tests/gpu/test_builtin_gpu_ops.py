@@ -427,3 +427,22 @@ def test_gpu_ops_refuse_host_inputs_and_dtypes_without_a_kernel():
         GpuReduce("prod")
     with pytest.raises(TypeError, match="GpuDot has no GPU version for dtype int64"):
         GpuDot()(og.matrix(dtype="int64"), og.matrix(dtype="int64"))
+
+
+def test_eight_threads_call_one_gpu_function(device):
+    import concurrent.futures
+
+    x, y = ot.matrix("x"), ot.vector("y")
+    f = gpu_function(device, [x, y], [ot.sum(ot.exp(x) * y, axis=1), ot.max(x - y, axis=0)])
+    assert gpu_ops(f) == {"GpuElemwise", "GpuReduce"}
+    inputs = [(np.full((5, 3), k / 8.0), np.arange(3.0) + k) for k in range(8)]
+
+    def call(k):
+        return f(*inputs[k])  # numpy in, numpy out: the transfers are the graph's
+
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(call, [k % 8 for k in range(64)]))
+    for k, (first, second) in enumerate(results):
+        a, b = inputs[k % 8]
+        check_close(first, np.sum(np.exp(a) * b, axis=1), False, np.sum(np.abs(np.exp(a) * b), axis=1))
+        check_close(second, np.max(a - b, axis=0), True)
