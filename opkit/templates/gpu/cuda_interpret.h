@@ -112,7 +112,18 @@ static const size_t FIBER_STACK = 1024 * 1024;  // virtual: pages are touched on
 static thread_local Launch* t_launch = nullptr;
 static thread_local Thread* t_thread = nullptr;
 static thread_local Fiber* t_fiber = nullptr;
-static thread_local std::vector<Fiber*> t_pool;
+// The fibers of this OS thread, reused by its launches; their stacks are unmapped when the thread ends.
+struct FiberPool : std::vector<Fiber*> {
+    ~FiberPool()
+    {
+        size_t page = (size_t)sysconf(_SC_PAGESIZE);
+        for (Fiber* f : *this) {
+            munmap(f->stack - page, FIBER_STACK + page);
+            delete f;
+        }
+    }
+};
+static thread_local FiberPool t_pool;
 static thread_local std::vector<unsigned char> t_dynamic_shared;
 static thread_local std::string t_last_error;
 
