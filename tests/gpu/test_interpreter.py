@@ -557,3 +557,42 @@ def test_cuda_math_functions_cmath_lacks_are_exact_where_cuda_is_and_within_ulps
                 bound = ulps if column < 4 else 8  # scipy's ndtr is itself a few ulps off in the tails
                 assert got[column] == want or abs(got[column] - want) <= bound * np.spacing(abs(want)) \
                     or (column < 2 and value in exact), (column, value, got[column], want)  # CUDA's bounds: 1 to 5 ulp
+
+
+THREADS_HOST = r"""
+#include "cuda_interpret.h"
+#include "interpreter_kernels.cu"
+#include <atomic>
+#include <thread>
+int main()
+{
+    std::atomic<int> wrong{0};
+    std::vector<std::thread> threads;
+    for (int k = 0; k < 4; ++k)
+        threads.emplace_back([&wrong, k] {
+            int n = 5000;
+            std::vector<double> x(n), partial((n + 127) / 128);
+            double expected = 0;
+            for (int i = 0; i < n; ++i) expected += x[i] = i % 7 + k;
+            for (int round = 0; round < 20; ++round) {
+                if (OPKIT_INTERP_LAUNCH(block_sum, (int)partial.size(), 128, 0, n, x.data(), partial.data())) wrong++;
+                double sum = 0;
+                for (double p : partial) sum += p;
+                if (sum != expected) wrong++;
+                std::vector<int> y(64);
+                if (!OPKIT_INTERP_LAUNCH(faulting, 1, 8, 0, 0, y.data())) wrong++;  // a division by zero each time
+            }
+        });
+    for (std::thread& t : threads) t.join();
+    printf("wrong %d\n", wrong.load());
+    return 0;
+}
+"""
+
+
+def test_launches_from_several_threads_at_once_with_faults(tmp_path):
+    (tmp_path / "threads.cpp").write_text(THREADS_HOST)
+    done = compile_with_interpreter(tmp_path / "threads.cpp", tmp_path / "threads", ["-pthread"])
+    assert done.returncode == 0, done.stderr
+    ran = subprocess.run([str(tmp_path / "threads")], capture_output=True, text=True, check=True)
+    assert ran.stdout == "wrong 0\n"
