@@ -7,6 +7,8 @@ numpy values; placement moves the ops in between to the GPU, which each test che
 one function per dtype group, called over layouts, broadcasting and 0-size shapes.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -269,14 +271,32 @@ def test_reductions_over_empty_axes(device):
                 f(a, b)
 
 
-def test_sum_of_a_product_is_an_elementwise_kernel_then_a_reduction(device):
+def test_a_reduction_of_an_elementwise_expression_is_one_kernel(device):
+    """sum(x * y) reads x and y once: the product is computed as the reduction reads each element."""
     x, y = ot.matrix("x", dtype="float32"), ot.matrix("y", dtype="float32")
-    f = gpu_function(device, [x, y], ot.sum(x * y, axis=1))
-    assert gpu_ops(f) == {"GpuElemwise", "GpuReduce"}
-    for shape in [(5, 7), (3, 5000), (1, 1025)]:  # the long rows: several blocks a row, then a pass over them
+    v, h = ot.vector("v", dtype="int16"), ot.vector("h", dtype="float16")
+    f = gpu_function(device, [x, y, v, h], [ot.sum(x * y, axis=1), ot.max(x - v, axis=0, keepdims=True),
+                                            ot.mean(ot.sqrt(ot.abs(h)) * 2 + ot.clip(x, -1, 1))])
+    nodes = [type(node.op).__name__ for node in f.maker.fgraph.toposort()]
+    # the float16 part, which the host's fusion keeps apart (it has no C code there), is elementwise kernels
+    assert nodes.count("GpuReduce") == 3 and not host_ops(f), nodes
+    assert [n for n in f.maker.fgraph.toposort() if type(n.op).__name__ == "GpuReduce"][0].op.program
+    for shape in [(5, 7), (3, 5000), (1, 1025), (0, 4), (4, 0)]:  # long rows: several blocks a row, then their pass
         a = np.linspace(-3, 3, shape[0] * shape[1], dtype="float32").reshape(shape)
         b = a[::-1, ::-1].copy()
-        check_close(f(a, b), np.sum(a * b, axis=1), False, np.sum(np.abs(a * b), axis=1), what=f"{device} {shape}")
+        c = (np.arange(shape[1]) % 11 - 5).astype("int16")[::-1]
+        d = np.linspace(-2, 5, shape[1]).astype("float16")
+        if shape[0] == 0:
+            with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
+                f(a, b, c, d)
+            continue
+        first, second, third = f(a, b, c, d)
+        check_close(first, np.sum(a * b, axis=1), False, np.sum(np.abs(a * b), axis=1), what=f"{device} {shape}")
+        check_close(second, np.max(a - c, axis=0, keepdims=True), True, what=f"{device} {shape}")
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # the mean of nothing is nan
+            value = np.sqrt(np.abs(d)) * np.float16(2) + np.clip(a, -1, 1)
+            check_close(third, np.mean(value), False, np.mean(np.abs(value)), what=f"{device} {shape}")
 
 
 def test_reductions_of_few_long_outputs_run_in_chunks(device):
@@ -373,7 +393,7 @@ def test_the_cuda_host_module_of_the_builtin_ops_builds_without_a_gpu(monkeypatc
     monkeypatch.setattr(runtime, "_device_problem", lambda: "")
     monkeypatch.setattr(node_glue, "device_arch", lambda: "sm_90")
     x, y = ot.matrix("x", dtype="float32"), ot.matrix("y", dtype="float32")
-    f = gpu_function("cuda", [x, y], [ot.sum(x * y - x, axis=0), ot.max(ot.exp(x), axis=None), ot.dot(x, y)])
+    f = gpu_function("cuda", [x, y], [ot.sum(x * y - x, axis=0), ot.max(x, axis=None), ot.dot(x, y), ot.exp(x) * y])
     assert gpu_ops(f) == {"GpuElemwise", "GpuReduce", "GpuDot"}
 
 
@@ -383,13 +403,14 @@ def test_debugmode_checks_each_gpu_kernel_against_perform(device):
     from opkit.link.debugmode import DebugMode
 
     x, y = ot.matrix("x"), ot.matrix("y", dtype="int32")
-    outputs = [ot.sum(x * y + 1, axis=0), ot.max(ot.exp(x) - y, axis=1, keepdims=True), ot.dot(x, x.T)]
+    outputs = [ot.sum(x * y + 1, axis=0), ot.max(ot.exp(x) - y, axis=1, keepdims=True), ot.dot(x, x.T),
+               ot.mean(x), x * y - 1]
     f = opkit.function([x, y], outputs, mode=DebugMode(device=device))
     assert gpu_ops(f) == {"GpuElemwise", "GpuReduce", "GpuDot"}
     a = np.arange(12.0).reshape(3, 4) / 7
     b = np.arange(12, dtype="int32").reshape(3, 4)[::-1]
     for result, want in zip(f(a, b), [np.sum(a * b + 1, axis=0), np.max(np.exp(a) - b, axis=1, keepdims=True),
-                                      a @ a.T]):
+                                      a @ a.T, np.mean(a), a * b - 1]):
         check_close(result, want, False, np.abs(want) + 1)
 
 
@@ -434,7 +455,7 @@ def test_eight_threads_call_one_gpu_function(device):
 
     x, y = ot.matrix("x"), ot.vector("y")
     f = gpu_function(device, [x, y], [ot.sum(ot.exp(x) * y, axis=1), ot.max(x - y, axis=0)])
-    assert gpu_ops(f) == {"GpuElemwise", "GpuReduce"}
+    assert gpu_ops(f) == {"GpuReduce"}
     inputs = [(np.full((5, 3), k / 8.0), np.arange(3.0) + k) for k in range(8)]
 
     def call(k):

@@ -1,8 +1,8 @@
 """opkit's built-in GPU ops, registered as the GPU versions of their host ops (opkit.gpu.placement).
 
 - elementwise expressions (Elemwise, FusedElemwise): one generated kernel per fused program (`GpuElemwise`);
-- the reductions sum, max, min and mean (Sum, Max, Min, Mean, and a FusedReduce as its elementwise kernel
-  followed by the reduction): `GpuReduce`;
+- the reductions sum, max, min and mean (Sum, Max, Min, Mean, and a FusedReduce: its elementwise program
+  computed as the reduction reads each element): `GpuReduce`;
 - Dot: `GpuDot`, cuBLAS through CuPy's matmul (numpy's dot in the interpreter).
 
 A node moves only where its GPU version computes numpy's result (see each module); the others stay on the
@@ -40,7 +40,7 @@ def gpu_elemwise_node(node, gpu_inputs):
 
 
 def gpu_reduce_node(node, gpu_inputs):
-    """The GpuReduce node of a Sum, Max, Min or Mean (or a FusedReduce: its GpuElemwise, then it), or None."""
+    """The GpuReduce node of a Sum, Max, Min, Mean or FusedReduce, or None."""
     from opkit.core.tensor.reductions.reduce_fusion import FusedReduce
     from opkit.core.tensor.reductions.reduction import Max, Mean, Min, Reduce, Sum
 
@@ -52,8 +52,7 @@ def gpu_reduce_node(node, gpu_inputs):
         if ndim > MAX_NDIM or len(gpu_inputs) > MAX_INPUTS or not gpu_program_ok(program, [v.dtype for v in node.inputs]) \
                 or not gpu_reduce_ok(op.kind, program[-1][2], ndim):
             return None
-        values = GpuElemwise(program, len(gpu_inputs))(*gpu_inputs)
-        result = GpuReduce(op.kind, op.axis, op.keepdims)(values)
+        result = GpuReduce(op.kind, op.axis, op.keepdims, program, len(gpu_inputs))(*gpu_inputs)
         return result.owner if result.type.dtype == out.dtype else None
     if type(op) not in (Sum, Max, Min, Mean, Reduce):
         return None

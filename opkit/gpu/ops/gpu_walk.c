@@ -109,30 +109,67 @@ static long long opkit_gpu_reduce_chunks(long long n_out, long long n_red, int b
     return (n_red + run - 1) / run;  /* no run left empty */
 }
 
-/* The two walks of a reduction of x over the axes flagged in `reduced` into `out` (x's rank with keepdims,
-   else the kept axes only): over the outputs (arrays x and out, the reduced axes of length 1), and over the
-   reduced elements of one output (x alone, the kept axes of length 1). See opkit_gpu_walk. */
-static int opkit_gpu_reduce_walks(const OpkitGpuArray* x, const OpkitGpuArray* out, const int* reduced,
-                                  long long* n_out, int* nd_out, long long* dims_out, long long* strides_out,
-                                  int* one_out, long long* n_red, int* nd_red, long long* dims_red,
-                                  long long* strides_red, int* one_red)
+/* The two walks of a reduction over the axes flagged in `reduced` of the nd-d broadcast (lengths dims) of
+   ins[0..nin), into `out` (nd axes with keepdims, else the kept axes only): over the outputs (the inputs and out,
+   the reduced axes of length 1), and over the reduced elements of one output (the inputs alone, the kept axes of
+   length 1). one_out[k]: input k has one element broadcast to a longer elementwise value. See opkit_gpu_walk. */
+static int opkit_gpu_reduce_walks(int nin, OpkitGpuArray** ins, const OpkitGpuArray* out, int nd,
+                                  const npy_intp* dims, const int* reduced, long long* n_out, int* nd_out,
+                                  long long* dims_out, long long* strides_out, int* one_out, long long* n_red,
+                                  int* nd_red, long long* dims_red, long long* strides_red, int* one_red)
 {
-    OpkitGpuArray kept = *x, red = *x, out_view = *out;
+    OpkitGpuArray* views = (OpkitGpuArray*)malloc(sizeof(OpkitGpuArray) * (2 * nin + 1));
+    OpkitGpuArray** kept = (OpkitGpuArray**)malloc(sizeof(OpkitGpuArray*) * 2 * nin);
+    if (!views || !kept) {
+        free(views);
+        free(kept);
+        PyErr_NoMemory();
+        return -1;
+    }
+    OpkitGpuArray** red = kept + nin;
+    OpkitGpuArray* out_view = views + 2 * nin;
     npy_intp kept_dims[OPKIT_GPU_MAXDIMS], red_dims[OPKIT_GPU_MAXDIMS];
-    out_view.ndim = x->ndim;
-    for (int d = 0, o = 0; d < x->ndim; ++d) {
-        kept.dims[d] = reduced[d] ? 1 : x->dims[d];
-        red.dims[d] = reduced[d] ? x->dims[d] : 1;
-        kept_dims[d] = kept.dims[d];
-        red_dims[d] = red.dims[d];
-        if (out->ndim == x->ndim) continue;
-        out_view.dims[d] = reduced[d] ? 1 : out->dims[o];
-        out_view.strides[d] = reduced[d] ? 0 : out->strides[o];
+    long long total = 1;
+    for (int d = 0; d < nd; ++d) {
+        kept_dims[d] = reduced[d] ? 1 : dims[d];
+        red_dims[d] = reduced[d] ? dims[d] : 1;
+        total *= dims[d];
+    }
+    for (int k = 0; k < nin; ++k) {
+        kept[k] = views + k;
+        red[k] = views + nin + k;
+        *kept[k] = *ins[k];
+        kept[k]->ndim = nd;
+        for (int d = 0; d < nd; ++d) {
+            const int ad = d - (nd - ins[k]->ndim);
+            const npy_intp n = ad < 0 ? 1 : ins[k]->dims[ad];
+            kept[k]->dims[d] = reduced[d] ? 1 : n;
+            kept[k]->strides[d] = ad < 0 ? 0 : ins[k]->strides[ad];
+        }
+        *red[k] = *kept[k];
+        for (int d = 0; d < nd; ++d) {
+            const int ad = d - (nd - ins[k]->ndim);
+            red[k]->dims[d] = reduced[d] ? (ad < 0 ? 1 : ins[k]->dims[ad]) : 1;
+        }
+    }
+    *out_view = *out;
+    out_view->ndim = nd;
+    for (int d = 0, o = 0; d < nd && out->ndim != nd; ++d) {
+        out_view->dims[d] = reduced[d] ? 1 : out->dims[o];
+        out_view->strides[d] = reduced[d] ? 0 : out->strides[o];
         o += !reduced[d];
     }
-    OpkitGpuArray* ins[1] = {&kept};
-    if (opkit_gpu_walk(1, ins, &out_view, x->ndim, kept_dims, n_out, nd_out, dims_out, strides_out, one_out))
-        return -1;
-    return opkit_gpu_walk(0, NULL, &red, x->ndim, red_dims, n_red, nd_red, dims_red, strides_red, one_red);
+    int status = opkit_gpu_walk(nin, kept, out_view, nd, kept_dims, n_out, nd_out, dims_out, strides_out, one_out);
+    if (!status)
+        status = opkit_gpu_walk(nin - 1, red, red[nin - 1], nd, red_dims, n_red, nd_red, dims_red, strides_red,
+                                one_red);
+    for (int k = 0; k < nin && !status; ++k) {
+        long long size = 1;
+        for (int d = 0; d < ins[k]->ndim; ++d) size *= ins[k]->dims[d];
+        one_out[k] = size == 1 && total > 1;
+    }
+    free(views);
+    free(kept);
+    return status;
 }
 #endif

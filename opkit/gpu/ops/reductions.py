@@ -13,7 +13,8 @@ import numpy as np
 
 from opkit.core.c_source import SectionOp, render
 from opkit.core.graph import Apply
-from opkit.gpu.ops.elemwise import GPU_DTYPES, KERNEL_OPTIONS, MAX_NDIM, array_module, gpu_input
+from opkit.gpu.ops.elemwise import (GPU_DTYPES, KERNEL_OPTIONS, MAX_INPUTS, MAX_NDIM, GpuElemwise, _single,
+                                    array_module, gpu_input, gpu_program_ok, single_program)
 
 TEMPLATE = "gpu_ops/reduce.cu.j2"
 KINDS = ("sum", "max", "min", "mean")
@@ -37,13 +38,14 @@ def accumulator(kind, dtype):
 
 
 class GpuReduce(SectionOp):
-    """Reduction `kind` (sum, max, min, mean) of a GPU array over `axis` (None: every axis)."""
+    """Reduction `kind` (sum, max, min, mean) over `axis` (None: every axis) of a GPU array, or of an elementwise
+    `program` of `n_inputs` broadcast GPU arrays (a FusedReduce's: computed as each element is read)."""
 
     section_files = ("../../core/tensor/elementwise/broadcast.c", "gpu_walk.c")
 
-    __props__ = ("kind", "axis", "keepdims")
+    __props__ = ("kind", "axis", "keepdims", "program", "n_inputs")
 
-    def __init__(self, kind, axis=None, keepdims=False):
+    def __init__(self, kind, axis=None, keepdims=False, program=(), n_inputs=1):
         if kind not in KINDS:
             raise ValueError(f"GpuReduce: unknown reduction {kind!r}; choose one of {', '.join(KINDS)}")
         self.kind = kind
@@ -51,28 +53,48 @@ class GpuReduce(SectionOp):
             axis = tuple(sorted(int(a) for a in (axis if isinstance(axis, (tuple, list)) else [axis])))
         self.axis = axis
         self.keepdims = bool(keepdims)
+        self.program = tuple((op, tuple(refs), str(dtype)) for op, refs, dtype in program)
+        self.n_inputs = int(n_inputs) if self.program else 1
 
     def _axes(self, ndim):
         from opkit.core.tensor.reductions.reduction import normalize_axis
 
         return normalize_axis(self.axis, ndim, self.kind)
 
-    def make_node(self, x):
+    def _value(self, inputs):
+        """The dtype and static shape of the value reduced (the program's, or the input's)."""
+        from opkit.core.tensor.elementwise.elemwise import broadcast_shape
+
+        if not self.program:
+            return inputs[0].type.dtype, inputs[0].type.shape
+        if not gpu_program_ok(self.program, [i.type.dtype for i in inputs]) or len(inputs) > MAX_INPUTS:
+            raise TypeError(f"{self} has no GPU kernel for inputs of dtype "
+                            f"{', '.join(i.type.dtype for i in inputs)}")
+        return self.program[-1][2], broadcast_shape([i.type.shape for i in inputs], f"the inputs of {self}")
+
+    def make_node(self, *inputs):
         from opkit.core.tensor.reductions.reduction import reduced_shape, result_dtype
         from opkit.gpu.transfers import GpuArrayType
 
-        x = gpu_input(x, self)
-        ndim = len(x.type.shape)
-        if not gpu_reduce_ok(self.kind, x.type.dtype, ndim):
-            raise TypeError(f"{self} has no GPU kernel for a {ndim}-d input of dtype {x.type.dtype}")
-        shape = reduced_shape(x.type.shape, self._axes(ndim), self.keepdims)
-        return Apply(self, [x], [GpuArrayType(result_dtype(self.kind, x.type.dtype), shape)()])
+        if len(inputs) != self.n_inputs:
+            raise TypeError(f"{self} takes {self.n_inputs} input(s), got {len(inputs)}")
+        inputs = [gpu_input(i, self) for i in inputs]
+        dtype, shape = self._value(inputs)
+        if not gpu_reduce_ok(self.kind, dtype, len(shape)):
+            raise TypeError(f"{self} has no GPU kernel for a {len(shape)}-d input of dtype {dtype}")
+        out_shape = reduced_shape(shape, self._axes(len(shape)), self.keepdims)
+        return Apply(self, inputs, [GpuArrayType(result_dtype(self.kind, dtype), out_shape)()])
 
     def perform(self, node, inputs, output_storage):
         from opkit.core.tensor.reductions.reduction import numpy_reduction
 
-        x, = inputs
         xp = array_module(inputs)
+        if self.program:
+            values = [None]
+            GpuElemwise(self.program, self.n_inputs).perform(node, inputs, [values])
+            x = values[0]
+        else:
+            x = inputs[0]
         axes = self._axes(x.ndim)
         if xp is np:
             result = numpy_reduction(self.kind, x, axes, self.keepdims)
@@ -85,18 +107,25 @@ class GpuReduce(SectionOp):
     def infer_shape(self, node, input_shapes):
         from opkit.core.tensor.reductions.reduction import reduced_shape
 
-        return [reduced_shape(input_shapes[0], self._axes(len(input_shapes[0])), self.keepdims)]
+        shape = input_shapes[0]
+        if self.program:
+            elementwise = GpuElemwise(self.program, self.n_inputs)
+            shape, = elementwise.infer_shape(elementwise.make_node(*node.inputs), input_shapes)
+        return [reduced_shape(shape, self._axes(len(shape)), self.keepdims)]
 
     def grad(self, inputs, output_grads):
         """The host reduction's gradient, moved to the GPU."""
         from opkit.core.gradient import Lop
+        from opkit.core.tensor.reductions.reduce_fusion import FusedReduce
         from opkit.core.tensor.reductions.reduction import Max, Mean, Min, Sum
         from opkit.gpu.transfers import to_gpu, to_host
 
-        host_op = {"sum": Sum, "max": Max, "min": Min, "mean": Mean}[self.kind](self.axis, self.keepdims)
-        x = to_host(inputs[0])
-        g, = Lop(host_op(x), [x], to_host(output_grads[0]))
-        return [to_gpu(g)]
+        host = [to_host(i) for i in inputs]
+        if self.program:
+            value = FusedReduce(self.kind, self.axis, self.keepdims, self.program, self.n_inputs)(*host)
+        else:
+            value = {"sum": Sum, "max": Max, "min": Min, "mean": Mean}[self.kind](self.axis, self.keepdims)(host[0])
+        return [to_gpu(g) for g in Lop(value, host, to_host(output_grads[0]))]
 
     # ---- C ----
 
@@ -110,33 +139,43 @@ class GpuReduce(SectionOp):
         return [render(EW, "indexer"), *([found] if isinstance(found, str) else list(found or ()))]
 
     def c_code(self, node, name, inputs, outputs, sub):
-        from opkit.core.tensor.types.c_interface import c_typenum
+        from opkit.core.tensor.types.c_interface import c_dtype, c_typenum
 
-        nd = len(node.inputs[0].type.shape)
-        axes = self._axes(nd)
         out = node.outputs[0]
-        from opkit.core.tensor.types.c_interface import c_dtype
-
-        acc = accumulator(self.kind, node.inputs[0].type.dtype)
-        return render(TEMPLATE, "host", name=name, x=inputs[0], out=outputs[0], nd=nd,
+        dtype, shape = self._value(node.inputs)
+        nd = len(shape)
+        axes = self._axes(nd)
+        acc = accumulator(self.kind, dtype)
+        return render(TEMPLATE, "host", name=name, inputs=list(inputs), out=outputs[0], nd=nd,
                       reduced=[int(d in axes) for d in range(nd)], out_nd=len(out.type.shape),
                       typenum=c_typenum(out.type.dtype), acc_type=c_dtype(acc), acc_typenum=c_typenum(acc),
-                      block=BLOCK, empty_error=_EMPTY.get(self.kind, ""), fail=sub["fail"])
+                      block=BLOCK, empty_error=_EMPTY.get(self.kind, ""), what=f"the inputs of {self}",
+                      fail=sub["fail"])
 
     def c_kernels(self, node, name):
-        """The CUDA C++ of this node's kernel `APPLY_SPECIFIC(reduce)`."""
+        """The CUDA C++ of this node's kernels `APPLY_SPECIFIC(reduce)` and `APPLY_SPECIFIC(reduce_chunks)`."""
+        from opkit.core.tensor.elementwise.elemwise_c import program_statements
         from opkit.core.tensor.types.c_interface import c_dtype
 
-        dtype = node.inputs[0].type.dtype
-        return render(TEMPLATE, "kernels", kernel="reduce", in_type=c_dtype(dtype),
-                      acc_type=c_dtype(accumulator(self.kind, dtype)), out_type=c_dtype(node.outputs[0].type.dtype),
-                      kind=self.kind, block=BLOCK)
+        dtypes = [str(v.type.dtype) for v in node.inputs]
+        dtype, _ = self._value(node.inputs)
+        steps = []
+        if self.program:
+            scalar = [all(s == 1 for s in v.type.shape) for v in node.inputs]
+            one = [True if len(v.type.shape) == 0 else f"opkit_one{k}" for k, v in enumerate(node.inputs)]
+            steps = program_statements(single_program(self.program, len(dtypes)), [_single(d) for d in dtypes],
+                                       scalar, name, one)
+        return render(TEMPLATE, "kernels", kernel="reduce", in_types=[c_dtype(_single(d)) for d in dtypes],
+                      steps=steps, value_type=c_dtype(_single(dtype)), acc_type=c_dtype(accumulator(self.kind, dtype)),
+                      out_type=c_dtype(node.outputs[0].type.dtype), kind=self.kind, block=BLOCK,
+                      half_in=[d == "float16" for d in dtypes])
 
     def c_kernel_options(self, node):
         return list(KERNEL_OPTIONS)
 
     def c_code_cache_version(self):
-        return (2,)
+        return (3,)
 
     def __str__(self):
-        return f"Gpu{self.kind.capitalize()}{{axis={self.axis}, keepdims={self.keepdims}}}"
+        of = "" if not self.program else ", of " + ",".join(str(step[0]) for step in self.program)
+        return f"Gpu{self.kind.capitalize()}{{axis={self.axis}, keepdims={self.keepdims}{of}}}"
