@@ -354,7 +354,7 @@ def test_builtin_kernels_compile_with_nvrtc_without_contracting_multiply_add():
     pytest.importorskip("nvidia.cuda_nvrtc", reason="NVRTC (pip install 'opkit-sdk[cuda]') is not installed")
     from opkit.core.tensor.scalars import scalar_logic, scalar_math, scalar_ops
     from opkit.cop.kernels import kernel_module, kernel_module_key
-    from opkit.gpu.ops import GpuElemwise, GpuReduce, gpu_program_ok
+    from opkit.gpu.ops import GpuElemwise, GpuReduce, gpu_program_ok, gpu_reduce_ok
     from opkit.gpu.transfers import GpuArrayType
 
     every = {**scalar_ops.ALL, **scalar_math.ALL, **scalar_logic.ALL}
@@ -379,6 +379,10 @@ def test_builtin_kernels_compile_with_nvrtc_without_contracting_multiply_add():
         for kind in ("sum", "max", "min", "mean") if dtype != "float16" else ():
             reduce_node = GpuReduce(kind, (0,))(x).owner
             assert kernel_module(reduce_node, "sm_90").cubin[:4] == b"\x7fELF"
+        if gpu_reduce_ok("sum", program[-1][2], 2):  # the reduction of the whole program, in one kernel
+            fused = GpuReduce("sum", (1,), False, program, 3)(x, y, z).owner
+            module = kernel_module(fused, "sm_90")
+            assert module.symbols == ("reduce_node_0", "reduce_chunks_node_0") and "fma.rn" not in module.ptx
     assert kernel_module_key(node, "sm_80") != kernel_module_key(node, "sm_90")
 
 
