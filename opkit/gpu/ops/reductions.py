@@ -46,13 +46,11 @@ class GpuReduce(SectionOp):
     __props__ = ("kind", "axis", "keepdims", "program", "n_inputs")
 
     def __init__(self, kind, axis=None, keepdims=False, program=(), n_inputs=1):
+        from opkit.core.tensor.reductions.reduction import Reduce
+
         if kind not in KINDS:
             raise ValueError(f"GpuReduce: unknown reduction {kind!r}; choose one of {', '.join(KINDS)}")
-        self.kind = kind
-        if axis is not None:
-            axis = tuple(sorted(int(a) for a in (axis if isinstance(axis, (tuple, list)) else [axis])))
-        self.axis = axis
-        self.keepdims = bool(keepdims)
+        Reduce.__init__(self, axis, keepdims, kind=kind)  # the host reduction's kind, axis and keepdims
         self.program = tuple((op, tuple(refs), str(dtype)) for op, refs, dtype in program)
         self.n_inputs = int(n_inputs) if self.program else 1
 
