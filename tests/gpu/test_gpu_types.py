@@ -14,7 +14,7 @@ from opkit.gpu import GpuArrayType, to_gpu, to_host
 from opkit.gpu.device import using_device
 from opkit.testing import verify_grad
 
-from conftest import needs_gpu, on_device, to_numpy
+from tests.helpers.gpu import device, needs_gpu, on_device, to_numpy  # noqa: F401 (fixtures)
 
 INTERPRET = opkit.Mode(device="cuda-interpret")
 

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import needs_gpu
+from tests.helpers.gpu import needs_gpu
 from opkit.cop.build.compiler import find_compiler
 from opkit.cop.source.kernel_refusals import interpretable_text
 

@@ -6,7 +6,7 @@ on both sides (the two fiber switches)."""
 import numpy as np
 import pytest
 
-from conftest import needs_gpu
+from tests.helpers.gpu import needs_gpu
 from test_interpreter import HERE, SIGNATURES, compile_with_interpreter
 
 

@@ -10,7 +10,7 @@ import opkit.tensor as ot
 from opkit.gpu import GpuArrayType, ToGpu, ToHost, register_gpu_version, to_gpu, to_host
 from opkit.gpu.placement import gpu_version, registered_gpu_versions
 
-from conftest import on_device, to_numpy
+from tests.helpers.gpu import device, on_device, to_numpy  # noqa: F401 (fixtures)
 
 
 class HostScale(opkit.Op):

@@ -20,7 +20,7 @@ from opkit.gpu import GpuArrayType, to_gpu, to_host
 from opkit.gpu.device import using_device
 from opkit.testing import verify_grad
 
-from conftest import needs_gpu, on_device, to_numpy
+from tests.helpers.gpu import device, needs_gpu, on_device, to_numpy  # noqa: F401 (fixtures)
 from user_ops.user_kernels import Axpy, BadLaunch, axpy, block_sum
 
 DTYPES = ["float32", "float64", "int32"]
@@ -319,6 +319,25 @@ def test_a_kernel_the_interpreter_cannot_run_is_refused(tmp_path):
 
     with pytest.raises(opkit.CompileError, match=r"inline assembly \(asm\).*|asm_op.c:4"):
         opkit.function([], AsmOp()(), mode=opkit.Mode(device="cuda-interpret"))
+
+
+@pytest.mark.parametrize("option", ["--fmad=true", "-use_fast_math", "--ftz=true"])
+def test_kernels_asking_nvrtc_to_contract_or_approximate_are_refused_by_the_interpreter(option):
+    class FastTwice(MethodTwice):
+        def c_kernel_options(self, node):
+            return [option]
+
+    x = og.vector("x", dtype="float64")
+    with pytest.raises(opkit.CompileError, match=rf"FastTwice's kernels ask NVRTC for {option} .*cannot reproduce"):
+        opkit.function([x], FastTwice()(x), mode=opkit.Mode(device="cuda-interpret"))
+
+
+def test_nvrtc_rounds_each_operation_unless_told_otherwise():
+    from opkit.cop.kernels import kernel_options
+
+    assert "--fmad=false" in kernel_options([])  # a*b+c rounded twice: numpy's, the CPU path's, the interpreter's
+    assert "--fmad=false" not in kernel_options(["--fmad=true"])
+    assert "--fmad=false" not in kernel_options(["-use_fast_math"])
 
 
 @needs_gpu
