@@ -136,10 +136,21 @@ def kernel_include_dirs(op) -> list[str]:
 
 
 def kernel_options(options) -> list[str]:
-    """Return the NVRTC options opkit passes: its prelude first, then the caller's."""
+    """Return the NVRTC options opkit passes: its prelude, --fmad=false unless the caller says otherwise (each
+    + - * / rounded, as numpy, the CPU path and the CUDA interpreter do: NVRTC's default contracts a*b+c into one
+    fma where it chooses), then the caller's."""
     if isinstance(options, str):
         raise TypeError(f"options must be a list of NVRTC options, not the string {options!r}")
-    return [f"--pre-include={PRELUDE}", *map(str, options)]
+    options = [*map(str, options)]
+    chosen = any(option.lstrip("-").startswith(("fmad", "use_fast_math")) for option in options)
+    return [f"--pre-include={PRELUDE}", *([] if chosen else ["--fmad=false"]), *options]
+
+
+def contracting_options(options) -> list[str]:
+    """Return the options among `options` under which NVRTC may fuse or approximate operations (the CUDA
+    interpreter cannot know where, so it refuses them)."""
+    return [option for option in map(str, options)
+            if option.lstrip("-") in ("fmad=true", "use_fast_math") or option.lstrip("-").startswith("ftz=true")]
 
 
 _include_dirs, _options = kernel_include_dirs, kernel_options  # the names opkit.gpu.shipped_kernels first used
@@ -157,10 +168,10 @@ def kernel_made_of(text: str, arch: str, options, include_dirs) -> list:
 
 def kernel_module_key(node, arch: str = "sm_90", options=(), name: str = DEFAULT_NAME) -> str:
     """Return the cache key of the node's kernels compiled for `arch` with `options` (see the module's doc)."""
-    return _key(node.op, program_text(node, name), arch, _with_op_options(node, options))
+    return _key(node.op, program_text(node, name), arch, op_kernel_options(node, options))
 
 
-def _with_op_options(node, options):
+def op_kernel_options(node, options):
     """Return the NVRTC options the node's op asks for (`c_kernel_options(node)`, e.g. opkit's built-in GPU ops'
     --fmad=false: numpy rounds every operation), then the caller's `options`."""
     method = getattr(node.op, "c_kernel_options", None)
@@ -190,7 +201,7 @@ def kernel_module(node, arch: str = "sm_90", options=(), name: str = DEFAULT_NAM
     """
     arch = normalize_arch(arch)
     text = program_text(node, name)
-    options = _with_op_options(node, options)
+    options = op_kernel_options(node, options)
     key = _key(node.op, text, arch, options)
     symbols = tuple(kernel_symbol(kernel, name) for kernel in kernel_names(text))
     if key not in _binaries:

@@ -33,9 +33,16 @@ def kernels_in_host_module(node, name) -> str:
 def interpretable(node, text):
     """Return the node's kernels text as the interpreter compiles it (dynamic shared memory given the launch's
     bytes), or raise KernelNotInterpretable naming what it cannot run faithfully, at the user's file:line."""
-    from opkit.cop.source.kernel_refusals import interpretable_text
+    from opkit.cop.kernels import op_kernel_options, contracting_options
+    from opkit.cop.source.kernel_refusals import KernelNotInterpretable, interpretable_text
 
     files = getattr(node.op, "func_files", None) or (f"<kernels of {type(node.op).__name__}>",)
+    refused = contracting_options(op_kernel_options(node, ()))
+    if refused:
+        raise KernelNotInterpretable(
+            f"{type(node.op).__name__}'s kernels ask NVRTC for {', '.join(refused)} (c_kernel_options): NVRTC then "
+            f"fuses or approximates operations where it chooses, which the CUDA interpreter cannot reproduce; "
+            f"run them on device='cuda', or drop the option to test them here", path=files[0], construct=refused[0])
     return interpretable_text(text, files[0])
 
 

@@ -244,7 +244,7 @@ def test_the_cache_entry_holds_source_cubin_and_ptx():
     assert meta["key"] == module.key and meta["extra"]["description"] == "CUDA kernels of Axpy for sm_90"
     assert meta["extra"]["arch"] == "sm_90" and meta["extra"]["kernels"] == ["axpy", "fill"]
     assert meta["extra"]["nvrtc"] == ".".join(map(str, nvrtc.nvrtc_version()))
-    assert meta["extra"]["options"] == ["--pre-include=opkit_nvrtc.h"]
+    assert meta["extra"]["options"] == ["--pre-include=opkit_nvrtc.h", "--fmad=false"]
     assert (entry / kernels.SOURCE_NAME).read_text() == kernels.program_text(axpy_node("int32", "int32"))
     assert oct((entry / kernels.PTX_NAME).stat().st_mode & 0o777) == "0o600"
 
@@ -435,7 +435,7 @@ def test_an_ops_own_nvrtc_options_come_first_and_are_in_the_key():
     module = kernels.kernel_module(node)
     assert "0f40400000" in module.ptx  # 3.0f: the op's -D reached NVRTC
     meta = json.loads((kernels.kernel_cache().entry_dir(module.key) / "meta.json").read_text())
-    assert meta["extra"]["options"] == ["--pre-include=opkit_nvrtc.h", "-DOPKIT_TEST_SCALE=3"]
+    assert meta["extra"]["options"] == ["--pre-include=opkit_nvrtc.h", "--fmad=false", "-DOPKIT_TEST_SCALE=3"]
     assert kernels.kernel_module(node, options=["-DEXTRA=1"]).key != module.key
     assert kernels.kernel_module_key(node) == module.key
 
