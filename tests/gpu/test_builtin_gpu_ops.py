@@ -17,6 +17,7 @@ import opkit.tensor as ot
 from opkit.link.mode import Mode
 from opkit.testing import verify_grad
 from tests.helpers.numeric import check_close, layout, special_values
+from tests.helpers.gpu import device, interpret  # noqa: F401 (fixtures)
 
 FLOATS = ("float32", "float64")
 INTS = ("int8", "int32", "int64", "uint8", "uint64")
