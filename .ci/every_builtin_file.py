@@ -11,11 +11,13 @@ import os
 import pathlib
 import sys
 
-SUFFIXES = (".c", ".h", ".j2")
+SUFFIXES = (".c", ".h", ".j2", ".cu")
 # Files no compiled function reads, and what reads them instead (checked by name below).
 NOT_COMPILED = {
     "templates/bridge_pytensor.c.j2": "opkit.bridge.pytensor, which needs pytensor (tests/bridge/test_bridge_pytensor.py)",
     "templates/blas/": "ops that call a BLAS #include them (opkit.cop.blas); the compiler reads them, not Python",
+    "templates/nvrtc/": "NVRTC pre-includes it in kernels compiled for a GPU: the cuda extra, which this wheel's venv "
+                        "lacks (tests/gpu/test_nvrtc.py, tests/gpu/test_kernels_section.py)",
 }
 opened = set()
 
@@ -31,6 +33,7 @@ def run_functions():
     _params_and_c_data()
     _big_graph()
     _raw_handler()
+    _gpu_interpreted()
 
 
 def _built_in_ops():
@@ -177,6 +180,23 @@ def _raw_handler():
     raw_module()
 
 
+def _gpu_interpreted():
+    """Built-in GPU ops through the CUDA interpreter (templates/gpu/, templates/gpu_ops/, gpu/ops/*.c)."""
+    import numpy as np
+
+    import opkit
+    import opkit.tensor as ot
+
+    x, y, m = ot.fvector("x"), ot.fvector("y"), ot.fmatrix("m")
+    a, b = np.arange(1.0, 4.0, dtype="float32"), np.array([0.5, -1.0, 2.0], dtype="float32")
+    c = np.arange(6.0, dtype="float32").reshape(2, 3)
+    outputs = [(x * y + 1) * 2 - x, m.sum(axis=0), ot.max(m, axis=1), m.mean(), ot.dot(m, x)]
+    f = opkit.function([x, y, m], outputs, mode=opkit.Mode(device="cuda-interpret"))
+    want = [(a * b + 1) * 2 - a, c.sum(axis=0), c.max(axis=1), c.mean(), c @ a]
+    for index, (value, expected) in enumerate(zip(f(a, b, c), want)):
+        np.testing.assert_allclose(value, expected, rtol=1e-6, err_msg=f"GPU output {index}")
+
+
 def scaffold(directory):
     """Run `opkit new` (in this process, so its reads are seen): it renders templates/new."""
     import contextlib
@@ -185,7 +205,7 @@ def scaffold(directory):
     from opkit.cli import main
 
     with contextlib.redirect_stdout(io.StringIO()):
-        status = main(["new", "every_file_ops", "--directory", directory])
+        status = main(["new", "every_file_ops", "--cuda", "--directory", directory])
     if status != 0:
         sys.exit("opkit new failed")
 
