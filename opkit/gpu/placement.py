@@ -59,6 +59,7 @@ def place_on_device(fgraph, device):
     if device != "cpu" and _REGISTRY:
         _move_to_gpu(fgraph, device)
     if device != "cpu" or _has_transfers(fgraph):
+        _shapes_of_gpu_values(fgraph)
         _remove_round_trips(fgraph)
         if device != "cpu":
             _constants_to_gpu(fgraph, device)
@@ -140,6 +141,19 @@ def _check_gpu_node(node, new, make):
                 and out.type.ndim == old.type.ndim):
             raise TypeError(f"the GPU version {name} of {node.op} made output {position} of type {out.type}; "
                             f"expected a GpuArrayType of dtype {old.type.dtype} with {old.type.ndim} dimension(s)")
+
+
+def _shapes_of_gpu_values(fgraph):
+    """Replace Shape(to_host(g)) and Shape_i(to_host(g)) by the shape of g itself: a GPU value's lengths are
+    read where it is (host int64 values), not by copying its data to the host."""
+    from opkit.core.builtin_ops import Shape, Shape_i
+    from opkit.gpu.transfers import ToHost
+
+    pairs = [(node.outputs[0], node.op(node.inputs[0].owner.inputs[0])) for node in fgraph.toposort()
+             if type(node.op) in (Shape, Shape_i) and node.inputs[0].owner is not None
+             and isinstance(node.inputs[0].owner.op, ToHost)]
+    if pairs:
+        fgraph.replace_all(pairs, "gpu_shapes")
 
 
 def _remove_round_trips(fgraph):

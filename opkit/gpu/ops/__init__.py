@@ -3,7 +3,9 @@
 - elementwise expressions (Elemwise, FusedElemwise): one generated kernel per fused program (`GpuElemwise`);
 - the reductions sum, max, min and mean (Sum, Max, Min, Mean, and a FusedReduce: its elementwise program
   computed as the reduction reads each element): `GpuReduce`;
-- Dot: `GpuDot`, cuBLAS through CuPy's matmul (numpy's dot in the interpreter).
+- Dot: `GpuDot`, cuBLAS through CuPy's matmul (numpy's dot in the interpreter);
+- the array-valued shape ops of gradient graphs (Alloc, SumToShape, DimShuffle, Reshape): `GpuAlloc`,
+  `GpuSumToShape`, `GpuDimShuffle`, `GpuReshape` (shapes.py), their lengths host int64 values.
 
 A node moves only where its GPU version computes numpy's result (see each module); the others stay on the
 host. Importing this package registers them; it imports no CuPy.
@@ -14,9 +16,12 @@ from __future__ import annotations
 from opkit.gpu.ops.dot import DOT_DTYPES, GpuDot, gpu_dot
 from opkit.gpu.ops.elemwise import MAX_INPUTS, MAX_NDIM, GpuElemwise, gpu_program_ok
 from opkit.gpu.ops.reductions import GpuReduce, gpu_reduce_ok
+from opkit.gpu.ops.shapes import (GpuAlloc, GpuDimShuffle, GpuReshape, GpuSumToShape, gpu_alloc_node,
+                                  gpu_dimshuffle_node, gpu_reshape_node, gpu_sum_to_shape_node)
 from opkit.gpu.placement import register_gpu_version
 
-__all__ = ["GpuDot", "GpuElemwise", "GpuReduce", "gpu_elemwise_node", "gpu_reduce_node", "gpu_dot_node"]
+__all__ = ["GpuAlloc", "GpuDimShuffle", "GpuDot", "GpuElemwise", "GpuReduce", "GpuReshape", "GpuSumToShape",
+           "gpu_elemwise_node", "gpu_reduce_node", "gpu_dot_node"]
 
 
 def _program(node):
@@ -73,10 +78,31 @@ def _register():
     from opkit.core.tensor.elementwise.basic import Dot
     from opkit.core.tensor.elementwise.elemwise import Elemwise
     from opkit.core.tensor.reductions.reduction import Reduce
+    from opkit.core.tensor.shapes.alloc import Alloc, DimShuffle
+    from opkit.core.tensor.shapes.reshape import Reshape
+    from opkit.core.tensor.shapes.sum_to_shape import SumToShape
 
     register_gpu_version(Elemwise, gpu_elemwise_node)
     register_gpu_version(Reduce, gpu_reduce_node)
     register_gpu_version(Dot, gpu_dot_node)
+    register_gpu_version(Alloc, gpu_alloc_node)
+    register_gpu_version(SumToShape, gpu_sum_to_shape_node)
+    register_gpu_version(DimShuffle, gpu_dimshuffle_node)
+    register_gpu_version(Reshape, gpu_reshape_node)
+    _register_shape_c_code()
+
+
+def _register_shape_c_code():
+    """Shape and Shape_i of a GPU value in C (the section files here): its lengths, read without its data."""
+    import pathlib
+
+    from opkit.core import builtin_ops
+    from opkit.gpu.types import GpuArrayType
+
+    here = pathlib.Path(__file__).parent
+    builtin_ops.register_shape_c_code(GpuArrayType, here / "gpu_shape.c", version=(1,))
+    builtin_ops.register_shape_i_c_code(GpuArrayType, here / "gpu_shape_i.c", here / "gpu_shape_i_check.c",
+                                        version=(1,))
 
 
 _register()
