@@ -207,3 +207,32 @@ def test_shapes_of_gpu_values_are_read_on_the_gpu(device):
         check_close(to_numpy(got), np.ones(n), True)
         check_close(shape, np.asarray([n, 2, 5], dtype="int64"), True)
         check_close(last, np.asarray(5, dtype="int64"), True)
+
+
+def test_gpu_shape_ops_infer_their_shapes(interpret):
+    from opkit.testing import InferShapeTester
+
+    class Tester(InferShapeTester):
+        mode = Mode(device=interpret)
+
+    tester = Tester()
+    g = GpuArrayType("float64", (None, None))("g")
+    n, s = ot.lscalar("n"), ot.lvector("s")
+    data = np.arange(12.0).reshape(3, 4)
+    tester._compile_and_check([g, n], [GpuAlloc()(g, n, 3, 4)], [data, np.int64(2)], GpuAlloc)
+    tester._compile_and_check([g, s], [GpuSumToShape()(g, s)], [data, np.asarray([1, 4])], GpuSumToShape)
+    tester._compile_and_check([g], [GpuDimShuffle((1, "x", 0))(g)], [data], GpuDimShuffle)
+    tester._compile_and_check([g, s], [GpuReshape(3)(g, s)], [data, np.asarray([2, -1, 3])], GpuReshape)
+
+
+def test_debugmode_checks_the_gradient_graph_on_the_gpu(interpret):
+    """DebugMode runs each GPU shape op's perform against its declared views (view_map) and fresh outputs."""
+    X, b = ot.dmatrix("X"), ot.dvector("b")
+    cost = ot.sum(ot.exp(X.T).reshape((-1,)) * b) + ot.sum(ot.max(X, axis=0, keepdims=True))
+    f = opkit.function([X, b], opkit.grad(cost, [X, b]), mode=opkit.DebugMode(device=interpret))
+    assert {"GpuDimShuffle", "GpuReshape", "GpuAlloc"} <= gpu_op_names(f), f.maker.fgraph.toposort()
+    data, weights = np.random.default_rng(4).standard_normal((3, 4)), np.arange(12.0)
+    gx, gb = f(data, weights)
+    want_x = np.exp(data) * weights.reshape(4, 3).T + (data == data.max(axis=0))
+    check_close(gx, want_x, False, np.abs(want_x) + 1)
+    check_close(gb, np.exp(data.T).reshape(-1), False, np.exp(data.T).reshape(-1))
