@@ -185,16 +185,26 @@ def _gpu_interpreted():
     import numpy as np
 
     import opkit
+    import opkit.gpu
     import opkit.tensor as ot
 
     x, y, m = ot.fvector("x"), ot.fvector("y"), ot.fmatrix("m")
     a, b = np.arange(1.0, 4.0, dtype="float32"), np.array([0.5, -1.0, 2.0], dtype="float32")
     c = np.arange(6.0, dtype="float32").reshape(2, 3)
-    outputs = [(x * y + 1) * 2 - x, m.sum(axis=0), ot.max(m, axis=1), m.mean(), ot.dot(m, x)]
+    # a gradient: GpuAlloc, GpuSumToShape, GpuDimShuffle, GpuReshape
+    grads = opkit.grad(ot.sum(ot.dot(m, x) * 2) + ot.sum(m.reshape((-1,))), [m, x])
+    outputs = [(x * y + 1) * 2 - x, m.sum(axis=0), ot.max(m, axis=1), m.mean(), ot.dot(m, x), *grads]
     f = opkit.function([x, y, m], outputs, mode=opkit.Mode(device="cuda-interpret"))
-    want = [(a * b + 1) * 2 - a, c.sum(axis=0), c.max(axis=1), c.mean(), c @ a]
+    want = [(a * b + 1) * 2 - a, c.sum(axis=0), c.max(axis=1), c.mean(), c @ a, 2 * np.outer(np.ones(2), a) + 1,
+            2 * c.sum(axis=0)]
     for index, (value, expected) in enumerate(zip(f(a, b, c), want)):
         np.testing.assert_allclose(value, expected, rtol=1e-6, err_msg=f"GPU output {index}")
+    from opkit.core.builtin_ops import Shape_i, shape_op
+
+    g = opkit.gpu.matrix("g", dtype="float32")  # a GPU input: its shape is read on the GPU (gpu_shape*.c)
+    lengths = opkit.function([g], [shape_op(g), Shape_i(1)(g)], mode=opkit.Mode(device="cuda-interpret"))(c)
+    np.testing.assert_array_equal(lengths[0], c.shape)
+    assert lengths[1] == c.shape[1], lengths
 
 
 def scaffold(directory):

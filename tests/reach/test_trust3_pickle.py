@@ -31,13 +31,14 @@ from opkit.core.tensor.elementwise.elemwise import Elemwise
 from opkit.core.tensor.scalars.scalar_logic import cast as scalar_cast
 from opkit.core.tensor.scalars.scalar_ops import builtin_scalar_ops
 from opkit.link import pickling
+from opkit.link.function import FunctionMaker
 
 cloudpickle = pytest.importorskip("cloudpickle")
 
 TESTS = pathlib.Path(__file__).parents[1]
 DATA = TESTS / "data"
 # Classes that are bases to derive from, never put in a graph as they are.
-ABSTRACT = {"Op", "COp", "OpenMPOp", "Reduce", "_RegisteredCOp", "SectionOp",
+ABSTRACT = {"Op", "COp", "OpenMPOp", "Reduce", "_RegisteredCOp", "SectionOp", "_Transfer",
             "OpSections",  # OpSections: the C methods of a SectionOp, never in a graph
             "ScalarOp", "UnaryScalarOp", "BinaryScalarOp"}  # opkit.scalar's bases of users' scalar ops
 
@@ -275,6 +276,13 @@ def test_every_builtin_op_class_is_in_the_graph_and_pickles_with_plain_pickle(ev
         ops.setdefault(type(node.op), node.op)
     f = opkit.function(inputs, outputs, on_unused_input="ignore")
     for node in f.maker.fgraph.toposort():  # the rewritten graph: fused, resolved shapes, copies
+        ops.setdefault(type(node.op), node.op)
+    # the GPU ops and transfers placement puts in a graph (rewritten only: nothing compiles)
+    gx, gy, gm = ot.fvector("gx"), ot.fvector("gy"), ot.fmatrix("gm")
+    gpu_outputs = [gx * gy + 1, (gx * gy + 1).sum(), ot.dot(gm, gx)]
+    gpu_outputs += opkit.grad(ot.sum(ot.dot(gm, gx) * gy) + ot.sum(gm.reshape((-1,))), [gm, gx, gy])
+    placed = FunctionMaker([gx, gy, gm], gpu_outputs, opkit.Mode(device="cuda-interpret"))
+    for node in placed.fgraph.toposort():
         ops.setdefault(type(node.op), node.op)
     missing = {c.__name__ for c in _opkit_op_classes()} - ABSTRACT - {c.__name__ for c in ops}
     assert not missing, f"built-in op classes this test does not put in a graph: {sorted(missing)}"

@@ -30,7 +30,7 @@ ARG_AXES = (None, 0, 1, 2)  # numpy's argmax takes one axis or None
 TOTAL = ("sum", "prod", "mean")  # defined on empty reductions
 PARTIAL = ("max", "min")  # ValueError on an empty reduction, as argmax and argmin
 LAYOUTS = ("c", "f", "permuted", "negative", "gaps")
-SETTINGS = settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 _FUNCTIONS = {}
 
 
@@ -156,7 +156,7 @@ def test_float64_every_reduction_and_axis_matches_numpy_on_any_thread_count(keep
 
 
 @pytest.mark.parametrize("dtype", ["float32", "uint8"])
-@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_other_dtypes_match_numpy_on_any_thread_count(dtype, data):
     x, exact = data.draw(arrays(dtype))
