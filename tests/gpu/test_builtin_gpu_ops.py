@@ -411,7 +411,7 @@ def test_debugmode_checks_each_gpu_kernel_against_perform(device):
     outputs = [ot.sum(x * y + 1, axis=0), ot.max(ot.exp(x) - y, axis=1, keepdims=True), ot.dot(x, x.T),
                ot.mean(x), x * y - 1]
     f = opkit.function([x, y], outputs, mode=DebugMode(device=device))
-    assert gpu_ops(f) == {"GpuElemwise", "GpuReduce", "GpuDot"}
+    assert gpu_ops(f) == {"GpuElemwise", "GpuReduce", "GpuDot", "GpuDimShuffle"}  # x.T: GpuDimShuffle
     a = np.arange(12.0).reshape(3, 4) / 7
     b = np.arange(12, dtype="int32").reshape(3, 4)[::-1]
     for result, want in zip(f(a, b), [np.sum(a * b + 1, axis=0), np.max(np.exp(a) - b, axis=1, keepdims=True),

@@ -207,3 +207,26 @@ def test_a_transfer_of_a_constant_becomes_a_gpu_constant(device):
     f = opkit.function([x], to_host(x) + to_host(to_gpu(np.float64(2.5))), mode=opkit.Mode(device=device))
     assert _count(f, ToGpu) == 0
     assert np.array_equal(f(on_device(device, np.arange(3.0))), np.arange(3.0) + 2.5)
+
+
+def test_the_gpu_ops_between_transfers_meet_in_one_c_region():
+    """Transfers run as Python steps; the C linker still compiles the GPU ops between them as one module (the
+    transfers in, then every GPU op, then the transfers out), in an order that computes every value first."""
+    from opkit.cop.generate.region import Region
+    from opkit.link.partition import partition
+
+    x, m = ot.fvector("x"), ot.fmatrix("m")
+    outputs = [ot.sum(m, axis=0), ot.max(m, axis=1), (m * 2).mean(), ot.exp(x) - 1, ot.sum(x * x)]
+    f = opkit.function([x, m], outputs, mode=opkit.Mode(device="cuda-interpret"))
+    steps = partition(f.maker.fgraph)
+    regions = [step for step in steps if isinstance(step, Region)]
+    assert len(regions) == 1, steps
+    computed = set(map(id, f.maker.fgraph.inputs))
+    for step in steps:
+        nodes = step.nodes if isinstance(step, Region) else [step]
+        for node in nodes:
+            assert all(id(v) in computed or getattr(v, "data", None) is not None for v in node.inputs), node
+            computed.update(map(id, node.outputs))
+    a, c = np.linspace(-1, 1, 5, dtype="float32"), np.arange(6, dtype="float32").reshape(2, 3)
+    for got, want in zip(f(a, c), [c.sum(0), c.max(1), (c * 2).mean(), np.exp(a) - 1, np.sum(a * a)]):
+        np.testing.assert_allclose(got, want, rtol=1e-6)
