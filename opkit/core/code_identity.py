@@ -26,7 +26,11 @@ _local = threading.local()  # .in_progress: the classes this thread is digesting
 _DEPTH = 4  # how deep held objects are followed (an op's scalar function's loop's closure)
 _SKIPPED = frozenset(["__doc__", "__dict__", "__weakref__", "__module__", "__qualname__", "__annotations__",
                       "__firstlineno__", "__static_attributes__", "__slotnames__", "__abstractmethods__",
-                      "_abc_impl", "__parameters__", "__orig_bases__", "__hash__"])
+                      "_abc_impl", "__parameters__", "__orig_bases__", "__hash__",
+                      # a registered op's table type -> C code (Shape, DeepCopyOp, ...): it grows as types
+                      # register (opkit.gpu.ops, a plugin), which must not change the identity of the ops of
+                      # other types; a node's own entry is in its C identity (opkit.link.code_identity)
+                      "_registry"])
 
 
 _stand_ins: dict = {}  # id(object) -> (object, the Python function it stands in for)

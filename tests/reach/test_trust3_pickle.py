@@ -357,6 +357,14 @@ def test_every_op_s_code_identity_is_the_same_in_every_process_and_hash_seed(eve
         assert _python(IDENTITIES, PYTHONHASHSEED=seed, PYTHONPATH=path).strip() == here
 
 
+
+def test_every_op_s_code_identity_does_not_depend_on_what_other_types_registered():
+    """Importing opkit.gpu.ops registers Shape/Shape_i C code for GpuArrayType: the identity of the ops of
+    other types stays the same (the registry table is not part of an op's Python identity)."""
+    path = os.pathsep.join([str(TESTS.parent), str(DATA), os.environ.get("PYTHONPATH", "")])
+    plain = _python(IDENTITIES, PYTHONPATH=path).strip()
+    assert _python("import opkit.gpu.ops\n" + IDENTITIES, PYTHONPATH=path).strip() == plain
+
 # ---- the pickling property: random graphs and output structures, in a fresh process ----
 
 UNARY = {"neg": lambda a: -a, "sqr": ot.sqr, "abs": ot.abs, "sin": ot.sin, "exp": lambda a: ot.exp(ot.clip(a, -5, 5)),
