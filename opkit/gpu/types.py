@@ -14,12 +14,12 @@ import numpy as np
 
 from opkit.core.c_render import render
 from opkit.core.graph import Constant, Variable
+from opkit.core.tensor.types.constructors import _maker as _tensor_maker
 from opkit.core.tensor.types.static_shape import static_shape
-from opkit.core.tensor.types.type import _plain_array
+from opkit.core.tensor.types.type import ArrayTypeNaming, _plain_array
 from opkit.core.type import CType
 from opkit.gpu.device import interpreting
 
-_NAMES = {0: "scalar", 1: "vector", 2: "matrix", 3: "tensor3", 4: "tensor4"}
 _TO_GPU_HINT = ("Hint: a numpy array is host memory. Declare the input as a tensor (opkit.tensor) and let "
                 "device='cuda' place it (numpy in, numpy out), put opkit.gpu.to_gpu(x) in the graph, or pass "
                 "cupy.asarray(value).")
@@ -32,8 +32,10 @@ def _describe(value):
     return f"{type(value).__name__} {value!r:.60}"
 
 
-class GpuArrayType(CType):
+class GpuArrayType(ArrayTypeNaming, CType):
     """Arrays of `dtype` in GPU memory with `len(shape)` dimensions; shape entries are None or ints."""
+
+    LABEL = "GpuArrayType"
 
     def __init__(self, dtype, shape=(), name=None):
         self.dtype = str(np.dtype(dtype))
@@ -147,22 +149,6 @@ class GpuArrayType(CType):
 
     def make_constant(self, value, name=None):
         return GpuArrayConstant(self, value, name=name)
-
-    def __eq__(self, other):
-        return type(other) is type(self) and other.dtype == self.dtype and other.shape == self.shape
-
-    def __hash__(self):
-        return hash((GpuArrayType, self.dtype, self.shape))
-
-    def __str__(self):
-        if self.name:
-            return self.name
-        kind = _NAMES.get(self.ndim, f"tensor{self.ndim}")
-        if all(s is None for s in self.shape):
-            return f"GpuArrayType({self.dtype}, {kind})"
-        return f"GpuArrayType({self.dtype}, shape={self.shape})"
-
-    __repr__ = __str__
 
     def __getstate__(self):
         return {"dtype": self.dtype, "shape": self.shape, "name": self.name}
@@ -300,18 +286,7 @@ class GpuArrayConstant(_GpuOperators, Constant):
 
 
 def _maker(ndim, kind):
-    def make(name=None, dtype=None, shape=None):
-        if dtype is None:
-            from opkit.config import config
-
-            dtype = config.floatX
-        shape = (None,) * ndim if shape is None else static_shape(shape, ndim, kind)
-        return GpuArrayType(dtype, shape)(name)
-
-    make.__name__ = make.__qualname__ = kind
-    make.__doc__ = (f"Return a new {ndim}-d GPU array Variable (dtype defaults to config.floatX; `shape`: "
-                    f"{ndim} static lengths, None where unknown).")
-    return make
+    return _tensor_maker(ndim, kind, GpuArrayType, "GPU array")
 
 
 scalar = _maker(0, "scalar")

@@ -26,13 +26,14 @@ def tensor(dtype=None, shape=None, name=None, broadcastable=None):
     return TensorType(_floatx(dtype), shape_or_broadcastable(shape, broadcastable, "tensor"))(name)
 
 
-def _maker(ndim, kind):
+def _maker(ndim, kind, type_class=TensorType, what="tensor"):
+    """Return the constructor `kind` of `ndim`-d Variables of `type_class` (TensorType; opkit.gpu's GpuArrayType)."""
     def make(name=None, dtype=None, shape=None):
         shape = (None,) * ndim if shape is None else static_shape(shape, ndim, kind)
-        return TensorType(_floatx(dtype), shape)(name)
+        return type_class(_floatx(dtype), shape)(name)
 
     make.__name__ = make.__qualname__ = kind
-    make.__doc__ = (f"Return a new {ndim}-d tensor Variable (dtype defaults to config.floatX; `shape`: "
+    make.__doc__ = (f"Return a new {ndim}-d {what} Variable (dtype defaults to config.floatX; `shape`: "
                     f"{ndim} static lengths, None where unknown).")
     return make
 

@@ -57,8 +57,36 @@ def _stacklevel_outside_opkit():
     return level
 
 
-class TensorType(TensorCInterface, CType):
+class ArrayTypeNaming:
+    """Equality, hash and printing of an array type by its dtype and static shape (TensorType, and
+    opkit.gpu's GpuArrayType): equal only to the same class; printed as `<LABEL>(dtype, kind)` (a subclass
+    keeps its base's label)."""
+
+    LABEL = "ArrayType"
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other.dtype == self.dtype and other.shape == self.shape
+
+    def __hash__(self):
+        return hash((self.LABEL, self.dtype, self.shape))
+
+    def __str__(self):
+        if self.name:
+            return self.name
+        label = self.LABEL
+        kind = _NAMES.get(self.ndim, f"tensor{self.ndim}")
+        if all(s is None for s in self.shape):
+            return f"{label}({self.dtype}, {kind})"
+        return f"{label}({self.dtype}, shape={self.shape})"
+
+    def __repr__(self):
+        return str(self)
+
+
+class TensorType(ArrayTypeNaming, TensorCInterface, CType):
     """Arrays of `dtype` with `len(shape)` dimensions; shape entries are None or ints."""
+
+    LABEL = "TensorType"
 
     def __init__(self, dtype, shape=None, name=None, broadcastable=None):
         """`shape`: static lengths (ints, None where unknown), PyTensor's form; a sequence of bools only is
@@ -226,22 +254,6 @@ class TensorType(TensorCInterface, CType):
         atol = atol if atol is not None else (1e-5 if loose else 1e-10)
         return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True))
 
-    def __eq__(self, other):
-        return type(other) is type(self) and other.dtype == self.dtype and other.shape == self.shape
-
-    def __hash__(self):
-        return hash((TensorType, self.dtype, self.shape))
-
-    def __str__(self):
-        if self.name:
-            return self.name
-        kind = _NAMES.get(self.ndim, f"tensor{self.ndim}")
-        if all(s is None for s in self.shape):
-            return f"TensorType({self.dtype}, {kind})"
-        return f"TensorType({self.dtype}, shape={self.shape})"
-
-    def __repr__(self):
-        return str(self)
 
     def __getstate__(self):
         return {"dtype": self.dtype, "shape": self.shape, "name": self.name}
