@@ -1,4 +1,7 @@
-"""pytensor.tensor names a port imports that opkit.tensor spells otherwise, or does not have.
+"""pytensor.tensor: opkit.tensor's names, and those a port imports that opkit.tensor spells otherwise or lacks.
+
+Its submodules (``type``, ``math``, ``basic``, ``variable``, ``type_other``) are the paths PyTensor
+code imports the same names from.
 
 - ``join(axis, *tensors)`` is ``opkit.tensor.concatenate(tensors, axis)``; ``flip(x, axis=None)`` is
   a reversing slice; ``zeros``, ``as_tensor_variable`` are opkit.tensor's.
@@ -7,6 +10,9 @@
 - ``pad`` raises NotImplementedError: opkit has no Pad op.
 """
 
+from opkit.core.op import Op
+from opkit.tensor import *  # noqa: F403
+from opkit.tensor import __all__ as _names
 from opkit.tensor import as_tensor_variable, concatenate, zeros
 
 
@@ -46,4 +52,6 @@ class Blockwise:
         return f"Blockwise({self.core_op})"
 
 
-__all__ = ["Blockwise", "as_tensor_variable", "flip", "join", "pad", "zeros"]
+as_tensor = as_tensor_variable
+
+__all__ = [*_names, "Blockwise", "Op", "as_tensor", "flip", "join", "pad"]
