@@ -123,7 +123,7 @@ def collect_module(region, external=None, setups=(), external_declares=()) -> Mo
         names[variable] = f"V{position}"
     helpers = _VariableHelpers(external_declares) if external else None
     variables = _variable_blocks(region, names, labels, helpers)
-    nodes, params, collected, sharing = [], [], Collector(), Sharing()
+    nodes, params, collected, sharing = [], [], Collector(region.asked), Sharing()
     states, n_params, collected_nodes = [], 0, []
     for index, node in enumerate(region.nodes):
         params_name = None

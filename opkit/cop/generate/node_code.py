@@ -91,10 +91,24 @@ def _kernels(op, node, name):
     return [kernels_in_host_module(node, name)]
 
 
-class Collector:
-    """Gather support code, headers and flags from every op and type of a module."""
+FLAG_METHODS = (("headers", "c_headers"), ("header_dirs", "c_header_dirs"), ("libraries", "c_libraries"),
+                ("lib_dirs", "c_lib_dirs"), ("compile_args", "c_compile_args"), ("no_compile_args", "c_no_compile_args"))
 
-    def __init__(self):
+
+def asked_flags(obj) -> dict:
+    """Return what an op or type asks of the compiler: its headers, directories, libraries and flags."""
+    return {attribute: as_list(call(obj, method, c_compiler=None)) for attribute, method in FLAG_METHODS}
+
+
+class Collector:
+    """Gather support code, headers and flags from every op and type of a module.
+
+    `asked(obj)` gives an op's or type's flags (asked_flags; opkit.link.partition's memo of what it
+    asked already, when it cut the region).
+    """
+
+    def __init__(self, asked=None):
+        self._asked = asked or asked_flags
         self.headers, self.header_dirs, self.libraries, self.lib_dirs = [], [], [], []
         self.compile_args, self.no_compile_args = [], []
         self.support_code, self.support_code_apply, self.init_code, self.init_code_apply = [], [], [], []
@@ -104,10 +118,8 @@ class Collector:
         self._types_seen = set()
 
     def _flags(self, obj):
-        for attribute, method in (("headers", "c_headers"), ("header_dirs", "c_header_dirs"),
-                                  ("libraries", "c_libraries"), ("lib_dirs", "c_lib_dirs"),
-                                  ("compile_args", "c_compile_args"), ("no_compile_args", "c_no_compile_args")):
-            getattr(self, attribute).extend(as_list(call(obj, method, c_compiler=None)))
+        for attribute, values in self._asked(obj).items():
+            getattr(self, attribute).extend(values)
         self.support_code.extend(as_list(call(obj, "c_support_code")))
         self.init_code.extend(as_list(call(obj, "c_init_code")))
 

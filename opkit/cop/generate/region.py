@@ -20,7 +20,7 @@ class Region(Record):
     _FIELDS = ("nodes", "inputs", "constants", "outputs", "shared", "updates", "preallocated")
 
     def __init__(self, nodes, inputs, constants, outputs, shared=None, updates=None, preallocated=False,
-                 module=None):
+                 module=None, asked=None):
         self.nodes = nodes
         self.inputs = inputs
         self.constants = constants
@@ -31,9 +31,10 @@ class Region(Record):
         # finds in its output as a previous call's result (DebugMode's check_preallocated_output).
         self.preallocated = preallocated
         self.module = module  # once make_region_runner has compiled it
+        self.asked = asked  # the flags its ops and types gave when it was cut (node_code.Collector's `asked`)
 
     @classmethod
-    def from_nodes(cls, nodes, needed_outside):
+    def from_nodes(cls, nodes, needed_outside, asked=None):
         """Build a region from `nodes` (in order); `needed_outside(var)` says what it must return."""
         produced, inputs, constants, seen = set(), [], [], set()
         for node in nodes:
@@ -44,4 +45,4 @@ class Region(Record):
                 (constants if isinstance(variable, Constant) else inputs).append(variable)
             produced.update(id(v) for v in node.outputs)
         outputs = [v for node in nodes for v in node.outputs if needed_outside(v)]
-        return cls(list(nodes), inputs, constants, outputs)
+        return cls(list(nodes), inputs, constants, outputs, asked=asked)
