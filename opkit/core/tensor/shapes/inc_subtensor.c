@@ -1,7 +1,7 @@
 /* IncSubtensor's fixed C (opkit/core/tensor/shapes/inc_subtensor.py): z = copy of x (or x itself in place),
-   then z[index] = y or z[index] += y, y broadcast to the slice as numpy does. Walking the index uses
-   subtensor.c's helpers; the code, which reads one integer per index input, is the macro `inc_subtensor`
-   of opkit/templates/inc_subtensor.c.j2. */
+   then z[index] = y or z[index] += y, y broadcast to the slice as numpy does. Reading and walking the index
+   are subtensor.c's (opkit_index_values, opkit_index_view); the code, which hands them the index's scalar
+   inputs, is the macro `inc_subtensor` of opkit/templates/inc_subtensor.c.j2. */
 
 #section support_code
 #include "opkit_reshape.h"
@@ -22,38 +22,14 @@ static int opkit_broadcasts_into(PyArrayObject* y, PyArrayObject* view)
     return -1;
 }
 
-/* Walk `index` over `out` (kinds[a] < 0: an integer; else bit k of kinds[a]: start, stop, step given, their
-   values next in `values`) and return a new view of out[index], or NULL with numpy's error set. */
-static PyArrayObject* opkit_index_view(PyArrayObject* out, int naxes, const int* kinds, const npy_intp* values)
-{
-    npy_intp dims[NPY_MAXDIMS], strides[NPY_MAXDIMS];
-    char* data = PyArray_BYTES(out);
-    int od = 0;
-    for (int a = 0; a < naxes; ++a) {
-        if (kinds[a] < 0) {
-            if (opkit_index_axis(out, a, *values++, &data)) return NULL;
-            continue;
-        }
-        npy_intp part[3] = {0, 0, 0};
-        for (int p = 0; p < 3; ++p) if (kinds[a] & (1 << p)) part[p] = *values++;
-        if (opkit_slice_axis(out, a, kinds[a], part[0], part[1], part[2], &data, dims + od, strides + od))
-            return NULL;
-        od++;
-    }
-    for (int a = naxes; a < PyArray_NDIM(out); ++a, ++od) {
-        dims[od] = PyArray_DIMS(out)[a];
-        strides[od] = PyArray_STRIDES(out)[a];
-    }
-    PyArrayObject* view = NULL;
-    if (opkit_make_view(&view, out, od, dims, strides, data)) return NULL;
-    return view;
-}
-
 /* *z = x with x[index] set to y (`set`) or incremented by y: a copy of x, or x itself when `inplace`.
+   kinds and scalars: the index, as opkit_subtensor takes it.
    numpy's casts: a set casts y as x[index] = y does; an add is numpy's in-place add (same_kind). */
 static int opkit_inc_subtensor(PyArrayObject** z, PyArrayObject* x, PyArrayObject* y, int inplace, int set,
-                               int naxes, const int* kinds, const npy_intp* values)
+                               int naxes, const int* kinds, PyArrayObject* const* scalars)
 {
+    npy_intp values[3 * NPY_MAXDIMS];
+    if (opkit_index_values(naxes, kinds, scalars, values)) return -1;
     PyArrayObject* out = inplace ? x : (PyArrayObject*)PyArray_NewCopy(x, NPY_KEEPORDER);
     if (!out) return -1;
     if (inplace) Py_INCREF(out);

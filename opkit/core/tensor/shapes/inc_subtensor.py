@@ -6,7 +6,8 @@ first wherever x is the caller's or is read elsewhere). y is broadcast to x[inde
 as numpy's ``r[index] = y`` and ``r[index] += y`` cast it: a set casts any dtype (complex into real
 warns and drops the imaginary part, as numpy does); an add refuses, when the graph is built, a y whose
 sum with x numpy would not cast back to x's dtype ('same_kind'). A Python number is converted as
-numpy converts it (an int that does not fit raises OverflowError).
+numpy converts it (an int that does not fit raises OverflowError). The index is read as Subtensor reads
+it (index_values.py; in C subtensor.c's opkit_index_values), whatever the integer dtype of its inputs.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from opkit.core.builtin_ops import Shape_i, shape_op
 from opkit.core.c_source import SectionOp, render
 from opkit.core.gradient_registry import registered
 from opkit.core.graph import Apply, Constant
-from opkit.core.tensor.shapes.subtensor import Subtensor, _static_shape, build_index, parse_index, write_checks
+from opkit.core.tensor.shapes.index_values import check_index_inputs
+from opkit.core.tensor.shapes.subtensor import (Subtensor, _static_shape, build_index, index_kinds, parse_index,
+                                                write_checks)
 from opkit.core.tensor.types.shape_checks import broadcast_into_error
 from opkit.core.tensor.types.variable import as_tensor_variable, constant
 from opkit.core.tensor.types.weak import is_weak_number, weak_constant_data
@@ -91,10 +94,7 @@ class IncSubtensor(SectionOp):
             raise IndexError(f"too many indices: {len(self.idx_list)} given for a {x.ndim}-d tensor")
         y = value_of(x.dtype, y, self.set_instead_of_inc)
         index_inputs = [as_tensor_variable(i) for i in index_inputs]
-        expected = sum(1 if e == "int" else sum(e[1:]) for e in self.idx_list)
-        if len(index_inputs) != expected:
-            raise ValueError(f"{self} takes {expected} index scalars after x and y (one per integer and per given "
-                             f"slice bound), got {len(index_inputs)}")
+        check_index_inputs(self, self.idx_list, index_inputs, after=" after x and y")
         selected = _static_shape(self.idx_list, index_inputs, x.type.shape)
         if y.ndim > len(selected):
             raise TypeError(f"{self}: cannot put a {y.ndim}-d y into x[index], which has {len(selected)} "
@@ -122,13 +122,10 @@ class IncSubtensor(SectionOp):
         return True  # the section files have its support code; the code comes from templates/inc_subtensor.c.j2
 
     def c_code(self, node, name, inputs, outputs, sub):
-        from opkit.core.tensor.types.c_interface import c_dtype
-
         x, y, *index_inputs = inputs
-        kinds = [-1 if e == "int" else sum(1 << k for k, given in enumerate(e[1:]) if given) for e in self.idx_list]
-        scalars = [{"name": i, "ctype": c_dtype(v.dtype)} for v, i in zip(node.inputs[2:], index_inputs)]
         return render("inc_subtensor.c.j2", "inc_subtensor", x=x, y=y, z=outputs[0], fail=sub["fail"],
-                      inplace=self.inplace, set=self.set_instead_of_inc, kinds=kinds, scalars=scalars)
+                      inplace=self.inplace, set=self.set_instead_of_inc, kinds=index_kinds(self.idx_list),
+                      scalars=index_inputs)
 
     def infer_shape(self, node, input_shapes):
         return [input_shapes[0]]

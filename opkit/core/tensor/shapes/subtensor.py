@@ -12,24 +12,12 @@ import functools
 import numpy as np
 
 from opkit.core.c_source import SectionOp, render
-from opkit.core.graph import Apply, Constant, Variable
+from opkit.core.graph import Apply, Constant
 from opkit.core.op import Op
-from opkit.core.tensor.types.shape_checks import broadcast_into_checks, check_chain
+from opkit.core.tensor.shapes.index_values import IndexValue, check_index_inputs, index_input, index_int
+from opkit.core.tensor.types.shape_checks import broadcast_into_checks, check_chain, depend
 from opkit.core.tensor.types.type import TensorType
-from opkit.core.tensor.types.variable import as_tensor_variable, constant
-
-
-def _integer_scalar(value, what):
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{what} must be an integer, got the bool {value!r}")
-    if isinstance(value, (int, np.integer)):
-        return constant(np.int64(value))
-    if isinstance(value, Variable):
-        value = as_tensor_variable(value)
-        if value.ndim == 0 and np.dtype(value.dtype).kind in "iu":
-            return value
-    raise TypeError(f"{what} must be an integer or an integer scalar variable, got {value!r}; only basic "
-                    "indexing (integers and slices) is supported")
+from opkit.core.tensor.types.variable import as_tensor_variable
 
 
 def parse_index(index, ndim):
@@ -46,23 +34,33 @@ def parse_index(index, ndim):
             if isinstance(entry.step, (int, np.integer)) and entry.step == 0:
                 raise ValueError(f"slice step cannot be zero (axis {axis})")
             idx_list.append(("slice", *[p is not None for p in parts]))
-            inputs.extend(_integer_scalar(p, f"slice bound on axis {axis}") for p in parts if p is not None)
+            inputs.extend(index_input(p, f"slice bound on axis {axis}", axis, bound=True)
+                          for p in parts if p is not None)
         else:
             idx_list.append("int")
-            inputs.append(_integer_scalar(entry, f"index on axis {axis}"))
+            inputs.append(index_input(entry, f"index on axis {axis}", axis, bound=False))
     return tuple(idx_list), inputs
 
 
 def build_index(idx_list, values):
-    """Return the Python index tuple of `idx_list` given the values of its scalar inputs."""
-    values = iter(int(v) for v in values)
+    """Return the Python index tuple of `idx_list` given the values of its scalar inputs.
+
+    Its integers are read first, all of them, as numpy reads them (index_values.index_int: an index
+    beyond npy_intp raises numpy's error); slice bounds stay Python ints, which numpy clamps to the axis.
+    """
+    values = iter(values)
     index = []
-    for entry in idx_list:
+    for axis, entry in enumerate(idx_list):
         if entry == "int":
-            index.append(next(values))
+            index.append(index_int(next(values), axis))
         else:
-            index.append(slice(*[next(values) if given else None for given in entry[1:]]))
+            index.append(slice(*[int(next(values)) if given else None for given in entry[1:]]))
     return tuple(index)
+
+
+def index_kinds(idx_list):
+    """`idx_list` as the C index walk reads it (subtensor.c): -1 an integer; else bits 1, 2, 4: start, stop, step."""
+    return tuple(-1 if e == "int" else sum(1 << k for k, given in enumerate(e[1:]) if given) for e in idx_list)
 
 
 def _static_shape(idx_list, inputs, shape):
@@ -98,7 +96,10 @@ class Subtensor(SectionOp):
 
     def make_node(self, x, *index_inputs):
         x = as_tensor_variable(x)
+        if len(self.idx_list) > x.ndim:
+            raise IndexError(f"too many indices: {len(self.idx_list)} given for a {x.ndim}-d tensor")
         index_inputs = [as_tensor_variable(i) for i in index_inputs]
+        check_index_inputs(self, self.idx_list, index_inputs)
         shape = _static_shape(self.idx_list, index_inputs, x.type.shape)
         return Apply(self, [x, *index_inputs], [TensorType(x.dtype, shape)()])
 
@@ -111,11 +112,8 @@ class Subtensor(SectionOp):
         return True  # subtensor.c has its support code; the code is generated from templates/view.c.j2
 
     def c_code(self, node, name, inputs, outputs, sub):
-        from opkit.core.tensor.types.c_interface import c_dtype
-
         x, *index_inputs = inputs
-        scalars = tuple((i, c_dtype(v.dtype)) for v, i in zip(node.inputs[1:], index_inputs))
-        return _subtensor_code(x, outputs[0], sub["fail"], node.outputs[0].ndim, self.idx_list, scalars)
+        return _subtensor_code(x, outputs[0], sub["fail"], index_kinds(self.idx_list), tuple(index_inputs))
 
     def infer_shape(self, node, input_shapes):
         x = node.inputs[0]
@@ -161,27 +159,34 @@ class Subtensor(SectionOp):
 
 
 @functools.lru_cache(maxsize=4096)  # a hot op: graphs are generated again and again with the same names
-def _subtensor_code(x, z, fail, ndim, idx_list, scalars):
-    """The macro `subtensor` of view.c.j2 for `idx_list` whose scalar inputs are (C name, npy_ type) pairs."""
-    scalars = iter({"name": name, "ctype": ctype} for name, ctype in scalars)
-    axes = [{"index": next(scalars)} if entry == "int" else
-            {"slice": [next(scalars) if given else None for given in entry[1:]]} for entry in idx_list]
-    return render("view.c.j2", "subtensor", x=x, z=z, fail=fail, ndim=ndim, axes=axes)
+def _subtensor_code(x, z, fail, kinds, scalars):
+    """The macro `subtensor` of view.c.j2 for the index `kinds` (index_kinds) whose scalar inputs are `scalars`."""
+    return render("view.c.j2", "subtensor", x=x, z=z, fail=fail, kinds=kinds, scalars=scalars)
 
 
 def index_checks(idx_list, index_inputs, dims):
-    """The checks numpy makes of a basic index on an array of `dims`, axis by axis (for check_chain)."""
+    """The checks numpy makes of a basic index on an array of `dims`, axis by axis (for check_chain).
+
+    A uint64 integer is read by IndexValue first (the Assert's C reads int64: 2**64 - 1 would pass as -1),
+    and numpy reads every integer of an index before it checks any: the first check waits for them all.
+    """
     values = iter(index_inputs)
-    checks = []
+    checks, conversions = [], []
     for axis, entry in enumerate(idx_list):
         if entry == "int":
             i = next(values)
+            if i.dtype == "uint64":
+                i = IndexValue(axis)(i)
+                conversions.append(i)
             checks.append(("IndexError", f"index {{}} is out of bounds for axis {axis} with size {{}}", "in_range",
                            i, dims[axis], (i, dims[axis])))
             continue
         parts = [next(values) if given else None for given in entry[1:]]
         if parts[2] is not None:
             checks.append(("ValueError", "slice step cannot be zero", "ne", parts[2], 0, ()))
+    if conversions:
+        exception, template, relation, lhs, rhs, args = checks[0]
+        checks[0] = (exception, template, relation, depend(lhs, *conversions), rhs, args)
     return checks
 
 
