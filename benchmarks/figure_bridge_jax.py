@@ -19,6 +19,7 @@ from __future__ import annotations
 import pathlib
 
 from context import Context
+from needs import require
 from example_ops import shaped_vector_times_vector
 from report import OPKIT, Figure, Target
 from timing import call_sampler, interleave
@@ -29,6 +30,7 @@ OPKIT_CALL = "opkit call"
 
 
 def _samplers(ctx: Context, size: int):
+    require("jax")
     import jax
     import jax.numpy as jnp
     import numpy as np

@@ -1,6 +1,6 @@
 """Per-call cost of a PyMC model's log-density and gradient whose mean is a bridged opkit op (issue 37, item 5).
 
-    /tmp/pymc313/bin/python benchmarks/figure_bridge_pymc.py [--quick]
+    python benchmarks/figure_bridge_pymc.py [--quick]     # a Python >= 3.12 with PyMC installed
 
 The model: 200 observations y ~ Normal(mean, sigma), w ~ Normal(0, 1) of 200 entries, sigma ~ HalfNormal(1),
 with the mean ``w * x`` for the observed covariates x:
@@ -20,6 +20,7 @@ import pathlib
 import sys
 
 from context import Context
+from needs import FigureSkipped, require  # noqa: F401  (FigureSkipped: where this figure's skip is defined)
 from example_ops import shaped_vector_times_vector
 from report import OPKIT, Figure, Target
 from timing import call_sampler, interleave
@@ -27,12 +28,6 @@ from timing import call_sampler, interleave
 PURE = "pytensor"
 OBJECT_MODE = "object mode"
 SIZE = 200
-
-
-class FigureSkipped(Exception):
-    """The figure cannot run in this interpreter (benchmarks/run.py reports the reason, not an error)."""
-
-    skip_figure = True
 
 
 def model(pm, mean, xs, ys):
@@ -55,12 +50,9 @@ def _logp_dlogp(m):
 
 
 def _samplers(ctx: Context):
-    try:
-        import pymc as pm
-    except ImportError as exc:
-        raise FigureSkipped(f"PyMC is not installed in this interpreter ({sys.executable}; PyMC 6 needs "
-                            f"Python >= 3.12): run /tmp/pymc313/bin/python benchmarks/run.py --only bridge_pymc "
-                            f"({exc})") from exc
+    require("pymc")
+    import pymc as pm
+
     import numpy as np
 
     from opkit.bridge import pytensor_numba

@@ -15,13 +15,13 @@ reported against torch's a*b, with the same 2x bound.
 
 from __future__ import annotations
 
-import importlib.util
 import pathlib
 import sys
 
 import numpy as np
 
 from context import Context
+from needs import require
 from report import OPKIT, Figure, Target
 from timing import call_sampler, interleave
 
@@ -58,6 +58,7 @@ def _bridged():
 
 
 def _figure(ctx: Context, n: int) -> Figure:
+    require("torch")
     import torch
 
     op, bridged = _bridged()
@@ -91,9 +92,8 @@ def torch_bridge_1e6(ctx: Context) -> Figure:
     return _figure(ctx, 10**6)
 
 
-# Listed for run.py only where torch is installed (finding it imports nothing).
-FIGURES = ({"torch_bridge_1": torch_bridge_1, "torch_bridge_1e6": torch_bridge_1e6}
-           if importlib.util.find_spec("torch") is not None else {})
+# Skipped, saying how to install torch, where it is not installed (needs.require).
+FIGURES = {"torch_bridge_1": torch_bridge_1, "torch_bridge_1e6": torch_bridge_1e6}
 
 
 def main(argv=None) -> int:

@@ -85,16 +85,17 @@ def parse_args(argv):
     return args
 
 
-def run_figures(ctx: Context, names) -> tuple[list[Figure], dict[str, str]]:
-    """Run each named figure, printing its details; return the figures and the errors by name."""
-    figures, errors = [], {}
+def run_figures(ctx: Context, names) -> tuple[list[Figure], dict[str, str], dict[str, str]]:
+    """Run each named figure, printing its details; return the figures, the errors and the skips by name."""
+    figures, errors, skipped = [], {}, {}
     for name in names:
         print(f"\n## {name}", flush=True)
         start = time.perf_counter()
         try:
             figure = FIGURES[name](ctx)
         except Exception as exc:  # one broken figure must not cost the others
-            if getattr(exc, "skip_figure", False):  # it cannot run in this interpreter (PyMC absent): not an error
+            if getattr(exc, "skip_figure", False):  # its framework is not installed here (needs.py): not an error
+                skipped[name] = str(exc)
                 print(f"skipped: {exc}", flush=True)
                 continue
             errors[name] = traceback.format_exc()
@@ -105,13 +106,13 @@ def run_figures(ctx: Context, names) -> tuple[list[Figure], dict[str, str]]:
         print(detail_table(figure))
         for note in figure.notes:
             print(f"  note: {note}")
-    return figures, errors
+    return figures, errors, skipped
 
 
-def write_report(path: pathlib.Path, machine: dict, figures, errors) -> None:
+def write_report(path: pathlib.Path, machine: dict, figures, errors, skipped) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     machine["loadavg_end"] = os.getloadavg()
-    report = {"machine": machine, "figures": [f.as_dict() for f in figures], "errors": errors}
+    report = {"machine": machine, "figures": [f.as_dict() for f in figures], "errors": errors, "skipped": skipped}
     path.write_text(json.dumps(report, indent=2) + "\n")
 
 
@@ -136,12 +137,14 @@ def main(argv=None) -> int:
           f"load average {' '.join(f'{v:.2f}' for v in machine['loadavg_start'])}; "
           f"{ctx.cores}; {ctx.threads} thread(s); march={machine['march']}; numpy {machine['numpy']}; "
           f"PyTensor {machine['pytensor'] or 'not installed'}; cache {ctx.compiledir}")
-    figures, errors = run_figures(ctx, args.only or list(FIGURES))
+    figures, errors, skipped = run_figures(ctx, args.only or list(FIGURES))
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     path = args.json or HERE / "results" / f"{stamp}.json"
-    write_report(path, machine, figures, errors)
+    write_report(path, machine, figures, errors, skipped)
     print("\n## summary (medians)")
     print(summary_table(figures))
+    if skipped:
+        print(f"skipped (not installed here): {', '.join(skipped)}")
     print(f"load average at the end: {' '.join(f'{v:.2f}' for v in machine['loadavg_end'])}")
     print(f"JSON report: {path}")
     return 1 if errors else 0
