@@ -18,7 +18,7 @@ import threading
 import warnings
 from dataclasses import dataclass, field
 
-from opkit.errors import PluginError
+from opkit.errors import PluginError, SectionError
 from opkit.plugins.validate import CCodeRegistry, PluginRecord, Register
 
 GROUP = "opkit"
@@ -193,21 +193,25 @@ _INTERNAL_FILES = ("<frozen ", "importlib/", "importlib\\", "pluggy/", "pluggy\\
 
 
 def raise_location(exc: BaseException, package: str = "") -> str:
-    """Return where `exc` was raised, as "file:line" (", called from file:line" when that is in `package`).
+    """Return where the user fixes `exc`, as "file:line" (", called from file:line" when that is in `package`).
 
-    Import machinery, pluggy and opkit.plugins frames are skipped; a SyntaxError gives the
-    offending file and line itself. Empty when no frame is left (the module was not found).
+    An error that names the user's file and line itself (a SyntaxError; a SectionError in a `.c` file) is at that
+    file and line. Otherwise it is the last frame outside the import machinery, pluggy and opkit itself (opkit's
+    own frames only when no other is left). Empty when no frame is left (the module was not found).
     """
-    if isinstance(exc, SyntaxError) and exc.filename:
-        return f"{exc.filename}:{exc.lineno}"
-    frames = []
+    named = _named_location(exc)
+    if named:
+        return named
+    frames, own_frames = [], []
     tb = exc.__traceback__
     while tb is not None:
         module = tb.tb_frame.f_globals.get("__name__", "") or ""
         filename = tb.tb_frame.f_code.co_filename
-        if not module.startswith("opkit.plugins") and not any(part in filename for part in _INTERNAL_FILES):
-            frames.append((module, f"{filename}:{tb.tb_lineno}"))
+        if not any(part in filename for part in _INTERNAL_FILES) and not module.startswith("opkit.plugins"):
+            (own_frames if module == "opkit" or module.startswith("opkit.") else frames).append(
+                (module, f"{filename}:{tb.tb_lineno}"))
         tb = tb.tb_next
+    frames = frames or own_frames
     if not frames:
         return ""
     raised = frames[-1][1]
@@ -217,13 +221,23 @@ def raise_location(exc: BaseException, package: str = "") -> str:
     return raised
 
 
+def _named_location(exc: BaseException) -> str:
+    """Return the "file:line" an error names as its own place (SyntaxError, a SectionError's line), else ''."""
+    if isinstance(exc, SyntaxError) and exc.filename:
+        return f"{exc.filename}:{exc.lineno}"
+    if isinstance(exc, SectionError) and exc.path and exc.line is not None:  # a file's own line, not a missing file
+        return f"{exc.path}:{exc.line}"
+    return ""
+
+
 def _mark_broken(record: PluginRecord, exc: BaseException, what: str):
     record.status, record.exception = "broken", exc
     record.error = f"{type(exc).__name__}: {exc}"
     location = raise_location(exc, record.value.partition(":")[0].partition(".")[0])
     if location:
         record.location = location
-        record.error += f" (raised at {location})"
+        if location not in record.error:  # a SectionError's message begins with its file:line already
+            record.error += f" (raised at {location})"
     warnings.warn(f"opkit plugin {record.name!r} from distribution {record.distribution} {record.version} "
                   f"{what} and was skipped:\n{record.error}\n{fix_advice(record)}", PluginLoadWarning,
                   stacklevel=_stacklevel_outside_plugins())
