@@ -1,9 +1,10 @@
-"""theano.gof: the graph, op and type classes, and Theano's linker names mapped onto opkit's linkers.
+"""theano.gof: the graph, op and type classes, and Theano's linkers over opkit's (opkit.link.theano_linkers).
 
 ``CLinker`` is opkit's whole-graph C linker (``Mode(linker="c")``), ``OpWiseCLinker`` its
 module-per-node one (``"cop"``), ``PerformLinker`` runs ``perform`` (``"py"``), and
-``DualLinker`` runs every node's perform and C and compares them (DebugMode's linker).
-Pass an instance as ``opkit.Mode(linker=...)``.
+``DualLinker(checker=...)`` runs every node's perform and C side by side and compares them.
+Each has Theano's interface, ``CLinker().accept(fgraph).make_function()``, and an instance also
+serves as ``opkit.Mode(linker=...)``.
 """
 
 from opkit import (Apply, CDataType, CEnumType, COp, Constant, CType, EnumList, EnumType, Generic, Op, OpenMPOp,
@@ -11,10 +12,10 @@ from opkit import (Apply, CDataType, CEnumType, COp, Constant, CType, EnumList, 
 from opkit.compat.theano.gof import opt, type, utils  # noqa: A004
 from opkit.compat.theano.gof.opt import local_optimizer, optimizer
 from opkit.compat.theano.gof.utils import MethodNotDefined
-from opkit.link.c_linker import GraphCLinker as CLinker, NodeCLinker as OpWiseCLinker
-from opkit.link.debugmode import DebugLinker as DualLinker
-from opkit.link.py_linker import PyLinker as PerformLinker
+from opkit.compat.theano.gof.cc import CLinker, DualLinker, HideC, OpWiseCLinker
+from opkit.compat.theano.gof.link import Container, Linker, LocalLinker, PerformLinker, WrapLinker, WrapLinkerMany
 
 __all__ = ["Apply", "CDataType", "CEnumType", "COp", "Constant", "CType", "EnumList", "EnumType", "Generic", "Op",
            "OpenMPOp", "Params", "ParamsType", "Type", "Variable", "opt", "type", "utils", "MethodNotDefined", "local_optimizer", "optimizer",
-           "CLinker", "OpWiseCLinker", "DualLinker", "PerformLinker"]
+           "CLinker", "OpWiseCLinker", "DualLinker", "PerformLinker", "HideC", "Container", "Linker", "LocalLinker",
+           "WrapLinker", "WrapLinkerMany"]

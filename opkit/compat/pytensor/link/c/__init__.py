@@ -1,0 +1,1 @@
+"""pytensor.link.c: the C linkers (``basic``) and compiler probes (``cmodule``) at PyTensor's paths."""

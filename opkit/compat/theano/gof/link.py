@@ -1,0 +1,5 @@
+"""theano.gof.link: the linker protocol (``Linker``, ``LocalLinker``, ``Container``) and PerformLinker, WrapLinker."""
+
+from opkit.link.theano_linkers import Container, Linker, LocalLinker, PerformLinker, WrapLinker, WrapLinkerMany
+
+__all__ = ["Container", "Linker", "LocalLinker", "PerformLinker", "WrapLinker", "WrapLinkerMany"]
