@@ -92,10 +92,11 @@ class Chunk:
 
 @dataclasses.dataclass
 class Entry:
-    """What the glue calls for one node: a chunk's entry point `symbol` (make, run, free, cleanup)."""
+    """What the glue calls for one node: a chunk's entry point `symbol` (make, run, free).
+
+    The node's c_code_cleanup runs inside its run, in c_code's block."""
 
     symbol: str
-    has_cleanup: bool
 
 
 def _single_declares():
@@ -224,7 +225,7 @@ def incremental_builder(region, parts):
         chunk = make_chunk(distinct)
         chunk = chunks.setdefault(chunk.key, chunk)
         for k, piece in enumerate(distinct):
-            entries[piece.identity] = Entry(f"{chunk.symbol}_{k}", bool(piece.fields["cleanup"].strip()))
+            entries[piece.identity] = Entry(f"{chunk.symbol}_{k}")
     external = {index: entries[piece.identity] for index, piece in pieces.items()}
     glue = render_parts(collect_module(region, external=external, setups=[c.symbol for c in chunks.values()],
                                        external_declares=declares))

@@ -12,6 +12,7 @@ import keyword
 import re
 
 from opkit.core.c_source import render
+from opkit.core.clinker import call_with_compiler
 from opkit.core.digest import sha256
 from opkit.core.memo import BoundedMemo
 from opkit.core.type import CType, MethodNotDefined
@@ -268,28 +269,29 @@ class ParamsType(CType):
     def c_cleanup(self, name, sub):
         return _c("cleanup", name=name)
 
-    def _gather(self, method):
+    def _gather(self, method, *c_compiler):
+        """Each field type's `method` results, without repeats; `c_compiler` for the flags methods."""
         found = []
         for field_type in self.types:
-            for item in _as_list(_call_optional(field_type, method)):
+            for item in _as_list(_call_optional(field_type, method, *c_compiler)):
                 if item not in found:
                     found.append(item)
         return found
 
     def c_headers(self, c_compiler=None):
-        return self._gather("c_headers")
+        return self._gather("c_headers", c_compiler)
 
     def c_header_dirs(self, c_compiler=None):
-        return self._gather("c_header_dirs")
+        return self._gather("c_header_dirs", c_compiler)
 
     def c_libraries(self, c_compiler=None):
-        return self._gather("c_libraries")
+        return self._gather("c_libraries", c_compiler)
 
     def c_lib_dirs(self, c_compiler=None):
-        return self._gather("c_lib_dirs")
+        return self._gather("c_lib_dirs", c_compiler)
 
     def c_compile_args(self, c_compiler=None):
-        return self._gather("c_compile_args")
+        return self._gather("c_compile_args", c_compiler)
 
     def c_init_code(self):
         return self._gather("c_init_code")
@@ -367,12 +369,12 @@ def _call(obj, method, name, sub, **optional):
         return function(name, sub)
 
 
-def _call_optional(obj, method):
+def _call_optional(obj, method, *c_compiler):
     function = getattr(obj, method, None)
     if function is None:
         return None
     try:
-        return function()
+        return call_with_compiler(function, *c_compiler) if c_compiler else function()
     except MethodNotDefined:
         return None
 

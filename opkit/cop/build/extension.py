@@ -33,7 +33,10 @@ from opkit.errors import CompileError
 # Hidden visibility: a module exports only PyInit_<name>, so modules loaded with RTLD_GLOBAL
 # never bind each other's functions (two ops' support code may define the same names).
 BASE_COMPILE_ARGS = ("-std=c++17", "-O2", "-ffp-contract=off", "-fopenmp-simd", "-fPIC", "-pipe", "-DNDEBUG", "-fvisibility=hidden",
-                     "-fvisibility-inlines-hidden", "-DNPY_NO_DEPRECATED_API=NPY_1_7_API_VERSION")
+                     "-fvisibility-inlines-hidden", "-DNPY_NO_DEPRECATED_API=NPY_1_7_API_VERSION",
+                     # The C API of the numpy that runs (every module is built against it): numpy 2's
+                     # PyArray_Descr fields (`->elsize`, Theano's Gemm reads them) are hidden below 2.0's target.
+                     "-DNPY_TARGET_VERSION=NPY_API_VERSION")
 MAX_ERRORS = 5
 # Compile flags that the link needs too (-fopenmp links the OpenMP runtime).
 LINK_TOO = ("-fopenmp",)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import inspect
 
+from opkit.core.clinker import takes_compiler_positionally
 from opkit.core.type import CType, MethodNotDefined
 
 _TYPE_METHODS = ("c_declare", "c_extract", "c_sync", "c_cleanup")
@@ -56,6 +57,9 @@ def call(obj, method_name, *args, default=None, **optional):
     if optional:
         names = _keywords(method)
         kwargs = optional if names is _ANY else {k: v for k, v in optional.items() if k in names}
+        if "c_compiler" in optional and "c_compiler" not in kwargs and takes_compiler_positionally(method, len(args)):
+            # Theano 1.0 passes the compiler positionally, to a parameter of any name: c_headers(self, compiler)
+            args = (*args, optional["c_compiler"])
     try:
         return method(*args, **kwargs)
     except MethodNotDefined:

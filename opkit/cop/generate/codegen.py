@@ -170,8 +170,7 @@ def collect_module(region, external=None, setups=(), external_declares=()) -> Mo
         context["profile"] = True
     if states:  # an incremental build's glue: the node objects it calls, each node's state
         context["states"] = states
-        context["externals"] = [dict(symbol=e.symbol, cleanup=e.has_cleanup)
-                                for e in {e.symbol: e for e in external.values()}.values()]
+        context["externals"] = [dict(symbol=symbol) for symbol in {e.symbol: e for e in external.values()}]
         context["setups"] = list(setups)
         context["support_code"] = context["support_code"] + helpers.functions
     no_args = set(collected.no_compile_args)
@@ -424,9 +423,8 @@ def _external_block(node, index, names, label, entry, state):
     slots = "void* const slots[] = {" + ", ".join(f"(void*)&{names[v]}" for v in node.inputs + node.outputs) + "};"
     code = (f"{slots}\nif ({entry.symbol}_run(node_state[{state}], slots)) "
             f"{{ __failure = {label}; goto __label_{label}; }}")
-    cleanup = f"{{\n{slots}\n{entry.symbol}_cleanup(node_state[{state}], slots);\n}}" if entry.has_cleanup else ""
     return dict(_node_dict(node.op, f"node_{index}", label, [names[v] for v in node.inputs],
-                           [names[v] for v in node.outputs], code, cleanup), external=True)
+                           [names[v] for v in node.outputs], code, ""), external=True)
 
 
 def _node_dict(op, name, label, inputs, outputs, code, cleanup):
