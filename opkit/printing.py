@@ -16,19 +16,25 @@ from typing import Any
 
 def _roots(obj) -> list:
     """Return the output variables to print for a variable, a list of them, an Apply or a compiled function."""
-    from opkit.core.graph import Apply, Variable
-
     maker = getattr(obj, "maker", None)
     if maker is not None and hasattr(maker, "fgraph"):
         return list(maker.fgraph.outputs)
-    if isinstance(obj, Apply):
+    if _is_apply(obj):
         return list(obj.outputs)
-    if isinstance(obj, Variable):
+    if _is_variable(obj):
         return [obj]
-    if isinstance(obj, (list, tuple)) and all(isinstance(item, (Variable, Apply)) for item in obj):
+    if isinstance(obj, (list, tuple)) and all(_is_apply(item) or _is_variable(item) for item in obj):
         return [out for item in obj for out in _roots(item)]
     raise TypeError(f"debugprint takes a Variable, a list of Variables, an Apply or a compiled function, "
                     f"not {type(obj).__name__}")
+
+
+def _is_apply(obj):  # read by its attributes: core's Variable.dprint calls this module, which imports no core
+    return all(hasattr(obj, name) for name in ("op", "inputs", "outputs"))
+
+
+def _is_variable(obj):
+    return all(hasattr(obj, name) for name in ("type", "owner", "index"))
 
 
 def _ids():

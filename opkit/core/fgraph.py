@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-from opkit.core.graph import Constant, clone_graph, io_toposort
+from opkit.core.graph import Constant, clone_graph, graph_inputs, io_toposort
 
 
 class FunctionGraph:
-    """The nodes between `inputs` and `outputs`; what is unreachable from outputs is gone."""
+    """The nodes between `inputs` and `outputs`; what is unreachable from outputs is gone.
 
-    def __init__(self, inputs, outputs, clone=True):
+    Without `inputs`, the inputs are the variables the outputs depend on that are not constants.
+    """
+
+    def __init__(self, inputs=None, outputs=None, clone=True):
+        outputs = list(outputs or [])
+        if inputs is None:
+            inputs = [v for v in graph_inputs(outputs) if not isinstance(v, Constant)]
         if clone:
             inputs, outputs, self.memo = clone_graph(inputs, outputs)
         else:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import weakref
 from collections import deque
 from collections.abc import Sequence
 from typing import Any
 from itertools import count
 
-_ids = count()
 _evaluator = None
 
 
@@ -72,7 +72,12 @@ def set_evaluator(evaluate):
 
 
 class Variable:
-    """A symbolic value of some Type, the output `index` of `owner` (or a graph input)."""
+    """A symbolic value of some Type, the output `index` of `owner` (or a graph input).
+
+    Each variable made gets the next ``auto_name`` (``auto_<n>``, from the counter ``Variable.__count__``).
+    """
+
+    __count__ = count(0)
 
     def __init__(self, type, owner=None, index=None, name=None):
         self.type = type
@@ -80,7 +85,7 @@ class Variable:
         self.index = index
         self.name = name
         self.tag = Scratchpad()
-        self.auto_name = f"auto_{next(_ids)}"
+        self.auto_name = f"auto_{next(Variable.__count__)}"
 
     def clone(self, name=None):
         """Return a new Variable of the same type with no owner."""
@@ -100,7 +105,22 @@ class Variable:
         if _evaluator is None:
             raise RuntimeError("Variable.eval needs a way to run graphs: `import opkit.link` first "
                                "(importing opkit.tensor or using opkit.function does it)")
-        return _evaluator(self, _variables_by_key(self, inputs_to_values or {}), kwargs)
+        ignore_missing = kwargs.get("on_unused_input") in ("ignore", "warn")
+        return _evaluator(self, _variables_by_key(self, inputs_to_values or {}, ignore_missing), kwargs)
+
+    @property
+    def _fn_cache(self):
+        """PyTensor's name of eval's compiled functions; they live in the tag, so a pickle or clone drops them."""
+        try:
+            return self.tag._eval_functions
+        except AttributeError:
+            raise AttributeError(f"{self} has no _fn_cache: eval has not compiled a function for it") from None
+
+    def dprint(self, **kwargs):
+        """Print this variable's graph: ``opkit.debugprint(self, **kwargs)`` (``file="str"`` returns the text)."""
+        from opkit.printing import debugprint
+
+        return debugprint(self, **kwargs)
 
     def __str__(self):
         if self.name is not None:
@@ -146,11 +166,74 @@ class Constant(Variable):
         new.tag = self.tag.public()
         return new
 
+    def equals(self, other):
+        """Return True if `other` is a constant of the same type and value (Variables compare by identity)."""
+        return isinstance(other, Constant) and self.signature() == other.signature()
+
     def __str__(self):
         if self.name is not None:
             return self.name
         text = str(self.data)
         return text if len(text) < 20 else text[:17] + "..."
+
+
+class NominalVariable(Variable):
+    """A graph input named by its position `id` and `type` alone: one object per (type, id) in a process.
+
+    Two graphs built on ``NominalVariable(0, t)`` share that input, so they compare equal
+    up to it (a function's inner graph, a cache key). Each is of the class
+    ``Nominal<type's variable class>`` (a tensor's has the tensor methods); a clone or a
+    pickle gives the same object back. It never has an owner.
+    """
+
+    _instances: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+    _classes: dict = {}
+
+    def __new__(cls, id, typ, name=None):
+        found = NominalVariable._instances.get((typ, id))
+        if found is None:
+            variable_type = typ.variable_type
+            made = NominalVariable._classes.get(variable_type)
+            if made is None:
+                made = type(f"Nominal{variable_type.__name__}", (NominalVariable, variable_type), {})
+                NominalVariable._classes[variable_type] = made
+            found = object.__new__(made)
+            NominalVariable._instances[(typ, id)] = found
+        return found
+
+    def __init__(self, id, typ, name=None):
+        self.id = id
+        super().__init__(typ, None, None, name)
+
+    @property
+    def owner(self):
+        return None
+
+    @owner.setter
+    def owner(self, value):
+        if value is not None:
+            raise ValueError(f"{self!r} is a NominalVariable: it cannot be the output of {value}")
+
+    def clone(self, name=None):
+        return NominalVariable(self.id, self.type, self.name if name is None else name)
+
+    def signature(self):
+        return (self.type, self.id)
+
+    def equals(self, other):
+        return isinstance(other, NominalVariable) and self.signature() == other.signature()
+
+    def __eq__(self, other):
+        return self is other or (type(self) is type(other) and self.signature() == other.signature())
+
+    def __hash__(self):
+        return hash((type(self), self.id, self.type))
+
+    def __reduce__(self):
+        return NominalVariable, (self.id, self.type)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.id!r}, {self.type!r})"
 
 
 class Apply:
@@ -193,12 +276,38 @@ class Apply:
     def nout(self):
         return len(self.outputs)
 
-    def clone_with_new_inputs(self, inputs):
-        """Return a copy of this node on other inputs (same op, fresh outputs)."""
+    def clone(self):
+        """Return a copy of this node: the same op and inputs, fresh outputs."""
+        return self._copy_on(self.inputs)
+
+    def clone_with_new_inputs(self, inputs, strict=True):
+        """Return a copy of this node on other inputs (same op, fresh outputs).
+
+        An input of another type than the one it replaces is converted to that type
+        (``type.filter_variable``: a more specific type stays, a less specific one gets
+        a SpecifyShape) if `strict`, else taken as it is. If the inputs' types still
+        differ, the op makes the node again (``make_node``), so the outputs' types follow.
+        """
+        inputs = list(inputs)
+        remake = False
+        for position, (current, new) in enumerate(zip(self.inputs, inputs)):
+            if current.type != new.type:
+                if strict:
+                    inputs[position] = new = current.type.filter_variable(new)
+                remake = remake or current.type != new.type
+        return self.op.make_node(*inputs) if remake else self._copy_on(inputs)
+
+    def _copy_on(self, inputs):
         outputs = [o.clone() for o in self.outputs]
         for new, old in zip(outputs, self.outputs):
             new.tag = old.tag.public()
         return Apply(self.op, inputs, outputs)
+
+    def dprint(self, **kwargs):
+        """Print the graph of this node's outputs: ``opkit.debugprint(self, **kwargs)``."""
+        from opkit.printing import debugprint
+
+        return debugprint(self, **kwargs)
 
     def __str__(self):
         return f"{self.op}({', '.join(map(str, self.inputs))})"
@@ -206,18 +315,25 @@ class Apply:
     __repr__ = __str__
 
 
-def _variables_by_key(output, inputs_to_values):
-    """Return `inputs_to_values` of ``output.eval`` with each string key replaced by the variable of that name."""
+def _variables_by_key(output, inputs_to_values, ignore_missing=False):
+    """Return `inputs_to_values` of ``output.eval`` with each string key replaced by the variable of that name.
+
+    A name no variable of the graph has is an error, unless `ignore_missing` (eval's
+    ``on_unused_input="ignore"`` or ``"warn"``, as PyTensor's): then its value is unused.
+    """
     resolved = {}
     for key, value in dict(inputs_to_values).items():
         if isinstance(key, str):
             named = [v for v in ancestors([output]) if v.name == key]
+            if not named and ignore_missing:
+                continue
             if not named:
-                raise ValueError(f"eval: no variable named {key!r} in the graph of {output}.\n"
+                raise ValueError(f"eval: {key} not found in graph of {output}: no variable has that name.\n"
                                  "Hint: pass the variable itself as the key, or check its .name.")
             if len(named) > 1:
-                raise ValueError(f"eval: {len(named)} variables are named {key!r} in the graph of {output}, so the "
-                                 "name does not say which one to set.\nHint: pass the variable itself as the key.")
+                raise ValueError(f"eval: Found multiple variables with name {key} ({len(named)}) in the graph of "
+                                 f"{output}, so the name does not say which one to set.\n"
+                                 "Hint: pass the variable itself as the key.")
             key = named[0]
         elif not isinstance(key, Variable):
             raise TypeError(f"eval: the key {key!r:.60} is neither a Variable nor the name of one")

@@ -278,7 +278,8 @@ def typed_inputs(op, inputs, itypes):
     for position, (value, itype) in enumerate(zip(inputs, itypes)):
         variable = value if isinstance(value, Variable) else itype.make_constant(value)
         if variable.type != itype and not itype.is_super(variable.type):
-            raise TypeError(f"input {position} of {op}: expected {itype}, got {variable.type}")
+            raise TypeError(f"Invalid input types for Op {op}:\ninput {position} of {op}: expected {itype}, "
+                            f"got {variable.type}")
         converted.append(variable)
     return converted
 

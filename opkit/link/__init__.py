@@ -18,7 +18,8 @@ def _evaluate(variable, inputs_to_values, kwargs):
 
     Free variables become inputs; a shared variable or an intermediate result is
     replaced through ``givens`` by a new input of its type (PyTensor's eval
-    likewise cuts the graph at an intermediate key).
+    likewise cuts the graph at an intermediate key). As PyTensor's, a key the result
+    does not depend on raises UnusedInputError unless ``on_unused_input`` says otherwise.
     """
     from opkit.core.graph import Constant
     from opkit.core.shared import SharedVariable
@@ -32,8 +33,13 @@ def _evaluate(variable, inputs_to_values, kwargs):
     try:
         cache_key = (keys, tuple(sorted(kwargs.items())))
         hash(cache_key)
-    except TypeError:  # unhashable keyword values: compile each time
+    except TypeError as exc:  # unhashable keyword values: compile each time
+        import warnings
+
         cache_key = None
+        warnings.warn("Keyword arguments could not be used to create a cache key for the underlying variable. "
+                      f"A function will be recompiled on every call with such keyword arguments.\n{exc}",
+                      stacklevel=3)
     cache = variable.tag.setdefault("_eval_functions", {})
     fn = cache.get(cache_key)
     if fn is None:
@@ -47,7 +53,6 @@ def _evaluate(variable, inputs_to_values, kwargs):
             else:
                 inputs.append(key.type.make_variable(key.name))
                 givens[key] = inputs[-1]
-        kwargs = {"on_unused_input": "ignore", **kwargs}
         fn = function(inputs, variable, givens=givens or None, **kwargs)
         if cache_key is not None:
             cache[cache_key] = fn

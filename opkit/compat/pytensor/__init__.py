@@ -24,4 +24,19 @@ def lazy_scipy_module(name):
     return importlib.import_module(f"scipy.{name}")
 
 
-__all__ = ["DenseTensorType", "_vectorize_node", "lazy_scipy_module"]
+# `import opkit.compat.pytensor as pytensor`: pytensor.function, pytensor.shared... and the subpackages
+# (pytensor.graph.op.Op, pytensor.tensor.constant), each imported on first use.
+_NAMES = {"function": "compile", "shared": "compile", "In": "compile", "Out": "compile", "Mode": "compile",
+          "get_mode": "compile", "config": "configdefaults", "dprint": "printing"}
+_SUBMODULES = ("compile", "configdefaults", "graph", "link", "printing", "scalar", "tensor", "utils")
+
+
+def __getattr__(name):
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name in _NAMES:
+        return getattr(importlib.import_module(f"{__name__}.{_NAMES[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["DenseTensorType", "_vectorize_node", "lazy_scipy_module", *_NAMES]

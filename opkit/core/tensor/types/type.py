@@ -83,6 +83,15 @@ class ArrayTypeNaming:
         return str(self)
 
 
+def dtype_name(dtype):
+    """Return numpy's name of `dtype`; ``"floatX"`` (Theano's and PyTensor's name) is config.floatX."""
+    if isinstance(dtype, str) and dtype == "floatX":
+        from opkit.config import config
+
+        dtype = config.floatX
+    return str(np.dtype(dtype))
+
+
 class TensorType(ArrayTypeNaming, TensorCInterface, CType):
     """Arrays of `dtype` with `len(shape)` dimensions; shape entries are None or ints."""
 
@@ -93,7 +102,7 @@ class TensorType(ArrayTypeNaming, TensorCInterface, CType):
         Theano's positional `broadcastable` (True -> 1, False -> None), as is `broadcastable=`.
         Both may be given if they agree. The argument order is PyTensor's and Theano's (name third)."""
         self.shape = shape_or_broadcastable(shape, broadcastable, "TensorType")
-        self.dtype = str(np.dtype(dtype))
+        self.dtype = dtype_name(dtype)
         self.name = name
         self.numpy_dtype = np.dtype(self.dtype)
 

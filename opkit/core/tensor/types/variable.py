@@ -11,7 +11,7 @@ from opkit.core.scalar_type import ScalarType
 from opkit.core.tensor.types.operators import find  # a scalar variable becomes a 0-d tensor (TensorFromScalar)
 # their home was this module: `from opkit.core.tensor.types.variable import TensorVariable` keeps working
 from opkit.core.tensor.types.symbolic import TensorConstant, TensorVariable, _TensorOperators  # noqa: F401
-from opkit.core.tensor.types.type import TensorType
+from opkit.core.tensor.types.type import TensorType, dtype_name
 from opkit.core.tensor.types.weak import fits_64_bits, is_weak_number
 
 
@@ -20,7 +20,7 @@ def constant(value, name=None, ndim=None, dtype=None):
     if dtype is None and isinstance(value, int) and not fits_64_bits(value):
         raise OverflowError(f"cannot make a tensor constant from the Python int {value}: it does not fit "
                             f"int64 or uint64 (combine it with an array, e.g. x < {value}, or pass a float)")
-    data = np.asarray(value, dtype=dtype)
+    data = np.asarray(value, dtype=None if dtype is None else dtype_name(dtype))
     if data.dtype.kind not in "biufc":
         raise TypeError(f"cannot make a tensor constant from {type(value).__name__} {value!r:.40} (not numeric)")
     if ndim is not None:

@@ -1,0 +1,5 @@
+"""pytensor.link.c.params_type: ``ParamsType`` and ``Params``, opkit's."""
+
+from opkit import Params, ParamsType
+
+__all__ = ["Params", "ParamsType"]
