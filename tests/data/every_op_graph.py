@@ -46,4 +46,5 @@ def graph_of_every_op():
     outputs += [ot.cast(x, dtype) for dtype in DTYPES]
     outputs += scalar_function_nodes(x, i)
     outputs += [o.shape for o in outputs[:20]] + [ot.arange(n).shape, x[1:].shape, ot.reshape(x, (-1, 3)).shape]
+    outputs += [x[ot.cast(i[0, 2], "uint64")].shape]  # IndexValue: the shape check reads a uint64 index
     return [x, v, n, i], outputs
