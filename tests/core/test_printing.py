@@ -1,10 +1,10 @@
 """Looking inside: debugprint, to_dot and pydotprint (a real SVG and PNG through Graphviz's dot)."""
 
 import io
-import shutil
 
 import numpy as np
 import pytest
+from helpers.requires import needs_dot
 from helpers.trust_ops import AddOneInplace
 
 import opkit
@@ -83,9 +83,9 @@ def test_to_dot_has_a_box_per_variable_and_an_ellipse_per_node():
             in dot)
 
 
+@needs_dot
 @pytest.mark.parametrize("fmt, magic", [("svg", b"<svg"), ("png", b"\x89PNG\r\n\x1a\n")])
 def test_pydotprint_renders_a_real_picture_with_graphviz(tmp_path, fmt, magic):
-    assert shutil.which("dot"), "Graphviz's dot is needed (apt-get install graphviz); .ci/run installs it"
     x, y, z = _graph()
     path = pydotprint(opkit.function([x, y], z), tmp_path / f"graph.{fmt}", format=fmt)
     data = open(path, "rb").read()
@@ -101,6 +101,18 @@ def test_pydotprint_without_graphviz_says_how_to_install_it(tmp_path, monkeypatc
         pydotprint(_graph()[2], tmp_path / "g.svg")
 
 
+@needs_dot
 def test_pydotprint_reports_a_failing_dot(tmp_path):
     with pytest.raises(RuntimeError, match=r"dot -Tnotaformat failed \(exit status 1\): .*notaformat"):
         pydotprint(_graph()[2], tmp_path / "g.x", format="notaformat")
+
+
+def test_pydotprint_reports_what_a_failing_dot_program_said(tmp_path):
+    """The same path on every machine: a `dot=` program that refuses, as Graphviz does an unknown format."""
+    program = tmp_path / "dot"
+    program.write_text('#!/bin/sh\necho "Format: \\"$1\\" not recognized" >&2\nexit 1\n')
+    program.chmod(0o755)
+    with pytest.raises(RuntimeError, match=r"dot -Tnotaformat failed \(exit status 1\): .*-Tnotaformat\" not "
+                                           r"recognized"):
+        pydotprint(_graph()[2], tmp_path / "g.x", format="notaformat", dot=str(program))
+    assert not (tmp_path / "g.x").exists()

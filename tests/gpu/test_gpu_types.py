@@ -15,6 +15,10 @@ from opkit.gpu.device import using_device
 from opkit.testing import verify_grad
 
 from tests.helpers.gpu import device, needs_gpu, on_device, to_numpy  # noqa: F401 (fixtures)
+from tests.helpers.requires import has_cupy, needs_cupy, variants
+
+CUPY_OR_NOT = variants("CuPy", has_cupy(), needs_cupy)
+NO_DEVICE = {True: "CuPy finds no CUDA device", False: "device='cuda' needs CuPy, which is not installed"}
 
 INTERPRET = opkit.Mode(device="cuda-interpret")
 
@@ -90,11 +94,12 @@ def test_cuda_filter_refuses_numpy_pointing_at_to_gpu():
             t.filter(object())
 
 
-def test_function_on_cuda_without_a_device_says_so():
+@pytest.mark.parametrize("cupy", CUPY_OR_NOT)
+def test_function_on_cuda_without_a_device_says_so(cupy):
     if og.has_device():
         pytest.skip("a CUDA device is here")
     x = ot.dvector("x")
-    with pytest.raises(og.NoDeviceError, match=r"device='cuda': CuPy finds no CUDA device .*\n"
+    with pytest.raises(og.NoDeviceError, match=rf"device='cuda': {NO_DEVICE[cupy]} .*\n"
                                                r"Hint: .*opkit-sdk\[cuda\].*device='cuda-interpret'"):
         opkit.function([x], to_host(to_gpu(x)), mode=opkit.Mode(device="cuda"))
 
@@ -235,7 +240,8 @@ def test_cuda_array_interface_and_dlpack_are_taken_without_a_copy():
         assert from_dlpack.data.ptr == a.data.ptr
 
 
-def test_runtime_helpers_without_a_device():
+@pytest.mark.parametrize("cupy", CUPY_OR_NOT)
+def test_runtime_helpers_without_a_device(cupy):
     from opkit.gpu import runtime
 
     for dtype in ["bool", "int8", "uint16", "int32", "int64", "uint64", "float16", "float32", "float64",
@@ -245,7 +251,7 @@ def test_runtime_helpers_without_a_device():
         runtime.dtype_of(12345)
     assert og.has_device() == runtime.has_device()
     if not og.has_device():
-        with pytest.raises(og.NoDeviceError, match="CuPy finds no CUDA device"):
+        with pytest.raises(og.NoDeviceError, match=NO_DEVICE[cupy]):
             runtime.require_device()
 
 

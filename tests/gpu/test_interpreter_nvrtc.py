@@ -4,6 +4,7 @@ the GPU (sm_80, sm_90) as they are, with no GPU needed; nothing in them is refus
 import pathlib
 
 import pytest
+from helpers.requires import needs_nvrtc
 
 from opkit.cop.build import nvrtc
 from opkit.cop.kernels import kernel_names
@@ -26,6 +27,7 @@ def source(name):
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 @pytest.mark.parametrize("name", sorted(TEXTS))
+@needs_nvrtc
 def test_the_interpreted_kernels_compile_with_nvrtc(name, arch):
     compiled = nvrtc.compile_cuda(source(name), filename=name, arch=arch)
     assert nvrtc.cubin_arch(compiled.cubin) == arch
