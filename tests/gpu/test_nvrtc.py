@@ -9,6 +9,7 @@ import sys
 import textwrap
 
 import pytest
+from helpers.requires import needs_nvrtc
 
 from opkit.cop.build import nvrtc
 from opkit.errors import CompileError
@@ -16,6 +17,7 @@ from opkit.errors import CompileError
 KERNEL = 'extern "C" __global__ void scale(float* x, float a) { x[threadIdx.x] *= a; }\n'
 
 
+@needs_nvrtc
 def test_version_and_archs():
     major, minor = nvrtc.nvrtc_version()
     assert major >= 12 and minor >= 0
@@ -24,6 +26,7 @@ def test_version_and_archs():
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+@needs_nvrtc
 def test_compiles_a_cubin_and_its_ptx_for_each_arch(arch):
     compiled = nvrtc.compile_cuda(KERNEL, arch=arch)
     assert compiled.cubin[:4] == b"\x7fELF"
@@ -33,6 +36,7 @@ def test_compiles_a_cubin_and_its_ptx_for_each_arch(arch):
     assert "\0" not in compiled.ptx
 
 
+@needs_nvrtc
 def test_compute_arch_gives_ptx_only():
     compiled = nvrtc.compile_cuda(KERNEL, arch="compute_90")
     assert compiled.cubin == b"" and ".target sm_90" in compiled.ptx
@@ -45,6 +49,7 @@ def test_arch_spellings(spelt, arch):
     assert nvrtc.normalize_arch(spelt) == arch
 
 
+@needs_nvrtc
 def test_unknown_and_unsupported_archs_are_named():
     with pytest.raises(ValueError, match="unknown CUDA architecture 'gfx90a'"):
         nvrtc.compile_cuda(KERNEL, arch="gfx90a")
@@ -52,6 +57,7 @@ def test_unknown_and_unsupported_archs_are_named():
         nvrtc.compile_cuda(KERNEL, arch="sm_20")
 
 
+@needs_nvrtc
 def test_options_reach_nvrtc():
     fast = nvrtc.compile_cuda('extern "C" __global__ void f(float* x) { x[0] = __fdividef(x[0], 3.0f) + '
                               'x[1] / x[2]; }\n', options=["-use_fast_math"])
@@ -64,6 +70,7 @@ def test_options_reach_nvrtc():
     assert info.value.errors == ["nvrtc: error: unrecognized option --not-an-option found"]
 
 
+@needs_nvrtc
 def test_error_names_the_file_and_line_of_the_line_directive(tmp_path):
     source = tmp_path / "kept.cu"
     source.write_text("x")
@@ -84,12 +91,14 @@ def test_error_names_the_file_and_line_of_the_line_directive(tmp_path):
     assert error.command[0] == "nvrtc" and error.returncode == 6 and error.output
 
 
+@needs_nvrtc
 def test_missing_header_hint():
     with pytest.raises(CompileError) as info:
         nvrtc.compile_cuda('#include <cuda_fp16.h>\n' + KERNEL)
     assert "hint: header 'cuda_fp16.h' not found: NVRTC has no C library and no CUDA toolkit headers" in str(info.value)
 
 
+@needs_nvrtc
 def test_include_dirs_are_searched(tmp_path):
     (tmp_path / "helper.h").write_text("__device__ inline float twice(float v) { return 2 * v; }\n")
     compiled = nvrtc.compile_cuda('#include "helper.h"\nextern "C" __global__ void f(float* x) '
@@ -97,6 +106,7 @@ def test_include_dirs_are_searched(tmp_path):
     assert compiled.cubin[:4] == b"\x7fELF"
 
 
+@needs_nvrtc
 def test_compiles_are_counted():
     before = nvrtc.nvrtc_events["compiled"]
     nvrtc.compile_cuda(KERNEL)
@@ -130,6 +140,7 @@ def test_override_with_a_file_that_is_no_library(monkeypatch, tmp_path):
         nvrtc.nvrtc_version()
 
 
+@needs_nvrtc
 def test_override_with_a_folder_in_a_fresh_process(tmp_path):
     folder = os.path.dirname(nvrtc.find_library())
     code = textwrap.dedent("""
@@ -158,6 +169,7 @@ def test_cubin_arch_rejects_what_is_no_cubin():
         nvrtc.cubin_arch(b"\x7fELF" + bytes(60))
 
 
+@needs_nvrtc
 def test_wheel_layouts_newest_cuda_first(monkeypatch, tmp_path):
     real = nvrtc.find_library()
     (tmp_path / "cuda_nvrtc" / "lib").mkdir(parents=True)
