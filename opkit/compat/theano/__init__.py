@@ -7,18 +7,36 @@ opkit does not have (``scan``) raises NotImplementedError naming it. docs/portin
 walks through a port; tests/ported/ is the corpus that keeps this namespace honest.
 """
 
-from opkit import Apply, COp, Constant, Generic, Op, OpenMPOp, Variable, config, function, grad, shared
-from opkit.compat.theano import compile, gof, gradient, printing, scalar, tensor
-from opkit.compat.theano.gof import CLinker, DualLinker, OpWiseCLinker, PerformLinker
+from opkit import Apply, COp, Constant, Generic, Op, OpenMPOp, Type, Variable, config, function, grad, shared
+from opkit.compat.theano import (compat, compile, configdefaults, configparser, gof, gradient, misc,  # noqa: A004
+                                 printing, scalar, tensor, tests)
+from opkit.compat.theano.compile import SharedVariable
+from opkit.compat.theano.gof import (CLinker, Container, DualLinker, FunctionGraph, Linker, LocalLinker,
+                                     OpWiseCLinker, PerformLinker, generic)
+from opkit.compat.theano.misc.safe_asarray import _asarray
 from opkit.link.mode import Mode
+from opkit.link.profiling import ProfileStats
+from opkit.tensor import dot
 
 change_flags = config.change_flags  # theano.change_flags(**{"section.flag": value}) as a decorator
+
+_LAZY = {"In": "opkit.compile.io"}
+def __getattr__(name):
+    """Resolve the names other opkit modules own on first use: In."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 def scan(*args, **kwargs):
     """Theano's scan: opkit has no loop op; a graph that needs one does not port."""
     raise NotImplementedError("theano.scan: opkit has no scan op (see opkit.compat.theano's docstring)")
 
 
-__all__ = ["Apply", "COp", "Constant", "Generic", "Op", "OpenMPOp", "Variable", "config", "function", "grad",
-           "shared", "compile", "gof", "gradient", "printing", "scalar", "tensor", "Mode", "scan",
-           "CLinker", "DualLinker", "OpWiseCLinker", "PerformLinker", "change_flags"]
+__all__ = ["Apply", "COp", "Constant", "Generic", "Op", "OpenMPOp", "Type", "Variable", "config", "function", "grad",
+           "shared", "compat", "compile", "configdefaults", "configparser", "gof", "gradient", "misc", "printing",
+           "scalar", "tensor", "tests", "Mode", "scan", "SharedVariable", "FunctionGraph", "ProfileStats",
+           "_asarray", "dot", "generic", "CLinker", "Container", "DualLinker", "Linker", "LocalLinker",
+           "OpWiseCLinker", "PerformLinker", "change_flags"]

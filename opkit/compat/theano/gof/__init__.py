@@ -9,13 +9,31 @@ serves as ``opkit.Mode(linker=...)``.
 
 from opkit import (Apply, CDataType, CEnumType, COp, Constant, CType, EnumList, EnumType, Generic, Op, OpenMPOp,
                    Params, ParamsType, Type, Variable)
-from opkit.compat.theano.gof import opt, type, utils  # noqa: A004
-from opkit.compat.theano.gof.opt import local_optimizer, optimizer
-from opkit.compat.theano.gof.utils import MethodNotDefined
+from opkit.compat.theano.gof import (cc, cmodule, fg, graph, link, null_type, op, opt, params_type,  # noqa: A004
+                                     type, utils)
 from opkit.compat.theano.gof.cc import CLinker, DualLinker, HideC, OpWiseCLinker
+from opkit.compat.theano.gof.fg import FunctionGraph
+from opkit.compat.theano.gof.graph import view_roots
 from opkit.compat.theano.gof.link import Container, Linker, LocalLinker, PerformLinker, WrapLinker, WrapLinkerMany
+from opkit.compat.theano.gof.op import CLinkerObject, PureOp
+from opkit.compat.theano.gof.opt import inherit_stack_trace, local_optimizer, optimizer
+from opkit.compat.theano.gof.type import generic
+from opkit.compat.theano.gof.utils import MethodNotDefined, hashtype, object2
 
-__all__ = ["Apply", "CDataType", "CEnumType", "COp", "Constant", "CType", "EnumList", "EnumType", "Generic", "Op",
-           "OpenMPOp", "Params", "ParamsType", "Type", "Variable", "opt", "type", "utils", "MethodNotDefined", "local_optimizer", "optimizer",
-           "CLinker", "OpWiseCLinker", "DualLinker", "PerformLinker", "HideC", "Container", "Linker", "LocalLinker",
-           "WrapLinker", "WrapLinkerMany"]
+__all__ = ["Apply", "CDataType", "CEnumType", "CLinkerObject", "COp", "Constant", "CType", "EnumList", "EnumType",
+           "FunctionGraph", "Generic", "MissingInputError", "Op", "OpenMPOp", "Params", "ParamsType", "PureOp", "Type",
+           "Variable", "cc", "cmodule", "fg", "generic", "graph", "hashtype", "inherit_stack_trace", "link",
+           "local_optimizer", "MethodNotDefined", "null_type", "object2", "op", "opt", "optimizer", "params_type",
+           "type", "utils", "view_roots", "CLinker", "OpWiseCLinker", "DualLinker", "PerformLinker", "HideC",
+           "Container", "Linker", "LocalLinker", "WrapLinker", "WrapLinkerMany"]
+_LAZY = {"MissingInputError": "opkit.link.function"}
+
+
+def __getattr__(name):
+    """Resolve the names other opkit modules own on first use: MissingInputError."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+

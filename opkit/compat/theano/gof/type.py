@@ -1,5 +1,6 @@
-"""theano.gof.type: the type classes (opkit's)."""
+"""theano.gof.type: the type classes (opkit's) and ``generic``, the Generic type's instance."""
 
 from opkit import CDataType, CEnumType, CType, EnumList, EnumType, Generic, Type
+from opkit.core.type import generic
 
-__all__ = ["CDataType", "CEnumType", "CType", "EnumList", "EnumType", "Generic", "Type"]
+__all__ = ["CDataType", "CEnumType", "CType", "EnumList", "EnumType", "Generic", "Type", "generic"]

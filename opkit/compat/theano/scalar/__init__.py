@@ -9,5 +9,6 @@ from opkit.scalar import *  # noqa: F403
 from opkit.scalar import __all__ as _names
 from opkit.compat.theano.scalar import basic  # noqa: F401
 from opkit.compat.theano.scalar.basic import Scalar, exp, log  # noqa: F401  (Scalar: Theano's ScalarType name)
+from opkit.compat.pytensor.scalar import constant, identity
 
-__all__ = [*_names, "basic", "Scalar"]
+__all__ = [*_names, "basic", "Scalar", "constant", "identity"]

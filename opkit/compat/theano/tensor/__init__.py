@@ -1,4 +1,4 @@
-"""theano.tensor: opkit.tensor's names, plus the submodule paths Theano ops import them from.
+"""theano.tensor: opkit.tensor's names and Theano's (basic.py), plus the submodule paths Theano ops import from.
 
 ``theano.tensor.elemwise``, ``subtensor`` and ``type`` hold opkit's classes of those names (and
 ``values_eq_approx_remove_inf``/``_nan``); ``theano.tensor.basic`` holds the same names plus Theano's dtype lists (``int_dtypes``...) and
@@ -8,6 +8,8 @@ and ``blas_headers`` are opkit's BLAS for C ops (``ldflags``, ``blas_header_text
 
 from opkit.compat.theano.tensor.basic import *  # noqa: F403
 from opkit.compat.theano.tensor.basic import __all__ as _names
-from opkit.compat.theano.tensor import basic, elemwise, opt, subtensor, type  # noqa: F401, A004
+from opkit.compat.theano.tensor import (basic, blas, blas_headers, constants, elemwise, nnet, opt,  # noqa: F401
+                                        subtensor, type, type_other, var)  # noqa: A004
 
-__all__ = [*_names, "basic", "elemwise", "opt", "subtensor", "type"]
+__all__ = [*_names, "basic", "blas", "blas_headers", "elemwise", "nnet", "opt", "subtensor", "type", "type_other",
+           "var"]

@@ -1,8 +1,44 @@
-"""theano.tensor.basic: opkit.tensor's names, plus Theano's dtype-name lists and ``extract_constant``."""
+"""theano.tensor.basic: opkit.tensor's names, plus Theano's helpers and spellings.
 
-from opkit.core.graph import Constant
+Theano's dtype-name lists, ``extract_constant``, ``get_scalar_constant_value`` and its
+``NotScalarConstantError`` (constants.py), ``patternbroadcast``/``addbroadcast``/``unbroadcast``
+(broadcasting.py), ``as_tensor`` (``AsTensorError`` is TypeError, what opkit's as_tensor_variable
+raises), ``join``, ``sgn``, ``abs_``, ``inv``, ``fill``/``second``, ``tensor_copy``,
+``ceil_intdiv``, ``get_vector_length``, and the int8/int16/complex variable constructors.
+"""
+
+import numpy as np
+
+import opkit.tensor as _ot
+from opkit.compat.theano import scalar as scal
+from opkit.compat.theano.printing import pprint
+from opkit.compat.theano.tensor import elemwise
+from opkit.compat.theano.tensor.broadcasting import addbroadcast, patternbroadcast, unbroadcast
+from opkit.compat.pytensor.tensor.math import max_and_argmax
+from opkit.compat.theano.tensor.constants import EmptyConstantError, NotScalarConstantError, get_scalar_constant_value
+from opkit.core.builtin_ops import Shape
+from opkit.core.scalar_tensor import scalar_from_tensor, tensor_from_scalar
+from opkit.core.shared import shared as _shared
+from opkit.core.graph import Apply, Constant, Variable
+from opkit.core.op import Op
+from opkit.core.tensor.shapes.alloc import Alloc
+from opkit.core.tensor.shapes.creation import ARange
+from opkit.core.tensor.shapes.fill import _fill as fill
 from opkit.tensor import *  # noqa: F403
 from opkit.tensor import __all__ as _names
+
+AsTensorError = TypeError  # opkit's as_tensor_variable raises TypeError for what it cannot convert
+as_tensor = _ot.as_tensor_variable
+second = fill  # Theano's name of fill's elementwise form: second(a, b) has b's values in a's shape
+sgn = _ot.sign
+abs_ = _ot.abs
+Tensor = _ot.TensorType  # Theano's other name of TensorType
+
+
+def outer(x, y):
+    """Return the outer product of two vectors."""
+    x, y = _ot.as_tensor_variable(x), _ot.as_tensor_variable(y)
+    return x.dimshuffle(0, "x") * y.dimshuffle("x", 0)
 
 int_dtypes = ["int8", "int16", "int32", "int64"]
 uint_dtypes = ["uint8", "uint16", "uint32", "uint64"]
@@ -11,6 +47,55 @@ complex_dtypes = ["complex64", "complex128"]
 discrete_dtypes = ["bool", *int_dtypes, *uint_dtypes]
 continuous_dtypes = [*float_dtypes, *complex_dtypes]
 all_dtypes = [*discrete_dtypes, *continuous_dtypes]
+integer_dtypes = [*int_dtypes, *uint_dtypes]
+
+
+def tensor_copy(x):
+    """Return a copy of `x` (Theano's elementwise identity that never aliases its input)."""
+    from opkit.core.builtin_ops import deep_copy_op
+
+    return deep_copy_op(_ot.as_tensor_variable(x))
+
+
+def inv(x):
+    """Return 1 / x (Theano's inv; integers give floats, as true division does)."""
+    return _ot.true_div(1.0, x)
+
+
+def join(axis, *tensors):
+    """Theano's join: concatenate `tensors` along `axis`."""
+    return _ot.concatenate(list(tensors), axis=axis)
+
+
+def ceil_intdiv(a, b):
+    """Return ceil(a / b) for integers: a // b, plus 1 where the division has a remainder."""
+    div = _ot.int_div(a, b)
+    return div + _ot.cast(_ot.neq(_ot.mod(a, b), 0), div.dtype)
+
+
+def get_vector_length(v):
+    """Return the length of the vector `v` when the graph fixes it (static shape, shape(x), MakeVector)."""
+    v = _ot.as_tensor_variable(v)
+    if v.ndim != 1:
+        raise TypeError(f"argument must be a symbolic vector, got {v} with {v.ndim} dimensions")
+    if v.type.shape[0] is not None:
+        return v.type.shape[0]
+    if v.owner is not None and type(v.owner.op).__name__ in ("Shape", "MakeVector"):
+        return v.owner.inputs[0].ndim if type(v.owner.op).__name__ == "Shape" else len(v.owner.inputs)
+    raise ValueError(f"length not known: {v} has no static length")
+
+
+def _constructors(dtype, letter):
+    made = {}
+    for ndim, kind in enumerate(("scalar", "vector", "matrix", "tensor3", "tensor4")):
+        made[letter + kind] = _ot.TensorType(dtype, (None,) * ndim)
+    return made
+
+
+_MORE_TYPES = {**_constructors("int8", "b"), **_constructors("int16", "w"), **_constructors("complex64", "c"),
+               **_constructors("complex128", "z")}
+globals().update(_MORE_TYPES)
+int_vector_types = tuple(_ot.TensorType(dtype, (None,)) for dtype in ("int8", "int16", "int32", "int64"))
 
 
 def extract_constant(x, elemwise=True, only_process_constants=False):
@@ -31,5 +116,10 @@ def shape_padright(t, n_ones=1):
     return t.dimshuffle(list(range(t.ndim)) + ["x"] * n_ones)
 
 
-__all__ = [*_names, "shape_padleft", "shape_padright", "int_dtypes", "uint_dtypes", "float_dtypes", "complex_dtypes", "discrete_dtypes",
+__all__ = [*_names, *_MORE_TYPES, "ARange", "Alloc", "Apply", "AsTensorError", "Constant", "EmptyConstantError",
+           "NotScalarConstantError", "Op", "Shape", "Tensor", "_shared", "outer", "scalar_from_tensor",
+           "tensor_from_scalar", "Variable", "abs_", "addbroadcast", "as_tensor", "ceil_intdiv",
+           "elemwise", "fill", "get_scalar_constant_value", "get_vector_length", "int_vector_types", "integer_dtypes",
+           "inv", "join", "max_and_argmax", "patternbroadcast", "pprint", "scal", "second", "sgn", "tensor_copy", "unbroadcast",
+           "shape_padleft", "shape_padright", "int_dtypes", "uint_dtypes", "float_dtypes", "complex_dtypes", "discrete_dtypes",
            "continuous_dtypes", "all_dtypes", "extract_constant"]

@@ -1,4 +1,9 @@
-"""theano.tensor.opt: rewrite registration decorators, documented no-ops (the rewrite is not applied)."""
+"""theano.tensor.opt: rewrite registration decorators, documented no-ops (the rewrite is not applied), and the
+names Theano's op modules import from it: ``MakeVector``, ``Shape_i``, ``get_scalar_constant_value``."""
+
+from opkit.compat.theano.tensor.constants import get_scalar_constant_value
+from opkit.core.builtin_ops import Shape_i
+from opkit.core.tensor.shapes.shape_ops import MakeVector
 
 
 def _register(*args, **kwargs):
@@ -11,5 +16,5 @@ def _register(*args, **kwargs):
 register_canonicalize = register_specialize = register_stabilize = register_useless = _register
 register_uncanonicalize = register_specialize_device = _register
 
-__all__ = ["register_canonicalize", "register_specialize", "register_stabilize", "register_useless",
+__all__ = ["MakeVector", "Shape_i", "get_scalar_constant_value", "register_canonicalize", "register_specialize", "register_stabilize", "register_useless",
            "register_uncanonicalize", "register_specialize_device"]

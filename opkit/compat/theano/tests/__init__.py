@@ -1,0 +1,1 @@
+"""theano.tests: ``unittest_tools`` (opkit.testing's names)."""
