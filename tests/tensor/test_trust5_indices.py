@@ -315,3 +315,28 @@ def test_the_ops_refuse_index_inputs_that_are_not_integer_scalars():
         Subtensor(("int", ("slice", False, False, False)))(ot.dmatrix(), ot.lscalar(), ot.lscalar())
     with pytest.raises(IndexError, match="too many indices: 2 given for a 1-d tensor"):
         Subtensor(("int", "int"))(x, ot.lscalar(), ot.lscalar())
+
+
+# -- the neighbour that reads a length: reshape's target shape (a uint64 once wrapped to -1, "deduce it") ------
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_uint64_reshape_length_beyond_int64_is_refused_never_deduced(mode):
+    x, u, uv = ot.dvector("x"), ot.tensor(dtype="uint64", shape=()), ot.tensor(dtype="uint64", shape=(2,))
+    f = opkit.function([x, u, uv], [ot.reshape(x, (u, 1)), ot.reshape(x, uv)], mode=mode)
+    assert_matches(f(XV, np.uint64(5), np.array([1, 5], "uint64")), [XV.reshape(5, 1), XV.reshape(1, 5)])
+    for length, lengths in [(2**64 - 1, [1, 5]), (5, [2**64 - 1, 5]), (2**63, [1, 5]), (5, [1, 2**63])]:
+        with pytest.raises(ValueError):  # numpy: ValueError (Maximum allowed dimension exceeded)
+            XV.reshape(np.uint64(length), 1) if length != 5 else XV.reshape(np.array(lengths, "uint64"))
+        with pytest.raises(ValueError, match=r"reshape: cannot reshape an array of shape \(5,\) \(5 elements\) into "
+                                             r"shape \((9223372036854775807, 1|1, 9223372036854775807|"
+                                             r"9223372036854775807, 5)\)"):
+            f(XV, np.uint64(length), np.array(lengths, "uint64"))
+
+
+@pytest.mark.parametrize("length", [2**63, 2**64 - 1, np.uint64(2**64 - 1), 2**70, -2**70])
+def test_a_constant_reshape_length_beyond_int64_raises_numpy_s_value_error(length):
+    with pytest.raises(ValueError):
+        XV.reshape(length)
+    with pytest.raises(ValueError, match=r"cannot reshape an array of shape \(5,\) \(5 elements\) into shape "
+                                         r"\(-?922337203685477580[78],\)"):
+        ot.reshape(ot.tensor(dtype="float64", shape=(5,)), (length,))

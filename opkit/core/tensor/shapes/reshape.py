@@ -8,6 +8,7 @@ import numpy as np
 
 from opkit.core.c_source import SectionOp, render
 from opkit.core.graph import Apply, Constant, Variable
+from opkit.core.tensor.shapes.index_values import INTP_MAX, bound_int
 from opkit.core.tensor.types.type import TensorType
 from opkit.core.tensor.types.variable import as_tensor_variable, constant
 
@@ -30,20 +31,29 @@ def resolve_shape(size, shape, source_shape):
 
 def _shape_vector(shape):
     """Return `shape` (ints, int scalar variables, or an int vector) as an int64 vector variable."""
-    from opkit.core.tensor.shapes.alloc import cast
     from opkit.core.tensor.shapes.shape_ops import make_vector
 
     if isinstance(shape, (int, np.integer)) or (isinstance(shape, Variable) and shape.ndim == 0):
         shape = [shape]
     if isinstance(shape, (list, tuple)):
         if all(isinstance(s, (int, np.integer)) for s in shape):
-            return constant(np.asarray(shape, dtype="int64").reshape(len(shape)))
-        return make_vector(*[cast(as_tensor_variable(s), "int64") for s in shape])
+            return constant(np.asarray([bound_int(s) for s in shape], dtype="int64").reshape(len(shape)))
+        return make_vector(*[_int64_lengths(as_tensor_variable(s)) for s in shape])
     vector = as_tensor_variable(shape)
     if vector.ndim != 1 or np.dtype(vector.dtype).kind not in "iu":
         raise TypeError(f"reshape: the shape must be integers or an integer vector, got {vector} of type "
                         f"{vector.type}")
-    return cast(vector, "int64")
+    return _int64_lengths(vector)
+
+
+def _int64_lengths(lengths):
+    """Integer lengths as int64: a uint64 beyond int64 stays too long (numpy refuses it), never wraps to -1."""
+    from opkit.core.tensor.elementwise.elemwise_math import minimum
+    from opkit.core.tensor.shapes.alloc import cast
+
+    if lengths.dtype == "uint64":
+        lengths = minimum(lengths, constant(np.uint64(INTP_MAX)))
+    return cast(lengths, "int64")
 
 
 @functools.lru_cache(maxsize=None)
