@@ -27,24 +27,24 @@ def partition(fgraph):
         for variable in node.inputs:
             users.setdefault(id(variable), []).append(node)
     graph_outputs = set(map(id, fgraph.outputs))
-    steps, run = [], []
+    steps, run = [], flags.run()
 
     def close_run():
-        if run:
-            members = set(map(id, run))
+        if run.nodes:
+            members = set(map(id, run.nodes))
 
             def needed_outside(variable):
                 return id(variable) in graph_outputs or any(
                     id(user) not in members for user in users.get(id(variable), ()))
 
-            steps.append(Region.from_nodes(run, needed_outside, flags.asked))
+            steps.append(Region.from_nodes(run.nodes, needed_outside, flags.asked))
             run.clear()
 
     for node in order:
         if id(node) in c_ids:
-            if run and not flags.joins(run, node):
+            if not run.admits(node):
                 close_run()
-            run.append(node)
+            run.add(node)
         else:
             close_run()
             steps.append(node)
@@ -74,7 +74,7 @@ def _reordered(nodes, c_ids, flags, batch_python):
         waiting[id(node)] = len(needs)
         for need in needs:
             users.setdefault(need, []).append(node)
-    ready_c, ready_python, order, run = [], [], [], []
+    ready_c, ready_python, order, run = [], [], [], flags.run()
 
     def make_ready(node):
         heapq.heappush(ready_c if id(node) in c_ids else ready_python, (position[id(node)], id(node), node))
@@ -90,13 +90,14 @@ def _reordered(nodes, c_ids, flags, batch_python):
         if not waiting[id(node)]:
             make_ready(node)
     while ready_c or ready_python:
-        joining = _first_joining(ready_c, run, flags)
+        joining = _first_joining(ready_c, run)
         if joining is not None:
-            run.append(joining)
+            run.add(joining)
             schedule(joining)
         elif ready_c and (batch_python or not ready_python or ready_c[0] < ready_python[0]):
             node = heapq.heappop(ready_c)[2]
-            run[:] = [node]
+            run.clear()
+            run.add(node)
             schedule(node)
         elif batch_python:
             run.clear()
@@ -109,14 +110,14 @@ def _reordered(nodes, c_ids, flags, batch_python):
     return order
 
 
-def _first_joining(ready_c, run, flags):
+def _first_joining(ready_c, run):
     """Pop and return the first ready C node that may join `run` (None if there is no run or none may)."""
-    if not run or not ready_c:
+    if not run.nodes or not ready_c:
         return None
-    if not flags.possible:
+    if not run.checks:
         return heapq.heappop(ready_c)[2]
-    for k, entry in enumerate(sorted(ready_c)):
-        if flags.joins(run, entry[2]):
+    for entry in sorted(ready_c):
+        if run.admits(entry[2]):
             ready_c.remove(entry)
             heapq.heapify(ready_c)
             return entry[2]

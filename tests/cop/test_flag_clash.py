@@ -227,7 +227,7 @@ def _flags(*ops):
     x = ot.dvector("x")
     nodes = [op(x).owner for op in ops]
     module = ModuleFlags(nodes)
-    return module, [module._flags[id(node)] for node in nodes]
+    return module, [module.flags(node) for node in nodes]
 
 
 class Flagged(Scale):

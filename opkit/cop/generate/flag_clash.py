@@ -3,7 +3,7 @@
 A module is compiled with the union of its nodes' flags (opkit.cop.generate.node_code.Collector). Theano's
 default linker compiled each node on its own, and op packages rely on that: two nodes of one op with
 ``-DJ=1`` and ``-DJ=2`` in one module both compile with the last value, silently. `ModuleFlags` reads each
-C node's flags (its op's, its params type's and its variables' types') and says where two nodes clash:
+C node's flags (its op's, its params type's and its variables' types') and says where two clash:
 
 - a macro that both define with different values (or one defines and the other undefines);
 - a macro one defines that the other's own C text names (``#ifdef J``) while it leaves it undefined;
@@ -17,6 +17,9 @@ C node's flags (its op's, its params type's and its variables' types') and says 
 opkit.link.partition never puts clashing nodes in one region: a clash costs a module, never a value.
 What this cannot see: a header that defines a macro another node reads, and two libraries that define
 one symbol (the first in link order wins); docs/porting_theano_ops.md says so.
+
+Nodes with the same flags form a class; two classes are compared once, and a region's `Run` admits a
+node by comparing its class with the few classes of the run, so cutting a graph stays linear.
 """
 
 from __future__ import annotations
@@ -27,7 +30,6 @@ import re
 
 from opkit.cop.generate.cinterface import as_list, call, node_c_code
 from opkit.cop.generate.node_code import FLAG_METHODS, Collector, asked_flags
-from opkit.core.type import Type
 
 # Options that never change what another node's code computes (or that every module has anyway).
 _NEUTRAL_PREFIXES = ("-W", "-g", "-fdiagnostics", "-fmessage-length")
@@ -57,32 +59,11 @@ def _joined(args):
     return result
 
 
-def _option_key(option):
-    """Return (key, value) of an option: ``-fno-x`` and ``-fx`` share a key; ``-O2``/``-O3``, ``-std=a``/``-std=b``."""
-    if option.startswith("-O"):
-        return "-O", option[2:]
-    if "=" in option:
-        key, value = option.split("=", 1)
-        return key, value
-    for prefix in ("-f", "-m"):
-        if option.startswith(prefix + "no-"):
-            return prefix + option[len(prefix) + 3:], False
-        if option.startswith(prefix):
-            return option, True
-    return option, True
+class FlagSet:
+    """The flags of nodes whose ops and types asked for the same: defines, options, removed flags,
+    headers, directories and libraries."""
 
-
-class NodeFlags:
-    """One C node's flags, read once: its defines, options, removed flags, directories and libraries."""
-
-    def __init__(self, node, base_args, owner_flags):
-        self.node = node
-        parts = {name: [] for name, _ in FLAG_METHODS}
-        owners = [node.op, getattr(node.op, "params_type", None), *(v.type for v in (*node.inputs, *node.outputs))]
-        for owner in owners:
-            if owner is not None:
-                for name, values in owner_flags(owner).items():
-                    parts[name].extend(values)
+    def __init__(self, parts, base_args):
         self.defines, options, dirs = {}, set(), []
         for arg in _joined(parts["compile_args"]):
             if arg.startswith("-D"):
@@ -97,22 +78,28 @@ class NodeFlags:
         self.all_args = frozenset(_joined(parts["compile_args"]))
         self.options = frozenset(o for o in options if o not in _NEUTRAL and o not in base_args
                                  and not o.startswith(_NEUTRAL_PREFIXES))
-        self.openmp = {o for o in options if o in ("-fopenmp", "-fno-openmp")}
+        self.openmp = frozenset(o for o in options if o in ("-fopenmp", "-fno-openmp"))
         self.removed = frozenset(_joined(parts["no_compile_args"]))
-        self.headers = tuple(h.strip().strip('<>"') for h in parts["headers"])
+        self.headers = tuple(dict.fromkeys(h.strip().strip('<>"') for h in parts["headers"]))
         self.header_dirs = tuple(dict.fromkeys([*dirs, *map(str, parts["header_dirs"])]))
-        self.libraries = tuple(map(str, parts["libraries"]))
+        self.libraries = tuple(dict.fromkeys(map(str, parts["libraries"])))
         self.lib_dirs = tuple(dict.fromkeys(map(str, parts["lib_dirs"])))
+        self.key = (tuple(sorted(self.defines.items(), key=lambda kv: (kv[0], str(kv[1])))), self.options,
+                    self.openmp, self.removed, self.all_args, self.headers, self.header_dirs,
+                    self.libraries, self.lib_dirs)
+        self.foreign = frozenset(name for name in self.defines if not name.startswith(_OWN_MACRO))
 
-    def signature(self):
-        """What two nodes must share to never clash; equal signatures never clash."""
-        defines = ((k, v) for k, v in self.defines.items() if not k.startswith(_OWN_MACRO))
-        return (tuple(sorted(defines, key=lambda kv: (kv[0], str(kv[1])))), self.options,
-                tuple(sorted(self.openmp)), self.removed, self.header_dirs, self.lib_dirs)
 
-    def own_macros(self):
-        """opkit's own macros this node defines (left out of its signature: see ModuleFlags)."""
-        return {(k, v) for k, v in self.defines.items() if k.startswith(_OWN_MACRO)}
+class NodeFlags:
+    """One C node's flags (a FlagSet, shared by nodes that asked for the same) and what its C text names."""
+
+    def __init__(self, node, flag_set):
+        self.node = node
+        self.set = flag_set
+        self.named = frozenset()  # the macros other nodes define that this node's text names (ModuleFlags sets it)
+
+    def __getattr__(self, name):  # defines, options, headers, key...: the flag set's
+        return getattr(self.__dict__["set"], name)
 
     @functools.cached_property
     def identifiers(self):
@@ -133,22 +120,22 @@ class NodeFlags:
             return None
         return frozenset(_IDENTIFIER.findall("\n".join(map(str, texts))))
 
-    def names(self, macro) -> bool:
-        return self.identifiers is None or macro in self.identifiers
+    def names_of(self, macros):
+        """The macros of `macros` this node leaves undefined and its C text names."""
+        macros = set(macros) - set(self.defines)
+        if not macros:
+            return frozenset()
+        identifiers = self.identifiers
+        return frozenset(macros if identifiers is None else macros & identifiers)
 
 
-def clash(a: NodeFlags, b: NodeFlags) -> str | None:
-    """Return why nodes `a` and `b` cannot share one module's flags, or None if they can."""
-    if a.signature() == b.signature() and not _differ(a.own_macros(), b.own_macros()):
+def class_clash(a: NodeFlags, b: NodeFlags) -> str | None:
+    """Return why nodes of the flags of `a` and of `b` cannot share a module, whatever their texts."""
+    if a.key == b.key:
         return None
-    for name in a.defines.keys() | b.defines.keys():
-        if name in a.defines and name in b.defines:
-            if a.defines[name] != b.defines[name]:
-                return f"macro {name} is {_shown(a.defines[name])} for one and {_shown(b.defines[name])} for the other"
-        elif not name.startswith(_OWN_MACRO):
-            one, other = (a, b) if name in a.defines else (b, a)
-            if other.names(name):
-                return f"macro {name} is defined for one node and read, undefined, by the other"
+    for name in a.defines.keys() & b.defines.keys():
+        if a.defines[name] != b.defines[name]:
+            return f"macro {name} is {_shown(a.defines[name])} for one and {_shown(b.defines[name])} for the other"
     if a.options != b.options:
         return f"compile options differ: {sorted(a.options ^ b.options)}"
     if len(a.openmp | b.openmp) > 1:
@@ -160,10 +147,16 @@ def clash(a: NodeFlags, b: NodeFlags) -> str | None:
         _found_apart(a.libraries, a.lib_dirs, b.libraries, b.lib_dirs, _library_file, "library")
 
 
-def _differ(own_a, own_b):
-    """True if two sets of (macro, value) give one macro two values."""
-    values = dict(own_a)
-    return any(name in values and values[name] != value for name, value in own_b)
+def clash(a: NodeFlags, b: NodeFlags) -> str | None:
+    """Return why nodes `a` and `b` cannot share one module's flags, or None if they can."""
+    reason = class_clash(a, b)
+    if reason is not None:
+        return reason
+    for one, other in ((a, b), (b, a)):
+        read = other.names_of(one.foreign)
+        if read:
+            return f"macro {sorted(read)[0]} is defined for one node and read, undefined, by the other"
+    return None
 
 
 def _shown(value):
@@ -197,46 +190,97 @@ def _library_file(name, dirs):
     return None
 
 
-def _hashable(owner):
-    try:
-        hash(owner)
-    except TypeError:
-        return False
+def _plain(owner):
+    """False for an op or type with methods assigned on the instance (equal ones may carry other methods)."""
     return not any(callable(v) for v in getattr(owner, "__dict__", {}).values())
 
 
 class ModuleFlags:
-    """The flags of a graph's C nodes; `joins` says whether a node may join a region of others."""
+    """The flags of a graph's C nodes; `run()` gives the state of a region being cut, which admits nodes."""
 
     def __init__(self, nodes):
-        base, types = _base_args(), {}  # (the ids are of owners `nodes` keep alive)
+        base, memo, sets = _base_args(), {}, {}  # (the ids are of owners `nodes` keep alive)
 
         def asked(owner):
-            """An op's flags, or a type's (asked once per equal type: a graph has few)."""
-            key = ("eq", owner) if isinstance(owner, Type) and _hashable(owner) else ("id", id(owner))
-            if key not in types:
-                types[key] = asked_flags(owner)
-            return types[key]
+            """An op's or a type's flags, asked once per equal op or type (as node_code.Sharing assumes)."""
+            key = ("id", id(owner))
+            if _plain(owner):
+                try:
+                    key = ("eq", type(owner), owner)
+                    return memo[key]
+                except TypeError:  # unhashable
+                    key = ("id", id(owner))
+                except KeyError:
+                    pass
+            if key not in memo:
+                memo[key] = asked_flags(owner)
+            return memo[key]
+
+        def flag_set(node):
+            owners = (node.op, getattr(node.op, "params_type", None), *(v.type for v in (*node.inputs, *node.outputs)))
+            answers = [asked(owner) for owner in owners if owner is not None]
+            key = tuple(map(id, answers))  # (the answers live in `memo`)
+            if key not in sets:
+                sets[key] = FlagSet({name: [x for answer in answers for x in answer[name]] for name, _ in FLAG_METHODS},
+                                    base)
+            return sets[key]
 
         self.asked = asked  # what the regions' modules collect again (Collector): asked once
-        self._flags = {id(node): NodeFlags(node, base, asked) for node in nodes}
-        signatures = {flags.signature() for flags in self._flags.values()}
-        own = set().union(*(flags.own_macros() for flags in self._flags.values()))
-        # False: no two nodes can clash (the common case, and a GPU graph's host and device nodes: no check)
-        self.possible = len(signatures) > 1 or len({name for name, _ in own}) < len(own)
+        self._flags = {id(node): NodeFlags(node, flag_set(node)) for node in nodes}
+        self._classes = {flag_set.key: flag_set for flag_set in sets.values()}
+        defined = set().union(*(flag_set.foreign for flag_set in sets.values()))
+        if defined:
+            for flags in self._flags.values():
+                flags.named = flags.names_of(defined)
+        self._clashes = {}
+        classes = list(self._classes.values())
+        # False: no two nodes can clash (the common case: regions are cut as before, with no check)
+        self.possible = any(flags.named for flags in self._flags.values()) or any(
+            self._class_clash(a, b) for k, a in enumerate(classes) for b in classes[k + 1:])
 
-    def joins(self, members, node) -> bool:
-        """True if `node` may be compiled in one module with `members` (C nodes of this graph)."""
-        if not self.possible:
+    def _class_clash(self, a, b):
+        pair = (a.key, b.key)
+        if pair not in self._clashes:
+            self._clashes[pair] = self._clashes[(b.key, a.key)] = class_clash(a, b)
+        return self._clashes[pair]
+
+    def run(self):
+        return Run(self)
+
+    def flags(self, node) -> NodeFlags:
+        return self._flags[id(node)]
+
+
+class Run:
+    """The C nodes of a region being cut: `admits(node)` if it may share their module; `add(node)`."""
+
+    def __init__(self, module: ModuleFlags):
+        self._module = module
+        self.nodes = []
+        self._classes = {}
+        self._defined = set()  # the foreign macros its nodes define
+        self._named = set()  # the macros its nodes name while leaving them undefined
+
+    @property
+    def checks(self) -> bool:
+        """False when no two nodes of the graph can clash: every node is admitted."""
+        return self._module.possible
+
+    def admits(self, node) -> bool:
+        module = self._module
+        if not module.possible or not self.nodes:
             return True
-        mine = self._flags[id(node)]
-        return all(clash(self._flags[id(member)], mine) is None for member in members)
+        flags = module.flags(node)
+        if flags.foreign & self._named or flags.named & self._defined:
+            return False
+        return all(module._class_clash(flags, other) is None for other in self._classes.values())
 
-    def why(self, members, node):
-        """The first clash of `node` with `members` (for messages), or None."""
-        mine = self._flags[id(node)]
-        for member in members:
-            reason = clash(self._flags[id(member)], mine)
-            if reason is not None:
-                return f"{member} and {node}: {reason}"
-        return None
+    def add(self, node):
+        flags = self._module.flags(node)
+        self.nodes.append(node)
+        self._classes.setdefault(flags.key, flags)
+        self._defined |= flags.foreign
+        self._named |= flags.named
+
+    def clear(self):
+        self.__init__(self._module)
