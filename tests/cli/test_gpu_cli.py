@@ -5,6 +5,7 @@ import sys
 import tomllib
 
 import pytest
+from helpers.requires import has_cupy, has_nvrtc, needs_cupy, needs_nvrtc, variants
 
 from conftest import ROOT
 from opkit.cli import main
@@ -48,18 +49,29 @@ def test_import_opkit_imports_no_cupy():
     assert result.stdout.strip() == "[]"
 
 
+NVRTC_OR_NOT = variants("NVRTC", has_nvrtc(), needs_nvrtc)  # see helpers.requires.variants
+
+
 # ---- opkit doctor ----
 
 
-def test_doctor_reports_cupy_nvrtc_driver_and_gpus_as_this_machine_has_them(capsys):
+def _doctor_lines(capsys):
     status, out, _ = run(capsys, "doctor")
-    lines = {line[6:].split("  ")[0].strip(): line for line in out.splitlines() if line[:4] in ("ok  ", "FAIL")}
     assert status == 0, out
+    return {line[6:].split("  ")[0].strip(): line for line in out.splitlines() if line[:4] in ("ok  ", "FAIL")}
+
+
+@pytest.mark.skipif(has_cupy(), reason="CuPy is installed here: the test of its report runs")
+def test_doctor_without_the_cuda_extra_says_how_to_get_it(capsys):
+    lines = _doctor_lines(capsys)
+    assert "not installed: GPU ops (device='cuda') need it: pip install 'opkit-sdk[cuda]'" in lines["CuPy"]
+    assert lines["GPU"].endswith("not checked: CuPy is not installed")
+
+
+@needs_cupy
+def test_doctor_reports_cupy_nvrtc_driver_and_gpus_as_this_machine_has_them(capsys):
+    lines = _doctor_lines(capsys)
     found = _cupy_device_count()
-    if found is None:
-        assert "not installed: GPU ops (device='cuda') need it: pip install 'opkit-sdk[cuda]'" in lines["CuPy"]
-        assert lines["GPU"].endswith("not checked: CuPy is not installed")
-        return
     import cupy
 
     assert lines["CuPy"].split()[2] == cupy.__version__ and "(CUDA runtime 12." in lines["CuPy"]
@@ -95,8 +107,8 @@ def _no_nvrtc():
     raise OSError("no libnvrtc.so.12 (the wheel nvidia-cuda-nvrtc-cu12) on this machine")
 
 
+@needs_cupy
 def test_cupy_without_nvrtc_is_a_problem_with_its_fix(monkeypatch, capsys):
-    pytest.importorskip("cupy")
     monkeypatch.setattr(doctor, "nvrtc_version_and_path", _no_nvrtc)
     status, out, _ = run(capsys, "doctor")
     assert status == 1
@@ -123,8 +135,8 @@ def test_a_cupy_that_does_not_import_is_a_problem(monkeypatch):
                                    "shared object file; fix: pip install --force-reinstall 'opkit-sdk[cuda]'")
 
 
+@needs_nvrtc
 def test_the_nvrtc_version_comes_from_the_library():
-    pytest.importorskip("nvidia.cuda_nvrtc")
     (major, minor), where = doctor.nvrtc_version_and_path()
     assert major >= 12 and minor >= 0 and where.endswith("libnvrtc.so.12")
 
@@ -204,26 +216,37 @@ def test_doctor_reads_nvrtc_as_opkit_compiles_with_it(monkeypatch, tmp_path):
     assert (name, ok) == ("NVRTC", False)
     assert detail.startswith("not found (NVRTC, the CUDA runtime compiler, is not installed: CUDA kernels cannot be "
                              "compiled): CuPy is installed but kernels cannot compile; fix: pip install ")
-    monkeypatch.delenv(nvrtc.ENVIRONMENT)
-    if find_nvrtc():
-        assert doctor.nvrtc_check(cupy_installed=True) == (
-            "NVRTC", True, f"{'.'.join(map(str, nvrtc.nvrtc_version()))} ({nvrtc.find_library()})")
 
 
-def find_nvrtc() -> bool:
+@needs_nvrtc
+def test_doctor_names_the_nvrtc_opkit_compiles_with(monkeypatch):
     from opkit.cop.build import nvrtc
-    from opkit.errors import CompileError
 
-    try:
-        nvrtc.find_library()
-    except CompileError:
-        return False
-    return True
+    monkeypatch.delenv(nvrtc.ENVIRONMENT, raising=False)
+    assert doctor.nvrtc_check(cupy_installed=True) == (
+        "NVRTC", True, f"{'.'.join(map(str, nvrtc.nvrtc_version()))} ({nvrtc.find_library()})")
 
 
-def test_a_new_cuda_package_installs_and_passes_its_own_tests(plugin_venv, tmp_path):
+def _check_scaffold_outcome(stdout: str, total: int, on_device: int, dist: str, nvrtc: bool):
+    """A scaffold's pytest -rs output: `total` tests, of which the `on_device` ones skip only where CuPy finds no
+    device and the NVRTC one only where NVRTC is absent, each naming why (the scaffold's own words)."""
+    gpu = isinstance(_cupy_device_count(), int) and _cupy_device_count() > 0
+    reasons = [] if gpu else ["CuPy finds no CUDA device"] * on_device
+    reasons += [] if nvrtc else [f"needs NVRTC: pip install '{dist}[cuda]'"]
+    summary = f"{total - len(reasons)} passed" + (f", {len(reasons)} skipped" if reasons else "")
+    assert re.search(rf"^{summary} in ", stdout, re.M), stdout
+    skips = [line for line in stdout.splitlines() if line.startswith("SKIPPED")]
+    counted = []
+    for line in skips:  # SKIPPED [N] file:line: reason
+        count, reason = re.match(r"SKIPPED \[(\d+)\] [^:]+:\d+: (.*)$", line).groups()
+        counted += [reason] * int(count)
+    assert sorted(counted) == sorted(reasons), stdout
+
+
+@pytest.mark.parametrize("nvrtc", NVRTC_OR_NOT)
+def test_a_new_cuda_package_installs_and_passes_its_own_tests(plugin_venv, tmp_path, nvrtc):
     """`opkit new NAME --cuda`, pip install, pytest: the CPU op's tests and the kernel's, through the interpreter
-    (and on the GPU where CuPy finds one: skipped only where it finds none)."""
+    (and on the GPU where CuPy finds one: skipped only where it finds none; NVRTC's test where NVRTC is)."""
     plugin_venv.run("-m", "opkit.cli", "new", "cuda_ops", "--cuda", cwd=tmp_path)
     assert plugin_venv.run("-m", "opkit.cli", "check", "cuda_ops/src/cuda_ops/cuda_ops_gpu.cu", cwd=tmp_path,
                            check=False).returncode == 0
@@ -231,12 +254,7 @@ def test_a_new_cuda_package_installs_and_passes_its_own_tests(plugin_venv, tmp_p
     result = plugin_venv.run("-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", "cuda_ops", cwd=tmp_path,
                              env={"OPKIT_DISABLE_PLUGINS": "opkit-test-broken"}, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
-    if isinstance(_cupy_device_count(), int) and _cupy_device_count() > 0:
-        assert "34 passed" in result.stdout and "skipped" not in result.stdout
-    else:
-        assert "22 passed, 12 skipped" in result.stdout
-        skips = [line for line in result.stdout.splitlines() if line.startswith("SKIPPED")]
-        assert skips and all(line.endswith(": CuPy finds no CUDA device") for line in skips)
+    _check_scaffold_outcome(result.stdout, total=34, on_device=12, dist="cuda-ops", nvrtc=nvrtc)
     listed = plugin_venv.run("-m", "opkit.cli", "list", cwd=tmp_path).stdout
     names = {line.split()[0] for line in listed.splitlines() if line.startswith("cuda_ops")}
     assert names == {"cuda_ops", "cuda_ops_gpu"}
@@ -313,6 +331,7 @@ print("ran on the GPU without NVRTC")
 """
 
 
+@needs_nvrtc
 def test_build_arch_ships_cubins_and_ptx_that_load_without_nvrtc_or_a_compiler(plugin_venv, tmp_path):
     import json
 
@@ -386,7 +405,8 @@ def test_check_of_a_directory_lints_its_cuda_files_too(tmp_path, capsys):
     assert "2 file(s) checked" in err
 
 
-def test_new_cuda_with_params_passes_its_own_tests(tmp_path, capsys):
+@pytest.mark.parametrize("nvrtc", NVRTC_OR_NOT)
+def test_new_cuda_with_params_passes_its_own_tests(tmp_path, capsys, nvrtc):
     """`opkit new NAME --cuda --params`: the kernel takes PARAMS->scale from the host code; the package's GPU
     tests (registration aside: that needs a pip install) pass through the interpreter. (Its CPU tests are
     tests/cli/test_scaffold.py's --params case.)"""
@@ -401,10 +421,7 @@ def test_new_cuda_with_params_passes_its_own_tests(tmp_path, capsys):
                             env=env, capture_output=True,
                             text=True)
     assert result.returncode == 0, result.stdout + result.stderr
-    if isinstance(_cupy_device_count(), int) and _cupy_device_count() > 0:
-        assert "29 passed" in result.stdout and "skipped" not in result.stdout
-    else:
-        assert "15 passed, 14 skipped" in result.stdout
+    _check_scaffold_outcome(result.stdout, total=29, on_device=14, dist="par-gpu-ops", nvrtc=nvrtc)
 
 
 def test_a_cuda_scaffold_name_must_leave_room_for_its_longest_file(tmp_path):
