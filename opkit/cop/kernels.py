@@ -217,8 +217,15 @@ def compile_kernels(node, arch: str = "sm_90", options=(), name: str = DEFAULT_N
     """Return the cubin of the node's `#section kernels` compiled by NVRTC for `arch` (no GPU needed).
 
     For a `compute_XX` arch, the PTX's bytes. Cached by identity (kernel_module_key) across processes.
+    Without NVRTC (no `cuda` extra) the error says what is missing and how to install it, the whole story:
+    its traceback stops here, at the caller's line, not in the toolchain's frames below.
     """
-    module = kernel_module(node, arch, options, name)
+    from opkit.cop.build.nvrtc import NvrtcNotFoundError
+
+    try:
+        module = kernel_module(node, arch, options, name)
+    except NvrtcNotFoundError as exc:
+        raise exc.with_traceback(None) from None
     return module.cubin or module.ptx.encode("utf-8")
 
 
