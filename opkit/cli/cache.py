@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+
 from opkit.cli import whole_number
 from opkit.cli.cache_ops import human_size
 
@@ -9,13 +11,11 @@ from opkit.cli.cache_ops import human_size
 def add_commands(commands):
     """Add cache (with info, prune and clear) to the `opkit` subcommands."""
     cache = commands.add_parser("cache", help="show, prune or clear the compiled-module cache (default: info)")
-    cache.set_defaults(run=run_info, json=False, by_op=False)  # `opkit cache` alone is `opkit cache info`
+    cache.set_defaults(run=run_info)  # `opkit cache` alone is `opkit cache info`, and takes info's options
+    _info_options(cache, argparse.SUPPRESS)
     actions = cache.add_subparsers(dest="action", metavar="ACTION")
     info = actions.add_parser("info", help="where the cache is, how many modules, how big")
-    info.add_argument("--json", action="store_true", help="print JSON")
-    info.add_argument("--by-op", action="store_true",
-                      help="one row per C file (an op's #section file) the cached modules were generated from: "
-                           "its op, how many modules, how big")
+    _info_options(info, argparse.SUPPRESS)  # given before `info` (`opkit cache --json info`) they still count
     info.set_defaults(run=run_info)
     prune = actions.add_parser("prune", help="remove leftovers (failed or killed builds, trash, stale files)"
                                                      " and evict least recently used modules")
@@ -26,8 +26,27 @@ def add_commands(commands):
                        ).set_defaults(run=run_clear)
 
 
+def _info_options(parser, default):
+    parser.add_argument("--json", action="store_true", default=default, help="print JSON")
+    parser.add_argument("--by-op", action="store_true", default=default,
+                        help="one row per C file (an op's #section file) the cached modules were generated from: "
+                             "its op, how many modules, how big")
+
+
+def _refuse_info_options(args):
+    """prune and clear print what they removed; --json and --by-op given before them are info's, not theirs."""
+    from opkit.cli import BadArguments
+
+    given = [option for option, dest in (("--json", "json"), ("--by-op", "by_op")) if getattr(args, dest, False)]
+    if given:
+        what = f"{given[0]} is an option" if len(given) == 1 else f"{' and '.join(given)} are options"
+        raise BadArguments(f"{what} of `opkit cache` (info), not of `opkit cache {args.action}`")
+
+
 def run_info(args):
     from opkit.cop.store.cache import default_cache
+
+    args.json, args.by_op = getattr(args, "json", False), getattr(args, "by_op", False)
 
     cache = default_cache()
     info = cache.upkeep.info()
@@ -88,8 +107,10 @@ def _remove(action, verb):
 
 
 def run_prune(args):
+    _refuse_info_options(args)
     return _remove(lambda cache: cache.upkeep.prune(args.max_bytes), "evicted")
 
 
 def run_clear(args):
+    _refuse_info_options(args)
     return _remove(lambda cache: cache.upkeep.clear(), "removed")

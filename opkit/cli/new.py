@@ -163,14 +163,21 @@ def run_new(args):
 
 
 def next_steps(names: dict, target: str, cuda: bool = False) -> str:
-    """Return what `opkit new` prints after the files: the commands that install, test and show the op."""
+    """Return what `opkit new` prints after the files: the commands that install, test and show the op.
+
+    The README's "Write your own op" shows these lines as they are (tests/docs/test_readme.py compares them).
+    """
     import shlex
 
-    install = f"pip install -e {shlex.quote(target + '[test]')}"
-    return (f"\nnext, install the package; then the op {names['class_name']} is opkit.ops.{names['op_name']}:\n"
-            f"  {install}    # -e: your edits to the op and its .c file apply at once; [test]: pytest\n"
-            f"  python -m pytest {shlex.quote(target)}\n"
-            f"  opkit show {names['op_name']} --dtypes float64,float64"
-            + (f"\nits GPU version {names['class_name']}Gpu runs in the tests on the CPU (device='cuda-interpret'); "
-               f"on a machine with an NVIDIA GPU, pip install 'opkit-sdk[cuda]' and its tests run there too"
-               if cuda else ""))
+    op = names["op_name"]
+    steps = [(f"pip install -e {shlex.quote(target + '[test]')}",
+              "-e: your edits apply at once; [test]: pytest"),
+             (f"python -m pytest {shlex.quote(target)}", "C vs numpy and perform, shapes, gradient, bridges"),
+             (f"opkit show {op} --dtypes float64,float64", "the C that opkit generates for one node")]
+    column = max(len(command) for command, _ in steps) + 3
+    lines = [f"  {command.ljust(column)}# {comment}" for command, comment in steps]
+    text = f"\nnext, install the package; then the op {names['class_name']} is opkit.ops.{op}:\n" + "\n".join(lines)
+    if cuda:
+        text += (f"\nits GPU version {names['class_name']}Gpu runs in the tests on the CPU (device='cuda-interpret'); "
+                 f"on a machine with an NVIDIA GPU, pip install 'opkit-sdk[cuda]' and its tests run there too")
+    return text

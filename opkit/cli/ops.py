@@ -21,7 +21,9 @@ def add_commands(commands):
     for name, run, text in (("show", run_show, "print the generated C of one node of OP"),
                             ("build", run_build, "compile one node of OP into the cache (--into: and into a package)")):
         parser = commands.add_parser(name, help=text)
-        parser.add_argument("op", metavar="OP", help="op name, or DIST:NAME")
+        parser.add_argument("op", metavar="OP", help="op name, DIST:NAME, or a #section C file (the installed op "
+                                                     "that uses it; else the file alone: tensor inputs as --dtypes "
+                                                     "and --ndims say, one output of their common dtype)")
         parser.add_argument("--dtypes", required=True,
                             help="input dtypes, e.g. float64,float64; a registered type name "
                                  "(dvector, double, ...) is used as that type")
@@ -199,8 +201,9 @@ def _arity(make_node) -> int | None:
 def make_node(op_name: str, dtypes: str, ndims: str | None):
     """Return OP's Apply node on fresh inputs of `dtypes` (and `ndims`), or say how to fix the call."""
     from opkit.cli import BadArguments
+    from opkit.cli.file_op import names_a_file, op_for_file
 
-    op = _installed_op(op_name)
+    op = op_for_file(op_name) if names_a_file(op_name) else _installed_op(op_name)
     tokens = [t.strip() for t in dtypes.split(",") if t.strip()]
     if not tokens:
         raise BadArguments(f"--dtypes {dtypes!r} names no dtype; give one per input, e.g. --dtypes float64,float64")
@@ -269,8 +272,18 @@ def run_show(args):
 
     with for_gpu_node(make_node(args.op, args.dtypes, args.ndims), args.arch):
         _, generated = _region_and_source(args)
-    print(generated.with_name(f"opkit_{args.op.replace(':', '_').replace('-', '_')}"), end="")
+    print(generated.with_name(f"opkit_{_module_suffix(args.op)}"), end="")
     return 0
+
+
+def _module_suffix(op: str) -> str:
+    """Return the part of the shown module's name that OP gives: an op's name, or a file's stem."""
+    import re
+
+    from opkit.cli.file_op import names_a_file
+
+    name = os.path.splitext(os.path.basename(op))[0] if names_a_file(op) else op
+    return re.sub(r"\W", "_", name)
 
 
 def run_build(args):
@@ -287,7 +300,15 @@ def build_host(args):
     """Build the node's host module (and with --into, ship it): `opkit build` without --arch, or for one arch."""
     if args.into is None:
         return _build_node(args)
-    _check_into(args, make_node(args.op, args.dtypes, args.ndims))  # before spending a compile on it
+    node = make_node(args.op, args.dtypes, args.ndims)
+    from opkit.cli.file_op import SectionFileOp
+
+    if isinstance(node.op, SectionFileOp):
+        from opkit.cli import BadArguments
+
+        raise BadArguments(f"--into ships the module of an installed op, and no installed op uses {args.op}: "
+                           "install its package, then name the op")
+    _check_into(args, node)  # before spending a compile on it
     from opkit.cli import CommandFailed
     from opkit.config import config
     from opkit.cop.store.shipped import ship_march, ship_refusal

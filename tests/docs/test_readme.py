@@ -46,10 +46,13 @@ def _venv_with_commands(tmp_path) -> PluginVenv:
 
 
 def test_write_your_own_op_runs_literally(tmp_path):
+    """Issue 45.3: the four lines run as written, and the last three are what `opkit new` prints, one text."""
     lines = sh_block_after("## Write your own op")
     commands = [(line.split("#")[0].strip(), line.partition("#")[2].strip()) for line in lines]
     assert [command for command, _ in commands] == ["opkit new scaled_ops", "pip install -e './scaled_ops[test]'",
-                                                    "python -m pytest scaled_ops", "opkit list"]
+                                                    "python -m pytest ./scaled_ops",
+                                                    "opkit show scaled_ops --dtypes float64,float64"]
+    commands.append(("opkit list", ""))  # the op's row, as the text after the block gives it
     venv = _venv_with_commands(tmp_path)
     work = tmp_path / "work"
     work.mkdir()
@@ -65,11 +68,13 @@ def test_write_your_own_op_runs_literally(tmp_path):
                                 timeout=600)
         assert result.returncode == 0, f"{command}\n{result.stdout}\n{result.stderr}"
         outputs.append(result.stdout)
-    assert "9 passed" in outputs[2] and "skipped" not in outputs[2]
-    printed = [line.split("  # ")[0].strip() for line in outputs[0].split("\nnext")[1].splitlines()[1:]]
-    assert printed[0] == "pip install -e './scaled_ops[test]'"  # what `opkit new` prints is what the README says
-    [row] = [line.split() for line in outputs[3].splitlines() if line.startswith("scaled_ops ")]
-    promised = commands[3][1].split()
+    assert "9 passed" in outputs[2] and "skipped" not in outputs[2] and "The package has 9 tests" in README
+    printed = outputs[0].split("\nnext")[1].splitlines()[1:]
+    assert [line.removeprefix("  ") for line in printed] == lines[1:]  # what `opkit new` prints, as the README has it
+    assert f'"{work / "scaled_ops" / "src" / "scaled_ops" / "scaled_ops.c"}"' in outputs[3]  # #line to the .c file
+    [row] = [line.split() for line in outputs[4].splitlines() if line.startswith("scaled_ops ")]
+    promised = re.search(r"`opkit list` then shows the op and its C file:\n`(scaled_ops [^`]+)`", README).group(1)
+    promised = promised.split()
     assert row[:3] == promised[:3]
     assert row[3] == str(work / "scaled_ops" / "src" / "scaled_ops" / "scaled_ops.c")
     assert row[3].endswith(promised[3].removeprefix("..."))
@@ -115,3 +120,70 @@ def test_the_python_examples_run_and_print_what_they_say(heading, prints, tmp_pa
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=600)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == prints
+    # issue 45.3: no warning caused by the example's own op (PyTensor's "runs Scale in object mode ... no infer_shape")
+    assert "object mode" not in done.stderr and "infer_shape" not in done.stderr, done.stderr
+    if not heading.startswith("### From"):  # torch and JAX may speak of their own platform on stderr
+        assert done.stderr == "", done.stderr
+
+
+def test_the_usage_block_runs_as_pasted(tmp_path):
+    """Issue 45.3: pasted whole, the Usage block runs to its end; the wrong call is caught and its error printed."""
+    block = python_block_after("\n## Usage\n")
+    assert "    f(np.ones(3), [1.0])" in block and "except TypeError as exc:" in block
+    script = tmp_path / "usage.py"
+    script.write_text(block)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    printed = done.stdout.splitlines()
+    assert printed[0] == "[ 14.7781122   40.17107385 109.19630007]"
+    promised = re.search(r"print\(exc\) +# (.*) \.\.\.$", block, re.M).group(1)
+    assert printed[1].startswith(promised) and "(wrong number of dimensions)" in printed[1]
+    assert printed[2] == "[array([5.43656366, 5.43656366, 5.43656366]), array([2, 3])]"
+    assert printed[3].startswith("[FusedSum{mul,add,exp; axis=(0,), keepdims=False}(x, y, 1.0)]")
+
+
+def _installed_size(distribution: str, extras=()) -> tuple[int, set]:
+    """Return the bytes of the files of `distribution[extras]` and of everything it requires here, and their names."""
+    import importlib.metadata as metadata
+
+    from packaging.requirements import Requirement
+
+    seen, size, todo = set(), 0, [(distribution, tuple(extras))]
+    while todo:
+        name, wanted = todo.pop()
+        key = re.sub(r"[-_.]+", "-", name).lower()
+        try:
+            dist = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            continue
+        if key not in seen:
+            seen.add(key)
+            size += sum(os.path.getsize(f.locate()) for f in dist.files or () if os.path.isfile(f.locate()))
+        elif not wanted:
+            continue
+        for text in dist.requires or ():
+            requirement = Requirement(text)
+            if requirement.marker is None or any(requirement.marker.evaluate({"extra": extra})
+                                                 for extra in wanted or ("",)):
+                todo.append((requirement.name, tuple(requirement.extras)))
+    return size, seen
+
+
+def test_the_readme_says_what_the_test_extra_holds_and_how_big_it_is():
+    """Issue 45.3: the README does not call the test extra light; it names what the extra holds, and its size is
+    what `pip install -e '.[test]'` puts in a venv (the extra's requirements and theirs, measured here)."""
+    import tomllib
+
+    text = README[README.index("The test extra holds"):]
+    text = " ".join(text[:text.index("\n\n")].split())
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
+    for requirement in extra:
+        name = re.match(r"[A-Za-z0-9_.-]+", requirement).group(0)
+        assert name.lower() in text.lower(), f"the README does not say the test extra holds {name}"
+    assert "light" not in text and "no PyTorch, JAX or CUDA" in text
+    said = int(re.search(r"about (\d+) MB in the venv", text).group(1))
+    size, names = _installed_size("opkit-sdk", ("test",))
+    if not {"pytensor", "scipy", "mypy"} <= names:
+        pytest.skip("the test extra is not installed whole here (PyTensor needs Python >= 3.11)")
+    assert {"numba", "llvmlite"} <= names and "numba and llvmlite" in text
+    assert abs(size / 2**20 - said) <= 0.2 * said, f"the test extra's closure is {size / 2**20:.0f} MiB here"

@@ -5,9 +5,8 @@ import os
 import re
 import subprocess
 import sys
-from importlib.util import find_spec
-
 import pytest
+from helpers.requires import needs_nvrtc
 
 from conftest import ROOT
 
@@ -16,8 +15,6 @@ SECTION = README[README.index("\n## GPU ops\n"):]
 SECTION = SECTION[:SECTION.index("\n## ", 1)]
 DEVICE_LINE = 'device = "cuda" if opkit.gpu.has_device() else "cuda-interpret"  # the CPU interpreter without a GPU'
 PRINTS = "[4. 0. 9.]\nb'\\x7fELF'"
-needs_nvrtc = pytest.mark.skipif(find_spec("nvidia") is None or find_spec("nvidia.cuda_nvrtc") is None,
-                                 reason="needs NVRTC: pip install 'opkit-sdk[cuda]'")
 
 
 def blocks(language: str) -> list[str]:
@@ -84,3 +81,23 @@ def test_a_kernel_error_is_at_the_readme_files_line(tmp_path):
     assert done.returncode == 0, done.stderr
     assert f"squared_diff.cu:{line}:" in done.stdout and "undeclared" in done.stdout
     assert "SquaredDiff" in done.stdout
+
+
+def test_without_the_cuda_extra_the_example_stops_at_its_own_line_with_the_fix(tmp_path):
+    """Issue 45.3: where NVRTC is absent (here forced: OPKIT_NVRTC names no library), the example prints its
+    interpreter result, then the error's traceback is the user's line and opkit's public function, not a dozen
+    frames of the toolchain, before the message that names the fix."""
+    [python] = blocks("python")
+    [cu] = blocks("c")
+    (tmp_path / "squared_diff.cu").write_text(cu)
+    script = tmp_path / "example.py"
+    script.write_text(python.replace(DEVICE_LINE, 'device = "cuda-interpret"'))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=600,
+                          env=dict(os.environ, OPKIT_FLAGS="", OPKIT_NVRTC=str(tmp_path / "no" / "libnvrtc.so.12")))
+    assert done.returncode == 1 and done.stdout.strip() == PRINTS.splitlines()[0]
+    trace = done.stderr[done.stderr.index("Traceback (most recent call last):"):]
+    frames = re.findall(r'^  File "([^"]+)", line \d+, in (\S+)$', trace, re.M)
+    assert frames == [(str(script), "<module>"), (frames[1][0], "compile_kernels")], trace
+    assert frames[1][0].endswith(os.path.join("opkit", "cop", "kernels.py"))
+    assert "NvrtcNotFoundError: NVRTC, the CUDA runtime compiler, is not installed" in trace
+    assert "fix: set OPKIT_NVRTC to libnvrtc.so.12 (or .so.13) or the folder holding it, or unset it" in trace
