@@ -6,8 +6,11 @@ import functools
 import inspect
 
 
-class MethodNotDefined(Exception):
-    """An optional method (perform, c_code, ...) is not provided by this op or type."""
+class MethodNotDefined(NotImplementedError):
+    """An optional method (perform, c_code, ...) is not provided by this op or type.
+
+    A NotImplementedError, as PyTensor's ``COp.c_code`` raises for an op without C.
+    """
 
 
 def takes_compiler_positionally(method, given=0) -> bool:

@@ -1,16 +1,55 @@
 """pytensor.graph.basic: opkit's graph classes, and PyTensor's functions over graphs.
 
 ``Apply``, ``Variable``, ``Constant`` and ``NominalVariable`` are opkit's own. ``as_string``,
-``clone``, ``clone_get_equiv`` and ``equal_computations`` follow PyTensor's (BSD-3, see
-tests/ported/pytensor/LICENSE.txt) on opkit's graphs.
+``clone``, ``clone_get_equiv``, ``equal_computations`` and the interned ``FrozenApply`` follow
+PyTensor's (BSD-3, see tests/ported/pytensor/LICENSE.txt) on opkit's graphs.
 """
+
+import abc
+import weakref
 
 import numpy as np
 
 from opkit.compat.pytensor.graph.traversal import applys_between, orphans_between, toposort
-from opkit.core.graph import Apply, Constant, NominalVariable, Variable
+from opkit.core.graph import Apply, Constant, NominalVariable, Scratchpad, Variable
 
-AbstractApply = Apply  # PyTensor's base of Apply and FrozenApply; opkit has the mutable Apply only
+
+
+class AbstractApply(abc.ABC):
+    """PyTensor's base of the mutable ``Apply`` (opkit's, registered here) and the interned ``FrozenApply``."""
+
+
+AbstractApply.register(Apply)
+
+
+class FrozenApply(AbstractApply):
+    """An immutable node, one per (op, inputs, output types, `topo_idx`) in a process (PyTensor's).
+
+    Frozen graphs (``FrozenFunctionGraph``) are built of these on NominalVariable inputs, so two
+    graphs that compute the same thing are the same objects. Constant inputs are keyed by value
+    (``Constant.signature``), other inputs by identity. Inputs and outputs are tuples.
+    """
+
+    _cache: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+    def __new__(cls, op, inputs, output_types, topo_idx=-1):
+        key = (op, tuple(v.signature() if isinstance(v, Constant) else id(v) for v in inputs),
+               tuple(output_types), topo_idx)
+        node = cls._cache.get(key)
+        if node is None:
+            node = object.__new__(cls)
+            node.op, node.inputs, node.topo_idx, node.tag = op, tuple(inputs), topo_idx, Scratchpad()
+            node.outputs = tuple(t.variable_type(t, node, i) for i, t in enumerate(output_types))
+            cls._cache[key] = node
+        return node
+
+    def __reduce__(self):
+        return type(self), (self.op, self.inputs, tuple(o.type for o in self.outputs), self.topo_idx)
+
+    def __str__(self):
+        return f"{self.op}({', '.join(map(str, self.inputs))})"
+
+    __repr__ = __str__
 
 
 def default_node_formatter(op, argstrings):
@@ -150,5 +189,5 @@ def _same_node(x, y, common, different, strict_dtype):
     return True
 
 
-__all__ = ["AbstractApply", "Apply", "Constant", "NominalVariable", "Variable", "as_string", "clone",
+__all__ = ["AbstractApply", "Apply", "Constant", "FrozenApply", "NominalVariable", "Variable", "as_string", "clone",
            "clone_get_equiv", "default_node_formatter", "equal_computations"]

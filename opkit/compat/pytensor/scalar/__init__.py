@@ -1,10 +1,12 @@
-"""pytensor.scalar.basic's names for a port's multi-name import: opkit.scalar's, plus ``constant``, ``identity``.
+"""pytensor.scalar.basic's names for a port's multi-name import: opkit.scalar's, plus ``constant``, ``identity``,
+``ScalarConstant`` and ``ScalarVariable``.
 
 ``constant(x, name=None, dtype=None)`` is a 0-d tensor constant (opkit builds a scalar op's
 gradient on tensor variables); ``identity(x)`` returns `x` itself (PyTensor's makes a copy node,
 which only its ScalarLoop needs; opkit has no ScalarLoop).
 """
 
+from opkit.core.scalar_type import ScalarConstant, ScalarVariable
 from opkit.scalar import *  # noqa: F403
 from opkit.scalar import __all__ as _names
 from opkit.tensor import constant as _tensor_constant
@@ -20,4 +22,4 @@ def identity(x):
     return x
 
 
-__all__ = [*_names, "constant", "identity"]
+__all__ = [*_names, "ScalarConstant", "ScalarVariable", "constant", "identity"]

@@ -17,6 +17,10 @@ class _TensorOperators:
     upward edge, opkit.core.tensor.types.operators.find.
     """
 
+    # numpy arrays defer to these operators (``np.arange(3) * x`` is ``x.__rmul__``), as PyTensor's
+    # TensorVariable makes them, instead of applying the operator to each element into an object array.
+    __array_priority__ = 1000
+
     def __add__(self, other):
         return find("add")(self, other)
 
