@@ -1,11 +1,18 @@
 """NVRTC through ctypes: CUDA C++ to a cubin and its PTX, with no GPU, no CUDA toolkit and no cuda-bindings.
 
-The library comes from the pip wheels `opkit-sdk[cuda]` installs: nvidia-cuda-nvrtc-cu12
-(`nvidia/cuda_nvrtc/lib/libnvrtc.so.12`) or CUDA 13's (`nvidia/cu13/lib/libnvrtc.so.13`);
-`OPKIT_NVRTC` (a library file, or a folder holding one) overrides the search. One compile for
-`sm_XX` gives both the cubin and the PTX of `compute_XX` it was made from (kept as a fallback for
-a device the cubin does not fit). NVRTC reports errors as `file(line): error: ...`; a failed
-compile is a CompileError whose `errors` are `file:line: error: ...` lines, as a C++ compiler's.
+The library comes from NVIDIA's pip wheels: nvidia-cuda-nvrtc-cu12, which `opkit-sdk[cuda]` installs
+(`nvidia/cuda_nvrtc/lib/libnvrtc.so.12`), or CUDA 13's nvidia-cuda-nvrtc, which PyPI's torch pulls
+(`nvidia/cu13/lib/libnvrtc.so.13`), the newest where both are installed; `OPKIT_NVRTC` (a library file, or a
+folder holding one) overrides the search. One compile for `sm_XX` gives both the cubin and the PTX of
+`compute_XX` it was made from (kept as a fallback for a device the cubin does not fit). NVRTC reports errors as
+`file(line): error: ...`; a failed compile is a CompileError whose `errors` are `file:line: error: ...` lines, as
+a C++ compiler's.
+
+NVRTC opens its builtins library (`libnvrtc-builtins.so.MAJOR.MINOR`) by name at its first compile. CUDA 12's
+wheel finds it beside itself through its RUNPATH ($ORIGIN, the folder of the path loaded, not of a link's
+target); CUDA 13's has no RUNPATH, so the loader would search LD_LIBRARY_PATH and the system only. Loading the
+builtins from beside the library first serves that lookup (the loader answers a name with the object already
+loaded under it), for any layout.
 """
 
 from __future__ import annotations
@@ -94,25 +101,56 @@ def find_library() -> str:
 
 
 _loaded: dict = {}  # path -> ctypes.CDLL
+_builtins: dict = {}  # path -> the builtins library loaded from beside it (kept loaded), or None
 _load_lock = threading.Lock()
 
 
 def _library():
-    """Return the loaded NVRTC library (loaded once per path, typed)."""
-    import ctypes
-
+    """Return the loaded NVRTC library (loaded once per path, typed, its builtins loaded from beside it)."""
     path = find_library()
     with _load_lock:
         lib = _loaded.get(path)
         if lib is None:
-            try:
-                lib = ctypes.CDLL(path)
-            except OSError as exc:
-                raise NvrtcNotFoundError(f"NVRTC at {path} cannot be loaded: {exc}\nfix: {INSTALL_HINT} "
-                                         f"again, or set {ENVIRONMENT} to a working libnvrtc.so.12") from None
-            _declare(lib)
-            _loaded[path] = lib
+            lib = _loaded[path] = _load(path)
     return lib
+
+
+def _load(path: str):
+    """Load the NVRTC library at `path` and the builtins library beside it (see the module's doc)."""
+    import ctypes
+
+    try:
+        lib = ctypes.CDLL(path)
+    except OSError as exc:
+        raise NvrtcNotFoundError(f"NVRTC at {path} cannot be loaded: {exc}\nfix: {INSTALL_HINT} "
+                                 f"again, or set {ENVIRONMENT} to a working libnvrtc.so.12") from None
+    _declare(lib)
+    major, minor = ctypes.c_int(), ctypes.c_int()
+    _check(lib, lib.nvrtcVersion(ctypes.byref(major), ctypes.byref(minor)), "nvrtcVersion")
+    _builtins[path] = _load_builtins(path, builtins_name((major.value, minor.value)))
+    return lib
+
+
+def builtins_name(version: tuple[int, int]) -> str:
+    """Return the file NVRTC `version` opens at its first compile: libnvrtc-builtins.so.13.0 for NVRTC 13.0."""
+    return "libnvrtc-builtins.so.%d.%d" % version
+
+
+def _load_builtins(path: str, name: str):
+    """Load `name` from the folder of `path` (or of the file it links to); None where neither holds it.
+
+    RTLD_LOCAL: none of its symbols becomes global, so a CUDA 12 and a CUDA 13 NVRTC can serve one process.
+    """
+    import ctypes
+
+    for folder in dict.fromkeys((os.path.dirname(path), os.path.dirname(os.path.realpath(path)))):
+        candidate = os.path.join(folder, name)
+        if os.path.isfile(candidate):
+            try:
+                return ctypes.CDLL(candidate)
+            except OSError:
+                continue  # NVRTC's own lookup may still find one; a failed compile says where it looked
+    return None
 
 
 def _declare(lib) -> None:
@@ -272,13 +310,18 @@ def _read(lib, program, size_function, read_function) -> bytes:
     return buffer.raw[: size.value]
 
 
+# The CUDA ELF OS/ABIs (e_ident[7]) and where each keeps the SM number in e_flags (LLVM's ELF.h): V1 (CUDA 12
+# below sm_100) in its low byte, V2 (CUDA 12's sm_100 and up, all of CUDA 13's) in its second byte.
+_CUDA_ELF_SM_SHIFT = {0x33: 0, 0x41: 8}
+
+
 def cubin_arch(cubin: bytes) -> str:
     """Return the architecture a cubin was compiled for ('sm_90'), from its ELF header; ValueError if no cubin."""
     import struct
 
-    if len(cubin) < 52 or cubin[:4] != b"\x7fELF" or cubin[4] != 2 or cubin[7] != 0x33:  # 64-bit, ELFOSABI_CUDA
+    if len(cubin) < 52 or cubin[:4] != b"\x7fELF" or cubin[4] != 2 or cubin[7] not in _CUDA_ELF_SM_SHIFT:
         raise ValueError("not a CUDA cubin (a 64-bit ELF file with the CUDA OS/ABI)")
-    return f"sm_{struct.unpack_from('<I', cubin, 48)[0] & 0xFF}"
+    return f"sm_{struct.unpack_from('<I', cubin, 48)[0] >> _CUDA_ELF_SM_SHIFT[cubin[7]] & 0xFF}"
 
 
 def log_diagnostics(log: str) -> list[tuple[str, int, str, str]]:
@@ -297,6 +340,17 @@ def log_errors(log: str, limit: int = MAX_ERRORS) -> list[str]:
     return errors[:limit]
 
 
+def _builtins_hint(log: str) -> list[str]:
+    """Return the fix when NVRTC could not open its builtins library (not beside it, nor on the loader's path)."""
+    match = re.search(r"failed to open (libnvrtc-builtins\S*?)\.?$", log, re.M)
+    if not match:
+        return []
+    path = find_library()
+    return [f"hint: NVRTC's builtins library {match[1]} is not beside {path} (nor on LD_LIBRARY_PATH): "
+            f"reinstall the wheel that holds {os.path.basename(path)}, or set {ENVIRONMENT} to a folder "
+            f"holding both {os.path.basename(path)} and {match[1]}"]
+
+
 def _hints(log: str) -> list[str]:
     """Return hints for what NVRTC could not find, and for misspelt opkit macros in the files it points at."""
     from opkit.cop.source.lint import misspelt_macro_hints
@@ -313,7 +367,7 @@ def _compile_error(lib, result, log, arch, command, source_path) -> CompileError
     version = ".".join(map(str, nvrtc_version()))
     errors = log_errors(log)
     lines = [f"compiling CUDA kernels with NVRTC {version} for {arch} failed ({_error_name(lib, result)})",
-             *errors, *_hints(log)]
+             *errors, *_builtins_hint(log), *_hints(log)]
     if source_path is not None:
         from opkit.cop.compiledir.private_fs import write_private
 
