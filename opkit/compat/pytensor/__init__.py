@@ -40,3 +40,7 @@ def __getattr__(name):
 
 
 __all__ = ["DenseTensorType", "_vectorize_node", "lazy_scipy_module", *_NAMES]
+
+# pytensor.grad and pytensor.gradient (opkit.gradient's names).
+_NAMES["grad"] = "gradient"
+_SUBMODULES += ("gradient",)

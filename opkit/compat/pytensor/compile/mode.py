@@ -42,3 +42,11 @@ def get_mode(mode):
 
 
 __all__ = ["Mode", "get_mode"]
+
+
+def get_default_mode():
+    """Return the Mode of ``config.mode`` (FAST_RUN unless set)."""
+    return get_mode(None)
+
+
+__all__ += ["get_default_mode"]

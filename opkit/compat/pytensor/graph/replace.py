@@ -17,3 +17,8 @@ def clone_replace(output, replace=None, **rebuild_kwds):
 
 
 __all__ = ["clone_replace"]
+
+# PyTensor's vectorization hook: registrations are kept, never run (opkit.compat.pytensor._vectorize_node).
+from opkit.compat.pytensor import _vectorize_node  # noqa: E402
+
+__all__ += ["_vectorize_node"]

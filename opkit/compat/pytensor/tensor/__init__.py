@@ -55,3 +55,17 @@ class Blockwise:
 as_tensor = as_tensor_variable
 
 __all__ = [*_names, "Blockwise", "Op", "as_tensor", "flip", "join", "pad"]
+
+# Also at pytensor.tensor: get_vector_length (Theano's helper, tensor/basic) and outer.
+from opkit.compat.theano.tensor.basic import get_vector_length  # noqa: E402
+
+__all__ += ["get_vector_length"]
+
+
+def outer(x, y):
+    """PyTensor's outer product of two vectors (each flattened first when it is not one)."""
+    x, y = (v if v.ndim == 1 else v.flatten() for v in map(as_tensor_variable, (x, y)))
+    return x.dimshuffle(0, "x") * y.dimshuffle("x", 0)
+
+
+__all__ += ["outer"]

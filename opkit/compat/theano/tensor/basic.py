@@ -14,7 +14,6 @@ from opkit.compat.theano import scalar as scal
 from opkit.compat.theano.printing import pprint
 from opkit.compat.theano.tensor import elemwise
 from opkit.compat.theano.tensor.broadcasting import addbroadcast, patternbroadcast, unbroadcast
-from opkit.compat.pytensor.tensor.math import max_and_argmax
 from opkit.compat.theano.tensor.constants import EmptyConstantError, NotScalarConstantError, get_scalar_constant_value
 from opkit.core.builtin_ops import Shape
 from opkit.core.scalar_tensor import scalar_from_tensor, tensor_from_scalar
@@ -55,6 +54,11 @@ def tensor_copy(x):
     from opkit.core.builtin_ops import deep_copy_op
 
     return deep_copy_op(_ot.as_tensor_variable(x))
+
+
+def max_and_argmax(a, axis=None, keepdims=False):
+    """Return [max(a, axis), argmax(a, axis)] (two nodes: opkit has no fused MaxAndArgmax op)."""
+    return [_ot.max(a, axis=axis, keepdims=keepdims), _ot.argmax(a, axis=axis, keepdims=keepdims)]
 
 
 def inv(x):

@@ -1,0 +1,1 @@
+"""pytensor.misc: ``frozendict`` (Theano's and PyTensor's hashable mapping)."""
