@@ -1,4 +1,4 @@
-"""Symbolic differentiation: grad and Lop (reverse mode), Rop (forward mode).
+"""Symbolic differentiation: grad and Lop/pullback (reverse mode), Rop/pushforward (forward mode).
 
 Each op contributes through ``L_op``/``grad``, ``R_op`` and
 ``connection_pattern``. An undefined gradient is a NullType variable that
@@ -80,6 +80,56 @@ def Lop(f, wrt, eval_points, consider_constant=None, disconnected_inputs="raise"
     seeds = {out: as_point(out, point, f"eval_points[{i}]", broadcast=True)
              for i, (out, point) in enumerate(zip(outputs, points))}
     return _backpropagate(seeds, wrt, consider_constant, disconnected_inputs, "zero", "raise", accumulate=True)
+
+
+def pullback(f, wrt, cotangents, consider_constant=None, disconnected_inputs="raise", return_disconnected="zero"):
+    """Return `cotangents` times the Jacobian of `f` with respect to `wrt` (PyTensor's name of Lop).
+
+    One cotangent per output of `f`; the result has the structure of `wrt` (a variable, list or tuple).
+    """
+    outputs, _ = _as_list(f, "f")
+    points, _ = _as_list(cotangents, "cotangents")
+    if len(points) != len(outputs):
+        raise ValueError(f"pullback: {len(outputs)} output(s) in f but {len(points)} cotangent(s)")
+    seeds = {out: as_point(out, point, f"cotangents[{i}]", broadcast=True)
+             for i, (out, point) in enumerate(zip(outputs, points))}
+    return _backpropagate(seeds, wrt, consider_constant, disconnected_inputs, return_disconnected, "raise",
+                          accumulate=True)
+
+
+def pushforward(f, wrt, tangents, disconnected_outputs="raise", return_disconnected="zero",
+                use_op_pushforward=False):
+    """Return the Jacobian of `f` with respect to `wrt` times `tangents` (PyTensor's name of Rop).
+
+    The result has the structure of `f`. Ops contribute through ``R_op`` (or PyTensor's ``pushforward``).
+    """
+    return Rop(f, wrt, tangents, disconnected_outputs, {"none": "None"}.get(return_disconnected, return_disconnected))
+
+
+def subgraph_grad(wrt, end, start=None, cost=None, details=False):
+    """Return the gradients of `cost` and of the known gradients `start` with respect to `wrt` and `end`.
+
+    Backpropagation stops at the `end` variables (held constant), so a graph can be differentiated
+    piece by piece: the `end` gradients of one piece are the `start` of the next (Theano's and
+    PyTensor's subgraph_grad). Returns (wrt gradients, end gradients), and with `details` also the
+    gradients from `start` and from `cost` alone. Disconnected variables get zeros.
+    """
+    if cost is None and start is None:
+        raise ValueError("subgraph_grad: `cost` or `start` must be given")
+    if not isinstance(end, list) or not isinstance(wrt, list):
+        raise TypeError("subgraph_grad: `wrt` and `end` must be lists of variables")
+    if start is not None and not isinstance(start, dict):
+        raise TypeError("subgraph_grad: `start` must be a dict {variable: its known gradient}")
+    params = list(dict.fromkeys([*wrt, *end]))
+    options = {"wrt": params, "consider_constant": end, "disconnected_inputs": "ignore"}
+    start_grads = None if start is None else list(grad(None, known_grads=start, **options))
+    cost_grads = None if cost is None else list(grad(cost, **options))
+    grads = cost_grads if start_grads is None else list(start_grads)
+    if start_grads is not None and cost_grads is not None:
+        grads = [a + b for a, b in zip(start_grads, cost_grads)]
+    found = dict(zip(params, grads))
+    wrt_grads, end_grads = [found[v] for v in wrt], [found[v] for v in end]
+    return (wrt_grads, end_grads, start_grads, cost_grads) if details else (wrt_grads, end_grads)
 
 
 def _backpropagate(seeds, wrt, consider_constant, disconnected_inputs, return_disconnected, null_gradients,
@@ -340,6 +390,8 @@ def _call_r_op(node, eval_points):
             point = cast(point, source.type.dtype)
         points.append(point)
     r_op = getattr(node.op, "R_op", None)
+    if r_op is None and getattr(node.op, "pushforward", None) is not None:  # PyTensor's current name
+        r_op = functools.partial(_pushforward_as_r_op, node)
     if r_op is None:
         position = next(i for i, p in enumerate(points) if p is not None)
         raise NotImplementedError(
@@ -355,6 +407,10 @@ def _call_r_op(node, eval_points):
         raise TypeError(f"{node.op}.R_op returned {results!r}; it must return one Variable (or None) per output "
                         f"({len(node.outputs)})")
     return results
+
+
+def _pushforward_as_r_op(node, inputs, eval_points):
+    return node.op.pushforward(inputs, node.outputs, eval_points)
 
 
 def _report(error, mode, stacklevel):

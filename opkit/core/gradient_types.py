@@ -5,11 +5,24 @@ from __future__ import annotations
 from opkit.core.type import Type
 
 
+class PlaceholderAssignmentError(TypeError, AssertionError):
+    """A value or another variable was given where a gradient placeholder type is expected (a TypeError, and
+    the AssertionError Theano and PyTensor raise)."""
+
+
 class _PlaceholderType(Type):
     """A type whose variables stand for a gradient fact and never hold a value."""
 
     def filter(self, value, strict=False, allow_downcast=None):
-        raise TypeError(f"a {type(self).__name__} variable is a symbolic placeholder; it holds no value")
+        raise PlaceholderAssignmentError(f"a {type(self).__name__} variable is a symbolic placeholder; it holds "
+                                         "no value")
+
+    def filter_variable(self, other, allow_convert=True):
+        if getattr(other, "type", None) == self:
+            return other
+        raise PlaceholderAssignmentError(f"cannot use {other!r} where a {type(self).__name__} is expected: "
+                                         f"a {type(self).__name__} variable is a symbolic placeholder, nothing "
+                                         "can be assigned to it")
 
     def __eq__(self, other):
         return type(self) is type(other)

@@ -162,6 +162,14 @@ def reduce_fusion(fgraph):
     fuse_reductions(fgraph)
 
 
+def gradient_ops(fgraph):
+    """Replace each gradient-only op (zero_grad, grad_clip...: ``forward_identity``) by its input."""
+    pairs = [(node.outputs[0], node.inputs[0]) for node in fgraph.toposort()
+             if getattr(node.op, "forward_identity", False)]
+    if pairs:
+        fgraph.replace_all(pairs, "gradient_ops")
+
+
 REWRITES = {
     "merge": merge,
     "shape": infer_shapes,
@@ -171,11 +179,12 @@ REWRITES = {
     "reduce_fusion": reduce_fusion,
     "checks": simplify_checks,
     "shrink": shrink,
+    "gradient_ops": gradient_ops,
 }
 
 PIPELINES = {
-    "fast_run": ("fill", "merge", "shape", "merge", "checks", "merge", "shrink", "constant_folding", "shrink", "merge",
-                 "fusion", "reduce_fusion"),
+    "fast_run": ("gradient_ops", "fill", "merge", "shape", "merge", "checks", "merge", "shrink", "constant_folding",
+                 "shrink", "merge", "fusion", "reduce_fusion"),
     "fast_compile": ("merge",),
     None: (),
 }

@@ -37,6 +37,21 @@ class DebugModeError(AssertionError):
         self.details = dict(details or {})
         self.message = message
         super().__init__(message)
+        self._upstream_names()
+
+    def _upstream_names(self):
+        """Theano's and PyTensor's attributes of the error, from `details`: ``r`` (the output that is wrong),
+        ``output_idx``, ``idx`` (the input changed), ``in_alias_idx``/``out_alias_idx``, ``val1``/``val2``."""
+        details, node = self.details, self.node
+        if "output" in details:
+            self.output_idx = details["output"]
+            self.r = node.outputs[self.output_idx] if node is not None else None
+        if "outputs" in details:
+            self.output_idx, self.out_alias_idx = details["outputs"]
+            self.r = node.outputs[self.output_idx] if node is not None else None
+        if "input" in details:
+            self.idx = self.in_alias_idx = details["input"]
+        self.val1, self.val2 = details.get("perform_value"), details.get("c_value")
 
     def add_note(self, note):
         # The runner notes the failing node on every error; this message already names it.
@@ -118,7 +133,9 @@ class DebugLinker:
         backend = decide_backend() if backend is None else backend
         use_c = (self.check_c_code and any(op_has_c(node) for node in order)
                  and backend.compiles_or_warns("Python perform()"))
-        checkers = [NodeChecker(node, use_c, self.repeats, self.check_py_code, self.check_preallocated_output)
+        clients = fgraph.clients()
+        checkers = [NodeChecker(node, use_c, self.repeats, self.check_py_code, self.check_preallocated_output,
+                                [any(user != "output" for user, _ in clients.get(out, ())) for out in node.outputs])
                     for node in order]
         return sequential_runner(fgraph, lambda storage, compute_map: [c.thunk(storage) for c in checkers], order)
 
@@ -201,8 +218,9 @@ def implementations(node, use_c, check_py_code=True, preallocated=False):
 class NodeChecker:
     """Run one node through each implementation on copies of its inputs and check every call."""
 
-    def __init__(self, node, use_c, repeats, check_py_code=True, preallocated=()):
+    def __init__(self, node, use_c, repeats, check_py_code=True, preallocated=(), used=None):
         self.node = node
+        self.used = used  # which outputs later nodes read (None: all), for the check of outputs sharing memory
         self.repeats = repeats
         self.preallocated = preallocated
         self.implementations = implementations(node, use_c, check_py_code, bool(preallocated))
@@ -228,7 +246,11 @@ class NodeChecker:
                 results[implementation.label] = outputs
         if len(results) == 2:
             (python_label, python_values), (_, c_values) = results.items()
-            self._raise(compare_outputs(self.node.outputs, python_values, c_values, python_label), values)
+            problem = compare_outputs(self.node.outputs, python_values, c_values, python_label)
+            if problem is not None:  # the two values themselves, as Theano's and PyTensor's val1 and val2
+                position = problem.details["output"]
+                problem.details.update(perform_value=python_values[position], c_value=c_values[position])
+            self._raise(problem, values)
         return results[self.implementations[-1].label]
 
     def _check(self, implementation, values, originals):
@@ -248,7 +270,7 @@ class NodeChecker:
         self._raise(check_inputs_unchanged(node, label, given, originals), values)
         self._raise(check_output_values_valid(node, label, outputs), values)
         self._raise(check_outputs_do_not_alias(node, label, given, outputs), values)
-        self._raise(check_outputs_do_not_alias_each_other(node, label, outputs), values)
+        self._raise(check_outputs_do_not_alias_each_other(node, label, outputs, self.used), values)
         scratch = self._inputs_for(implementation, values)
         self._raise(check_repeated_calls(node, label, implementation.run, implementation.clear,
                                          scratch, self.repeats, compiled=label == C_CODE), values)

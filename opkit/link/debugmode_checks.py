@@ -208,15 +208,23 @@ def check_output_values_valid(node, implementation, results):
     return None
 
 
-def check_outputs_do_not_alias_each_other(node, implementation, results):
-    """Return an 'outputs_alias' Problem for two outputs sharing memory, unless both view one input."""
+def check_outputs_do_not_alias_each_other(node, implementation, results, used=None):
+    """Return an 'outputs_alias' Problem for two outputs sharing memory, unless both view one input.
+
+    `used` (default: all) flags the outputs later nodes of the graph read. Two outputs may share
+    memory when one of them is read by no later node (a function's output, or one left unused, can
+    never be overwritten through the other): Theano's and PyTensor's rule.
+    """
     view_map, destroy_map = node.op.view_map or {}, node.op.destroy_map or {}
+    used = [True] * len(results) if used is None else used
 
     def sources(position):
         return set(view_map.get(position, ())) | set(destroy_map.get(position, ()))
 
     for first, value in enumerate(results):
         for second in range(first + 1, len(results)):
+            if not (used[first] and used[second]):
+                continue
             if not _shares(value, results[second]) or sources(first) & sources(second):
                 continue
             head = (f"outputs {first} and {second} of {implementation} share memory, and the op's view_map "

@@ -22,6 +22,14 @@ from opkit.link.profiling import ProfileStats, collecting
 from opkit.link.updates import SharedPlan, plan_shared, python_update_runner
 
 
+class UnusedInputError(ValueError):
+    """An input the outputs do not use, or one listed twice (PyTensor's and Theano's name; a ValueError)."""
+
+
+class MissingInputError(ValueError):
+    """The outputs depend on a variable that is neither an input nor shared (PyTensor's and Theano's name)."""
+
+
 def function(inputs: Sequence[Variable], outputs: Variable | Sequence[Variable] | None = None,
              mode: str | Mode | None = None, name: str | None = None, on_unused_input: str = "raise",
              profile: bool | None = None, updates: Any = None, givens: Any = None) -> FunctionAPI:
@@ -67,8 +75,12 @@ def _check_inputs(inputs):
                             "function inputs must be free variables.\nHint: to set its value, make a new "
                             f"variable of its type (v = {variable}.type()), list v among the inputs and pass "
                             f"givens={{{variable}: v}}.")
-    if len(set(map(id, inputs))) != len(inputs):
-        raise ValueError("a variable appears more than once among the function's inputs")
+    first = {}
+    for position, variable in enumerate(inputs):
+        if first.setdefault(id(variable), position) != position:
+            raise UnusedInputError(f"input {position} ({variable}) is used twice in inputs (also at position "
+                                   f"{first[id(variable)]}): each variable may appear once among the function's "
+                                   "inputs")
     return inputs
 
 
@@ -81,8 +93,8 @@ def _check_reachable(inputs, outputs, on_unused_input, name, implicit=()):
     missing = [v for v in needed if not isinstance(v, Constant) and id(v) not in given]
     if missing:
         names = ", ".join(str(v) for v in missing)
-        raise ValueError(f"{_function_label(name)}: the outputs depend on {names}, which is not among the inputs.\n"
-                         "Hint: add it to the inputs list.")
+        raise MissingInputError(f"{_function_label(name)}: the outputs depend on {names}, which is not among the "
+                                "inputs.\nHint: add it to the inputs list.")
     used = set(map(id, needed))
     unused = [(i, v) for i, v in enumerate(inputs) if id(v) not in used]
     if unused and on_unused_input != "ignore":
@@ -90,7 +102,7 @@ def _check_reachable(inputs, outputs, on_unused_input, name, implicit=()):
         message = (f"{_function_label(name)}: input {text} is not used to compute the outputs.\n"
                    "Hint: pass on_unused_input='warn' or 'ignore' to allow it.")
         if on_unused_input == "raise":
-            raise ValueError(message)
+            raise UnusedInputError(message)
         warnings.warn(message, stacklevel=3)
 
 

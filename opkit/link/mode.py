@@ -17,7 +17,8 @@ _LINKERS = {
 
 
 # Modes made by a class of their own, named like the linkers: DebugMode (a Mode) is built on this module.
-_MODE_CLASSES = {"DebugMode": "opkit.link.debugmode:DebugMode"}
+_MODE_CLASSES = {"DebugMode": "opkit.link.debugmode:DebugMode",
+                 "DEBUG_MODE": "opkit.link.debugmode:DebugMode"}  # Theano's and PyTensor's other name of it
 
 
 def get_linker(linker):

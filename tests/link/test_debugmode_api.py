@@ -203,13 +203,25 @@ def test_c_only_op_leaking_references_is_reported():
                                                 (TwoOutputsOneArrayPython(), "perform")])
 def test_two_outputs_aliasing_each_other_are_a_bad_view_map(op, implementation):
     x = ot.dvector("x")
-    f = opkit.function([x], op(x), mode=DebugMode())
+    first, second = op(x)
+    f = opkit.function([x], first * 2 + second * 2, mode=DebugMode())  # later nodes read both
     with pytest.raises(BadViewMap) as excinfo:
         f(np.array([1.0, 2.0]))
     error = excinfo.value
     assert error.kind == "outputs_alias" and error.details == {"outputs": (0, 1), "implementation": implementation}
     assert f"outputs 0 and 1 of {implementation} share memory, and the op's view_map does not say" in str(error)
     assert "Hint: give each output its own memory" in str(error)
+
+
+@pytest.mark.parametrize("op", [TwoOutputsOneArray(), TwoOutputsOneArrayPython()])
+def test_two_outputs_may_alias_each_other_when_no_later_node_reads_both(op):
+    # Theano's and PyTensor's rule: the function's outputs, or an output nothing reads, cannot be
+    # overwritten through the other.
+    x = ot.dvector("x")
+    first, second = op(x)
+    value = np.array([1.0, 2.0])
+    for outputs in ([first, second], [first * 2], [second * 2], [first * 2, second]):
+        opkit.function([x], outputs, mode=DebugMode())(value)
 
 
 def test_two_outputs_viewing_the_same_input_may_alias_each_other():
@@ -223,6 +235,29 @@ def test_perform_and_c_disagreeing_is_a_bad_thunk_output():
     with pytest.raises(BadThunkOutput, match="perform and C code disagree on output 0") as excinfo:
         run(Disagrees())
     assert excinfo.value.kind == "mismatch" and excinfo.value.details["index"] == (0,)
+
+
+def test_errors_carry_theano_and_pytensor_attributes():
+    x = ot.dvector("x")
+    op = Disagrees()
+    y = op(x)
+    with pytest.raises(BadThunkOutput) as excinfo:
+        opkit.function([x], y * 1.0, mode=DebugMode())(np.array([1.0, 2.0]))
+    error = excinfo.value
+    assert error.r.owner.op is op and error.r.type == y.type and error.output_idx == 0  # r: in the function's graph
+    np.testing.assert_array_equal(error.val1, [2.0, 4.0])  # perform's value, then C's
+    np.testing.assert_array_equal(error.val2, [3.0, 6.0])
+    with pytest.raises(BadDestroyMap) as excinfo:
+        run(COnlyScalesInput())
+    assert excinfo.value.idx == 0 and not hasattr(excinfo.value, "r")
+    with pytest.raises(BadViewMap) as excinfo:
+        run(COnlyReturnsInput())
+    assert (excinfo.value.output_idx, excinfo.value.in_alias_idx) == (0, 0)
+    first, second = TwoOutputsOneArray()(x)
+    with pytest.raises(BadViewMap) as excinfo:
+        opkit.function([x], first + second, mode=DebugMode())(np.array([1.0]))
+    assert (excinfo.value.output_idx, excinfo.value.out_alias_idx) == (0, 1)
+    assert excinfo.value.r is excinfo.value.node.outputs[0]
 
 
 @pytest.mark.parametrize("op, implementation", [(WrongDtypeC(), "C code"), (WrongDtypePython(), "perform")])

@@ -177,7 +177,8 @@ def test_a_missing_input_is_named():
 @pytest.mark.parametrize("make_inputs,message", [
     (lambda x: x, "function inputs must be a list of Variables, e.g. function([x], y)"),
     (lambda x: [x, 3], "input 1 is 3, not an opkit Variable"),
-    (lambda x: [x, x], "a variable appears more than once among the function's inputs"),
+    (lambda x: [x, x], "input 1 (x) is used twice in inputs (also at position 0): each variable may appear once "
+                       "among the function's inputs"),
     (lambda x: [x * 2], "input 0 (mul.out) is computed by mul; function inputs must be free variables.\nHint: "
                         "to set its value, make a new variable of its type (v = mul.out.type()), list v among the "
                         "inputs and pass givens={mul.out: v}."),

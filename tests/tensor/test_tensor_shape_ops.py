@@ -141,11 +141,23 @@ def test_out_of_range_indices(mode):
         f(np.arange(3.0), 5)
 
 
+def test_new_axes_and_ellipsis_index_as_numpy():
+    x, s = ot.dtensor3("x"), ot.dscalar("s")
+    indices = [(None,), (Ellipsis, None), (0, None, Ellipsis, 1), (None, slice(1, None), None), (Ellipsis,),
+               (1, Ellipsis), (Ellipsis, 2), (slice(None), None, 0, None), None]
+    f = opkit.function([x, s], [x[i] for i in indices] + [s[None], s[...], s[None, None, ...]])
+    value = np.arange(24.0).reshape(2, 3, 4)
+    for got, index in zip(f(value, 5.0), indices):
+        np.testing.assert_array_equal(got, value[index])
+        assert got.shape == value[index].shape
+    assert [r.shape for r in f(value, 5.0)[-3:]] == [(1,), (), (1, 1)]
+
+
 @pytest.mark.parametrize("index, error, message", [
     ((1, 2), IndexError, "too many indices: 2 given for a 1-d tensor"),
     (1.5, TypeError, "index on axis 0 must be an integer or an integer scalar variable"),
     (slice(None, None, 0), ValueError, "slice step cannot be zero"),
-    (None, TypeError, "indexing with ... or None is not supported"),
+    ((Ellipsis, 0, Ellipsis), IndexError, "an index can only have a single ellipsis ('...')"),
     ([0, 1], TypeError, "only basic indexing"),
 ])
 def test_unsupported_indices_raise_clear_errors(index, error, message):

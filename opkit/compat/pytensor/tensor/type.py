@@ -1,4 +1,25 @@
-"""pytensor.tensor.type: TensorType and the variable constructors (``matrix``, ``iscalars``...), opkit.tensor's."""
+"""pytensor.tensor.type: TensorType and the variable constructors (``matrix``, ``iscalars``...), opkit.tensor's;
+also PyTensor's int8 and int16 constructors (``bscalar``... ``wvector``...) and its dtype lists."""
 
 from opkit.compat.pytensor.tensor import *  # noqa: F403
-from opkit.compat.pytensor.tensor import __all__  # noqa: F401
+from opkit.compat.pytensor.tensor import __all__ as _names
+from opkit.core.tensor.types.type import TensorType as _TensorType
+from opkit.scalar import continuous_types as _continuous, discrete_dtypes as _discrete
+
+_SMALL_INTS = {f"{prefix}{kind}": _TensorType(dtype, (None,) * ndim)
+               for dtype, prefix in (("int8", "b"), ("int16", "w"))
+               for ndim, kind in enumerate(("scalar", "vector", "matrix", "tensor3", "tensor4"))}
+globals().update(_SMALL_INTS)
+discrete_dtypes = list(_discrete)
+continuous_dtypes = [t.dtype for t in _continuous]
+
+__all__ = [*_names, *_SMALL_INTS, "discrete_dtypes", "continuous_dtypes"]
+
+# PyTensor's dtype-name lists, DenseTensorType and the comparison DebugMode skips with.
+from opkit.compat.pytensor import DenseTensorType  # noqa: E402
+from opkit.compat.theano.tensor.basic import complex_dtypes, float_dtypes, int_dtypes, integer_dtypes, uint_dtypes  # noqa: E402
+from opkit.compat.theano.tensor.type import values_eq_approx_always_true  # noqa: E402
+from opkit.core.graph import Variable  # noqa: E402
+
+__all__ += ["DenseTensorType", "Variable", "complex_dtypes", "float_dtypes", "int_dtypes", "integer_dtypes",
+            "uint_dtypes", "values_eq_approx_always_true"]

@@ -1,0 +1,8 @@
+"""pytensor.compile: ``function``, ``In``, ``shared``, ``get_mode`` and the modes, opkit's, at PyTensor's path."""
+
+from opkit import DebugMode, shared
+from opkit.compile.io import In
+from opkit.compat.pytensor.compile.function import function
+from opkit.compat.pytensor.compile.mode import Mode, get_mode
+
+__all__ = ["DebugMode", "In", "Mode", "function", "get_mode", "shared"]

@@ -1,0 +1,1 @@
+"""pytensor.compile.debug: DebugMode's package (see ``debugmode``)."""

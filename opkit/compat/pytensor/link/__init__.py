@@ -1,0 +1,1 @@
+"""pytensor.link: linkers and containers, opkit's, at PyTensor's paths."""
