@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import heapq
 
+from opkit.cop.build.extension import BASE_COMPILE_ARGS, build_flags
 from opkit.cop.generate.cinterface import op_has_c
 from opkit.cop.generate.flag_clash import ModuleFlags
 from opkit.cop.generate.region import Region
@@ -18,7 +19,7 @@ def partition(fgraph):
     """
     order = fgraph.toposort()
     c_ids = {id(node) for node in order if op_has_c(node)}
-    flags = ModuleFlags([node for node in order if id(node) in c_ids])
+    flags = ModuleFlags([node for node in order if id(node) in c_ids], (*BASE_COMPILE_ARGS, *build_flags()[0]))
     data_order_is_free = not any(getattr(node.op, "destroy_map", None) for node in order)
     if data_order_is_free and (flags.possible or _gpu_graph(order)):
         order = _reordered(order, c_ids, flags, batch_python=_gpu_graph(order))

@@ -10,6 +10,7 @@ import pytest
 
 import opkit
 import opkit.tensor as ot
+from opkit.cop.build.extension import BASE_COMPILE_ARGS, build_flags
 from opkit.cop.generate.flag_clash import ModuleFlags, clash
 from opkit.cop.generate.region import Region
 from opkit.link.partition import partition
@@ -226,7 +227,7 @@ def test_opkit_s_own_ops_beside_a_user_op_with_defines_still_share_its_module():
 def _flags(*ops):
     x = ot.dvector("x")
     nodes = [op(x).owner for op in ops]
-    module = ModuleFlags(nodes)
+    module = ModuleFlags(nodes, (*BASE_COMPILE_ARGS, *build_flags()[0]))
     return module, [module.flags(node) for node in nodes]
 
 

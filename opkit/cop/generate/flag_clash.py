@@ -39,12 +39,6 @@ _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _OWN_MACRO = "OPKIT_"  # opkit's own macros (the GPU interpreter's switch): one value per process, read by opkit's C
 
 
-def _base_args():
-    from opkit.cop.build.extension import BASE_COMPILE_ARGS, build_flags
-
-    return frozenset(BASE_COMPILE_ARGS) | frozenset(build_flags()[0])
-
-
 def _joined(args):
     """Return compile args with two-item forms (``-D NAME``, ``-I dir``, ``-include f``) joined into one."""
     args, result, k = [str(a) for a in args], [], 0
@@ -196,10 +190,13 @@ def _plain(owner):
 
 
 class ModuleFlags:
-    """The flags of a graph's C nodes; `run()` gives the state of a region being cut, which admits nodes."""
+    """The flags of a graph's C nodes; `run()` gives the state of a region being cut, which admits nodes.
 
-    def __init__(self, nodes):
-        base, memo, sets = _base_args(), {}, {}  # (the ids are of owners `nodes` keep alive)
+    `base_args` are the flags every module is built with (neutral: a node asking for one asks for nothing).
+    """
+
+    def __init__(self, nodes, base_args=frozenset()):
+        base, memo, sets = frozenset(base_args), {}, {}  # (the ids are of owners `nodes` keep alive)
 
         def asked(owner):
             """An op's or a type's flags, asked once per equal op or type (as node_code.Sharing assumes)."""
