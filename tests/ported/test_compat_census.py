@@ -279,3 +279,47 @@ def test_theano_top_level_and_compile_names():
     with theano.gof.opt.inherit_stack_trace([x]):
         pass
     assert theano.tests.unittest_tools.verify_grad is opkit.testing.verify_grad
+
+
+def test_pytensors_helpers_compute_as_numpy():
+    from opkit.compat.pytensor.tensor import basic, shape, special
+    from opkit.compat.pytensor.tensor.exceptions import NotScalarConstantError
+
+    m = ot.dmatrix("m")
+    outputs = [special.softmax(m, axis=1), special.softmax(m), special.log_softmax(m, axis=0),
+               shape.shape_padaxis(m, -1) * 1, basic.expand_dims(m, (0, 3)) * 1]
+    got = opkit.function([m], outputs)(c := np.arange(6.0).reshape(2, 3) / 4)
+    rows, whole, cols = (np.exp(c - c.max(axis=a, keepdims=True)) for a in (1, None, 0))
+    expected = [rows / rows.sum(axis=1, keepdims=True), whole / whole.sum(),
+                np.log(cols / cols.sum(axis=0, keepdims=True)), c[:, :, None], c[None, :, :, None]]
+    for value, want in zip(got, expected):
+        np.testing.assert_allclose(value, want, rtol=1e-12)
+    with pytest.raises(IndexError, match="axis 3 is out of bounds"):
+        shape.shape_padaxis(m, 3)
+    with pytest.raises(ValueError, match="repeated axis"):
+        basic.expand_dims(m, (0, 0))
+    assert [getattr(s, "data", None) for s in shape.shape_tuple(ot.TensorType("float64", (2, None))())][0] == 2
+    assert basic.get_underlying_scalar_constant_value(ot.constant(2.0) * 3) == 6.0
+    x = ot.dscalar("x")
+    assert basic.get_underlying_scalar_constant_value(x, raise_not_constant=False) is x
+    with pytest.raises(NotScalarConstantError):
+        basic.get_scalar_constant_value(x)
+    with pytest.raises(TypeError, match="can only be applied to scalars"):
+        basic.get_scalar_constant_value(m)
+
+
+def test_pytensors_graph_and_utils_helpers():
+    from opkit.compat.pytensor import utils
+    from opkit.compat.pytensor.graph import traversal
+
+    x, y = ot.dvector("x"), ot.dvector("y")
+    e = ot.exp(x)
+    z = e * 2 + y
+    assert set(traversal.explicit_graph_inputs(z)) == {x, y}
+    assert traversal.variable_depends_on(z, [x]) and not traversal.variable_depends_on(e, [y])
+    assert traversal.apply_depends_on(z.owner, e.owner) and not traversal.apply_depends_on(e.owner, [y])
+    assert list(traversal.walk([1], lambda n: [2 * n, 2 * n + 1] if n < 4 else None)) == [1, 2, 3, 4, 5, 6, 7]
+    assert list(traversal.walk([1], lambda n: [2 * n, 2 * n + 1] if n < 4 else None, bfs=False))[:3] == [1, 3, 7]
+    assert utils.unzip([(1, 2), (3, 4)], 2) == ((1, 3), (2, 4)) and utils.unzip([], 3) == ((), (), ())
+    assert utils.hash_from_code("a") == utils.hash_from_code(b"a") and utils.hash_from_code("a").startswith("m")
+    assert utils.LOCAL_BITWIDTH in (32, 64) and utils.get_unbound_function(opkit.Op().make_node) is opkit.Op.make_node

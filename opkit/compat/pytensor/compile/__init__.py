@@ -6,3 +6,8 @@ from opkit.compat.pytensor.compile.function import function
 from opkit.compat.pytensor.compile.mode import Mode, get_mode
 
 __all__ = ["DebugMode", "In", "Mode", "function", "get_mode", "shared"]
+
+# Out at pytensor.compile (and pytensor.Out, through the package's _NAMES).
+from opkit.compat.pytensor.compile.function import Out  # noqa: E402
+
+__all__ += ["Out"]
