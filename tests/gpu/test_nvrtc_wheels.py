@@ -110,9 +110,15 @@ def test_each_wheel_compiles_when_chosen(wheel):
 
 
 def test_the_default_choice_compiles():
-    """With no OPKIT_NVRTC, opkit takes the newest wheel installed (CUDA 13's beside CUDA 12's), and it compiles."""
+    """With no OPKIT_NVRTC, opkit takes the wheel of CuPy's CUDA where CuPy is installed (cupy-cuda12x: 12, whose
+    driver loads what it compiles), else the newest (CUDA 13's beside CUDA 12's), and it compiles."""
+    from opkit.cop.build import nvrtc
+
     require()
-    library = wheel_library(installed()[0])
+    major = nvrtc.cupy_cuda_major()
+    wheels = installed()
+    preferred = [wheel for wheel in wheels if wheel == f"cuda{major}"]
+    library = wheel_library((preferred or wheels)[0])
     [result] = compile_in_a_fresh_process([(None, "sm_90")])
     check_compiled(result, library, "sm_90")
 
@@ -178,3 +184,45 @@ def test_cubin_arch_reads_both_cuda_elf_abis(abi, flags):
     header[7] = 0x40
     with pytest.raises(ValueError, match="not a CUDA cubin"):
         nvrtc.cubin_arch(bytes(header))
+
+
+PREFERENCE = """
+import sys
+sys.path[:0] = [{site!r}]
+from opkit.cop.build import nvrtc
+print(nvrtc.cupy_cuda_major(), nvrtc.find_library().rsplit("/", 3)[-3])
+"""
+
+
+@pytest.mark.parametrize("cupy, expected", [(None, "None cu13"), ("cupy_cuda12x", "12 cuda_nvrtc"),
+                                            ("cupy_cuda13x", "13 cu13")])
+def test_where_both_wheels_are_installed_cupy_s_cuda_comes_first(cupy, expected, tmp_path):
+    """A cubin of a newer CUDA than the driver CuPy was built for may not load: with cupy-cuda12x, NVRTC 12."""
+    import subprocess
+    import sys
+
+    site = tmp_path / "site"
+    for folder, name, _ in WHEELS.values():
+        (site / "nvidia" / folder).mkdir(parents=True)
+        (site / "nvidia" / folder / name).write_bytes(b"")  # found, never loaded: find_library only looks
+    if cupy:
+        info = site / f"{cupy}-14.0.0.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {cupy.replace('_', '-')}\nVersion: 14.0.0\n")
+    env = {k: v for k, v in os.environ.items() if k != nvrtc.ENVIRONMENT}
+    hidden = [n for n in ("cupy-cuda12x", "cupy-cuda13x", "cupy-cuda11x") if _installed_distribution(n)]
+    if hidden and cupy is None:
+        pytest.skip(f"{hidden[0]} is installed here: the case without CuPy needs an environment without it")
+    result = subprocess.run([sys.executable, "-c", PREFERENCE.format(site=str(site))], capture_output=True,
+                            text=True, env=env, check=True)
+    assert result.stdout.split() == expected.split()
+
+
+def _installed_distribution(name):
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    try:
+        distribution(name)
+    except PackageNotFoundError:
+        return False
+    return True

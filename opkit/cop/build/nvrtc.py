@@ -2,8 +2,9 @@
 
 The library comes from NVIDIA's pip wheels: nvidia-cuda-nvrtc-cu12, which `opkit-sdk[cuda]` installs
 (`nvidia/cuda_nvrtc/lib/libnvrtc.so.12`), or CUDA 13's nvidia-cuda-nvrtc, which PyPI's torch pulls
-(`nvidia/cu13/lib/libnvrtc.so.13`), the newest where both are installed; `OPKIT_NVRTC` (a library file, or a
-folder holding one) overrides the search. One compile for `sm_XX` gives both the cubin and the PTX of
+(`nvidia/cu13/lib/libnvrtc.so.13`). Where both are installed, the one of CuPy's CUDA (cupy-cuda12x: 12), whose
+driver runs what it compiles, else the newest; `OPKIT_NVRTC` (a library file, or a folder holding one)
+overrides the search. One compile for `sm_XX` gives both the cubin and the PTX of
 `compute_XX` it was made from (kept as a fallback for a device the cubin does not fit). NVRTC reports errors as
 `file(line): error: ...`; a failed compile is a CompileError whose `errors` are `file:line: error: ...` lines, as
 a C++ compiler's.
@@ -81,7 +82,32 @@ def library_candidates() -> list[str]:
         if os.path.isdir(override):
             return [os.path.join(override, name) for _, name in WHEEL_LIBRARIES]
         return [override]
-    return [os.path.join(folder, sub, name) for folder in _wheel_folders() for sub, name in WHEEL_LIBRARIES]
+    major = cupy_cuda_major()
+    # CuPy's CUDA first: a cubin of a newer CUDA than the driver CuPy was built for may not load.
+    libraries = sorted(WHEEL_LIBRARIES, key=lambda entry: entry[1].rsplit(".", 1)[1] != str(major))
+    return [os.path.join(folder, sub, name) for folder in _wheel_folders() for sub, name in libraries]
+
+
+# CuPy's wheels are named by their CUDA major (cupy-cuda12x); CuPy itself is not imported to learn it.
+CUPY_WHEELS = (("cupy-cuda13x", 13), ("cupy-cuda12x", 12), ("cupy-cuda11x", 11))
+
+
+def cupy_cuda_major() -> int | None:
+    """Return the CUDA major of the installed CuPy wheel (None: no CuPy wheel, or CuPy built from source)."""
+    return _cupy_major(tuple(sys.path))
+
+
+@functools.lru_cache(maxsize=8)
+def _cupy_major(path: tuple):
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    for name, major in CUPY_WHEELS:
+        try:
+            distribution(name)
+        except PackageNotFoundError:
+            continue
+        return major
+    return None
 
 
 def find_library() -> str:
