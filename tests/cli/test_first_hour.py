@@ -80,6 +80,7 @@ def user(tmp_path_factory):
     you = User(home, clone, env)
     result = you.sh(first, cwd=clone, activate=False)
     assert "cache hit" in result.stdout, result.stdout
+    you.quickstart = result.stdout  # what `opkit demo` printed
     return you
 
 
@@ -179,6 +180,118 @@ def test_opkit_cache_alone_is_info_and_has_a_view_per_op(sqplus, user):
     data = json.loads(user.sh("opkit cache info --by-op --json", cwd=work).stdout)
     [mine] = [row for row in data["by_op"] if row["ops"] == ["sqplus"]]
     assert mine["c_files"] == [str(work / "sqplus" / "src" / "sqplus" / "sqplus.c")] and mine["bytes"] > 0
+    # issue 45.3: `opkit cache` alone is info, with info's options
+    assert json.loads(user.sh("opkit cache --json", cwd=work).stdout) == \
+        json.loads(user.sh("opkit cache info --json", cwd=work).stdout)
+    assert json.loads(user.sh("opkit cache --by-op --json", cwd=work).stdout)["by_op"] == data["by_op"]
+    assert user.sh("opkit cache --by-op", cwd=work).stdout == by_op
+    refused = user.sh("opkit cache --json prune", cwd=work, check=False)
+    assert refused.returncode == 2 and refused.stderr.rstrip().endswith(
+        "opkit cache prune: error: --json is an option of `opkit cache` (info), not of `opkit cache prune`")
+
+
+PORTED = """#section support_code_apply
+
+static void APPLY_SPECIFIC(twice)(const DTYPE_INPUT_0* x, DTYPE_OUTPUT_0* y, npy_intp n)
+{
+    for (npy_intp i = 0; i < n; ++i)
+        y[i] = 2 * x[i];
+}
+
+#section code
+
+Py_XDECREF(OUTPUT_0);
+OUTPUT_0 = (PyArrayObject*)PyArray_EMPTY(PyArray_NDIM(INPUT_0), PyArray_DIMS(INPUT_0), TYPENUM_OUTPUT_0, 0);
+if (!OUTPUT_0) FAIL;
+{
+    PyArrayObject* x = (PyArrayObject*)PyArray_GETCONTIGUOUS(INPUT_0);
+    if (!x) FAIL;
+    APPLY_SPECIFIC(twice)((const DTYPE_INPUT_0*)PyArray_DATA(x), (DTYPE_OUTPUT_0*)PyArray_DATA(OUTPUT_0),
+                          PyArray_SIZE(x));
+    Py_DECREF(x);
+}
+"""
+
+
+def test_opkit_show_and_build_take_a_c_file(sqplus, user):
+    """Issue 45.3: `opkit show FILE.c`, as `opkit check` takes files. An installed op's file is that op; a file no
+    package registers yet (an op being ported) is shown and built on its own, its #line directives at the file."""
+    _, _, _, work = sqplus
+    by_name = user.sh("opkit show sqplus --dtypes float64,float64", cwd=work).stdout
+    assert user.sh("opkit show sqplus/src/sqplus/sqplus.c --dtypes float64,float64", cwd=work).stdout == by_name
+    port = work / "port"
+    port.mkdir()
+    (port / "twice.c").write_text(PORTED)
+    shown = user.sh("opkit show port/twice.c --dtypes float32 --ndims 2", cwd=work).stdout
+    assert f'#line 10 "{port / "twice.c"}"' in shown and "APPLY_SPECIFIC(twice)" in shown
+    built = user.sh("opkit build port/twice.c --dtypes float32 --ndims 2", cwd=work).stdout
+    assert built.startswith("built port/twice.c (TensorType(float32, matrix)) in "), built
+    assert user.sh("opkit build port/twice.c --dtypes float32 --ndims 2", cwd=work).stdout.startswith(
+        "port/twice.c (TensorType(float32, matrix)) was already built: nothing to do")
+    (port / "bad.c").write_text(PORTED.replace("#section code", "#section cdoe"))
+    bad = user.sh("opkit show port/bad.c --dtypes float32", cwd=work, check=False)
+    assert bad.returncode == 1 and bad.stderr.startswith(
+        f"opkit: error: {port / 'bad.c'}:9: unknown section tag 'cdoe'; did you mean 'code'?")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["show", "nowhere/twice.c", "--dtypes", "float64"],
+     "nowhere/twice.c: no such file (OP is an installed op's name, or a #section C file)"),
+    (["show", "{dir}/helper.c", "--dtypes", "float64"],
+     "{dir}/helper.c has no '#section code': its op calls a function of the file (COp(files, func_name)), which "
+     "only the op's class names; install its package and name the op"),
+    (["build", "{dir}/twice.c", "--dtypes", "float64", "--into", "{dir}"],
+     "--into ships the module of an installed op, and no installed op uses {dir}/twice.c: install its package, "
+     "then name the op"),
+])
+def test_a_c_file_that_cannot_be_shown_says_why(tmp_path, capsys, argv, message):
+    from opkit.cli import main
+
+    (tmp_path / "twice.c").write_text(PORTED)
+    (tmp_path / "helper.c").write_text("#section support_code\nstatic int helper(void) { return 1; }\n")
+    argv = [part.format(dir=tmp_path) for part in argv]
+    status = main(argv)
+    err = capsys.readouterr().err
+    assert status == 2 and err.rstrip().endswith(message.format(dir=tmp_path)), err
+
+
+def test_a_c_file_alone_runs_as_it_is_shown(tmp_path):
+    """The op `opkit show FILE.c` shows is real: compiled and run, it gives numpy's 2 * x, its output of the inputs'
+    common dtype and largest rank."""
+    import numpy as np
+
+    import opkit
+    import opkit.tensor as ot
+    from opkit.cli.file_op import op_for_file
+
+    (tmp_path / "twice.c").write_text(PORTED)
+    op = op_for_file(str(tmp_path / "twice.c"))
+    x = ot.tensor("float32", shape=(None, None))
+    f = opkit.function([x], op(x))
+    value = np.arange(12, dtype="float32").reshape(3, 4)[:, ::2]  # strided: the C makes it contiguous
+    result = f(value)
+    assert result.dtype == np.float32 and result.shape == (3, 2)
+    np.testing.assert_array_equal(result, 2 * value)
+    y = ot.tensor("int8", shape=(None,))
+    assert op.make_node(x, y).outputs[0].type == ot.tensor("float32", shape=(None, None)).type
+
+
+def test_opkit_demo_says_what_the_timing_showed(user):
+    """Issue 45.3: the demo's ratios say what happened here (faster, slower or level), in line with the times it
+    printed, never "not expected to win" after a win."""
+    out = user.quickstart
+    assert "not expected to win" not in out
+    ours = float(re.search(r"^opkit \(C\): +([\d.]+) ms per call", out, re.M).group(1))
+    theirs = float(re.search(r"^numpy: +([\d.]+) ms per call", out, re.M).group(1))
+    fused = re.search(r"one C loop: +([\d.]+) ms; numpy: +([\d.]+) ms; ratio: ", out)
+    ratios = re.findall(r"ratio: +([\d.]+)x numpy's time: (faster than numpy here|slower than numpy here|"
+                        r"the same time as numpy here \(within 5%\))$", out, re.M)
+    assert len(ratios) == 2, out
+    for (ratio, verdict), (mine, numpy) in zip(ratios, [(ours, theirs), tuple(map(float, fused.groups()))]):
+        ratio = float(ratio)
+        assert abs(ratio - mine / numpy) <= 0.05 * ratio + 0.01, (ratio, mine, numpy)
+        expected = "faster" if ratio < 0.95 else "slower" if ratio > 1.05 else "the same"
+        assert verdict.startswith(expected), (ratio, verdict)
 
 
 def _edited(path, old, new):
@@ -214,12 +327,14 @@ def test_a_misspelt_macro_and_a_bad_tag_are_reported_where_they_are(sqplus, user
                               "'sqplus' (distribution sqplus 0.1.0), which provides it, failed to load:")
         assert failure[1].startswith(f"SectionError: {source}:{line}: unknown section tag 'cdoe'; did you mean 'code'?")
         [fix] = [row for row in failure if row.startswith("fix: ")]
-        assert fix.startswith("fix: correct the error at ") and fix.endswith(
+        # issue 45.3: the fix is at the user's file and line, not at opkit's own sections.py
+        assert fix.startswith(f"fix: correct the error at {source}:{line}; ") and fix.endswith(
             f"sqplus is installed editable from {work / 'sqplus'}, so the fix takes effect without reinstalling "
             "(or skip it: OPKIT_DISABLE_PLUGINS=sqplus)")
         doctor = user.sh("opkit doctor", cwd=work, check=False)
         [row] = [r for r in doctor.stdout.splitlines() if r.startswith("FAIL  plugin sqplus")]
         assert f"{source}:{line}: unknown section tag 'cdoe'" in row and "installed editable from" in row
+        assert f"fix: correct the error at {source}:{line}; " in row and "opkit/cop/" not in row
         assert "reinstall " not in row and "pip uninstall" not in row
         shown = user.sh("opkit show sqplus --dtypes float64,float64", cwd=work, check=False)
         assert shown.returncode == 1 and shown.stderr.startswith("opkit: error: the op 'sqplus' is not available")
@@ -378,4 +493,4 @@ def test_the_wheel_is_built_and_checked_as_users_get_it():
     # the extras: the test extra is light, CI installs the frameworks itself
     extras = project["project"]["optional-dependencies"]
     assert not [r for r in extras["test"] if re.match(r"(torch|jax|opkit-sdk\[)", r)]
-    assert "torch==2.13.0" in run and '"jax>=0.5.0"' in run and '-e ".[test]"' in run
+    assert "torch==2.13.0" in run and '"jax>=0.5.0"' in run and "-e '.[test]'" in run

@@ -84,7 +84,7 @@ def test_to_dot_has_a_box_per_variable_and_an_ellipse_per_node():
 
 
 @needs_dot
-@pytest.mark.parametrize("fmt, magic", [("svg", b"<svg"), ("png", b"\x89PNG\r\n\x1a\n")])
+@pytest.mark.parametrize("fmt, magic", [("svg", b"<svg"), ("png", b"\x89PNG\r\n\x1a\n")], ids=["svg", "png"])
 def test_pydotprint_renders_a_real_picture_with_graphviz(tmp_path, fmt, magic):
     x, y, z = _graph()
     path = pydotprint(opkit.function([x, y], z), tmp_path / f"graph.{fmt}", format=fmt)
