@@ -394,7 +394,7 @@ def test_doctor_names_the_blas_in_use(tmp_path, wheel_flags):
 
 def _declared_names():
     text = (blas.HEADER_DIR / blas.HEADER).read_text()
-    body = text[text.index("/* Fortran BLAS */"):]
+    body = text[text.index("/* Fortran BLAS */"):text.index("/* Theano's prototypes")]
     return re.findall(r"\b(\w+)\((?:const |enum |int |char|float|double|void)", body)
 
 
@@ -424,8 +424,11 @@ def test_every_declared_routine_links_against_the_wheel(language, tmp_path, whee
                       "    printf(\"%d\\n\", found);\n    return 0;\n}\n")
     program = tmp_path / "all"
     driver = ["gcc", "-x", "c"] if language == "c" else [*find_compiler().command]
-    command = [*driver, str(source), f"-I{blas.include_dir()}", f"-D{blas.SCIPY_NAMES}", "-Wall", "-Wextra",
-               "-Werror", "-pedantic", "-o", str(program), *blas.split_ldflags(wheel_flags),
+    # In C++ the address of an overloaded name (Theano's prototypes beside opkit's) needs a type: this file's
+    # untyped casts leave them out; test_theano_s_prototypes_... takes them with their types.
+    untyped = [] if language == "c" else ["-DOPKIT_BLAS_NO_THEANO_PROTOTYPES"]
+    command = [*driver, str(source), f"-I{blas.include_dir()}", f"-D{blas.SCIPY_NAMES}", *untyped, "-Wall",
+               "-Wextra", "-Werror", "-pedantic", "-o", str(program), *blas.split_ldflags(wheel_flags),
                *[f"-Wl,-rpath,{d}" for d in blas._parts(wheel_flags)["dirs"]], "-Wl,--no-as-needed"]
     if language == "c" and subprocess.run(["gcc", "--version"], capture_output=True).returncode != 0:
         pytest.fail("gcc is needed to check the header as C")
@@ -433,6 +436,51 @@ def test_every_declared_routine_links_against_the_wheel(language, tmp_path, whee
     assert build.returncode == 0, build.stderr[:3000]
     run = subprocess.run([str(program)], capture_output=True, text=True, env={"PATH": os.environ.get("PATH", "")})
     assert run.returncode == 0 and int(run.stdout) == len(names) + 3, run.stderr
+
+
+def _theano_prototypes():
+    """(return type, name, parameter types) of each overload with Theano 1.0's prototype in opkit_blas.h."""
+    text = (blas.HEADER_DIR / blas.HEADER).read_text()
+    found = re.findall(r"OPKIT_BLAS_FORWARD (\w+) (\w+)\(([^)]*)\)", text)
+    return [(ret, name, ", ".join(p.rsplit(" ", 1)[0] for p in params.split(", "))) for ret, name, params in found]
+
+
+THEANO_PROGRAM = """#include "{header}"
+#include <stdio.h>
+int main(void) {{
+    int found = 0;
+{pointers}
+    char N = 'N'; int two = 2; double a[4] = {{1, 2, 3, 4}}, c[4] = {{0}}, d[4] = {{0}}, one = 1, zero = 0;
+    p_dgemm_(&N, &N, &two, &two, &two, &one, a, &two, a, &two, &zero, c, &two);  /* c = a a */
+    dgemm_(&N, &N, &two, &two, &two, &one, a, &two, c, &two, &zero, d, &two);  /* d = a c */
+    dgemm_("N", "N", &two, &two, &two, &one, a, &two, a, &two, &one, d, &two);  /* d += a a */
+    printf("%d %g %g %g %g\\n", found, d[0], d[1], d[2], d[3]);
+    return 0;
+}}
+"""
+
+
+def test_theano_s_prototypes_compile_link_and_call_beside_opkit_s(tmp_path, wheel_flags):
+    """Every routine Theano declared with char* (not const char*): its pointer of Theano's type, and dgemm_ called
+    with char variables, string literals and through such a pointer, in one program linked with the wheel."""
+    prototypes = _theano_prototypes()
+    assert len(prototypes) == 90 and ("void", "dgemm_", "char*, char*, const int*, const int*, const int*, "
+                                      "const double*, const double*, const int*, const double*, const int*, "
+                                      "const double*, double*, const int*") in prototypes
+    pointers = "\n".join(f"    {ret} (*p_{name})({params}) = &{name};\n    found += p_{name} != 0;"
+                         for ret, name, params in prototypes)
+    source = tmp_path / "theano.cpp"
+    source.write_text(THEANO_PROGRAM.format(header=blas.HEADER, pointers=pointers))
+    program = tmp_path / "theano"
+    command = [*find_compiler().command, str(source), f"-I{blas.include_dir()}", f"-D{blas.SCIPY_NAMES}", "-Wall",
+               "-Wextra", "-Werror", "-o", str(program), *blas.split_ldflags(wheel_flags),
+               *[f"-Wl,-rpath,{d}" for d in blas._parts(wheel_flags)["dirs"]]]
+    build = subprocess.run(command, capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[:3000]
+    run = subprocess.run([str(program)], capture_output=True, text=True, check=True)
+    a = np.array([[1.0, 3.0], [2.0, 4.0]])  # column-major [1, 2, 3, 4]
+    c = a @ (a @ a) + a @ a
+    assert run.stdout.split() == [str(len(prototypes)), *[f"{v:g}" for v in c.T.ravel()]]
 
 
 def test_theano_helpers_have_theano_shapes(wheel_flags):
