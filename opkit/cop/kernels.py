@@ -9,9 +9,10 @@
 - `compile_kernels(node, arch="sm_90", options=(), name="node_0")`: the cubin (NVRTC, no GPU needed);
   `kernel_module(...)`: everything the runtime needs (key, cubin, PTX, symbols); `kernel_binary(key)`:
   (cubin, PTX) of a module compiled before, in this process or another.
-- `kernel_module_key(node, arch, options, name)`: the identity, `cache_key` of build/identity.made_of
-  with the kernel text as the code, the bytes of the headers it includes (and of opkit's pre-included
-  opkit_nvrtc.h), NVRTC's version and the architecture as the toolchain, and the options as settings.
+- `kernel_request(node, arch, options, name)`: exactly what NVRTC receives (the kernel text, the folders and
+  options it finds headers through, opkit's pre-included opkit_nvrtc.h, NVRTC's version, the architecture);
+  `kernel_module_key(...)`: its identity (opkit.cop.build.identity.request_key), the cache key. A shipped
+  kernel's key (opkit.gpu.shipped_kernels) is the same request's, portable.
 
 `name` is the node's name in its host module (`node_<index>`, as opkit.cop.generate names it): the host
 code's `APPLY_SPECIFIC(axpy)` and the cubin's symbol must agree.
@@ -25,12 +26,13 @@ import pathlib
 import re
 from typing import NamedTuple
 
-from opkit.cop.build.identity import cache_key, made_of
+from opkit.cop.build.identity import CompileRequest, Toolchain, _portable, request_key
 from opkit.cop.build.nvrtc import compile_cuda, normalize_arch, nvrtc_version
 from opkit.cop.compiledir.private_fs import write_private
 from opkit.cop.source import RESTORE_LINE_PRAGMA
 from opkit.cop.source.macro_values import macro_values
 from opkit.cop.source.macros import section_macros
+from opkit.cop.source.headers import option_dirs
 from opkit.cop.source.sections import mask_comments_and_literals
 from opkit.cop.store.cache import ModuleCache, default_cache
 from opkit.core.digest import sha256
@@ -153,22 +155,31 @@ def contracting_options(options) -> list[str]:
             if option.lstrip("-") in ("fmad=true", "use_fast_math") or option.lstrip("-").startswith("ftz=true")]
 
 
-_include_dirs, _options = kernel_include_dirs, kernel_options  # the names opkit.gpu.shipped_kernels first used
-
-
 # ---- identity ----
 
-def kernel_made_of(text: str, arch: str, options, include_dirs) -> list:
-    """Return what a kernel module is made of: text, included headers' bytes, NVRTC version, arch, options."""
-    version = ".".join(map(str, nvrtc_version()))
-    prelude = sha256((PRELUDE_DIR / PRELUDE).read_bytes()).hexdigest()
-    toolchain = (f"nvrtc {version}", normalize_arch(arch), f"{PRELUDE} {prelude}")
-    return made_of(text, lambda: text, list(include_dirs), (), (), list(options), toolchain)
+def kernel_request(node, arch: str = "sm_90", options=(), name: str = DEFAULT_NAME, *, nvrtc: str | None = None,
+                   portable: bool = False) -> CompileRequest:
+    """Return what NVRTC receives for the node's kernels (opkit.cop.build.identity.CompileRequest): the kernel
+    text, the folders (opkit's prelude, the op's) and the options (opkit's, the op's c_kernel_options, the
+    caller's) it finds headers through, the pre-included prelude, NVRTC's version (`nvrtc`: asked when None)
+    and the architecture. `kernel_module` compiles exactly this; a portable request (a shipped kernel's) names
+    its `#line` files without their folders and is never given NVRTC's version."""
+    text = program_text(node, name)
+    options = tuple(kernel_options(op_kernel_options(node, options)))
+    include_dirs = tuple(kernel_include_dirs(node.op))
+    if nvrtc is None and not portable:
+        nvrtc = f"nvrtc {'.'.join(map(str, nvrtc_version()))}"
+    toolchain = Toolchain(tool=nvrtc or "", target=(normalize_arch(arch),))
+    # NVRTC's long spelling of -I: the headers found there are part of the identity too; nothing else is searched.
+    searched = [option.split("=", 1)[1] for option in options if option.startswith("--include-path=")]
+    return CompileRequest((_portable(text) if portable else text,), include_dirs, options, toolchain=toolchain,
+                          search=option_dirs([*include_dirs, *searched], options), code_text=lambda: text,
+                          portable=portable)
 
 
 def kernel_module_key(node, arch: str = "sm_90", options=(), name: str = DEFAULT_NAME) -> str:
     """Return the cache key of the node's kernels compiled for `arch` with `options` (see the module's doc)."""
-    return _key(node.op, program_text(node, name), arch, op_kernel_options(node, options))
+    return request_key(kernel_request(node, arch, options, name), KERNEL_FORMAT)
 
 
 def op_kernel_options(node, options):
@@ -178,13 +189,6 @@ def op_kernel_options(node, options):
     if not callable(method) or isinstance(options, str):
         return options
     return [*map(str, method(node) or ()), *options]
-
-
-def _key(op, text, arch, options) -> str:
-    options = kernel_options(options)
-    # NVRTC's long spelling of -I: the headers found there are part of the identity too.
-    searched = [option.split("=", 1)[1] for option in options if option.startswith("--include-path=")]
-    return cache_key(KERNEL_FORMAT, *kernel_made_of(text, arch, options, kernel_include_dirs(op) + searched))
 
 
 def module_name_for(key: str) -> str:
@@ -200,13 +204,12 @@ def kernel_module(node, arch: str = "sm_90", options=(), name: str = DEFAULT_NAM
     A kernel error raises CompileError at the user's file:line, naming the node, with the source kept.
     """
     arch = normalize_arch(arch)
-    text = program_text(node, name)
-    options = op_kernel_options(node, options)
-    key = _key(node.op, text, arch, options)
-    symbols = tuple(kernel_symbol(kernel, name) for kernel in kernel_names(text))
+    request = kernel_request(node, arch, options, name)
+    key = request_key(request, KERNEL_FORMAT)
+    symbols = tuple(kernel_symbol(kernel, name) for kernel in kernel_names(request.code_text()))
     if key not in _binaries:
         try:
-            _build(node, text, key, arch, options)
+            _build(node, request, key, arch)
         except CompileError as exc:
             raise _with_node(exc, node, name) from None
     cubin, ptx = _binaries[key]
@@ -229,9 +232,9 @@ def compile_kernels(node, arch: str = "sm_90", options=(), name: str = DEFAULT_N
     return module.cubin or module.ptx.encode("utf-8")
 
 
-def _build(node, text, key, arch, options) -> None:
-    """Load the kernels under `key` from the cache, or compile and publish them; keep them in `_binaries`."""
-    include_dirs, nvrtc_options = kernel_include_dirs(node.op), kernel_options(options)
+def _build(node, request, key, arch) -> None:
+    """Load the kernels under `key` from the cache, or compile `request` and publish it; keep them in `_binaries`."""
+    text, include_dirs, nvrtc_options = request.code_text(), list(request.include_dirs), list(request.compile_args)
     module_name = module_name_for(key)
     meta = {"description": f"CUDA kernels of {type(node.op).__name__} for {arch}"[:500], "arch": arch,
             "nvrtc": ".".join(map(str, nvrtc_version())), "options": nvrtc_options,

@@ -5,9 +5,11 @@ kernels` with NVRTC for each architecture and stores each in
 `PACKAGE_DIR/_opkit_modules/kernels/<key>/` (the cubin, its PTX and a meta.json), next to the host
 modules built for those architectures (opkit.cop.store.shipped).
 
-`<key>` is a portable identity: the kernel text with its `#line` directives' folders left out, the
-bytes of the headers it includes, opkit's NVRTC prelude, the options and the architecture, but not
-NVRTC's version (the machine running it may have no NVRTC to ask). meta.json keeps the key the
+`<key>` is the portable identity of what NVRTC receives (opkit.cop.kernels.kernel_request, the request the
+kernel cache keys too): the kernel text with its `#line` directives' folders left out, the bytes of the
+headers it includes (through the op's folders and `--include-path`), opkit's NVRTC prelude, every option
+(opkit's, the op's c_kernel_options, the caller's) and the architecture, but not NVRTC's version (the
+machine running it may have no NVRTC to ask) nor any folder. meta.json keeps the key the
 kernels had where they were built (`kernel_key`, which names NVRTC's version): a GPU node's host
 module holds that key, so the host module built there is the one found here.
 
@@ -25,7 +27,7 @@ import pathlib
 import re
 
 from opkit.cop import kernels
-from opkit.cop.build.identity import _portable, cache_key, made_of
+from opkit.cop.build.identity import request_key
 from opkit.cop.build.nvrtc import normalize_arch
 from opkit.cop.compiledir.private_fs import intact
 from opkit.cop.store.shipped import SHIPPED_DIR, _publish_lock, _replace, shipped_dir
@@ -61,13 +63,9 @@ def arch_number(arch: str) -> int:
 
 
 def shipped_kernel_key(node, arch, options=(), name=kernels.DEFAULT_NAME) -> str:
-    """Return the portable key of `node`'s kernels for `arch` (see the module's doc)."""
-    text = kernels.program_text(node, name)
-    include_dirs, nvrtc_options = kernels._include_dirs(node.op), kernels._options(options)
-    prelude = sha256((kernels.PRELUDE_DIR / kernels.PRELUDE).read_bytes()).hexdigest()
-    toolchain = (normalize_arch(arch), f"{kernels.PRELUDE} {prelude}")
-    return cache_key(FORMAT, *made_of(_portable(text), lambda: text, include_dirs, (), (), nvrtc_options, toolchain,
-                                      portable=True))
+    """Return the portable key of `node`'s kernels for `arch` (see the module's doc): the key of the request
+    kernel_module compiles (opkit.cop.kernels.kernel_request), portable."""
+    return request_key(kernels.kernel_request(node, arch, options, name, portable=True), FORMAT)
 
 
 def ship_kernels(node, arch, into, description: dict, options=(), name=kernels.DEFAULT_NAME) -> pathlib.Path:

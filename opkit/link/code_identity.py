@@ -2,10 +2,13 @@
 
 `node_identity(node)` is what a pickled function's token and the eager memo
 (op.compute) add to an op's props: the op's Python identity
-(opkit.core.code_identity) and, for a node with C code, the content the
-module cache keys its module by (every code string of the one-node module and
-the local headers it includes, opkit.cop.build.identity), without the toolchain: a
-`.c` file edited, then the op created again, gives another identity.
+(opkit.core.code_identity) and, for a node with C code, the key of the request
+that builds its one-node module (opkit.cop.build.identity): every code string, the
+headers it includes, the op's folders, libraries and arguments, and the flags
+opkit's configuration asks for (`requested_toolchain`), without the compiler and
+the system, which a function pickled on one machine may meet others of. A `.c`
+file edited, then the op created again, gives another identity; so does another
+config.cflags, march, openmp, sanitize or cmodule__debug.
 """
 
 from __future__ import annotations
@@ -13,18 +16,15 @@ from __future__ import annotations
 from opkit.core.code_identity import python_identity
 from opkit.core.digest import sha256
 
-# The flags that change the code a module is built from (threads is read at run time).
-CODE_FLAGS = ("cflags", "march", "openmp", "sanitize")
-
 
 def code_flags() -> tuple:
-    """Return the values of CODE_FLAGS in this process: what a function's token says its modules were built with.
+    """Return the flags opkit's configuration builds modules with (compile, then link arguments): what a function's
+    token says its modules were built with. The requested toolchain's (opkit.cop.build.identity), as in
+    every node's code identity; no compiler is asked."""
+    from opkit.cop.build.identity import requested_toolchain
 
-    (Not opkit.cop's build_flags, which returns the compiler's arguments.)
-    """
-    from opkit.config import config
-
-    return tuple(str(getattr(config, name)) for name in CODE_FLAGS)
+    toolchain = requested_toolchain()
+    return (*toolchain.compile_args, "--link--", *toolchain.link_args)
 
 
 def node_identity(node) -> str:
@@ -35,10 +35,11 @@ def node_identity(node) -> str:
 
 
 def c_identity(node) -> str:
-    """Return a digest of what the module cache keys `node`'s own module by ('' for a node without C code)."""
+    """Return the key of the request that builds `node`'s own module, with the requested toolchain ('' for a node
+    without C code)."""
     from opkit.cop.generate.cinterface import op_has_c
     from opkit.cop.generate.codegen import collect_module
-    from opkit.cop.build.identity import cache_key, region_made_of
+    from opkit.cop.build.identity import region_request, request_key, requested_toolchain
     from opkit.cop.generate.region import Region
 
     try:
@@ -47,5 +48,4 @@ def c_identity(node) -> str:
         parts = collect_module(Region.from_nodes([node], lambda variable: True))
     except Exception as exc:  # code that cannot be generated: its error is its identity (it runs perform)
         return f"no C: {type(exc).__name__}: {exc}"
-    # What the module cache keys the node's module by (opkit.cop.build.identity), less the toolchain.
-    return cache_key(*region_made_of(parts, ()))
+    return request_key(region_request(parts, requested_toolchain()))

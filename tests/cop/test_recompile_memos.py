@@ -228,7 +228,7 @@ def test_a_portable_content_leaves_out_the_folders_of_line_directives_only():
 
     def portable(path):
         parts = ModuleParts({"code": [f'#line 3 "{path}"\nx = 1;', "y"]}, [], [], [], [], True)
-        return identity.region_made_of(parts, (), portable=True)[0]
+        return identity.region_request(parts, identity.Toolchain(), portable=True).sources[0]
 
     assert portable("/a/b/op.c") == portable("/c/op.c") == portable("op.c")
     assert portable("/a/b/op.c") != portable("/a/b/other.c")

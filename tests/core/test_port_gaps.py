@@ -146,12 +146,12 @@ def test_cmodule_debug_flag_refuses_what_is_not_a_boolean_naming_it():
 
 def test_cmodule_debug_defines_debug_in_compiled_c_and_is_part_of_the_key():
     from opkit.cop.build.extension import build_flags
-    from opkit.cop.build.identity import toolchain_parts
+    from opkit.cop.build.identity import host_toolchain
 
-    off_flags, off_parts = build_flags()[0], toolchain_parts()
+    off_flags, off_parts = build_flags()[0], host_toolchain()
     assert "-DDEBUG=" not in off_flags
     with opkit.config.change_flags(cmodule__debug=True):
-        assert "-DDEBUG=" in build_flags()[0] and toolchain_parts() != off_parts
+        assert "-DDEBUG=" in build_flags()[0] and host_toolchain() != off_parts
         on = opkit.function([], DebugProbe()(), mode="FAST_RUN")
         assert int(on()) == 1
     off = opkit.function([], DebugProbe()(), mode="FAST_RUN")  # another module, not the one built above

@@ -16,7 +16,7 @@ from helpers.requires import has_nvrtc, needs_nvrtc
 import opkit
 import opkit.tensor as ot
 from opkit.cop import kernels
-from opkit.cop.build import nvrtc
+from opkit.cop.build import identity, nvrtc
 from opkit.cop.source.lint import check_file
 from opkit.errors import CompileError
 from tests.gpu.ops.kernel_ops import HERE, MethodKernels, Unary, axpy_node, unary_node
@@ -209,11 +209,12 @@ def test_identity_covers_the_nvrtc_version_and_the_prelude(monkeypatch):
     monkeypatch.setattr(kernels, "nvrtc_version", lambda: (99, 1))
     assert kernels.kernel_module_key(node) != key
     monkeypatch.undo()
-    parts = kernels.kernel_made_of(kernels.program_text(node), "sm_90", kernels.kernel_options(()),
-                                   kernels.kernel_include_dirs(node.op))
+    request = kernels.kernel_request(node)
+    parts = identity.made_of(request)
     version = ".".join(map(str, nvrtc.nvrtc_version()))
-    assert f"nvrtc {version}" in parts and "sm_90" in parts
-    assert any(part.startswith(f"{kernels.PRELUDE} ") for part in parts)
+    assert f"nvrtc {version}" in parts and repr(("sm_90",)) in parts
+    # opkit's pre-included prelude and the op's header, by their bytes, as NVRTC finds them
+    assert any(part.startswith(str(kernels.PRELUDE_DIR / kernels.PRELUDE) + "\n") for part in parts)
     assert any(part.startswith(os.path.realpath(os.path.join(HERE, "axpy_helpers.h")) + "\n") for part in parts)
 
 

@@ -1,13 +1,13 @@
 """The headers a compiler read for a cache entry, kept with it and checked on every hit (as ccache's direct mode).
 
-A module's key holds the bytes of the headers its code includes (opkit.cop.build.headers),
+A module's key holds the bytes of the headers its code includes (opkit.cop.source.headers),
 found by scanning the code; the compiler may read others (an include named by a
 macro, a search order the scan does not know). So every compile also writes the
 compiler's own list of what it opened (`-MMD`: the user's headers, not the system's),
 and the sha256 of each of those files goes into the entry's meta.json ("depends").
 A hit whose listed header has changed since is not used: the module is built again.
 
-Python's and numpy's headers (the toolchain's, in the key as its versions) and
+Python's and numpy's headers (the toolchain's: every byte of them is in the key, opkit.cop.build.system_headers) and
 what lies in the compile cache (the precompiled header) are left out.
 """
 
@@ -92,7 +92,7 @@ def carry(depends: dict, directory: pathlib.Path, name: str) -> None:
 
 def file_digest(path: str) -> str | None:
     """Return the sha256 of the file `path` (None if it cannot be read); read once while its stat is unchanged."""
-    from opkit.cop.build.headers import header_facts
+    from opkit.cop.source.headers import header_facts
 
     try:
         return header_facts(path)[0]

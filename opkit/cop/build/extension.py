@@ -21,26 +21,13 @@ import sysconfig
 from opkit.config import config
 from opkit.cop.build.compiler import Compiler, find_compiler, python_include_dirs, run_tool
 from opkit.cop.build.depends import dependency_args, record
-from opkit.cop.build.host import OPENMP_FLAG, openmp_supported
+from opkit.cop.build.flags import (BASE_COMPILE_ARGS, LINK_TOO, build_flags, debug_flags,  # noqa: F401 (their old home)
+                                   modules_use_openmp, sanitize_flags)
 from opkit.cop.compiledir import layout
 from opkit.cop.compiledir.private_fs import write_private
 from opkit.errors import CompileError
 
-# No -g and no -Wall: debug info and warnings cost compile time and nobody reads them here.
-# -ffp-contract=off: no fused multiply-add where the source has a multiply then an add, so + - * /
-# give numpy's bits even where -march enables FMA instructions. -fopenmp-simd: `#pragma omp simd`
-# loops vectorize (no threads, no runtime library).
-# Hidden visibility: a module exports only PyInit_<name>, so modules loaded with RTLD_GLOBAL
-# never bind each other's functions (two ops' support code may define the same names).
-BASE_COMPILE_ARGS = ("-std=c++17", "-O2", "-ffp-contract=off", "-fopenmp-simd", "-fPIC", "-pipe", "-DNDEBUG", "-fvisibility=hidden",
-                     "-fvisibility-inlines-hidden", "-DNPY_NO_DEPRECATED_API=NPY_1_7_API_VERSION",
-                     # The C API of the numpy that runs (every module is built against it): numpy 2's
-                     # PyArray_Descr fields (`->elsize`, Theano's Gemm reads them) are hidden below 2.0's target.
-                     "-DNPY_TARGET_VERSION=NPY_API_VERSION")
 MAX_ERRORS = 5
-# Compile flags that the link needs too (-fopenmp links the OpenMP runtime).
-LINK_TOO = ("-fopenmp",)
-
 # Patterns of compiler output, read only when a build fails: compiled then (re's cache), not at import,
 # which every fresh process pays on its way to a cached module.
 _MISSING_LIBRARY = r"cannot find -l(\S+?)(?::|\s|$)"
@@ -57,43 +44,6 @@ class _CommandFailed(Exception):
         super().__init__(returncode)
         self.command, self.returncode, self.output = command, returncode, output
         self.timed_out = timed_out  # the limit it ran past (seconds), or None
-
-
-def build_flags() -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Return the (compile, link) arguments `build_extension` adds from opkit's config.
-
-    `-march=` from config.march, and -fopenmp (compile and link) when modules use
-    OpenMP: every module may run its large loops on several threads.
-    """
-    compile_args, link_args = list(BASE_COMPILE_ARGS), []
-    if config.march:
-        compile_args.append(f"-march={config.march}")
-    if modules_use_openmp():
-        compile_args.append(OPENMP_FLAG)
-        link_args.append(OPENMP_FLAG)
-    compile_args += sanitize_flags() + debug_flags()
-    link_args += sanitize_flags()
-    cflags = shlex.split(config.cflags)
-    return tuple(compile_args + cflags), tuple(link_args + cflags)
-
-
-def debug_flags() -> list[str]:
-    """Return the compile flags of config.cmodule__debug: the macro DEBUG, defined empty as PyTensor's
-    ``#define DEBUG`` (part of every module's identity, as the flag is of PyTensor's key)."""
-    return ["-DDEBUG="] if config.cmodule__debug else []
-
-
-def sanitize_flags() -> list[str]:
-    """Return the compile (and link) flags of config.sanitize: part of every module's identity."""
-    if config.sanitize == "address":
-        # Without a frame pointer, ASan's stack traces lose frames; -g: reports name source lines.
-        return ["-fsanitize=address", "-fno-omit-frame-pointer", "-g"]
-    return []
-
-
-def modules_use_openmp() -> bool:
-    """Return True if modules are compiled with -fopenmp: config.openmp is on and the compiler can."""
-    return bool(config.openmp) and openmp_supported(find_compiler())
 
 
 @functools.lru_cache(maxsize=None)

@@ -1,10 +1,14 @@
-"""A precompiled header of Python.h and numpy's headers, built once per toolchain and flags.
+"""A precompiled header of Python.h and numpy's headers, built once per toolchain, flags and headers' bytes.
 
 Parsing those headers is about half of a small module's compile time. The
 header lives in ``<compiledir>/pch/<digest>/``; g++ uses the ``.gch`` beside it
-when the flags match and silently parses the header otherwise, so a stale or
-missing PCH costs time, never correctness; a .gch whose bytes are not those built (its sha256
-is kept sealed beside it, checked once a process) is built again, never used.
+when the flags match and silently parses the header otherwise, so a missing PCH
+costs time, never correctness. g++ does not check that the headers a ``.gch`` was
+built from are still those on disk, so `<digest>` is the key of the header's request
+(`pch_key`): the compiler, the flags, Python's ABI, numpy's C-API version and the bytes
+of every header in Python's and numpy's folders; a numpy upgraded in place gets a
+header of its own. A .gch whose bytes are not those built (its sha256 is kept sealed
+beside it, checked once a process) is built again, never used.
 
 g++ loads whatever ``.gch`` it finds there, so the directories are made private
 (0700, whatever the umask) and a PCH is used only from a cache root and
@@ -25,7 +29,6 @@ from opkit.cop.compiledir import layout
 from opkit.cop.compiledir.layout import (PCH_DIGEST_FILE, PCH_DIGEST_LENGTH, PCH_DIR, PCH_GCH, PCH_HEADER_FILE,
                                          PCH_LOCK)
 from opkit.cop.build.compiler import run_tool
-from opkit.cop.build.host import native_target
 from opkit.cop.compiledir.private_fs import make_private_dirs, private_problem, read_sealed, write_private, write_sealed
 from opkit.core.digest import sha256
 
@@ -42,6 +45,7 @@ PCH_HEADER = """// opkit precompiled header: what every generated module include
 """
 HEADER, GCH, LOCK = PCH_HEADER_FILE, PCH_GCH, PCH_LOCK
 DIGEST = PCH_DIGEST_FILE  # the .gch's sha256, sealed: a damaged .gch is built again, never used
+PCH_FORMAT = "opkit-pch-2"
 _ready = {}
 
 
@@ -53,10 +57,7 @@ def pch_args(compiler, compile_args, include_dirs):
     """Return the compiler arguments that use the precompiled header (empty if unavailable)."""
     if not _supported(compiler) or os.environ.get("OPKIT_NO_PCH"):
         return []
-    # The CPU features of -march=native too: a shared cache holds one PCH per CPU.
-    target = [native_target(compiler)] if "-march=native" in compile_args else []
-    digest = sha256("\n".join([PCH_HEADER, compiler.identity, *compile_args, *include_dirs, *target])
-                    .encode()).hexdigest()[:PCH_DIGEST_LENGTH]
+    digest = pch_key(compiler, compile_args, include_dirs)[:PCH_DIGEST_LENGTH]
     root = layout.root()
     directory = root / PCH_DIR / digest
     header = directory / HEADER
@@ -72,6 +73,17 @@ def pch_args(compiler, compile_args, include_dirs):
                               f" {exc}", RuntimeWarning, stacklevel=3)
         _ready[header] = usable
     return ["-include", str(header), "-Winvalid-pch"] if usable else []
+
+
+def pch_key(compiler, compile_args, include_dirs) -> str:
+    """Return the key of the precompiled header `compiler` builds with `compile_args` and -I `include_dirs`
+    (Python's and numpy's folders): its request's (opkit.cop.build.identity.pch_request), which holds the
+    compiler, the flags, the CPU features of -march=native, Python's ABI, numpy's C-API version and the bytes
+    of every header in those folders. A numpy upgraded in place gets a header of its own: g++ never checks
+    that the headers a .gch was built from are unchanged."""
+    from opkit.cop.build.identity import pch_request, request_key
+
+    return request_key(pch_request(PCH_HEADER, compiler, compile_args, include_dirs), PCH_FORMAT)
 
 
 def pch_removed(args) -> bool:

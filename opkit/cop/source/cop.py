@@ -31,10 +31,12 @@ from opkit.core.type import MethodNotDefined
 from opkit.cop.source.macro_values import macro_values
 from opkit.cop.source.macros import section_macros, wrap_section
 from opkit.cop.source import RESTORE_LINE_PRAGMA
-from opkit.cop.source.sections import c_string_literal, content_version, parse_files
+from opkit.cop.source.headers import found_headers, option_dirs
+from opkit.cop.source.sections import _read_bytes, c_string_literal, parse_files
 
 _FUNC_NAME = re.compile(r"\s*(?:APPLY_SPECIFIC\(\s*\w+\s*\)|[A-Za-z_][\w:]*)\s*\Z", re.ASCII)
 _NO_MACRO_TAGS = ("support_code", "init_code")
+_FILES_VERSION = b"opkit-cop-files-2\0"
 
 
 def _path_list(func_files) -> list:
@@ -199,17 +201,52 @@ class COp(Op, metaclass=abc.ABCMeta):
         return dirs
 
     def c_code_cache_version(self):
-        """Return a version naming the parsed sections and the files and local headers on disk.
+        """Return a version naming the parsed sections, the files on disk and the headers they include.
 
-        The parsed text is what the module is rendered from; the files on disk
-        cover the headers they include, recursively. (A module's cache key is
-        its content in any case; this version says the op may be cached at all.)
+        The parsed text is what the module is rendered from; the files' bytes and the
+        headers they include, recursively, found as the compiler finds them through the
+        op's own header folders and arguments (opkit.cop.source.headers: the one scan
+        every identity uses), cover the rest. (A module's cache key is its request's in
+        any case; this version says the op may be cached at all, and PyTensor's cache,
+        through the bridge, trusts it.)
         """
         parsed = sha256()
         for tag, sections in self.code_sections.items():
             for section in sections:
                 parsed.update(repr((tag, section.path, section.line, section.text)).encode())
-        return ("opkit.COp", parsed.hexdigest(), content_version(self.func_files))
+        return ("opkit.COp", parsed.hexdigest(), self._files_version())
+
+    def version_headers(self) -> list[str]:
+        """Return the paths of the headers the op's files include, as c_code_cache_version finds them."""
+        return [found.partition("\n")[0] for found in self._included(self._file_bytes())]
+
+    def _files_version(self) -> str:
+        digest = sha256(_FILES_VERSION)
+        data = self._file_bytes()
+        for part in data:
+            digest.update(b"%d\0" % len(part) + part)
+        for found in self._included(data):
+            digest.update(b"\0" + found.encode("utf-8", "surrogateescape"))
+        return digest.hexdigest()
+
+    def _file_bytes(self) -> list[bytes]:
+        return [_read_bytes(path) for path in self.func_files]
+
+    def _included(self, data) -> list[str]:
+        """Return 'path\nsha256' of every header the files' bytes `data` include (opkit.cop.source.headers)."""
+        text = "\n".join(part.decode("utf-8", "surrogateescape") for part in data)
+        return found_headers(text, *option_dirs(_own(self.c_header_dirs), _own(self.c_compile_args)))
+
+
+def _own(method) -> list[str]:
+    """Return what an op's c_header_dirs or c_compile_args gives (every signature opkit calls it with)."""
+    try:
+        try:
+            return [str(item) for item in method() or ()]
+        except TypeError:
+            return [str(item) for item in method(None) or ()]
+    except MethodNotDefined:
+        return []
 
 
 # opkit's own ops whose C is fixed text are COps too: their `#section` files are named by their class

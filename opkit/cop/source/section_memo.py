@@ -233,10 +233,8 @@ class SectionC:
                 _versions[memo] = entry[:3] + (now,)
             return entry[0]
 
-        def includes():
-            from opkit.cop.source.sections import local_includes
-
-            return [str(h) for path in self.files for h in local_includes(path)]
+        def includes():  # the headers the version covers (found as the compiler finds them)
+            return self._reader(files.data).version_headers()
 
         headers = tuple(_keep(f"section-headers\0{files.key}", includes, files.unchanged))
         headers_stamp, contents = stamp(headers), contents_digest(headers)

@@ -7,6 +7,8 @@ whose errors it then raises).
 
 from __future__ import annotations
 
+import os
+
 from opkit.cop.source.cop import COp
 from opkit.cop.source.section_files import op_files
 from opkit.cop.source.sections import parse_files
@@ -26,6 +28,13 @@ class OpSections(COp):
         self.func_files = op_files(op, files)
         self.code_sections = parse_files(self.func_files, data=data)
         self.extra_macros = tuple(macros)
+        self._data = data
+
+    def _file_bytes(self):
+        """The bytes the sections were parsed from (those section_memo names the answers by), else the files'."""
+        if self._data is None:
+            return super()._file_bytes()
+        return [self._data[os.path.abspath(path)] for path in self.func_files]  # as parse_files reads them
 
     def _macros(self, tag, node, name, sub=None, inputs=None, outputs=None):
         define, undef = super()._macros(tag, node, name, sub, inputs, outputs)

@@ -27,7 +27,7 @@ import warnings
 
 from opkit.config import config
 from opkit.cop.build.extension import extension_suffix
-from opkit.cop.build.identity import cache_key, region_made_of
+from opkit.cop.build.identity import Toolchain, region_request, request_key
 from opkit.cop.store.cache import module_events
 from opkit.cop.build.compiler import numpy_c_api_version, python_abi
 from opkit.cop.load.loader import load_module
@@ -90,22 +90,12 @@ def shipping_flags() -> tuple[tuple[str, ...], tuple[str, ...]]:
     build_flags() probes the compiler (for OpenMP); a machine without one must
     compute the same key. Shipped modules are always built with OpenMP (`opkit
     build --into` sees to it), whatever the cores of the building or the running
-    machine: how many threads run is a run-time matter (config.threads).
+    machine: how many threads run is a run-time matter (config.threads). A sanitized
+    key is another key (sanitized modules are never shipped: see ship_refusal).
     """
-    import shlex
+    from opkit.cop.build.flags import module_flags
 
-    from opkit.cop.build.extension import BASE_COMPILE_ARGS, debug_flags, sanitize_flags
-    from opkit.cop.build.host import OPENMP_FLAG
-
-    march = ship_march()
-    compile_args = list(BASE_COMPILE_ARGS) + ([f"-march={march}"] if march else [])
-    compile_args.append(OPENMP_FLAG)
-    link_args = [OPENMP_FLAG]
-    compile_args += debug_flags()
-    compile_args += sanitize_flags()  # never shipped (see ship_refusal), but a sanitized key is another key
-    link_args += sanitize_flags()
-    cflags = shlex.split(config.cflags)
-    return tuple(compile_args + cflags), tuple(link_args + cflags)
+    return module_flags(ship_march(), True)
 
 
 def ship_refusal() -> str | None:
@@ -123,11 +113,18 @@ def machine_identity() -> dict:
             "platform": sys.platform}
 
 
-def shipped_key(parts) -> str:
-    """Return the key of a region's shipped module from the parts it renders from (see the module docstring)."""
+def shipping_toolchain() -> Toolchain:
+    """Return the toolchain a shipped module is built with and looked up by: no compiler, what the machine
+    must be (machine_identity) and the shipping flags."""
     compile_args, link_args = shipping_flags()
-    toolchain = [*(f"{k}={v}" for k, v in sorted(machine_identity().items())), repr(compile_args), repr(link_args)]
-    return cache_key(SHIPPED_FORMAT, *region_made_of(parts, toolchain, portable=True))
+    return Toolchain(compile_args=compile_args, link_args=link_args,
+                     system=tuple(f"{k}={v}" for k, v in sorted(machine_identity().items())))
+
+
+def shipped_key(parts) -> str:
+    """Return the key of a region's shipped module from the parts it renders from (see the module docstring):
+    the portable identity of the request that builds it (opkit.cop.build.identity)."""
+    return request_key(region_request(parts, shipping_toolchain(), portable=True), SHIPPED_FORMAT)
 
 
 def shipped_dir(op) -> pathlib.Path | None:

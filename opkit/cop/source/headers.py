@@ -1,4 +1,7 @@
-"""The headers a module's code includes, with the sha256 of their bytes: part of its identity.
+"""The headers C text includes, found as the compiler finds them, with the sha256 of their bytes.
+
+One scan serves every identity: a module's, a kernel's, a precompiled header's (opkit.cop.build.identity)
+and a COp's version (opkit.cop.source.cop).
 
 Headers are found the way the compiler finds them (see `search_dirs`): beside the
 including file for `#include "..."`, then `-iquote` folders, then the op's header
@@ -70,7 +73,18 @@ def local_headers(source, include_dirs, compile_args=(), *, with_paths=True) -> 
     search_dirs). A header's bytes are hashed as they are: two headers that
     differ in a byte that is not UTF-8 are two headers.
     """
-    quoted_dirs, every_dir = search_dirs(include_dirs, compile_args)
+    return found_headers(source, *search_dirs(include_dirs, compile_args), with_paths=with_paths)
+
+
+def option_dirs(include_dirs, compile_args=()) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Return the folders (quoted only, every include) that `include_dirs` and the path options of
+    `compile_args` name, and nothing else (no config.cflags, no environment): a compiler given only these."""
+    return _search_dirs(tuple(include_dirs), tuple(compile_args), "", ())
+
+
+def found_headers(source, quoted_dirs, every_dir, *, with_paths=True) -> list[str]:
+    """Return the path (unless not `with_paths`) and the sha256 of every header `source` includes, recursively,
+    looked up in `quoted_dirs` (for `#include "..."`, after the including file's folder) then in `every_dir`."""
     if not every_dir and not quoted_dirs:
         return []
     found, pending, seen = [], [(_includes(source), None)], set()
