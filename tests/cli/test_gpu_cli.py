@@ -371,8 +371,9 @@ def test_build_arch_ships_cubins_and_ptx_that_load_without_nvrtc_or_a_compiler(p
         assert here.returncode == 0 and here.stdout.startswith("sm_"), here.stderr
     else:
         assert here.returncode == 1
+        why = "CuPy finds no CUDA device (" if has_cupy() else "device='cuda' needs CuPy, which is not installed ("
         assert here.stderr.startswith("opkit: error: ArchOpsGpu is a GPU op (it has CUDA kernels) and opkit builds "
-                                      "it for this machine's GPU, and here CuPy finds no CUDA device (")
+                                      f"it for this machine's GPU, and here {why}"), here.stderr
         assert here.stderr.rstrip().endswith("fix: name the GPUs' architectures: --arch sm_80,sm_90 (NVRTC compiles "
                                              "for them without a GPU)")
 
