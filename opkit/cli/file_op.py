@@ -72,12 +72,20 @@ def op_for_file(target: str):
 
 
 def _installed_ops_of(path: str) -> list[str]:
-    """Return the names of the installed ops (built-ins aside) whose C files include `path`."""
-    from opkit.cli.ops import listing, load_quietly
+    """Return the names (DIST:NAME where two distributions register one name) of the installed ops whose C files
+    include `path`."""
+    import warnings
 
+    from opkit.plugins.manager import PluginLoadWarning, load_plugins
+    from opkit.plugins.registry import ops
+
+    with warnings.catch_warnings():  # a broken plugin is `opkit list`'s to report, not this command's
+        warnings.simplefilter("ignore", PluginLoadWarning)
+        state = load_plugins()
     found = []
-    for row in listing(load_quietly())["ops"]:
-        files = [os.path.abspath(f) for f in row.get("c_files") or ()]
-        if path in files:
-            found.append(f"{row['distribution']}:{row['name']}" if row["conflict"] else row["name"])
+    for name, registrations in sorted(state.ops.items()):
+        for registration in registrations:
+            row = ops.describe(registration)
+            if path in [os.path.abspath(f) for f in row.get("c_files") or ()]:
+                found.append(f"{row['distribution']}:{name}" if len(registrations) > 1 else name)
     return list(dict.fromkeys(found))
