@@ -23,9 +23,9 @@ import time
 
 from opkit.core.digest import sha256
 
-FORMAT = "opkit-system-headers-1"
+FORMAT = "opkit-system-headers-2"
 RECHECK_SECONDS = 2.0
-_known: dict = {}  # folders -> (digest, the stats it was made from, when last looked at)
+_known: dict = {}  # folders -> (digest, the files and folders it was made from, their stamp, when last looked at)
 
 
 def system_headers_digest(dirs=None) -> str:
@@ -34,82 +34,79 @@ def system_headers_digest(dirs=None) -> str:
     default = dirs is None
     if default:
         last = _known.get(None)
-        if last is not None and now - last[2] < RECHECK_SECONDS:
+        if last is not None and now - last[3] < RECHECK_SECONDS:
             return last[0]
         from opkit.cop.build.compiler import python_include_dirs
 
         dirs = python_include_dirs()
-    folders = tuple(os.path.realpath(d) for d in dirs)
+    folders = tuple(map(os.path.abspath, dirs))
     known = _known.get(folders)
-    if known is None or now - known[2] >= RECHECK_SECONDS:
-        if known is None or _stats(known[1]) != known[1]:
+    if known is None or now - known[3] >= RECHECK_SECONDS:
+        if known is None or _stamp(known[1]) != known[2]:
             known = _kept(folders)
-        known = (known[0], known[1], now)
+        known = (*known[:3], now)
         _known[folders] = known
     if default:
         _known[None] = known
     return known[0]
 
 
-def _stats(listed) -> list | None:
-    """Return the stats of the paths `listed` holds ([[path, ...], ...]) as they are now, or None if one is gone."""
+def _stamp(paths) -> str | None:
+    """Return a digest of the stat of every path of `paths` (device, inode, size, modification and change times),
+    or None if one is gone."""
     try:
-        return [[path, *_facts(os.stat(path))] for path, *_ in listed]
+        facts = [(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) for st in map(os.stat, paths)]
     except OSError:
         return None
+    return sha256(repr(facts).encode()).hexdigest()
 
 
-def _facts(st) -> list[int]:
-    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
-
-
-def _kept(folders) -> tuple[str, list, float]:
-    """Return (digest, stats) of `folders`: kept in the cache directory while their stats hold, else made (and kept)."""
+def _kept(folders) -> tuple:
+    """Return (digest, paths, stamp) of `folders`: kept in the cache directory while the stamp holds, else made."""
     from opkit.cop.compiledir import layout
     from opkit.cop.compiledir.private_fs import read_sealed, write_sealed
 
-    path = layout.host_dir() / f"system-headers-{sha256(repr(folders).encode('utf-8', 'surrogateescape')).hexdigest()[:32]}"
+    name = sha256(repr(folders).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    path = layout.host_dir() / f"system-headers-{name}"
     data = read_sealed(path)
     if data is not None:
         try:
             kept = json.loads(data.decode("utf-8", "surrogateescape"))
-            if kept["format"] == FORMAT and _stats(kept["stats"]) == kept["stats"]:
-                return kept["digest"], kept["stats"], 0.0
-        except (ValueError, KeyError, TypeError):
+            if kept["format"] == FORMAT:
+                paths = [f"{folders[number]}/{relative}" for number, relative in kept["paths"]]
+                if _stamp(paths) == kept["stamp"]:
+                    return kept["digest"], paths, kept["stamp"]
+        except (ValueError, KeyError, TypeError, IndexError):
             pass
-    digest, stats = _hashed(folders)
+    digest, listed = _hashed(folders)
+    paths = [f"{folders[number]}/{relative}" for number, relative in listed]
+    stamp = _stamp(paths)
     try:
-        write_sealed(path, json.dumps({"format": FORMAT, "digest": digest, "stats": stats})
+        write_sealed(path, json.dumps({"format": FORMAT, "digest": digest, "paths": listed, "stamp": stamp})
                      .encode("utf-8", "surrogateescape"))
     except OSError:  # a read-only or full cache: hashed again by the next process
         pass
-    return digest, stats, 0.0
+    return digest, paths, stamp
 
 
 def _hashed(folders) -> tuple[str, list]:
-    """Return the digest of every file's name (relative to its folder) and bytes, and the stats of all it read.
-
-    A file is stated before it is read: one changed while being read has a stat that no longer holds, so
-    the next process reads it again.
-    """
+    """Return the digest of every file's name (relative to its folder) and bytes, and [folder's number, relative
+    name] of every folder and file read (stamped by the caller after: a file changed meanwhile is read again
+    by the next process, whose stamp differs)."""
     digest = sha256(FORMAT.encode())
-    stats = []
+    listed = []
     for number, folder in enumerate(folders):
         for here, subfolders, files in os.walk(folder):
             subfolders.sort()
-            try:
-                stats.append([here, *_facts(os.stat(here))])
-            except OSError:
-                continue
+            listed.append([number, os.path.relpath(here, folder)])
             for name in sorted(files):
                 path = os.path.join(here, name)
                 try:
-                    st = os.stat(path)
                     with open(path, "rb") as handle:
                         data = handle.read()
                 except OSError:
                     continue
-                stats.append([path, *_facts(st)])
                 relative = os.path.relpath(path, folder)
+                listed.append([number, relative])
                 digest.update(f"{number}\0{relative}\0{len(data)}\0".encode("utf-8", "surrogateescape") + data)
-    return digest.hexdigest(), stats
+    return digest.hexdigest(), listed
