@@ -28,7 +28,7 @@ tests/core/test_layering.py holds the code to this order and finds no import cir
 LAYERS = (
     ("types", ("weak", "operators", "c_interface", "static_shape", "symbolic", "type", "variable",
                "constructors", "shape_checks")),
-    ("scalars", ("scalar_ops", "scalar_math", "scalar_logic", "user_scalar")),
+    ("scalars", ("scalar_ops", "scalar_math", "scalar_logic", "compute_dtype", "user_scalar")),
     ("elementwise", ("elemwise_c", "elemwise", "basic", "elemwise_math", "logic")),
     ("shapes", ("alloc", "fill", "shape_ops", "reshape", "specify_shape", "sum_to_shape",
                 "subtensor", "inc_subtensor", "join",

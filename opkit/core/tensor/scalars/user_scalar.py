@@ -23,6 +23,7 @@ import numpy as np
 from opkit.core.graph import Apply, Variable
 from opkit.core.op import Op
 from opkit.core.scalar_type import SCALAR_TYPES, ScalarType, as_scalar
+from opkit.core.tensor.scalars.compute_dtype import call_in, converted, target_dtype
 from opkit.core.tensor.scalars.scalar_ops import has_c_dtype
 from opkit.core.type import MethodNotDefined
 
@@ -242,7 +243,8 @@ class ScalarOp(Op):
         return variables
 
     def perform(self, node, inputs, output_storage):
-        results = self.impl(*inputs)
+        """impl computed in the outputs' dtypes, not in a narrower one numpy would pick for the inputs (compute_dtype)."""
+        results = call_in(self.impl, inputs, [out.type.dtype for out in node.outputs])
         if self.nout == 1:
             results = [results]
         for storage, out, value in zip(output_storage, node.outputs, results):
@@ -287,14 +289,34 @@ class ScalarOp(Op):
     # ---- the protocol of Elemwise and fusion (shared with opkit's built-in scalar functions) ----
 
     def ufunc(self, *arrays):
-        """impl over arrays: the function named by nfunc_spec where there is one, else impl per element."""
+        """impl over arrays: the function named by nfunc_spec where there is one, else impl per element.
+
+        Computed in the output dtypes output_types_preference gives the arrays' dtypes, never in the
+        narrower one numpy would pick (np.sqrt of int8: float16): see compute_dtype.
+        """
+        out_dtypes = [t.dtype for t in self.output_types([get_scalar_type(np.asarray(a).dtype) for a in arrays])]
         spec = getattr(self, "nfunc_spec", None)
         function = None
         if spec and spec[1] == len(arrays) and spec[2] == self.nout:
             function = function_from_path(spec[0])
         if function is None:
-            function = np.frompyfunc(self.impl, len(arrays), self.nout)
-        return function(*arrays)
+            return self._impl_over(converted(arrays, target_dtype(out_dtypes)), out_dtypes)
+        return call_in(function, arrays, out_dtypes)
+
+    def _impl_over(self, arrays, out_dtypes):
+        """impl element by element: each element a numpy scalar of its array's dtype (np.frompyfunc alone hands
+        impl Python numbers: int8 * int8 would not wrap, float32 would compute in double), each result cast
+        to its output dtype as an array cast does (wrapping an integer, as C does)."""
+        scalar_types = [np.asarray(a).dtype.type for a in arrays]
+        out_types = [np.dtype(d) for d in out_dtypes]
+
+        def element(*values):
+            results = self.impl(*[kind(value) for kind, value in zip(scalar_types, values)])
+            if self.nout == 1:
+                return np.asarray(results).astype(out_types[0])[()]
+            return tuple(np.asarray(r).astype(t)[()] for r, t in zip(results, out_types))
+
+        return np.frompyfunc(element, len(arrays), self.nout)(*arrays)
 
     def weak_operands(self, operands):
         return list(operands)
