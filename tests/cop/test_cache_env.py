@@ -223,13 +223,18 @@ def test_info_counts_every_byte_prune_removes_leftovers_and_clear_empties(tmp_pa
     name = module_name_for(key)
     cache = ModuleCache(root)
     cache.get_or_build(key, lambda d: build_extension(tiny_source(name), name, d), module_name=name)
-    # A complete PCH with a stray temporary file, and an interrupted one.
+    # A complete PCH (its header, and a .gch its seal names) with a stray temporary file, and an interrupted one.
+    from opkit.cop.build.pch import PCH_HEADER
+    from opkit.cop.compiledir.private_fs import write_sealed
+
     complete, broken = root / "pch" / ("a" * 24), root / "pch" / ("b" * 24)
     for directory in (complete, broken):
         directory.mkdir(parents=True)
-        (directory / "opkit_pch.hpp").write_text("// header")
+        (directory / "opkit_pch.hpp").write_text(PCH_HEADER)
         (directory / ".tmp-1-00.gch").write_bytes(b"x" * 1000)
     (complete / "opkit_pch.hpp.gch").write_bytes(b"g" * 5000)
+    write_sealed(complete / "opkit_pch.hpp.gch.sha256", hashlib.sha256(b"g" * 5000).hexdigest().encode())
+    seal_bytes = (complete / "opkit_pch.hpp.gch.sha256").stat().st_size
     (root / "pch" / "not-a-digest").write_text("?")
     # An index from an older opkit: one good file, and names or contents that are not keys.
     index = root / "index"
@@ -253,7 +258,7 @@ def test_info_counts_every_byte_prune_removes_leftovers_and_clear_empties(tmp_pa
         assert info["entries"] == 1
         assert info["total_bytes"] == _every_byte(root)
         kinds = info["bytes_by_kind"]
-        assert kinds["precompiled headers"] == 5000 + 2 * 1000 + 2 * len("// header") + 1
+        assert kinds["precompiled headers"] == 5000 + 2 * 1000 + 2 * len(PCH_HEADER) + seal_bytes + 1
         assert kinds["trash"] == 300 and kinds["builds and failed builds"] == len("int x = ;")
         assert kinds["index"] == 3 * 64 + len("../../etc/passwd") and kinds["modules"] > 0
 
@@ -261,7 +266,8 @@ def test_info_counts_every_byte_prune_removes_leftovers_and_clear_empties(tmp_pa
         # Names opkit's layout does not explain are not opkit's to remove (issue 22.2).
         assert sorted(p.name for p in index.iterdir()) == [good, "ZZ-not-hex"]
         assert sorted(p.name for p in (root / "pch").iterdir()) == [complete.name, "not-a-digest"]
-        assert sorted(p.name for p in complete.iterdir()) == ["lock", "opkit_pch.hpp", "opkit_pch.hpp.gch"]
+        assert sorted(p.name for p in complete.iterdir()) == ["lock", "opkit_pch.hpp", "opkit_pch.hpp.gch",
+                                                             "opkit_pch.hpp.gch.sha256"]
         assert not trash.exists() and not failed.exists()
         assert cache.upkeep.info()["entries"] == 1 and cache.upkeep.info()["total_bytes"] == _every_byte(root)
 

@@ -1,7 +1,14 @@
-"""Lint `#section` C files for `opkit check`, reporting every problem rather than the first."""
+"""Lint `#section` C files for `opkit check`, reporting every problem rather than the first.
+
+Linear in the file, whatever it holds (100,000 markers, one section of 100,000 kernels, an identifier of
+a million letters): each section is masked once, the kernels section is read in one forward pass (no
+look back to its start), and a misspelling is looked for only among macros a few letters off, in a band
+of the edit-distance table, once per distinct name.
+"""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass
@@ -39,11 +46,13 @@ _KERNEL_HINTS = {
     "CONTEXT": "pass what it holds as kernel arguments from the code section",
 }
 _GLOBAL = re.compile(r"\b__global__\b")
-_EXTERN_C = re.compile(r'\bextern[ \t\n]*"C"[ \t\n]*\Z')
-_EXTERN_C_BLOCK = re.compile(r'\bextern[ \t\n]*"C"[ \t\n]*\{[^{}]*\Z')
+_KERNEL_TOKEN = re.compile(r"[;{}\n]|\b__global__\b")  # what _kernel_declarations carries along
 _KERNEL_NAME = re.compile(r"[ \t\n]*(?:__launch_bounds__[ \t\n]*\([^)]*\)[ \t\n]*)?void[ \t\n]+"
                           r"(APPLY_SPECIFIC[ \t\n]*\([ \t\n]*\w+[ \t\n]*\)|\w+)")
 DECLARE_KERNEL = 'extern "C" __global__ void APPLY_SPECIFIC(name)(...)'
+# A kernel's name is read within this many characters after `__global__`: a `(` never closed is not read to
+# the end of the section once per kernel.
+_NAME_WINDOW = 400
 
 
 @dataclass(frozen=True)
@@ -79,21 +88,22 @@ def check_file(path) -> list[Diagnostic]:
     sections, problems = scan_text(text, path)
     diagnostics = [Diagnostic(path, p.line, "error", p.message) for p in problems]
     user_defined = set(_USER_DEFINE.findall(mask_comments_and_literals(text)))
-    for section in sections:
-        diagnostics.extend(_check_section(section, user_defined))
-    diagnostics.extend(_no_kernel(sections))
+    masked = [mask_comments_and_literals(section.text) for section in sections]
+    for section, section_masked in zip(sections, masked):
+        diagnostics.extend(_check_section(section, section_masked, user_defined))
+    diagnostics.extend(_no_kernel(sections, masked))
     return sorted(diagnostics, key=lambda d: d.line or 0)
 
 
-def _check_section(section: Section, user_defined: set) -> list[Diagnostic]:
-    """Lint one section body for macros it does not see and, in `code`, `return`."""
+def _check_section(section: Section, masked: str, user_defined: set) -> list[Diagnostic]:
+    """Lint one section body (`masked`: its text, comments and literals blanked) for macros it does not
+    see and, in `code`, `return`."""
     if not section.text.strip():
         return [Diagnostic(section.path, section.line - 1, "warning",
                            f"'#section {section.tag}' is empty")]
     available = defined_macros(section.tag)
-    masked = _NAME_NOT_USED.sub(lambda m: m.group(1) or m.group(2),
-                                mask_comments_and_literals(section.text))
-    diagnostics = _check_kernels(section) if section.tag == "kernels" else []
+    diagnostics = _check_kernels(section, masked) if section.tag == "kernels" else []
+    masked = _NAME_NOT_USED.sub(lambda m: m.group(1) or m.group(2), masked)
     for offset, line in enumerate(split_lines(masked)):
         reported = set()
         for name in _IDENTIFIER.findall(line):
@@ -118,17 +128,12 @@ def _misuse(name: str, tag: str, available: frozenset, user_defined: set) -> str
             f"{', '.join(where)}; {hint}")
 
 
-def _check_kernels(section: Section) -> list[Diagnostic]:
+def _check_kernels(section: Section, masked: str) -> list[Diagnostic]:
     """Lint a kernels section: at least one kernel, each `extern "C"` and named through APPLY_SPECIFIC."""
-    text = section.text
-    masked = mask_comments_and_literals(text)
     found = []
-    for match in _GLOBAL.finditer(masked):
-        line = section.line + masked.count("\n", 0, match.start())
-        start = max(masked.rfind(";", 0, match.start()), masked.rfind("}", 0, match.start()))
-        declaration = text[start + 1: match.start()]
-        extern = _EXTERN_C.search(declaration) or _EXTERN_C_BLOCK.search(text[: match.start()])
-        name = _KERNEL_NAME.match(masked, match.end())
+    for offset, extern, match in _kernel_declarations(section.text, masked):
+        line = section.line + offset
+        name = _KERNEL_NAME.match(masked, match.end(), match.end() + _NAME_WINDOW)
         shown = "".join(name.group(1).split()) if name else "this kernel"
         if not extern:
             found.append(Diagnostic(section.path, line, "error",
@@ -142,12 +147,52 @@ def _check_kernels(section: Section) -> list[Diagnostic]:
     return found
 
 
-def _no_kernel(sections) -> list[Diagnostic]:
+def _kernel_declarations(text: str, masked: str):
+    """Yield (line offset, whether it is extern "C", match) for each `__global__` of a section, in one pass.
+
+    extern "C": its declaration (what follows the last `;` or `}`) ends with `extern "C"`, or the last
+    brace before it opens an `extern "C" {` block. Lines, the last `;`/`}` and the open block are carried
+    along the pass, so no kernel looks back over the section (a section of many kernels stays linear).
+    """
+    line, declaration, in_block = 0, 0, False
+    for token in _KERNEL_TOKEN.finditer(masked):
+        char = token.group()
+        if char == "\n":
+            line += 1
+        elif char == ";":
+            declaration = token.end()
+        elif char == "}":
+            declaration, in_block = token.end(), False
+        elif char == "{":
+            in_block = _ends_with_extern_c(text, token.start(), 0)
+        else:
+            yield line, in_block or _ends_with_extern_c(text, token.start(), declaration), token
+
+
+def _ends_with_extern_c(text: str, end: int, floor: int) -> bool:
+    """Return whether text[floor:end] ends with `extern "C"` and blanks, reading back no further than that."""
+    end = _before_blanks(text, end, floor)
+    if end - 3 < floor or text[end - 3:end] != '"C"':
+        return False
+    end = _before_blanks(text, end - 3, floor)
+    start = end - len("extern")
+    return (start >= floor and text[start:end] == "extern"
+            and (start == floor or not (text[start - 1].isalnum() or text[start - 1] == "_")))
+
+
+def _before_blanks(text: str, end: int, floor: int) -> int:
+    """Return where the run of spaces, tabs and newlines that ends at `end` starts (not below `floor`)."""
+    while end > floor and text[end - 1] in " \t\n":
+        end -= 1
+    return end
+
+
+def _no_kernel(sections, masked) -> list[Diagnostic]:
     """Return an error at the first `#section kernels` when the file's kernels sections declare no kernel."""
-    kernels = [section for section in sections if section.tag == "kernels"]
-    if not kernels or any(_GLOBAL.search(mask_comments_and_literals(s.text)) for s in kernels):
+    kernels = [(section, text) for section, text in zip(sections, masked) if section.tag == "kernels"]
+    if not kernels or any(_GLOBAL.search(text) for _, text in kernels):
         return []
-    return [Diagnostic(kernels[0].path, kernels[0].line - 1, "error",
+    return [Diagnostic(kernels[0][0].path, kernels[0][0].line - 1, "error",
                        f"'#section kernels' declares no kernel; declare each as {DECLARE_KERNEL}")]
 
 
@@ -162,15 +207,29 @@ def macro_suggestion(name: str, user_defined=frozenset()) -> str | None:
 
     A name that is an opkit macro, or that the file #defines itself, is no misspelling.
     """
-    if len(name) < 4 or name in user_defined or macro_family(name) or _OTHER_MACROS.match(name):
+    if len(name) < 4 or name in user_defined:
+        return None
+    return _suggestion(name)
+
+
+@functools.lru_cache(maxsize=8192)  # a file names the same identifiers again and again
+def _suggestion(name: str) -> str | None:
+    """macro_suggestion for a name the file does not #define: the nearest candidate within its limit."""
+    if macro_family(name) or _OTHER_MACROS.match(name):
         return None
     index = _INDEX.search(name)
     number = index.group(1) if index else "0"
     candidates = [f"{kind}_{side}_{number}" for kind in ("DTYPE", "TYPENUM", "ITEMSIZE") for side in ("INPUT", "OUTPUT")]
     candidates += [f"INPUT_{number}", f"OUTPUT_{number}", *_FIXED_NAMES]
-    best = min(candidates, key=lambda candidate: _distance(name, candidate))
+    best, best_distance = None, _MAX_LIMIT + 1
+    for candidate in candidates:
+        distance = _distance(name, candidate, _MAX_LIMIT)
+        if distance < best_distance:
+            best, best_distance = candidate, distance
+    if best is None:
+        return None
     limit = 1 if len(best) <= 8 else 2
-    return best if 0 < _distance(name, best) <= limit else None
+    return best if 0 < best_distance <= limit else None
 
 
 def _misspelt(name: str, user_defined: set) -> str | None:
@@ -197,17 +256,34 @@ def misspelt_macros(path) -> list[Diagnostic]:
     return found
 
 
-def _distance(a: str, b: str) -> int:
-    """Return the edit distance of a and b, a swap of two neighbouring letters counting one (OSA distance)."""
-    previous2, previous = None, list(range(len(b) + 1))
+_MAX_LIMIT = 2  # the most letters a misspelling is off (1 for a macro of 8 letters or fewer)
+
+
+def _distance(a: str, b: str, limit: int) -> int:
+    """Return the edit distance of a and b (a swap of two neighbouring letters counting one: OSA distance)
+    if it is at most `limit`, else limit + 1.
+
+    Only the band of cells within `limit` of the diagonal is computed (a path leaving it costs more), so
+    the work is len(a) * (2 * limit + 1), and nothing at all when the lengths differ by more than `limit`.
+    """
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    over = limit + 1
+    # Rows hold the band only ({column: distance}); a cell outside it reads as `over`.
+    previous2, previous = {}, {j: j for j in range(min(len(b), limit) + 1)}
     for i, ca in enumerate(a, 1):
-        row = [i] + [0] * len(b)
-        for j, cb in enumerate(b, 1):
-            row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (ca != cb))
-            if previous2 is not None and i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
-                row[j] = min(row[j], previous2[j - 2] + 1)
+        row = {0: i} if i <= limit else {}
+        for j in range(max(1, i - limit), min(len(b), i + limit) + 1):
+            cb = b[j - 1]
+            cost = min(previous.get(j, over) + 1, row.get(j - 1, over) + 1,
+                       previous.get(j - 1, over) + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                cost = min(cost, previous2.get(j - 2, over) + 1)
+            row[j] = min(cost, over)
+        if min(row.values(), default=over) > limit:
+            return over
         previous2, previous = previous, row
-    return previous[len(b)]
+    return previous.get(len(b), over)
 
 
 def misspelt_macro_hints(paths) -> list[str]:

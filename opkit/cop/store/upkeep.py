@@ -8,6 +8,9 @@ one scan frees at least a tenth of the cap and scans stay rare. Every scan
 (eviction, prune) rewrites the total from what it found, which corrects any
 drift (entries removed by hand, a process killed between publish and
 accounting). A cache without the file (made by an older opkit) is scanned once.
+
+Prune's leftovers (failed builds, trash, locks, unusable precompiled headers, killed writers'
+.tmp-* files) are listed in opkit.cop.store.leftovers.
 """
 
 from __future__ import annotations
@@ -17,10 +20,10 @@ import os
 import pathlib
 
 from opkit.config import config
-from opkit.cop.compiledir.layout import (BUILD_PREFIX, INDEX_DIR, LOCK_SUFFIX, MARKER, PCH_DIGEST_LENGTH, PCH_DIR,
-                                         PCH_FILES, PCH_GCH, PCH_HEADER_FILE, PCH_LOCK, TMP_PREFIX, TOTAL,
-                                         TRASH_PREFIX, CacheEntry, Found, entry_stats, read_meta)
+from opkit.cop.compiledir.layout import (BUILD_PREFIX, HOST_DIR, INDEX_DIR, LOCK_SUFFIX, MARKER, PCH_DIR, TMP_PREFIX,
+                                         TOTAL, TRASH_PREFIX, CacheEntry, Found, entry_stats, read_meta)
 from opkit.cop.compiledir.private_fs import is_hex_name, is_key, remove_tree, tree_bytes
+from opkit.cop.store.leftovers import remove_if_empty, tidy_host, tidy_pch, writer_gone
 from opkit.cop.store.lock import KeyLock
 from opkit.cop.store.owner import claim, is_own_in_shard, is_own_top
 
@@ -232,10 +235,14 @@ class Upkeep:
             elif is_hex_name(name, 2) and is_dir:
                 self._tidy_shard(top.path, everything)
             elif name == PCH_DIR and is_dir:
-                _tidy_pch(top.path, everything)
+                tidy_pch(top.path, everything)
             elif name == INDEX_DIR and is_dir:
                 self._tidy_index(top.path, everything)
             elif everything:
+                remove_tree(top.path)
+            elif name == HOST_DIR and is_dir:
+                tidy_host(top.path)
+            elif name.startswith(TMP_PREFIX) and not is_dir and writer_gone(top.path, name):
                 remove_tree(top.path)
 
     def _locked_remove(self, key: str, path: str):
@@ -277,7 +284,7 @@ class Upkeep:
                         lock.release(unlink=True)
             elif is_key(name):  # a file where an entry directory belongs
                 self._locked_remove(name, path)
-        _remove_if_empty(shard)
+        remove_if_empty(shard)
 
     def _tidy_index(self, index: str, everything: bool):
         """Remove index files (older opkit versions) whose name or content is not a key to an entry."""
@@ -299,52 +306,4 @@ class Upkeep:
                 target = ""
             if not is_key(target) or not self.cache.entry_dir(target).is_dir():
                 remove_tree(path)
-        _remove_if_empty(index)
-
-
-
-
-def _tidy_pch(pch: str, everything: bool):
-    """Remove precompiled headers left half-built (or all of them, with `everything`), each under its lock.
-
-    Only opkit's names go (a digest directory's lock, header, .gch and .tmp-*
-    files); a digest directory is removed only once nothing else is in it.
-    """
-    try:
-        with os.scandir(pch) as items:
-            inside = [(item.name, item.path, item.is_dir(follow_symlinks=False)) for item in items]
-    except OSError:
-        return
-    for name, path, is_dir in inside:
-        if not (is_dir and is_hex_name(name, PCH_DIGEST_LENGTH)):
-            continue  # not opkit's: left alone
-        try:
-            fd = os.open(os.path.join(path, PCH_LOCK), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
-        except OSError:
-            continue
-        try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                continue  # a build of this header is running
-            # Header and .gch: a missing seal (opkit_pch.hpp.gch.sha256) only makes the next compile build it again.
-            complete = all(os.path.isfile(os.path.join(path, name)) for name in (PCH_HEADER_FILE, PCH_GCH))
-            remove_all = everything or not complete
-            for leftover in os.listdir(path):
-                own = leftover in PCH_FILES or leftover.startswith(TMP_PREFIX)
-                if own and (remove_all or leftover not in PCH_FILES):
-                    remove_tree(os.path.join(path, leftover))
-            if remove_all:
-                _remove_if_empty(path)  # something that is not opkit's may still be in it
-        finally:
-            os.close(fd)
-    if everything:
-        _remove_if_empty(pch)
-
-
-def _remove_if_empty(folder) -> None:
-    """Remove `folder` if it is empty; otherwise (or if it is gone) leave it, harmlessly."""
-    try:
-        os.rmdir(folder)
-    except OSError:
-        pass
+        remove_if_empty(index)
