@@ -57,6 +57,12 @@ NVRTC = {"kernel", "shipped_kernel"}
 OP_FILE = """\
 #section support_code
 #include <user_scale.h>
+#if __has_include(<op_extra.h>)
+#include <op_extra.h>
+#endif
+#if __has_include(<cflags_extra.h>)
+#include <cflags_extra.h>
+#endif
 
 #section code
 Py_XDECREF(OUTPUT_0);
@@ -121,8 +127,12 @@ class Op:
         self.c_file = root / "op" / "scaled.c"
         self.headers = root / "headers"
         self.nvrtc_headers = root / "nvrtc_headers"
-        for folder in (self.c_file.parent, self.headers, self.nvrtc_headers, root / "empty", root / "libs"):
+        for folder in (self.c_file.parent, self.headers, self.nvrtc_headers, root / "empty", root / "libs",
+                       root / "op_extra", root / "cflags_extra"):
             folder.mkdir(parents=True)
+        (root / "op_extra" / "op_extra.h").write_text("#define OP_EXTRA 1\n")
+        (root / "cflags_extra" / "cflags_extra.h").write_text("#define CFLAGS_EXTRA 1\n")
+        (root / "pre.h").write_text("#define PRE_INCLUDED 1\n")
         self.c_file.write_text(OP_FILE)
         (self.headers / "user_scale.h").write_text('#include "user_nested.h"\n#define USER_SCALE (2 * NESTED)\n')
         (self.headers / "user_nested.h").write_text("#define NESTED 1\n")
@@ -155,7 +165,15 @@ def _edit(path: pathlib.Path, old: bytes, new: bytes):
 
 
 def _class_attribute(name, value):
-    return lambda op, monkeypatch: monkeypatch.setattr(Scaled, name, value)
+    """Add `value` (or what `value(op)` gives) to the op class's tuple `name` (its flags)."""
+    return lambda op, monkeypatch: monkeypatch.setattr(
+        Scaled, name, (*getattr(Scaled, name), *(value(op) if callable(value) else value)))
+
+
+def _setup(setup, change):
+    """`change` made after `setup` (which the keys before the change already see)."""
+    change.setup = setup
+    return change
 
 
 def _config(**flags):
@@ -227,14 +245,26 @@ CHANGES = [
     ("a define of the op (c_compile_args -D)", _class_attribute("COMPILE_ARGS", ("-DUSER_FLAG=1",)), HOST),
     ("an -O of the op", _class_attribute("COMPILE_ARGS", ("-O3",)), HOST),
     ("a -march of the op", _class_attribute("COMPILE_ARGS", ("-march=x86-64-v3",)), HOST),
-    ("an include folder of the op (c_header_dirs)",
-     lambda op, monkeypatch: monkeypatch.setattr(Scaled, "HEADER_DIRS", (*Scaled.HEADER_DIRS, str(op.root / "empty"))),
+    ("an include folder of the op (c_header_dirs)", _class_attribute("HEADER_DIRS", lambda op: [str(op.root / "empty")]),
      {"module", "token", "kernel"}),  # a folder is a path: portable keys leave it out
-    ("an include folder of the op (-I)", lambda op, monkeypatch: monkeypatch.setattr(
-        Scaled, "COMPILE_ARGS", (f"-I{op.root / 'empty'}",)), {"module", "token"}),
+    ("an include folder of the op (-I)", _class_attribute("COMPILE_ARGS", lambda op: [f"-I{op.root / 'empty'}"]),
+     {"module", "token"}),
+    ("a header found through the op's -I", _setup(
+        _class_attribute("COMPILE_ARGS", lambda op: ["-I", str(op.root / "op_extra")]),
+        _file_edit(lambda op: op.root / "op_extra" / "op_extra.h", b"EXTRA 1", b"EXTRA 2")), HOST | {"version"}),
+    ("a header found through config.cflags -I", _setup(
+        lambda op, monkeypatch: op.stack.enter_context(
+            opkit.config.change_flags(cflags=f"{opkit.config.cflags} -I{op.root / 'cflags_extra'}")),
+        _file_edit(lambda op: op.root / "cflags_extra" / "cflags_extra.h", b"EXTRA 1", b"EXTRA 2")), HOST),
+    ("a header found through CPATH", _setup(
+        lambda op, monkeypatch: monkeypatch.setenv("CPATH", str(op.root / "cflags_extra")),
+        _file_edit(lambda op: op.root / "cflags_extra" / "cflags_extra.h", b"EXTRA 1", b"EXTRA 2")), HOST),
+    ("a header the op pre-includes (-include)", _setup(
+        _class_attribute("COMPILE_ARGS", lambda op: ["-include", str(op.root / "pre.h")]),
+        _file_edit(lambda op: op.root / "pre.h", b"INCLUDED 1", b"INCLUDED 2")), HOST | {"version"}),
     ("a library of the op", _class_attribute("LIBRARIES", ("m",)), HOST),
-    ("a library folder of the op", lambda op, monkeypatch: monkeypatch.setattr(
-        Scaled, "LIB_DIRS", (str(op.root / "libs"),)), {"module", "token"}),
+    ("a library folder of the op", _class_attribute("LIB_DIRS", lambda op: [str(op.root / "libs")]),
+     {"module", "token"}),
     ("config.cflags -D", _config(cflags=lambda old: f"{old} -DOPKIT_ONE_IDENTITY=1"), FLAGS),
     ("config.cflags -O3", _config(cflags=lambda old: f"{old} -O3"), FLAGS),
     ("config.march", _config(march="x86-64-v3"), FLAGS),

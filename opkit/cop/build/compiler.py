@@ -189,11 +189,6 @@ def python_abi() -> str:
     return f"{sys.implementation.cache_tag} {suffix} {getattr(sys, 'abiflags', '')}"
 
 
-def toolchain_fingerprint() -> tuple[str, ...]:
-    """Return the toolchain facts a cache key must include: compiler, Python ABI, numpy C-API."""
-    return (find_compiler().identity, python_abi(), numpy_c_api_version())
-
-
 def describe_toolchain() -> list[tuple[str, bool, str]]:
     """Check the toolchain for `opkit doctor`: a list of (check, ok, detail or fix)."""
     checks = []

@@ -33,7 +33,7 @@ from opkit.cop.build.flags import build_flags, module_flags
 from opkit.cop.build.host import native_target
 from opkit.cop.build.system_headers import system_headers_digest
 from opkit.cop.compiledir.layout import CACHE_FORMAT
-from opkit.cop.source.headers import found_headers, search_dirs
+from opkit.cop.source.headers import found_headers, pre_included, search_dirs
 from opkit.core.digest import sha256
 
 # `#line 12 "/abs/path/op.c"` names where the source was when the module was built: a portable identity
@@ -88,7 +88,7 @@ def made_of(request: CompileRequest) -> list:
     toolchain = request.toolchain
     arguments = (*toolchain.compile_args, *request.compile_args)
     text = request.code_text() if request.code_text is not None else "\n".join(request.sources)
-    pre = "".join(f'#include "{name}"\n' for name in _pre_included(arguments))
+    pre = pre_included(arguments)
     quoted, every = request.search if request.search is not None else \
         search_dirs(request.include_dirs, request.compile_args)
     headers = found_headers(pre + text, quoted, every, with_paths=not request.portable)
@@ -122,17 +122,6 @@ def _without_folders(arguments) -> tuple:
         elif not argument.startswith((*_FOLDER_OPTIONS, "--include-path=")):
             kept.append(argument)
     return tuple(kept)
-
-
-def _pre_included(arguments) -> list[str]:
-    """Return the headers `arguments` include before the sources (-include FILE, --pre-include=FILE)."""
-    names = []
-    for k, argument in enumerate(arguments):
-        if argument == "-include" and k + 1 < len(arguments):
-            names.append(arguments[k + 1])
-        elif argument.startswith(("--pre-include=", "-include=")):
-            names.append(argument.partition("=")[2])
-    return names
 
 
 # ---- toolchains ----

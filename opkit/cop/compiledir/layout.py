@@ -20,7 +20,8 @@ files), whatever the umask.
 - `pch/<digest>/` (PCH_DIR): a precompiled header (opkit.cop.build.pch): PCH_FILES, and `.tmp-*` files.
 - `index/` (INDEX_DIR): signature index files of older opkit versions.
 - `host/` (HOST_DIR, host_dir()): what the compiler makes of this host, `host/<question>-<digest>`
-  (opkit.cop.build.host);
+  (opkit.cop.build.host), and the digest of Python's and numpy's headers with their stats,
+  `host/system-headers-<digest>` (opkit.cop.build.system_headers);
   - `host/rendered/` (rendered_dir()): generated texts kept across processes (opkit.cop.compiledir.text_memo);
   - `host/jinja-<digest>/` (jinja_dir()): jinja2's compiled templates (opkit.cop.generate.templates).
 - `opkit-demo/` (DEMO_DIR, demo_dir()): the project `opkit demo` scaffolds (opkit.cli.demo).

@@ -31,7 +31,7 @@ from opkit.core.type import MethodNotDefined
 from opkit.cop.source.macro_values import macro_values
 from opkit.cop.source.macros import section_macros, wrap_section
 from opkit.cop.source import RESTORE_LINE_PRAGMA
-from opkit.cop.source.headers import found_headers, option_dirs
+from opkit.cop.source.headers import found_headers, option_dirs, pre_included
 from opkit.cop.source.sections import _read_bytes, c_string_literal, parse_files
 
 _FUNC_NAME = re.compile(r"\s*(?:APPLY_SPECIFIC\(\s*\w+\s*\)|[A-Za-z_][\w:]*)\s*\Z", re.ASCII)
@@ -234,8 +234,9 @@ class COp(Op, metaclass=abc.ABCMeta):
 
     def _included(self, data) -> list[str]:
         """Return 'path\nsha256' of every header the files' bytes `data` include (opkit.cop.source.headers)."""
-        text = "\n".join(part.decode("utf-8", "surrogateescape") for part in data)
-        return found_headers(text, *option_dirs(_own(self.c_header_dirs), _own(self.c_compile_args)))
+        arguments = _own(self.c_compile_args)
+        text = pre_included(arguments) + "\n".join(part.decode("utf-8", "surrogateescape") for part in data)
+        return found_headers(text, *option_dirs(_own(self.c_header_dirs), arguments))
 
 
 def _own(method) -> list[str]:

@@ -82,6 +82,18 @@ def option_dirs(include_dirs, compile_args=()) -> tuple[tuple[str, ...], tuple[s
     return _search_dirs(tuple(include_dirs), tuple(compile_args), "", ())
 
 
+def pre_included(arguments) -> str:
+    """Return `#include` lines of the headers `arguments` include before the source (g++'s -include FILE,
+    NVRTC's --pre-include=FILE): found as the compiler finds them, they are part of what it reads."""
+    names = []
+    for k, argument in enumerate(arguments):
+        if argument == "-include" and k + 1 < len(arguments):
+            names.append(arguments[k + 1])
+        elif argument.startswith(("--pre-include=", "-include=")):
+            names.append(argument.partition("=")[2])
+    return "".join(f'#include "{name}"\n' for name in names)
+
+
 def found_headers(source, quoted_dirs, every_dir, *, with_paths=True) -> list[str]:
     """Return the path (unless not `with_paths`) and the sha256 of every header `source` includes, recursively,
     looked up in `quoted_dirs` (for `#include "..."`, after the including file's folder) then in `every_dir`."""
