@@ -30,7 +30,7 @@ LAYERS = (
                "constructors", "shape_checks")),
     ("scalars", ("scalar_ops", "scalar_math", "scalar_logic", "compute_dtype", "user_scalar")),
     ("elementwise", ("elemwise_c", "elemwise", "basic", "elemwise_math", "logic")),
-    ("shapes", ("alloc", "fill", "shape_ops", "reshape", "specify_shape", "sum_to_shape",
+    ("shapes", ("index_values", "alloc", "fill", "shape_ops", "reshape", "specify_shape", "sum_to_shape",
                 "subtensor", "inc_subtensor", "join",
                 "creation", "check_rewrites")),
     ("fused", ("fusion",)),
