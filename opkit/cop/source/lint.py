@@ -101,17 +101,25 @@ def _check_section(section: Section, masked: str, user_defined: set) -> list[Dia
     if not section.text.strip():
         return [Diagnostic(section.path, section.line - 1, "warning",
                            f"'#section {section.tag}' is empty")]
-    available = defined_macros(section.tag)
     diagnostics = _check_kernels(section, masked) if section.tag == "kernels" else []
     masked = _NAME_NOT_USED.sub(lambda m: m.group(1) or m.group(2), masked)
     for offset, line in enumerate(split_lines(masked)):
         reported = set()
         for name in _IDENTIFIER.findall(line):
-            message = _misuse(name, section.tag, available, user_defined) or _misspelt(name, user_defined)
+            if name in user_defined:
+                message = _misuse(name, section.tag, defined_macros(section.tag), user_defined)
+            else:
+                message = _name_message(name, section.tag)
             if message and name not in reported:
                 reported.add(name)
                 diagnostics.append(Diagnostic(section.path, section.line + offset, "error", message))
     return diagnostics
+
+
+@functools.lru_cache(maxsize=8192)  # a file names the same identifiers again and again
+def _name_message(name: str, tag: str) -> str | None:
+    """What is wrong with `name` (not #defined by the file) in a section with this tag, or None."""
+    return _misuse(name, tag, defined_macros(tag), frozenset()) or _misspelt(name, frozenset())
 
 
 def _misuse(name: str, tag: str, available: frozenset, user_defined: set) -> str | None:
