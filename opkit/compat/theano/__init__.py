@@ -7,7 +7,8 @@ opkit does not have (``scan``) raises NotImplementedError naming it. docs/portin
 walks through a port; tests/ported/ is the corpus that keeps this namespace honest.
 """
 
-from opkit import Apply, COp, Constant, Generic, Op, OpenMPOp, Type, Variable, config, function, grad, shared
+from opkit import Apply, COp, Constant, Generic, Op, OpenMPOp, Type, Variable, function, grad, shared
+from opkit.compat.config import theano_config as config  # opkit's flags; cxx is the compiler found
 from opkit.compat.theano import (compat, compile, configdefaults, configparser, gof, gradient, misc,  # noqa: A004
                                  printing, scalar, tensor, tests)
 from opkit.compat.theano.compile import SharedVariable

@@ -25,6 +25,7 @@ from opkit.core.tensor.shapes.creation import ARange
 from opkit.core.tensor.shapes.fill import _fill as fill
 from opkit.tensor import *  # noqa: F403
 from opkit.tensor import __all__ as _names
+from opkit.compat.theano.tensor.constant_cache import constant, constant_cache  # noqa: F811  (Theano's cache)
 
 AsTensorError = TypeError  # opkit's as_tensor_variable raises TypeError for what it cannot convert
 as_tensor = _ot.as_tensor_variable
@@ -126,4 +127,4 @@ __all__ = [*_names, *_MORE_TYPES, "ARange", "Alloc", "Apply", "AsTensorError", "
            "elemwise", "fill", "get_scalar_constant_value", "get_vector_length", "int_vector_types", "integer_dtypes",
            "inv", "join", "max_and_argmax", "patternbroadcast", "pprint", "scal", "second", "sgn", "tensor_copy", "unbroadcast",
            "shape_padleft", "shape_padright", "int_dtypes", "uint_dtypes", "float_dtypes", "complex_dtypes", "discrete_dtypes",
-           "continuous_dtypes", "all_dtypes", "extract_constant"]
+           "continuous_dtypes", "all_dtypes", "extract_constant", "constant_cache"]
