@@ -27,8 +27,10 @@ builds and runs modules against the edited headers.
 from __future__ import annotations
 
 import contextlib
+import os
 import pathlib
 import shutil
+import subprocess
 import sys
 import sysconfig
 
@@ -119,7 +121,7 @@ class Scaled(opkit.COp):
         return list(self.KERNEL_OPTIONS)
 
 
-class Op:
+class OpFiles:
     """The files of one test: the op's .c file, its headers (one nested), a folder NVRTC finds a header in."""
 
     def __init__(self, root: pathlib.Path):
@@ -292,7 +294,7 @@ CHANGES = [
 @pytest.fixture
 def op(tmp_path, monkeypatch):
     monkeypatch.setattr(system_headers, "RECHECK_SECONDS", 0.0)  # the headers are edited within the second
-    made = Op(tmp_path)
+    made = OpFiles(tmp_path)
     monkeypatch.setattr(Scaled, "HEADER_DIRS", (str(made.headers),))
     with contextlib.ExitStack() as made.stack:
         yield made
@@ -377,3 +379,38 @@ def test_a_numpy_upgraded_in_place_gets_its_own_modules_and_precompiled_header(o
         assert run(1) == older * 10 + 1  # a new module: compiled with the headers on disk, not the old .gch's
         assert run(0) == older * 10  # the module of the first call is not the one for these headers
         assert len(list((op.root / "cache").glob("pch/*/opkit_pch.hpp.gch"))) == 2
+
+
+DIGEST = """
+import sys
+from opkit.cop.build import system_headers
+print(system_headers.system_headers_digest([sys.argv[1]]))
+"""
+
+
+def test_the_headers_digest_kept_for_other_processes_is_used_only_while_every_file_is_unchanged(tmp_path):
+    """A fresh process reuses the kept digest (no file read again) while every stat holds, and hashes again after
+    an edit in place, even one that keeps the size and sets the modification time back, or a file added."""
+    folder = tmp_path / "include"
+    (folder / "numpy").mkdir(parents=True)
+    header = folder / "numpy" / "npy_config.h"
+    header.write_text("#define NPY_X 1\n")
+    env = dict(os.environ, OPKIT_COMPILEDIR=str(tmp_path / "cache"))
+
+    def digest():
+        run = subprocess.run([sys.executable, "-c", DIGEST, str(folder)], env=env, capture_output=True, text=True,
+                             timeout=120)
+        assert run.returncode == 0, run.stderr
+        return run.stdout.strip()
+
+    first = digest()
+    (kept,) = (tmp_path / "cache" / "host").glob("system-headers-*")
+    written = kept.stat().st_mtime_ns
+    assert digest() == first and kept.stat().st_mtime_ns == written  # read back, not made again
+    stat = header.stat()
+    _edit(header, b"NPY_X 1", b"NPY_X 2")
+    os.utime(header, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # the same size and modification time
+    second = digest()
+    assert second != first
+    (folder / "numpy" / "new.h").write_text("")
+    assert digest() not in (first, second)
