@@ -48,6 +48,10 @@ class PluginError(RuntimeError):
         super().__init__(message)
 
 
+class ValueOverflowError(TypeError, OverflowError):
+    """A Python integer does not fit the integer dtype it is given to (a TypeError, and numpy's OverflowError)."""
+
+
 class UsageError(Exception):
     """The `opkit` command was called with wrong arguments (exit status 2)."""
 

@@ -59,6 +59,10 @@ class SharedVariable(Variable):
     may replace it through ``updates``.
     """
 
+    default_update = None
+    """An expression: the variable's update in every function that reads it and gives it no update of its own
+    (unless the function's no_default_updates says otherwise), as Theano's and PyTensor's."""
+
     def __init__(self, type, value=None, strict=False, allow_downcast=None, container=None, name=None,
                  borrow=True):
         super().__init__(type, None, None, name)

@@ -20,6 +20,8 @@ from opkit.link.backend import decide_backend
 from opkit.link.code_identity import code_flags
 from opkit.link.profiling import ProfileStats, collecting
 from opkit.link.updates import SharedPlan, plan_shared, python_update_runner
+from opkit.errors import ValueOverflowError
+from opkit.compile.io import NO_DEFAULT, expand_inputs
 
 
 class UnusedInputError(ValueError):
@@ -32,33 +34,47 @@ class MissingInputError(ValueError):
 
 def function(inputs: Sequence[Variable], outputs: Variable | Sequence[Variable] | None = None,
              mode: str | Mode | None = None, name: str | None = None, on_unused_input: str = "raise",
-             profile: bool | None = None, updates: Any = None, givens: Any = None) -> FunctionAPI:
+             profile: bool | None = None, updates: Any = None, givens: Any = None,
+             allow_input_downcast: bool | None = None, no_default_updates: bool | list = False) -> FunctionAPI:
     """Compile a function computing `outputs` from `inputs` and return it.
 
     Shared variables the outputs use are read at each call without being
     listed. `updates` ({shared: expression} or a list of pairs) gives shared
     variables new values, all stored once every output is computed; `givens`
     ({variable: expression} or pairs) replaces variables of the graph before
-    compiling. Calls of a function with updates run one at a time (a lock per
+    compiling. A shared variable's ``default_update`` is its update when
+    `updates` has none for it, unless `no_default_updates` is True or lists
+    it. Calls of a function with updates run one at a time (a lock per
     function), so calls from several threads lose no update. With
     `profile=True` (default: config.profile) the function times every node;
-    see `f.profile`.
+    see `f.profile`. An input may be an ``opkit.compile.In`` (strict,
+    allow_downcast, implicit with a container and an update);
+    `allow_input_downcast` is the default of each input's allow_downcast.
     """
-    inputs = _check_inputs(inputs)
+    spec = expand_inputs(inputs, allow_input_downcast)
+    inputs = _check_inputs(spec.variables)
     single = outputs is not None and not isinstance(outputs, (list, tuple))
     outputs = [] if outputs is None else [outputs] if single else list(outputs)
     for position, output in enumerate(outputs):
         if not isinstance(output, Variable):
             raise TypeError(f"output {position} of {_function_label(name)} is {output!r}, not an opkit Variable")
-    plan = plan_shared(inputs, outputs, updates, givens, _function_label(name))
+    if spec.givens or spec.updates:
+        givens = [*_as_pairs(givens), *spec.givens]
+        updates = [*_as_pairs(updates), *spec.updates]
+    plan = plan_shared(inputs, outputs, updates, givens, _function_label(name), no_default_updates)
     _check_reachable(inputs, plan.outputs + plan.update_values, on_unused_input, name, plan.placeholders)
     maker = FunctionMaker(inputs, plan.outputs, get_mode(mode), name, plan)
+    maker.input_options = spec.options
     try:
         return maker.create(single, config.profile if profile is None else bool(profile))
     except CompileError as exc:
         # The message is the whole story (file:line: error, the node, the kept source): drop
         # opkit's own frames, so the traceback goes from the user's call straight to it.
         raise exc.with_traceback(None) from None
+
+
+def _as_pairs(items):
+    return [] if items is None else list(items.items()) if isinstance(items, dict) else list(items)
 
 
 def _check_inputs(inputs):
@@ -239,20 +255,27 @@ class FunctionAPI:
             if filled[position]:
                 raise TypeError(f"{self._label()} got input {key!r} twice")
             values[position], filled[position] = value, True
+        options = getattr(self.maker, "input_options", None) or ()
+        for position, option in enumerate(options):  # In(x, value=default): a default for what is not passed
+            if not filled[position] and option[3] is not NO_DEFAULT:
+                values[position], filled[position] = option[3], True
         if not all(filled):
             missing = [self._arg_label(i) for i, ok in enumerate(filled) if not ok]
             raise TypeError(f"{self._label()} is missing {', '.join(missing)}; inputs: {self._signature()}")
         return values
 
     def _filter(self, position, value):
+        options = getattr(self.maker, "input_options", None)  # (strict, allow_downcast, mutable) of In
+        strict, allow_downcast = options[position][:2] if options else (False, None)
         try:
             device = getattr(self.maker, "device", "cpu")
             if device != "cpu":  # a GPU type's values depend on the device (CuPy, or numpy when interpreted)
                 with device_scope(device):
-                    return self._types[position].filter(value)
-            return self._types[position].filter(value)
+                    return self._types[position].filter(value, strict=strict, allow_downcast=allow_downcast)
+            return self._types[position].filter(value, strict=strict, allow_downcast=allow_downcast)
         except (TypeError, ValueError) as exc:
-            raise TypeError(f"bad argument {self._arg_label(position)} to {self._label()}: {exc}") from None
+            error = ValueOverflowError if isinstance(exc, OverflowError) else TypeError
+            raise error(f"bad argument {self._arg_label(position)} to {self._label()}: {exc}") from None
 
     def _arg_label(self, position):
         name = self._names[position]

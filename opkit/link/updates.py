@@ -41,20 +41,23 @@ class SharedPlan(Record):
         return [variable.container.storage for variable in self.shared]
 
 
-def plan_shared(inputs, outputs, updates=None, givens=None, label="function"):
-    """Check updates and givens and return the SharedPlan of a function over `inputs` and `outputs`."""
+def plan_shared(inputs, outputs, updates=None, givens=None, label="function", no_default_updates=False):
+    """Check updates and givens and return the SharedPlan of a function over `inputs` and `outputs`.
+
+    A shared variable the graph reads that has a ``default_update`` and no update in `updates` is
+    updated by it, unless `no_default_updates` is True or lists it (Theano's and PyTensor's rule).
+    """
     for position, variable in enumerate(inputs):
         if isinstance(variable, SharedVariable):
-            raise TypeError(f"input {position} of {label} ({variable}) is a shared variable: functions read "
-                            "shared variables implicitly, so it cannot be an explicit input.\nHint: remove it "
-                            f"from the inputs, or replace it by a symbolic variable with givens={{{variable}: x}} "
-                            "and pass x as an input.")
+            raise TypeError(f"Cannot use a shared variable ({variable}) as explicit input {position} of {label}: "
+                            "functions read shared variables implicitly.\nHint: remove it from the inputs, or "
+                            f"replace it by a symbolic variable with givens={{{variable}: x}} and pass x as an "
+                            "input.")
+    skip_defaults = _no_default_updates(no_default_updates, label)
     update_pairs = _update_pairs(updates, label)
     given = _given_pairs(givens, inputs, label)
-    if given:
-        replaced = replace_variables(outputs + [value for _, value in update_pairs], given)
-        outputs, update_values = replaced[:len(outputs)], replaced[len(outputs):]
-        update_pairs = list(zip([target for target, _ in update_pairs], update_values))
+    outputs, update_pairs = _with_givens(outputs, update_pairs, given)
+    update_pairs = _with_default_updates(outputs, update_pairs, given, skip_defaults, label)
     found = _shared_variables(outputs + [value for _, value in update_pairs], [t for t, _ in update_pairs])
     # One cell per container: clones of a shared variable (clone() shares the container) are one value.
     shared, cell = [], {}
@@ -67,6 +70,41 @@ def plan_shared(inputs, outputs, updates=None, givens=None, label="function"):
     replaced = replace_variables(outputs + [value for _, value in update_pairs], mapping)
     return SharedPlan(replaced[:len(outputs)], shared, placeholders, replaced[len(outputs):],
                       [cell[id(target.container)] for target, _ in update_pairs])
+
+
+def _with_givens(outputs, update_pairs, given):
+    if not given:
+        return outputs, update_pairs
+    replaced = replace_variables(outputs + [value for _, value in update_pairs], given)
+    return replaced[:len(outputs)], list(zip([target for target, _ in update_pairs], replaced[len(outputs):]))
+
+
+def _no_default_updates(value, label):
+    """Return a test of the shared variables whose default update is not applied."""
+    if isinstance(value, bool):
+        return lambda variable: value
+    if isinstance(value, list):
+        containers = {id(v.container) for v in value if isinstance(v, SharedVariable)}
+        return lambda variable: id(variable.container) in containers
+    raise TypeError(f"no_default_updates of {label} must be a bool or a list of shared variables, not {value!r}")
+
+
+def _with_default_updates(outputs, update_pairs, given, skip, label):
+    """Return `update_pairs` plus the default update of each shared variable the graph reads (and those the
+    default updates read, in turn) that has none, the givens applied to them too."""
+    pairs = list(update_pairs)
+    done = {id(target.container) for target, _ in pairs}
+    pending = _shared_variables(outputs + [value for _, value in pairs], [])
+    while pending:
+        variable = pending.pop(0)
+        default = getattr(variable, "default_update", None)
+        if default is None or id(variable.container) in done or skip(variable):
+            continue
+        done.add(id(variable.container))
+        value = _with_givens([], [(variable, default)], given)[1][0][1]
+        pairs.extend(_update_pairs([(variable, value)], label))
+        pending.extend(_shared_variables([value], []))
+    return pairs
 
 
 def _pairs(items, what, label):

@@ -53,8 +53,9 @@ def test_a_given_of_another_type(c):
 
 
 def test_a_shared_variable_as_an_explicit_input(c):
-    with pytest.raises(TypeError, match=r"input 0 of function \(c\) is a shared variable: functions read shared "
-                                        r"variables implicitly.*\nHint: remove it from the inputs, or replace it "
+    with pytest.raises(TypeError, match=r"^Cannot use a shared variable \(c\) as explicit input 0 of function: "
+                                        r"functions read shared variables implicitly.\nHint: remove it from the "
+                                        r"inputs, or replace it "
                                         r"by a symbolic variable with givens=\{c: x\}"):
         opkit.function([c], c * 2)
 

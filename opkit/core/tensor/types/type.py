@@ -196,10 +196,13 @@ class TensorType(ArrayTypeNaming, TensorCInterface, CType):
             warnings.simplefilter("always")
             converted = data.astype(self.numpy_dtype)
         accepted = bool(allow_downcast)
-        if allow_downcast is None and not isinstance(value, np.ndarray):
-            # Python numbers and lists may be narrowed when nothing is lost
-            # (or, for floats, when only precision is: Theano's floatX rule).
-            accepted = np.array_equal(converted, data) or (data.dtype.kind == "f" and self.numpy_dtype.kind == "f")
+        if not accepted and not isinstance(value, np.ndarray):
+            _check_integers_fit(data, self)
+        if not accepted and not isinstance(value, np.ndarray):
+            # Python numbers and lists may be narrowed when nothing is lost; with allow_downcast=None
+            # (the default) floats also when only precision is (opkit's version of Theano's floatX rule).
+            accepted = np.array_equal(converted, data) or (
+                allow_downcast is None and data.dtype.kind == "f" and self.numpy_dtype.kind == "f")
         if accepted:
             for warning in caught:  # numpy's own cast warnings (overflow to inf) reach the caller
                 if issubclass(warning.category, RuntimeWarning) and not issubclass(warning.category, _COMPLEX):
@@ -269,6 +272,23 @@ class TensorType(ArrayTypeNaming, TensorCInterface, CType):
 
     def __setstate__(self, state):
         self.__init__(state["dtype"], state["shape"], name=state["name"])
+
+
+def _check_integers_fit(data, tensor_type):
+    """Raise ValueOverflowError if Python integers (or numbers) do not fit an integer dtype, as numpy 2 raises
+    OverflowError for np.asarray([312], dtype="int8"); allow_downcast=True wraps them instead."""
+    target = tensor_type.numpy_dtype
+    if target.kind not in "iu" or data.dtype.kind not in "iub" or data.size == 0:
+        return
+    info = np.iinfo(target)
+    low, high = data.min(), data.max()
+    if low < info.min or high > info.max:
+        from opkit.errors import ValueOverflowError
+
+        bad = low if low < info.min else high
+        raise ValueOverflowError(f"expected {tensor_type.describe()}, got the integer {bad}, out of bounds for "
+                                 f"{target} ({info.min} to {info.max}).\nHint: pass allow_downcast=True (or "
+                                 "function(..., allow_input_downcast=True)) to wrap it around as numpy's astype does.")
 
 
 def named_types():
