@@ -12,7 +12,7 @@ from opkit import (Apply, CDataType, CEnumType, COp, Constant, CType, EnumList, 
 from opkit.compat.theano.gof import (cc, cmodule, fg, graph, link, null_type, op, opt, params_type,  # noqa: A004
                                      type, utils)
 from opkit.compat.theano.gof.cc import CLinker, DualLinker, HideC, OpWiseCLinker
-from opkit.compat.theano.gof.fg import FunctionGraph
+from opkit.compat.theano.gof.fg import FunctionGraph, InconsistencyError
 from opkit.compat.theano.gof.graph import view_roots
 from opkit.compat.theano.gof.link import Container, Linker, LocalLinker, PerformLinker, WrapLinker, WrapLinkerMany
 from opkit.compat.theano.gof.op import CLinkerObject, PureOp
@@ -21,7 +21,8 @@ from opkit.compat.theano.gof.type import generic
 from opkit.compat.theano.gof.utils import MethodNotDefined, hashtype, object2
 
 __all__ = ["Apply", "CDataType", "CEnumType", "CLinkerObject", "COp", "Constant", "CType", "EnumList", "EnumType",
-           "FunctionGraph", "Generic", "MissingInputError", "Op", "OpenMPOp", "Params", "ParamsType", "PureOp", "Type",
+           "FunctionGraph", "Generic", "InconsistencyError", "MissingInputError", "Op", "OpenMPOp", "Params",
+           "ParamsType", "PureOp", "Type",
            "Variable", "cc", "cmodule", "fg", "generic", "graph", "hashtype", "inherit_stack_trace", "link",
            "local_optimizer", "MethodNotDefined", "null_type", "object2", "op", "opt", "optimizer", "params_type",
            "type", "utils", "view_roots", "CLinker", "OpWiseCLinker", "DualLinker", "PerformLinker", "HideC",
