@@ -267,3 +267,21 @@ def test_theano_s_blas_prototypes_compile_beside_opkit_s():
     left, right = rng.normal(size=(3, 4)), rng.normal(size=(4, 5))
     for result in f(left, right[:, ::-1]):
         np.testing.assert_allclose(result, left @ right[:, ::-1], rtol=1e-12)
+
+
+class NoPrefix(HeldCopy):
+    """Theano's ConvOp includes <numpy/noprefix.h>, which numpy 2 removed."""
+
+    def c_headers(self, compiler):
+        return ["<numpy/noprefix.h>"]
+
+    def c_code_cleanup(self, node, name, inputs, outputs, sub):
+        return ""
+
+
+def test_a_header_numpy_2_removed_names_the_header_to_include_instead():
+    x = ot.dvector("x")
+    with pytest.raises(opkit.CompileError) as caught:
+        opkit.function([x], NoPrefix()(x))
+    assert "hint: header 'numpy/noprefix.h' is not among numpy" in str(caught.value)
+    assert "include <numpy/arrayobject.h>" in str(caught.value)

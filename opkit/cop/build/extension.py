@@ -195,7 +195,13 @@ def _missing_hints(output: str) -> list[str]:
         hints.append("hint: the compiler could not write its output: free disk space (or raise your quota), or "
                      "raise the file-size limit (`ulimit -f unlimited`); `opkit cache clear` empties opkit's cache")
     for header in dict.fromkeys(re.findall(_MISSING_HEADER, output, re.M)):
-        if header != "Python.h":
+        if header.startswith("numpy/"):
+            import numpy
+
+            hints.append(f"hint: header {header!r} is not among numpy {numpy.__version__}'s headers (numpy 2 removed "
+                         "numpy/noprefix.h, old_defines.h and oldnumeric.h): include <numpy/arrayobject.h>, whose "
+                         "names (npy_intp, PyArray_DATA...) it meant")
+        elif header != "Python.h":
             hints.append(f"hint: header {header!r} not found: install the package that provides it, or return its "
                          "directory from the op's c_header_dirs()")
     return hints
