@@ -1,4 +1,4 @@
-"""Tests for the `#section` parser, local include discovery, content versions and `#line`."""
+"""Tests for the `#section` parser, a COp's version (its files and the headers they include) and `#line`."""
 
 import os
 import shutil
@@ -7,12 +7,11 @@ from pathlib import Path
 
 import pytest
 
+import opkit
 from opkit.cop.source.sections import (
     TAGS,
     Section,
-    content_version,
     line_directive,
-    local_includes,
     parse_file,
     parse_files,
 )
@@ -166,29 +165,42 @@ def test_crlf_and_final_line_without_newline(tmp_path):
     assert (section.line, section.text) == (2, "x = 1;\ny = 2;")
 
 
-def test_local_includes_recursive_without_cycles():
-    found = local_includes(DATA / "include" / "op.c")
+class FileOp(opkit.COp):
+    """A COp over one file, for its version."""
+
+    def make_node(self, x):
+        return opkit.Apply(self, [x], [x.type()])
+
+
+def test_a_cops_headers_are_found_recursively_without_cycles():
+    """As the compiler finds them (opkit.cop.source.headers): "x.h" beside the including file, then in the op's
+    folders (op.c's, where sub/nested.h finds common.h); a header including itself is read once; <math.h> and
+    a missing header are not the op's."""
+    found = FileOp(DATA / "include" / "op.c").version_headers()
     root = DATA / "include"
-    assert found == [Path(os.path.abspath(p)) for p in (
-        root / "helpers.h", root / "sub" / "nested.h", root / "common.h", root / "op_apply.h")]
+    assert sorted(found) == sorted(os.path.realpath(p) for p in (
+        root / "helpers.h", root / "sub" / "nested.h", root / "common.h", root / "op_apply.h"))
 
 
-def test_content_version_follows_nested_headers(tmp_path):
+def test_a_cops_version_follows_its_file_and_nested_headers(tmp_path):
     root = tmp_path / "op"
     shutil.copytree(DATA / "include", root)
-    version = content_version([root / "op.c"])
-    assert version == content_version([root / "op.c"])
-    assert len(version) == 64 and int(version, 16) >= 0
+    version = FileOp(root / "op.c").c_code_cache_version()
+    assert version == FileOp(root / "op.c").c_code_cache_version()
     (root / "common.h").write_text("static const int common_value = 3;\n")
-    changed = content_version([root / "op.c"])
+    changed = FileOp(root / "op.c").c_code_cache_version()
     assert changed != version
     (root / "op.c").write_text((root / "op.c").read_text() + "\n")
-    assert content_version([root / "op.c"]) != changed
+    assert FileOp(root / "op.c").c_code_cache_version() != changed
 
 
-def test_content_version_of_missing_file_raises(tmp_path):
+def test_the_version_of_a_cop_whose_file_is_gone_raises(tmp_path):
+    path = tmp_path / "op.c"
+    path.write_text("#section code\n// nothing\n")
+    op = FileOp(path)
+    path.unlink()
     with pytest.raises(SectionError, match="cannot read"):
-        content_version([tmp_path / "missing.c"])
+        op.c_code_cache_version()
 
 
 def test_line_directive_escapes_the_path():

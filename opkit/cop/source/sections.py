@@ -1,4 +1,4 @@
-"""Split C files into `#section <tag>` sections and find what their version depends on.
+"""Split C files into `#section <tag>` sections.
 
 One line scanner (`scan_text`) serves both `parse_file`, which raises on the
 first problem, and the `opkit check` lint, which reports every problem.
@@ -9,11 +9,9 @@ from __future__ import annotations
 import functools
 import os
 import re
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from opkit.core.digest import sha256
 from opkit.errors import SectionError
 
 TAGS = (
@@ -44,8 +42,6 @@ _COMMENT_OR_LITERAL = re.compile(
     r"|'(?:\\.|[^'\\\n])*'?",
     re.S,
 )
-_LOCAL_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
-_VERSION_SCHEMA = b"opkit-sections-1\0"
 
 
 @dataclass(frozen=True)
@@ -240,83 +236,6 @@ def parse_files(paths, func_name=None, data=None) -> dict[str, list[Section]]:
             "c_code already calls that function; remove the code section or drop func_name",
             path=code.path, line=code.line - 1, tag="code")
     return merged
-
-
-def local_includes(path) -> list[Path]:
-    """Return the local headers a file pulls in with `#include "x.h"`, recursively, once each.
-
-    A header is looked up beside the including file, then beside `path` (which
-    is on the include path); headers found in neither are skipped (the compiler
-    finds them on its include path). A name that cannot be looked up (too long,
-    a directory, unreadable) raises SectionError naming the including file and line.
-    """
-    root = Path(os.path.abspath(path))
-    found: list[Path] = []
-    _collect_includes(root, root.parent, {root.resolve()}, found)
-    return found
-
-
-def _collect_includes(file: Path, root_dir: Path, seen: set, found: list) -> None:
-    """Append the not yet seen local headers of `file` to `found`, depth first."""
-    text = _read_bytes(file).decode("utf-8", "replace")
-    for match in _LOCAL_INCLUDE.finditer(text):
-        line = text.count("\n", 0, match.start()) + 1
-        header = _find_header(match.group(1), (file.parent, root_dir), file, line)
-        if header is None or header.resolve() in seen:
-            continue
-        seen.add(header.resolve())
-        found.append(header)
-        try:
-            _collect_includes(header, root_dir, seen, found)
-        except SectionError as exc:
-            if exc.path != str(header) or exc.line is not None:
-                raise
-            raise SectionError(f'#include "{match.group(1)}": {exc.message}', path=file, line=line) from exc
-
-
-def _find_header(name, directories, file, line):
-    """Return the first regular file `name` names in `directories`, or None when there is none.
-
-    Raise SectionError (at `file`:`line`) when the name cannot be looked up at all, or names only a directory.
-    """
-    directory_found = None
-    for directory in directories:
-        header = Path(os.path.abspath(directory / name))
-        try:
-            mode = header.stat().st_mode
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-        except (OSError, ValueError) as exc:
-            reason = getattr(exc, "strerror", None) or str(exc)
-            raise SectionError(f'#include "{_shorten(name)}": cannot look the header up: {reason}',
-                               path=file, line=line) from exc
-        if stat.S_ISREG(mode):
-            return header
-        directory_found = directory_found or header
-    if directory_found is not None:
-        raise SectionError(f'#include "{_shorten(name)}" names {directory_found}, which is not a regular file',
-                           path=file, line=line)
-    return None
-
-
-def _shorten(name, limit=80):
-    """Return `name`, cut in the middle when longer than `limit` characters (an error line stays readable)."""
-    return name if len(name) <= limit else f"{name[:limit // 2]}...{name[-limit // 2:]} ({len(name)} characters)"
-
-
-def content_version(paths) -> str:
-    """Return a sha256 hex digest of the section files and every local header they include."""
-    digest = sha256(_VERSION_SCHEMA)
-    seen = set()
-    for path in _path_list(paths):
-        for file in [Path(os.path.abspath(path)), *local_includes(path)]:
-            if file.resolve() in seen:
-                continue
-            seen.add(file.resolve())
-            data = _read_bytes(file)
-            digest.update(b"%d\0" % len(data))
-            digest.update(data)
-    return digest.hexdigest()
 
 
 @functools.lru_cache(maxsize=4096)  # the same paths and messages, node after node
