@@ -33,7 +33,7 @@ from opkit.cop.source.section_files import contents_digest, op_files, read_files
 
 RECHECK_SECONDS = 0.5
 ENGINE_MODULES = ("sections.py", "macros.py", "macro_values.py", "cop.py", "section_op.py", "section_files.py",
-                  "section_memo.py")
+                  "section_memo.py", "headers.py")  # headers.py: how a version finds the headers it covers
 
 _files: dict = {}  # paths -> _Files
 _answers: dict = {}  # key -> answer, this process's
