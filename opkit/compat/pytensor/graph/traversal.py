@@ -54,7 +54,66 @@ __all__ = ["ancestors", "apply_ancestors", "applys_between", "graph_inputs", "io
            "toposort", "vars_between"]
 
 # More of PyTensor's traversal functions: general_toposort (Theano's), explicit_graph_inputs, *_depends_on.
-from opkit.compat.theano.gof.graph import general_toposort  # noqa: E402
+from collections import deque  # noqa: E402
+
+
+def stack_search(start, expand, mode="bfs", build_inv=False):
+    """Return the nodes reached from `start` (a deque, emptied) through ``expand(node) -> nodes``, each once,
+    breadth or depth first; with `build_inv` also {node: [nodes whose expansion gave it]} (Theano's)."""
+    if mode not in ("bfs", "dfs"):
+        raise ValueError("mode should be bfs or dfs", mode)
+    pop = start.popleft if mode == "bfs" else start.pop
+    seen, found, inverse = set(), [], {}
+    while start:
+        node = pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        found.append(node)
+        expanded = expand(node)
+        if expanded:
+            expanded = list(expanded)
+            if build_inv:
+                for other in expanded:
+                    inverse.setdefault(other, []).append(node)
+            start.extend(expanded)
+    return (found, inverse) if build_inv else found
+
+
+def general_toposort(outputs, deps, debug_print=False, compute_deps_cache=None, deps_cache=None,
+                     clients=None):
+    """Return the nodes reachable from `outputs` through ``deps(node) -> [nodes]``, each after its deps, in
+    Theano's order (sources in depth-first discovery order, then each client once its deps are placed)."""
+    if compute_deps_cache is None:
+        deps_cache = {}
+
+        def compute_deps_cache(node):
+            if node not in deps_cache:
+                found = deps(node)
+                if found and not isinstance(found, list):
+                    raise TypeError("Non-deterministic collections here make toposort non-deterministic.")
+                deps_cache[node] = list(found) if found else found
+            return deps_cache[node]
+
+    reachable, found_clients = stack_search(deque(outputs), compute_deps_cache, "dfs", True)
+    if clients is not None:
+        clients.update(found_clients)
+    sources = deque(r for r in reachable if not deps_cache.get(r, None))
+    placed, order = set(), []
+    while sources:
+        node = sources.popleft()
+        if node in placed:
+            continue
+        order.append(node)
+        placed.add(node)
+        for client in found_clients.get(node, []):
+            deps_cache[client] = [a for a in deps_cache[client] if a is not node]
+            if not deps_cache[client]:
+                sources.append(client)
+    if len(order) != len(reachable):
+        raise ValueError("graph contains cycles")
+    return order
+
 
 
 def explicit_graph_inputs(graph):
@@ -82,7 +141,7 @@ def apply_depends_on(apply, depends_on):
     return any(id(v) in targets or (v.owner is not None and id(v.owner) in targets) for v in ancestors(apply.inputs))
 
 
-__all__ += ["apply_depends_on", "explicit_graph_inputs", "general_toposort", "variable_depends_on"]
+__all__ += ["apply_depends_on", "explicit_graph_inputs", "general_toposort", "stack_search", "variable_depends_on"]
 
 
 def walk(nodes, expand, bfs=True, return_children=False, hash_fn=id):

@@ -7,30 +7,9 @@ Theano 1.0's (BSD-3), in its orders (depth first, left input first); ``io_toposo
 
 from collections import deque
 
+from opkit.compat.pytensor.graph.basic import clone_get_equiv
+from opkit.compat.pytensor.graph.traversal import general_toposort, stack_search
 from opkit.core.graph import Apply, Constant, Variable, io_toposort
-
-
-def stack_search(start, expand, mode="bfs", build_inv=False):
-    """Return the nodes reached from `start` (a deque, emptied) through ``expand(node) -> nodes``, each once,
-    breadth or depth first; with `build_inv` also {node: [nodes whose expansion gave it]} (Theano's)."""
-    if mode not in ("bfs", "dfs"):
-        raise ValueError("mode should be bfs or dfs", mode)
-    pop = start.popleft if mode == "bfs" else start.pop
-    seen, found, inverse = set(), [], {}
-    while start:
-        node = pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        found.append(node)
-        expanded = expand(node)
-        if expanded:
-            expanded = list(expanded)
-            if build_inv:
-                for other in expanded:
-                    inverse.setdefault(other, []).append(node)
-            start.extend(expanded)
-    return (found, inverse) if build_inv else found
 
 
 def ancestors(variable_list, blockers=None):
@@ -56,8 +35,6 @@ def inputs(variable_list, blockers=None):
 def clone(i, o, copy_inputs=True, copy_orphans=None):
     """Copy the graph between `i` and `o`; return (new inputs, new outputs). Theano 1.0's: constants are copied
     too, those in `i` when `copy_inputs`, the others when `copy_orphans` (default: `copy_inputs`)."""
-    from opkit.compat.pytensor.graph.basic import clone_get_equiv
-
     copy_orphans = copy_inputs if copy_orphans is None else copy_orphans
     listed = set(map(id, i))
     memo = {v: v.clone() for v in ancestors(o, i)
@@ -69,41 +46,6 @@ def clone(i, o, copy_inputs=True, copy_orphans=None):
 def list_of_nodes(inputs, outputs):
     """Return the Apply nodes between `inputs` and `outputs` (those computed from `inputs`), in toposort."""
     return io_toposort(inputs, outputs)
-
-
-def general_toposort(outputs, deps, debug_print=False, compute_deps_cache=None, deps_cache=None,
-                     clients=None):
-    """Return the nodes reachable from `outputs` through ``deps(node) -> [nodes]``, each after its deps, in
-    Theano's order (sources in depth-first discovery order, then each client once its deps are placed)."""
-    if compute_deps_cache is None:
-        deps_cache = {}
-
-        def compute_deps_cache(node):
-            if node not in deps_cache:
-                found = deps(node)
-                if found and not isinstance(found, list):
-                    raise TypeError("Non-deterministic collections here make toposort non-deterministic.")
-                deps_cache[node] = list(found) if found else found
-            return deps_cache[node]
-
-    reachable, found_clients = stack_search(deque(outputs), compute_deps_cache, "dfs", True)
-    if clients is not None:
-        clients.update(found_clients)
-    sources = deque(r for r in reachable if not deps_cache.get(r, None))
-    placed, order = set(), []
-    while sources:
-        node = sources.popleft()
-        if node in placed:
-            continue
-        order.append(node)
-        placed.add(node)
-        for client in found_clients.get(node, []):
-            deps_cache[client] = [a for a in deps_cache[client] if a is not node]
-            if not deps_cache[client]:
-                sources.append(client)
-    if len(order) != len(reachable):
-        raise ValueError("graph contains cycles")
-    return order
 
 
 def view_roots(r):
