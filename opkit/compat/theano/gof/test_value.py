@@ -3,7 +3,7 @@
 A test value is a variable's ``tag.test_value``, a constant's data or a shared variable's value.
 Theano computed a node's test value when the node was made (``config.compute_test_value``); opkit
 makes nodes without running them, so a computed variable's test value is computed when asked for:
-its graph runs on the test values of its inputs. ``config`` is opkit.compat.theano's.
+its graph runs on the test values of its inputs. ``config`` is opkit.compat.theano's (compat.config).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def get_debug_values(*args):
     A missing value gives [] under 'ignore', a warning and [] under 'warn', and an AttributeError
     under 'raise' (Theano's behaviour).
     """
-    from opkit.compat.theano import config
+    from opkit.compat.config import theano_config as config
 
     if config.compute_test_value == "off":
         return []
@@ -67,7 +67,7 @@ def get_debug_values(*args):
 
 def debug_error_message(msg):
     """Report a test-value problem: ValueError under 'raise' or 'ignore', a warning under 'warn'."""
-    from opkit.compat.theano import config
+    from opkit.compat.config import theano_config as config
 
     action = config.compute_test_value
     if action == "off":
