@@ -3,7 +3,7 @@
 from opkit.core.gradient import (DisconnectedInputError, DisconnectedOutputError, DisconnectedType, Lop, NullType,
                                  NullTypeGradError, Rop, connection_pattern, disconnected_type, grad,
                                  grad_not_implemented, grad_undefined, pullback, pushforward, subgraph_grad)
-from opkit.core.gradient_jacobian import hessian, hessian_vector_product, jacobian
+from opkit.link.jacobian import hessian, hessian_vector_product, jacobian
 from opkit.core.gradient_ops import (DisconnectedGrad, GradClip, GradScale, UndefinedGrad, ZeroGrad,
                                      disconnected_grad, disconnected_grad_, grad_clip, grad_scale, undefined_grad,
                                      undefined_grad_, zero_grad, zero_grad_)

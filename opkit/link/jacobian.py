@@ -3,7 +3,7 @@
 A Jacobian has one row per element of the expression, a number known only when the graph runs.
 Theano and PyTensor loop over the rows with scan; opkit has no loop op, so a ``JacobianRows`` node
 holds the row's graph (the gradient of element i) compiled as an inner function, and its perform
-calls it for each i. A scalar expression (or one of a single element) needs no loop: its gradient is
+calls it for each i (which is why this module is in link/: the node compiles a function). A scalar expression (or one of a single element) needs no loop: its gradient is
 the Jacobian.
 """
 
@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from opkit.core.gradient import _as_list, _restore, grad
 from opkit.core.graph import Apply, Constant, Variable, ancestors
 from opkit.core.op import Op
 from opkit.core.shared import SharedVariable
+from opkit.core.tensor.types.type import TensorType
 
 
 def jacobian(expression, wrt, consider_constant=None, disconnected_inputs="raise", vectorize=False):
@@ -22,8 +24,6 @@ def jacobian(expression, wrt, consider_constant=None, disconnected_inputs="raise
     Each result has the expression's shape followed by the shape of its `wrt`. `vectorize` (PyTensor's
     choice between scan and vectorized graphs) is accepted; both give the same values here.
     """
-    from opkit.core.gradient import _as_list, _restore, grad
-
     if not isinstance(expression, Variable):
         raise TypeError(f"jacobian expects a Variable as `expression`, got {expression!r}")
     variables, kind = _as_list(wrt, "wrt")
@@ -39,10 +39,7 @@ def jacobian(expression, wrt, consider_constant=None, disconnected_inputs="raise
 
 def _jacobian_rows(expression, variables, options):
     """Return the Jacobian of a many-element `expression` as the outputs of one JacobianRows node."""
-    from opkit.core.gradient import grad
-    from opkit.tensor import lscalar
-
-    index = lscalar("row")
+    index = TensorType("int64", ())("row")
     flat = expression.flatten()
     rows = grad(flat[index], variables, **options)
     inputs = _free_inputs(rows, [index, *variables])
@@ -77,8 +74,6 @@ class JacobianRows(Op):
         self._function = None
 
     def make_node(self, size, *inputs):
-        from opkit.core.tensor.types.type import TensorType
-
         outputs = [TensorType(row.type.dtype, (None, *row.type.shape))() for row in self.rows]
         return Apply(self, [size, *inputs], outputs)
 
@@ -112,8 +107,6 @@ class JacobianRows(Op):
 
 def hessian(cost, wrt, consider_constant=None, disconnected_inputs="raise"):
     """Return the Hessian of the scalar `cost` with respect to each vector of `wrt` (a variable, list or tuple)."""
-    from opkit.core.gradient import _as_list, _restore, grad
-
     if not isinstance(cost, Variable):
         raise TypeError(f"hessian expects a Variable as `cost`, got {cost!r}")
     if cost.ndim != 0:
@@ -130,8 +123,6 @@ def hessian(cost, wrt, consider_constant=None, disconnected_inputs="raise"):
 
 def hessian_vector_product(cost, wrt, p, **grad_kwargs):
     """Return the Hessian of `cost` times `p` (one vector per variable of `wrt`), by grad applied twice."""
-    from opkit.core.gradient import grad
-
     single = isinstance(wrt, Variable)
     variables = [wrt] if single else list(wrt)
     vectors = [p] if isinstance(p, Variable) else list(p)
