@@ -414,3 +414,22 @@ def test_the_headers_digest_kept_for_other_processes_is_used_only_while_every_fi
     assert second != first
     (folder / "numpy" / "new.h").write_text("")
     assert digest() not in (first, second)
+
+
+def test_numpy_get_include_naming_another_numpy_is_another_key_at_once(tmp_path, monkeypatch):
+    """Two copies of numpy's include folder, one with numpy's API version changed: numpy.get_include() naming
+    either (as two installs of numpy would) gives each its key at the next call, in the same process."""
+    copies = [tmp_path / "old", tmp_path / "new"]
+    for copy in copies:
+        shutil.copytree(np.get_include(), copy)
+    _edit(copies[1] / "numpy" / "_numpyconfig.h", b"#define NPY_API_VERSION 0x", b"#define NPY_API_VERSION 0x0")
+    x = ot.dvector("x")
+    parts = collect_module(Region.from_nodes([(x * 2).owner], lambda variable: True))
+
+    def keys(copy):
+        monkeypatch.setattr(np, "get_include", lambda: str(copy))
+        return identity.region_key(parts), pch_key(find_compiler(), build_flags()[0], python_include_dirs())
+
+    old, new = keys(copies[0]), keys(copies[1])
+    assert old[0] != new[0] and old[1] != new[1]
+    assert keys(copies[0]) == old and keys(copies[1]) == new

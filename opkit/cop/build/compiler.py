@@ -161,12 +161,21 @@ def run_tool(command, timeout: float) -> tuple[int, str]:
 
 
 def python_include_dirs() -> list[str]:
-    """Return the include directories of Python's and numpy's C headers."""
+    """Return the include directories of Python's and numpy's C headers (sysconfig's, then numpy.get_include()).
+
+    Every module's identity reads them (opkit.cop.build.system_headers), so sysconfig's
+    answer (0.3 ms) is asked once per function that gives it; numpy.get_include() is
+    asked every time.
+    """
     import numpy
 
-    paths = sysconfig.get_paths()
-    dirs = [paths["include"], paths["platinclude"], numpy.get_include()]
-    return list(dict.fromkeys(dirs))
+    return list(dict.fromkeys([*_python_dirs(sysconfig.get_paths), numpy.get_include()]))
+
+
+@functools.lru_cache(maxsize=4)
+def _python_dirs(get_paths) -> tuple[str, str]:
+    paths = get_paths()
+    return paths["include"], paths["platinclude"]
 
 
 @functools.lru_cache(maxsize=None)

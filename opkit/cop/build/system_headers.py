@@ -12,8 +12,9 @@ with the stat of every file and folder under them (path, device, inode, size,
 modification and change times). A process stats them (about 220 calls for CPython
 3.11 and numpy 2: 0.3 to 1.5 ms, once per process) and uses the kept digest while
 every stat is the same; an edit in place changes a file's change time, a file added
-or removed its folder's. In a process the answer is looked at again at most every
-RECHECK_SECONDS.
+or removed its folder's. In a process the stats are looked at again at most every
+RECHECK_SECONDS; other folders (numpy.get_include() naming another numpy) are looked
+at at once.
 """
 
 from __future__ import annotations
@@ -30,25 +31,19 @@ _known: dict = {}  # folders -> (digest, the files and folders it was made from,
 
 
 def system_headers_digest(dirs=None) -> str:
-    """Return the digest of the names and bytes of every file under `dirs` (default: python_include_dirs())."""
-    now = time.monotonic()
-    default = dirs is None
-    if default:
-        last = _known.get(None)
-        if last is not None and now - last[3] < RECHECK_SECONDS:
-            return last[0]
+    """Return the digest of the names and bytes of every file under `dirs` (default: python_include_dirs(), asked
+    at every call: other folders are another digest at once)."""
+    if dirs is None:
         from opkit.cop.build.compiler import python_include_dirs
 
         dirs = python_include_dirs()
     folders = tuple(map(os.path.abspath, dirs))
+    now = time.monotonic()
     known = _known.get(folders)
     if known is None or now - known[3] >= RECHECK_SECONDS:
         if known is None or _stamp(known[1]) != known[2]:
             known = _kept(folders)
-        known = (*known[:3], now)
-        _known[folders] = known
-    if default:
-        _known[None] = known
+        known = _known[folders] = (*known[:3], now)
     return known[0]
 
 
