@@ -433,3 +433,17 @@ def test_numpy_get_include_naming_another_numpy_is_another_key_at_once(tmp_path,
     old, new = keys(copies[0]), keys(copies[1])
     assert old[0] != new[0] and old[1] != new[1]
     assert keys(copies[0]) == old and keys(copies[1]) == new
+
+
+def test_a_portable_key_names_no_folder(tmp_path, monkeypatch):
+    """The same op installed in two places (its files, headers, -I, -include and --include-path elsewhere, the
+    bytes the same): one shipped key and one shipped kernel key; the machine's keys name the folders."""
+    keys = []
+    for root in (tmp_path / "here", tmp_path / "there" / "deeper"):
+        files = OpFiles(root)
+        monkeypatch.setattr(Scaled, "HEADER_DIRS", (str(files.headers),))
+        monkeypatch.setattr(Scaled, "COMPILE_ARGS", ("-I", str(root / "op_extra"), "-include", str(root / "pre.h")))
+        keys.append(files.keys())
+    here, there = keys
+    assert here["shipped"] == there["shipped"] and here["shipped_kernel"] == there["shipped_kernel"]
+    assert here["module"] != there["module"] and here["kernel"] != there["kernel"]

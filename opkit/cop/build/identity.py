@@ -25,6 +25,7 @@ of a request, one at a time, and checks every key that covers it.
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Callable, NamedTuple
 
@@ -58,7 +59,7 @@ class Toolchain(NamedTuple):
 
     tool: str = ""  # the compiler: its resolved path, version line and the other words of its command; NVRTC's version
     target: tuple = ()  # what code is generated for, beyond the flags: NVRTC's -arch
-    compile_args: tuple = ()  # opkit's compile flags (opkit.cop.build.extension.module_flags), before the op's
+    compile_args: tuple = ()  # opkit's compile flags (opkit.cop.build.flags.module_flags), before the op's
     link_args: tuple = ()
     system: tuple = ()  # Python's ABI, numpy's C-API version and the digest of their headers' bytes
     compiler: object = None  # the Compiler asked what -march=native stands for here (None: a key that cannot ask)
@@ -112,13 +113,21 @@ def request_key(request: CompileRequest, tag: str | None = None) -> str:
 
 def _without_folders(arguments) -> tuple:
     """Return `arguments` less those naming a folder (-I, -isystem, -idirafter, -iquote, -L, NVRTC's
-    --include-path=), and their values: a portable identity holds the bytes of the headers found there, not where."""
-    kept, skip = [], False
+    --include-path=) and their values, and with a pre-included file's name only: a portable identity holds the
+    bytes of the headers found there, not where they are."""
+    kept, after = [], None
     for argument in arguments:
-        if skip:
-            skip = False
-        elif argument in _FOLDER_OPTIONS:
-            skip = True
+        if after is not None:
+            if after == "-include":
+                kept.append(os.path.basename(argument))
+            after = None
+        elif argument in (*_FOLDER_OPTIONS, "-include"):
+            after = argument
+            if argument == "-include":
+                kept.append(argument)
+        elif argument.startswith(("--pre-include=", "-include=")):
+            option, _, name = argument.partition("=")
+            kept.append(f"{option}={os.path.basename(name)}")
         elif not argument.startswith((*_FOLDER_OPTIONS, "--include-path=")):
             kept.append(argument)
     return tuple(kept)
