@@ -140,8 +140,9 @@ def _instance(value, depth, seen):
         state = {name: getattr(value, name, None) for name in cls.__dataclass_fields__}
     if state is None or cls.__module__ in ("builtins", "numpy"):
         return f"<{cls.__module__}.{cls.__qualname__}>"
+    skipped = getattr(cls, "_not_identity", ())  # what an instance holds that does not decide what it computes
     attributes = ",".join(f"{name}={_describe(item, depth - 1, seen)}" for name, item in sorted(state.items())
-                          if isinstance(name, str))
+                          if isinstance(name, str) and name not in skipped)
     return f"{class_identity(cls)}({attributes})"
 
 

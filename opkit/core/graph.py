@@ -78,6 +78,8 @@ class Variable:
     """
 
     __count__ = count(0)
+    # The auto name counts the variables this process made before: no part of a code identity (core.code_identity).
+    _not_identity = frozenset({"auto_name"})
 
     def __init__(self, type, owner=None, index=None, name=None):
         self.type = type

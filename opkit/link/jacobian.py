@@ -69,9 +69,39 @@ class JacobianRows(Op):
     per element, where a compiled module per Jacobian would cost more than it saves.
     """
 
+    _not_identity = frozenset({"_function"})  # the inner function, compiled on first use
+
     def __init__(self, index, inputs, rows):
         self.index, self.inner_inputs, self.rows = index, list(inputs), list(rows)
         self._function = None
+
+    def _structure(self):
+        """The inner graph by position: each node's op and where its inputs come from, the rows, the types.
+
+        Two JacobianRows compute the same when their structures are equal (a pickled copy, say): the
+        structure compares ops and types by equality and constants by value, never variables by identity."""
+        from opkit.core.graph import Constant, io_toposort
+
+        place = {id(v): ("in", k) for k, v in enumerate([self.index, *self.inner_inputs])}
+        nodes = []
+        for node in io_toposort([self.index, *self.inner_inputs], self.rows):
+            refs = []
+            for v in node.inputs:
+                if id(v) not in place and isinstance(v, Constant):
+                    data = np.asarray(v.data)
+                    place[id(v)] = ("const", v.type, data.dtype.str, data.shape, data.tobytes())
+                refs.append(place.get(id(v), ("free", id(v))))  # shared: by identity
+            for k, out in enumerate(node.outputs):
+                place[id(out)] = ("node", len(nodes), k)
+            nodes.append((node.op, tuple(refs)))
+        types = tuple(v.type for v in [self.index, *self.inner_inputs])
+        return types, tuple(nodes), tuple(place.get(id(r), ("free", id(r))) for r in self.rows)
+
+    def __eq__(self, other):
+        return type(other) is type(self) and (other is self or other._structure() == self._structure())
+
+    def __hash__(self):
+        return hash((type(self), len(self.rows), tuple(r.type for r in self.rows)))
 
     def make_node(self, size, *inputs):
         outputs = [TensorType(row.type.dtype, (None, *row.type.shape))() for row in self.rows]

@@ -47,4 +47,14 @@ def graph_of_every_op():
     outputs += scalar_function_nodes(x, i)
     outputs += [o.shape for o in outputs[:20]] + [ot.arange(n).shape, x[1:].shape, ot.reshape(x, (-1, 3)).shape]
     outputs += [x[ot.cast(i[0, 2], "uint64")].shape]  # IndexValue: the shape check reads a uint64 index
+    outputs += gradient_marker_nodes(x, v)
     return [x, v, n, i], outputs
+
+
+def gradient_marker_nodes(x, v):
+    """The gradient markers (identities forward, rewritten away in FAST_RUN) and a Jacobian's JacobianRows."""
+    from opkit.core.gradient_ops import disconnected_grad, grad_clip, grad_scale, undefined_grad, zero_grad
+    from opkit.link.jacobian import jacobian
+
+    return [zero_grad(x), disconnected_grad(x), undefined_grad(v), grad_clip(x, -1.0, 1.0), grad_scale(v, 2.0),
+            jacobian(ot.exp(v) * 2.0, v)]

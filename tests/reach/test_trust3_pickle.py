@@ -40,7 +40,9 @@ DATA = TESTS / "data"
 # Classes that are bases to derive from, never put in a graph as they are.
 ABSTRACT = {"Op", "COp", "OpenMPOp", "Reduce", "_RegisteredCOp", "SectionOp", "_Transfer",
             "OpSections",  # OpSections: the C methods of a SectionOp, never in a graph
-            "ScalarOp", "UnaryScalarOp", "BinaryScalarOp"}  # opkit.scalar's bases of users' scalar ops
+            "ScalarOp", "UnaryScalarOp", "BinaryScalarOp",  # opkit.scalar's bases of users' scalar ops
+            "GradientOp",  # the base of the gradient markers (zero_grad & co.), which are in the graph
+            "Scan"}  # compat.pytensor.scan.op.Scan: a class no op is an instance of (it raises when made)
 
 
 def _python(code, **env):
