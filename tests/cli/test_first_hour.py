@@ -20,6 +20,8 @@ from conftest import ROOT
 
 # One worker runs them all (CI's `--dist loadgroup`), so the Quickstart's venv is made once.
 pytestmark = pytest.mark.xdist_group("first_hour")
+# The tests in the Quickstart's venv (fixture `user`: minutes of pip) are marked soak: .ci/run runs them (`-m soak`),
+# the README's test command does not. A test that needs no venv stays in the default run.
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 # What a clone holds that the Quickstart installs (the rest of the clone plays no part in it).
@@ -95,6 +97,7 @@ def sqplus(user):
     return printed, steps, outputs, work
 
 
+@pytest.mark.soak
 def test_the_clone_named_opkit_does_not_hide_the_installed_opkit_from_its_parent(user):
     """Issue 39.1: from the parent of a clone named `opkit`, `import opkit` is the editable install."""
     code = "import opkit; print(opkit.__file__); print(opkit.COp.__name__)"
@@ -107,6 +110,7 @@ def test_the_clone_named_opkit_does_not_hide_the_installed_opkit_from_its_parent
     assert [p for p in entries if p.endswith(".pth")] and not [p for p in entries if p.endswith("finder.py")]
 
 
+@pytest.mark.soak
 def test_the_steps_opkit_new_prints_run_as_typed(sqplus, user):
     """Issues 39.3 and 39.11: the printed steps install with the test extra, and pytest runs; no claim of a
     registration before the install."""
@@ -122,6 +126,7 @@ def test_the_steps_opkit_new_prints_run_as_typed(sqplus, user):
     user.sh("python -m pytest sqplus -q -p no:cacheprovider", cwd=work)  # the scaffold README's form
 
 
+@pytest.mark.soak
 def test_opkit_list_shows_installed_packages_and_fits_the_terminal(sqplus, user):
     """Issue 39.6."""
     _, _, _, work = sqplus
@@ -142,6 +147,7 @@ def test_opkit_list_shows_installed_packages_and_fits_the_terminal(sqplus, user)
     assert len(names["add"]["c_files"]) == 4 and data["types"] and data["plugins"]
 
 
+@pytest.mark.soak
 def test_opkit_check_takes_op_names_files_and_directories(sqplus, user):
     """Issue 39.7."""
     _, _, _, work = sqplus
@@ -158,6 +164,7 @@ def test_opkit_check_takes_op_names_files_and_directories(sqplus, user):
             "plugin registers the op 'sqplux'\ndid you mean 'sqplus'?") in result.stderr
 
 
+@pytest.mark.soak
 def test_opkit_show_with_a_refused_dtype_does_not_suggest_ndims(sqplus, user):
     """Issue 39.8."""
     _, _, _, work = sqplus
@@ -169,6 +176,7 @@ def test_opkit_show_with_a_refused_dtype_does_not_suggest_ndims(sqplus, user):
     assert "--ndims" not in result.stderr.split("error:")[1]
 
 
+@pytest.mark.soak
 def test_opkit_cache_alone_is_info_and_has_a_view_per_op(sqplus, user):
     """Issue 39.9 (info and the per-op view; prune and clear are below)."""
     _, _, _, work = sqplus
@@ -213,6 +221,7 @@ if (!OUTPUT_0) FAIL;
 """
 
 
+@pytest.mark.soak
 def test_opkit_show_and_build_take_a_c_file(sqplus, user):
     """Issue 45.3: `opkit show FILE.c`, as `opkit check` takes files. An installed op's file is that op; a file no
     package registers yet (an op being ported) is shown and built on its own, its #line directives at the file."""
@@ -276,6 +285,7 @@ def test_a_c_file_alone_runs_as_it_is_shown(tmp_path):
     assert op.make_node(x, y).outputs[0].type == ot.tensor("float32", shape=(None, None)).type
 
 
+@pytest.mark.soak
 def test_opkit_demo_says_what_the_timing_showed(user):
     """Issue 45.3: the demo's ratios say what happened here (faster, slower or level), in line with the times it
     printed, never "not expected to win" after a win."""
@@ -301,6 +311,7 @@ def _edited(path, old, new):
     return text, text[:text.index(old)].count("\n") + 1
 
 
+@pytest.mark.soak
 def test_a_misspelt_macro_and_a_bad_tag_are_reported_where_they_are(sqplus, user, tmp_path):
     """Issues 39.4, 39.5 and 39.9 (prune and clear count what went): the package is installed editable, so an
     edit to its .c file reaches every command at once."""
@@ -377,6 +388,7 @@ def _size(n):
     return size(n)
 
 
+@pytest.mark.soak
 def test_the_readme_test_command_installs_no_torch_nor_jax(user):
     """Issue 39.2: the Quickstart's second line, as written up to its pytest, resolves without torch, jax or
     CUDA libraries (pip's --dry-run report: nothing is installed)."""

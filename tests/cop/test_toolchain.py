@@ -100,6 +100,7 @@ def toolchain_venvs(tmp_path_factory):
     return {version: _make_venv(base, version, source) for version in (_oldest_allowed(), NEWEST_SETUPTOOLS)}
 
 
+@pytest.mark.soak  # two venvs and pip installs: minutes (`-m soak`); the default run builds with this venv's setuptools
 @pytest.mark.parametrize("which", ["oldest", "newest"])
 def test_build_and_compile_errors_with_setuptools(toolchain_venvs, which, tmp_path):
     version = _oldest_allowed() if which == "oldest" else NEWEST_SETUPTOOLS

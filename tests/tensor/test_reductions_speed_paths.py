@@ -142,7 +142,8 @@ def _run_on_threads(f, x):
     return runs[0]
 
 
-@pytest.mark.parametrize("keepdims", [False, True])
+# keepdims=True compiles the same loops again with other output strides (soak: `-m soak`).
+@pytest.mark.parametrize("keepdims", [False, pytest.param(True, marks=pytest.mark.soak)])
 @SETTINGS
 @given(drawn=arrays())
 def test_float64_every_reduction_and_axis_matches_numpy_on_any_thread_count(keepdims, drawn):
@@ -155,6 +156,9 @@ def test_float64_every_reduction_and_axis_matches_numpy_on_any_thread_count(keep
             _function("float64", "partial", keepdims)(x)
 
 
+# The same paths for other element types: a sweep of two compiles each (soak); test_reductions.py runs every
+# reduction of every dtype on every layout in the default run.
+@pytest.mark.soak
 @pytest.mark.parametrize("dtype", ["float32", "uint8"])
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
@@ -177,6 +181,7 @@ def test_max_of_a_nan_row_in_every_layout_and_thread_count():
             _check(_run_on_threads(f, x), x, "partial", False, True)
 
 
+@pytest.mark.soak  # arrays of 70000 elements on three thread counts
 def test_past_a_chunk_every_layout_gives_the_same_bits_on_any_thread_count():
     """Axes longer than a chunk (65536): rows cut into subtrees, chunks of a packed Fortran matrix, leaves.
 
