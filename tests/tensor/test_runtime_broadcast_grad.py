@@ -78,34 +78,48 @@ def _values(shapes, seed):
     return [rng.uniform(0.5, 2.0, size=s) for s in shapes]
 
 
-def _opkit_grads(op, shapes, cost, w, mode):
+def _all_grads(shapes, cost, weights, mode):
+    """One function: the gradient of every op of OPS (a two-input op takes the first two inputs), each op's cost
+    weighted by its own fixed array; outputs [op][input]."""
     inputs = [untyped(len(s)) for s in shapes]
-    result = OPS[op][0](*inputs)
-    weight = ot.constant(w)
-    grads = opkit.grad(COSTS[cost][0](result, weight), inputs)
-    return opkit.function(inputs, grads, mode=mode)
+    outputs = []
+    for op in sorted(OPS):
+        used = inputs[:OPS[op][2]]
+        outputs.append(opkit.grad(COSTS[cost][0](OPS[op][0](*used), ot.constant(weights[op])), used))
+    f = opkit.function(inputs, [g for grads in outputs for g in grads], mode=mode)
+    counts = [OPS[op][2] for op in sorted(OPS)]
+
+    def run(*values):
+        flat, out = list(f(*values)), []
+        for count in counts:
+            out.append(flat[:count])
+            del flat[:count]
+        return out
+    return run
 
 
-# DebugMode (C against perform on every node) runs the same graphs in test_verify_grad_... below; the
-# drawn finite-difference cases run the C and the Python paths (CI time).
+# One module per drawn case holds the gradients of every op (not one per op and case). DebugMode (C against
+# perform on every node) runs the same graphs in test_verify_grad_... below; the drawn finite-difference cases
+# run the C and the Python paths (CI time).
 @pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE"])
-@pytest.mark.parametrize("op", sorted(OPS))
 @settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_gradient_matches_numpy_finite_differences(op, mode, data):
-    shapes = data.draw(broadcast_case(OPS[op][2]), "shapes")
+def test_gradient_matches_numpy_finite_differences(mode, data):
+    shapes = data.draw(broadcast_case(3), "shapes")
     cost = data.draw(st.sampled_from(sorted(COSTS)), "cost")
     values = _values(shapes, data.draw(st.integers(0, 2 ** 16), "seed"))
-    out_shape = np.broadcast_shapes(*shapes)
-    w = np.random.default_rng(7).uniform(-1, 1, size=out_shape)
-    got = _opkit_grads(op, shapes, cost, w, mode)(*values)
+    weights = {op: np.random.default_rng(7).uniform(-1, 1, size=np.broadcast_shapes(*shapes[:OPS[op][2]]))
+               for op in OPS}
+    got = _all_grads(shapes, cost, weights, mode)(*values)
+    for op, op_grads in zip(sorted(OPS), got):
+        used = values[:OPS[op][2]]
 
-    def numpy_cost(*vs):
-        return COSTS[cost][1](OPS[op][1](*vs), w)
+        def numpy_cost(*vs, op=op):
+            return COSTS[cost][1](OPS[op][1](*vs), weights[op])
 
-    for k, (g, want) in enumerate(zip(got, finite_difference(numpy_cost, values))):
-        assert g.shape == values[k].shape, f"input {k}: gradient of shape {g.shape} for an input of {values[k].shape}"
-        np.testing.assert_allclose(g, want, rtol=1e-5, atol=1e-6, err_msg=f"input {k}")
+        for k, (g, want) in enumerate(zip(op_grads, finite_difference(numpy_cost, used))):
+            assert g.shape == used[k].shape, f"{op}, input {k}: gradient of shape {g.shape} for {used[k].shape}"
+            np.testing.assert_allclose(g, want, rtol=1e-5, atol=1e-6, err_msg=f"{op}, input {k}")
 
 
 def _runtime_broadcast_fn(op):
@@ -114,10 +128,31 @@ def _runtime_broadcast_fn(op):
     return lambda *inputs: OPS[op][0](*[ot.reshape(v, v.shape) for v in inputs])
 
 
-@pytest.mark.parametrize("mode", MODES)
+SHAPES = [(2, 1, 3), (1, 4, 1), (4, 3)]  # every op's result is (2, 4, 3)
+
+
+def _every_op_stacked(*inputs):
+    """Every op of OPS on the same inputs (a two-input op takes the first two), stacked: one graph, one module."""
+    return ot.stack([_runtime_broadcast_fn(op)(*inputs[:OPS[op][2]]) for op in sorted(OPS)])
+
+
+# DebugMode compiles a module per node, as many for the stack as for the ops one by one: it runs them one by one
+# below (soak), and the other tests of this file run it on SumToShape.
+@pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE"])
+def test_verify_grad_of_every_op_with_a_length_one_axis_its_type_does_not_state(mode):
+    """The gradient of the stacked results of every op: one verify_grad (three modules), not one per op."""
+    assert all(None in v.type.shape for v in [_runtime_broadcast_fn(op)(*[untyped(len(s)) for s in SHAPES[:n]])
+                                             for op, (_, _, n) in OPS.items()])
+    verify_grad(_every_op_stacked, _values(SHAPES, 3), rng=np.random.default_rng(0), mode=mode)
+
+
+# One op at a time: where the stacked test above fails, these name the op (FAST_COMPILE runs perform, no compile;
+# the compiled modes are soak: `-m soak`).
+@pytest.mark.parametrize("mode", [pytest.param(m, marks=pytest.mark.soak) if m != "FAST_COMPILE" else m
+                                  for m in MODES])
 @pytest.mark.parametrize("op", sorted(OPS))
 def test_verify_grad_with_a_length_one_axis_its_type_does_not_state(op, mode):
-    shapes = [(2, 1, 3), (1, 4, 1), (4, 3)][:OPS[op][2]]
+    shapes = SHAPES[:OPS[op][2]]
     fn = _runtime_broadcast_fn(op)
     assert all(None in v.type.shape for v in [fn(*[untyped(len(s)) for s in shapes])])
     verify_grad(fn, _values(shapes, 3), rng=np.random.default_rng(0), mode=mode)
