@@ -6,9 +6,12 @@ import pathlib
 import subprocess
 import sys
 
+import pytest
+
 RUN = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "run.py"
 
 
+@pytest.mark.soak  # a benchmark run: compiles and times in subprocesses (`-m soak`)
 def test_quick_call_trusted_writes_a_numeric_figure(tmp_path):
     report_path = tmp_path / "report.json"
     result = subprocess.run([sys.executable, str(RUN), "--quick", "--only", "call_trusted",
@@ -36,6 +39,7 @@ def test_unknown_figure_is_a_usage_error(tmp_path):
     assert "no_such_figure" in result.stderr and "call_trusted" in result.stderr
 
 
+@pytest.mark.soak  # a benchmark run: compiles and times in subprocesses (`-m soak`)
 def test_quick_elementwise_figure_runs_on_the_threads_asked(tmp_path):
     report_path = tmp_path / "report.json"
     result = subprocess.run([sys.executable, str(RUN), "--quick", "--only", "elemwise_1e4", "--threads", "1",

@@ -5,9 +5,12 @@ import pathlib
 import subprocess
 import sys
 
+import pytest
+
 FIGURE = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "figure_reduce.py"
 
 
+@pytest.mark.soak  # a benchmark run: compiles and times in subprocesses (`-m soak`)
 def test_quick_sum_xy_prints_both_figures_with_their_baselines(tmp_path):
     result = subprocess.run([sys.executable, str(FIGURE), "--quick"], capture_output=True, text=True, timeout=600,
                             cwd=tmp_path)

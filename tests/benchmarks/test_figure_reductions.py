@@ -5,9 +5,12 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 FIGURE = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "figure_reductions.py"
 
 
+@pytest.mark.soak  # a benchmark run: compiles and times in subprocesses (`-m soak`)
 def test_quick_argmax_rows_have_numpy_and_both_thread_settings(tmp_path):
     result = subprocess.run([sys.executable, str(FIGURE), "--quick", "--threads", "2", "--only", "argmax"],
                             capture_output=True, text=True, timeout=600, cwd=tmp_path)

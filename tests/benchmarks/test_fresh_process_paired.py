@@ -5,10 +5,13 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "fresh_process_paired.py"
 
 
+@pytest.mark.soak  # a benchmark run: compiles and times in subprocesses (`-m soak`)
 def test_two_checkouts_get_a_row_each_with_cpu_and_wall_over_numpy(tmp_path):
     done = subprocess.run([sys.executable, str(SCRIPT), str(ROOT), str(ROOT), "--rounds", "2"],
                           capture_output=True, text=True, timeout=600, cwd=tmp_path)

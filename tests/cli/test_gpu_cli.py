@@ -243,6 +243,9 @@ def _check_scaffold_outcome(stdout: str, total: int, on_device: int, dist: str, 
     assert sorted(counted) == sorted(reasons), stdout
 
 
+# A pip install and the package's 34 tests in a subprocess (soak: `-m soak`); the --params scaffold's GPU tests run
+# below in the default run, and every scaffold template renders in test_the_cuda_scaffold_templates_render_....
+@pytest.mark.soak
 @pytest.mark.parametrize("nvrtc", NVRTC_OR_NOT)
 def test_a_new_cuda_package_installs_and_passes_its_own_tests(plugin_venv, tmp_path, nvrtc):
     """`opkit new NAME --cuda`, pip install, pytest: the CPU op's tests and the kernel's, through the interpreter

@@ -149,10 +149,13 @@ def test_a_one_byte_edit_of_a_header_that_is_not_utf8_gives_a_new_module_in_a_ne
 # Item 2: a header found through any folder the compiler searches, or through an include the key's scan
 # cannot follow, is checked: the compiler's own list of what it read is kept with the entry.
 
-@pytest.mark.parametrize("how", ["-I in c_compile_args", "-I<dir> in c_compile_args", "-isystem in c_compile_args",
-                                 "-iquote in c_compile_args", "-I in config.cflags", "CPATH",
-                                 "CPLUS_INCLUDE_PATH", "an include named by a macro",
-                                 "an include named by a macro through a relative -I"])
+# Three processes and two compiles each: the default run takes a flag, a variable and a macro through a relative -I
+# (the compiler's own list of what it read covers every way); the other ways are soak (`-m soak`).
+@pytest.mark.parametrize("how", ["-I in c_compile_args", "CPATH", "an include named by a macro through a relative -I",
+                                 *[pytest.param(how, marks=pytest.mark.soak) for how in (
+                                     "-I<dir> in c_compile_args", "-isystem in c_compile_args",
+                                     "-iquote in c_compile_args", "-I in config.cflags", "CPLUS_INCLUDE_PATH",
+                                     "an include named by a macro")]])
 def test_an_edited_header_found_through_any_include_path_gives_a_new_module(tmp_path, how):
     cache, headers = tmp_path / "cache", tmp_path / "headers"
     headers.mkdir()
@@ -310,7 +313,7 @@ def _limit_file_size(limit):
     return limit_it
 
 
-@pytest.mark.parametrize("limit", [3000, 40000])
+@pytest.mark.parametrize("limit", [3000, pytest.param(40000, marks=pytest.mark.soak)])  # 40000: a later file
 def test_a_write_cut_short_names_its_file_and_the_next_process_is_fine(tmp_path, limit):
     cache = tmp_path / "cache"
     run = _python([GRAPH_SCRIPT, "mul"], _env(cache), tmp_path, preexec_fn=_limit_file_size(limit))

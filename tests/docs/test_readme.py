@@ -45,6 +45,9 @@ def _venv_with_commands(tmp_path) -> PluginVenv:
     return venv
 
 
+# A venv, a pip install and the package's own pytest run (soak: `-m soak`); tests/cli/test_scaffold.py installs and
+# tests the same scaffold in the default run, and test_the_readmes_... below check the block's text.
+@pytest.mark.soak
 def test_write_your_own_op_runs_literally(tmp_path):
     """Issue 45.3: the four lines run as written, and the last three are what `opkit new` prints, one text."""
     lines = sh_block_after("## Write your own op")

@@ -3,6 +3,8 @@
 import json
 import textwrap
 
+import pytest
+
 from conftest import ROOT, installed_opkit_distribution
 
 USE_THE_INSTALLED_OP = textwrap.dedent("""
@@ -128,6 +130,7 @@ def test_demo_uses_the_installed_example(plugin_venv, tmp_path):
     assert "(compiled)" in out and "cache hit; the whole process took" in out
 
 
+@pytest.mark.soak  # both packages' own suites in a subprocess; the tests above run their ops from the install
 def test_the_example_and_first_party_packages_pass_their_own_tests(plugin_venv, tmp_path):
     result = plugin_venv.run("-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore::UserWarning",
                              str(ROOT / "examples" / "vector_times_vector"), str(ROOT / "plugins" / "opkit-tutorial-ops"),
