@@ -287,6 +287,9 @@ def _mixed_expected(x, w, s, call):
     return sum(terms), c
 
 
+# Two cold caches (a precompiled header each) and a big graph built both ways: soak (`-m soak`); the tests above
+# build chains incrementally, and every graph under INCREMENTAL_ABOVE nodes in the suite builds whole.
+@pytest.mark.soak
 def test_fused_reductions_params_init_code_and_state_build_incrementally_as_numpy(tmp_path):
     rng = np.random.default_rng(7)
     x, w = rng.standard_normal(5), rng.standard_normal(5)

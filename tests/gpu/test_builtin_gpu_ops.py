@@ -336,6 +336,9 @@ def test_dot_matches_numpy(device):
 
 # ---- gradients: the gradient graph runs on the GPU too ----
 
+# verify_grad through the interpreter (three GPU modules of several kernels): soak (`-m soak`); in the default run
+# tests/gpu/test_gpu_gradients.py compares the GPU gradients of elementwise ops, reductions and dot with the host's.
+@pytest.mark.soak
 def test_gradients_through_gpu_ops(interpret):
     rng = np.random.default_rng(1)
     mode = Mode(device=interpret)

@@ -105,6 +105,9 @@ def test_gradient_of_user_kernel_ops_stays_on_the_gpu(device):
         check_close(gy, np.ones(n), True)
 
 
+# verify_grad through the interpreter: soak (`-m soak`); the shape ops' gradients run against the host's above and
+# under DebugMode below in the default run.
+@pytest.mark.soak
 def test_verify_grad_through_the_gpu_shape_ops(interpret):
     rng = np.random.default_rng(2)
     verify_grad(lambda X, b: ot.sum(ot.exp(X) * b, axis=0, keepdims=True)

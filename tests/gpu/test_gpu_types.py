@@ -201,6 +201,9 @@ def test_disconnected_gradients_and_gpu_costs_stay_on_the_gpu():
     assert np.array_equal(opkit.function([g], seeded, mode=INTERPRET)(np.arange(3.0)), [2.0] * 3)
 
 
+# verify_grad through the interpreter: soak (`-m soak`); every gradient test of tests/gpu/ runs through transfers, and
+# test_gradients_of_transfers_are_transfers checks their gradient graph in the default run.
+@pytest.mark.soak
 def test_verify_grad_through_transfers():
     rng = np.random.default_rng(0)
     verify_grad(lambda x: to_host(to_gpu(x) * to_gpu(x)), [rng.random(5)], mode=INTERPRET)
