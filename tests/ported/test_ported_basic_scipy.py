@@ -33,7 +33,9 @@ def tolerance(name, dtype):
     return dict(rtol=1e-8 if name in ("tri_gamma", "gammau", "gammal", "psi") else 1e-10, atol=1e-12)
 
 
-@pytest.mark.parametrize("shape", [(5,), (2, 3), (0,)])
+# (2, 3): the same ops in 2-d loops, a second set of modules in every mode (soak: `-m soak`); the elementwise loops
+# over any ndim are tests/tensor's.
+@pytest.mark.parametrize("shape", [(5,), pytest.param((2, 3), marks=pytest.mark.soak), (0,)])
 def test_theanos_scipy_ops_match_scipy_in_both_dtypes_and_every_mode(shape):
     inputs, outputs, values, expected, names = [], [], [], [], []
     for dtype in ("float32", "float64"):

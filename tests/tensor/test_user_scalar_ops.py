@@ -98,17 +98,34 @@ def test_layouts_and_broadcasting(layout):
     np.testing.assert_allclose(f(a, b), expected, rtol=1e-14)
 
 
+SCALAR_GRADS = {  # name: f(a, b, row), each of a's shape; row has one row (broadcast)
+    "sigmoid": lambda a, b, row: Elemwise(ptm.sigmoid)(ot.exp(a) * 0.5),
+    "softplus": lambda a, b, row: Elemwise(ptm.softplus)(a),
+    "log1mexp": lambda a, b, row: Elemwise(ptm.log1mexp)(-ot.abs(a) - 0.1),
+    "erf": lambda a, b, row: Elemwise(ptm.erf)(a),
+    "erfinv": lambda a, b, row: Elemwise(ptm.erfinv)(ot.tanh(a) * 0.9),
+    "xlogx": lambda a, b, row: txl.xlogx(ot.abs(a) + 0.1),
+    "xlogy0": lambda a, b, row: txl.xlogy0(a, ot.abs(b) + 0.1),
+    "xlogy0 of a broadcast row": lambda a, b, row: txl.xlogy0(a, ot.abs(row) + 0.1),
+}
+
+
+def _grad_point():
+    v = np.array([[-2.0, -0.5, 0.3], [1.2, 2.5, -1.7]])
+    return [v, v[::-1].copy(), v[:1].copy()]
+
+
+# FAST_RUN: every function's gradient in one verify_grad (three modules, not three per function); the functions one
+# by one in FAST_COMPILE (perform: nothing compiled), and compiled in soak (`-m soak`).
 @pytest.mark.parametrize("mode", MODES)
 def test_gradients_come_from_the_scalar_ops_grad(mode):
-    v = np.array([[-2.0, -0.5, 0.3], [1.2, 2.5, -1.7]])
-    verify_grad(lambda a: Elemwise(ptm.sigmoid)(ot.exp(a) * 0.5), [v], mode=mode)
-    verify_grad(Elemwise(ptm.softplus), [v], mode=mode)
-    verify_grad(lambda a: Elemwise(ptm.log1mexp)(-ot.abs(a) - 0.1), [v], mode=mode)
-    verify_grad(Elemwise(ptm.erf), [v], mode=mode)
-    verify_grad(lambda a: Elemwise(ptm.erfinv)(ot.tanh(a) * 0.9), [v], mode=mode)
-    verify_grad(lambda a: txl.xlogx(ot.abs(a) + 0.1), [v], mode=mode)
-    verify_grad(lambda a, b: txl.xlogy0(a, ot.abs(b) + 0.1), [v, v[::-1]], mode=mode)
-    verify_grad(lambda a, b: txl.xlogy0(a, ot.abs(b) + 0.1), [v, v[:1]], mode=mode)  # b broadcast
+    verify_grad(lambda a, b, row: ot.stack([f(a, b, row) for f in SCALAR_GRADS.values()]), _grad_point(), mode=mode)
+
+
+@pytest.mark.parametrize("mode", [pytest.param("FAST_RUN", marks=pytest.mark.soak), "FAST_COMPILE"])
+@pytest.mark.parametrize("name", SCALAR_GRADS)
+def test_each_gradient_comes_from_the_scalar_ops_grad(name, mode):
+    verify_grad(SCALAR_GRADS[name], _grad_point(), mode=mode)
 
 
 def test_a_gradient_through_a_name_opkit_knows_is_the_ops_own():
