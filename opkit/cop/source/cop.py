@@ -32,6 +32,7 @@ from opkit.cop.source.macro_values import macro_values
 from opkit.cop.source.macros import section_macros, wrap_section
 from opkit.cop.source import RESTORE_LINE_PRAGMA
 from opkit.cop.source.headers import found_headers, option_dirs, pre_included
+from opkit.cop.source.include_checks import check_local_includes
 from opkit.cop.source.sections import _read_bytes, c_string_literal, parse_files
 
 _FUNC_NAME = re.compile(r"\s*(?:APPLY_SPECIFIC\(\s*\w+\s*\)|[A-Za-z_][\w:]*)\s*\Z", re.ASCII)
@@ -221,6 +222,8 @@ class COp(Op, metaclass=abc.ABCMeta):
         return [found.partition("\n")[0] for found in self._included(self._file_bytes())]
 
     def _files_version(self) -> str:
+        for path in self.func_files:  # a name the header scan could not look up is an error at its line
+            check_local_includes(path)
         digest = sha256(_FILES_VERSION)
         data = self._file_bytes()
         for part in data:
