@@ -28,7 +28,11 @@ def test_the_names_are_opkits_own():
     assert theano.Op is opkit.Op and gof.Apply is opkit.Apply and gof.ParamsType is opkit.ParamsType
     assert theano.tensor.as_tensor_variable is ot.as_tensor_variable
     assert theano.tensor.basic.TensorType is ot.TensorType and theano.tensor.type.TensorType is ot.TensorType
-    assert theano.config is opkit.config and theano.scalar.int32 is opkit.scalar.int32
+    # theano.config reads opkit's flags (cxx: the compiler found, as Theano's config says it; opkit.compat.config)
+    assert theano.config.floatX == opkit.config.floatX and theano.config.mode == opkit.config.mode
+    with theano.config.change_flags(floatX="float32"):
+        assert opkit.config.floatX == "float32"
+    assert theano.config.cxx and theano.scalar.int32 is opkit.scalar.int32
     assert gof.CLinker().make_runner and gof.MethodNotDefined is gof.utils.MethodNotDefined
 
 
