@@ -47,8 +47,9 @@ def reference(x, ws, ignore_border, stride, pad, mode):
     return z
 
 
+SOAK = pytest.mark.soak  # cases whose features the others of their list cover (`-m soak`): a module each
 CASES = [  # input shape, ws, ignore_border, stride, pad
-    ((2, 3, 5, 7), (2, 2), True, (2, 2), (0, 0)),
+    pytest.param((2, 3, 5, 7), (2, 2), True, (2, 2), (0, 0), marks=SOAK),
     ((1, 2, 5, 7), (3, 2), False, (2, 1), (0, 0)),
     ((2, 1, 6, 5), (3, 3), True, (2, 2), (1, 2)),
     ((3, 4, 5), (2, 3), False, (3, 3), (0, 0)),
@@ -87,9 +88,9 @@ def test_pool_eager_compute(dtype):
 
 
 GRAD_CASES = [  # each mode, each border rule, padding where Theano allows it (not with average_exc_pad)
-    ("max", True, (2, 2), (0, 0)), ("max", False, (1, 2), (0, 0)), ("max", True, (1, 1), (1, 1)),
-    ("sum", False, (1, 2), (0, 0)), ("average_inc_pad", True, (1, 1), (1, 1)),
-    ("average_exc_pad", True, (2, 2), (0, 0)), ("average_exc_pad", False, (1, 2), (0, 0)),
+    pytest.param("max", True, (2, 2), (0, 0), marks=SOAK), ("max", False, (1, 2), (0, 0)),
+    ("max", True, (1, 1), (1, 1)), ("sum", False, (1, 2), (0, 0)), ("average_inc_pad", True, (1, 1), (1, 1)),
+    ("average_exc_pad", True, (2, 2), (0, 0)), pytest.param("average_exc_pad", False, (1, 2), (0, 0), marks=SOAK),
 ]
 
 
