@@ -48,6 +48,10 @@ def test_new_writes_every_file_and_refuses_to_overwrite(tmp_path, capsys):
     assert "already exists" in capsys.readouterr().err
 
 
+# A pip install and the package's own pytest in a subprocess: soak (`-m soak`), with the README's and the first hour's
+# runs of the same scaffold (tests/docs/test_readme.py, tests/cli/test_first_hour.py); in the default run the
+# --params scaffold below passes its own tests, and test_new_writes_every_file_... checks every file written.
+@pytest.mark.soak
 def test_a_new_package_installs_and_passes_its_own_tests(plugin_venv, tmp_path):
     plugin_venv.run("-m", "opkit.cli", "new", "scaled_ops", cwd=tmp_path)
     plugin_venv.pip_install(tmp_path / "scaled_ops")
