@@ -99,8 +99,8 @@ def cold_compile(rounds: int, arch: str):
     from opkit.cop.build import nvrtc
 
     node = fused_node()
-    text = kernels.program_text(node)
-    options, include_dirs = kernels._options(()), kernels._include_dirs(node.op)
+    request = kernels.kernel_request(node, arch)  # exactly what opkit hands NVRTC
+    text, options, include_dirs = request.sources[0], list(request.compile_args), list(request.include_dirs)
     times: dict[str, list[float]] = {"opkit (node -> cached cubin)": [], "NVRTC alone (same text, options)": []}
     def opkit_compile():
         with tempfile.TemporaryDirectory() as cache, config.change_flags(compiledir=cache):

@@ -171,8 +171,10 @@ def test_cubin_arch_rejects_what_is_no_cubin():
 
 
 @needs_nvrtc
-def test_wheel_layouts_newest_cuda_first(monkeypatch, tmp_path):
+def test_wheel_layouts_newest_cuda_first_without_cupy(monkeypatch, tmp_path):
+    """Without a CuPy wheel the newest NVRTC comes first (with one, CuPy's CUDA: tests/gpu/test_nvrtc_wheels.py)."""
     real = nvrtc.find_library()
+    monkeypatch.setattr(nvrtc, "cupy_cuda_major", lambda: None)
     (tmp_path / "cuda_nvrtc" / "lib").mkdir(parents=True)
     (tmp_path / "cuda_nvrtc" / "lib" / "libnvrtc.so.12").symlink_to(real)
     monkeypatch.delenv(nvrtc.ENVIRONMENT, raising=False)
