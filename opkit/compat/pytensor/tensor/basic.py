@@ -55,3 +55,9 @@ def _axis_error(axis, ndim):
 
 __all__ += ["MakeVector", "expand_dims", "get_scalar_constant_value", "get_underlying_scalar_constant_value",
             "get_vector_length", "scalar_from_tensor", "second", "shape_padleft", "shape_padright"]
+
+
+# Each name opkit.tensor gains (issue 48's functions) is here too, looked up on first use.
+from opkit.compat.pytensor.tensor._from_opkit_tensor import getattr_from_opkit_tensor as _from_tensor  # noqa: E402
+
+__getattr__ = _from_tensor(__name__)

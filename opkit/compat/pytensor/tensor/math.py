@@ -17,3 +17,9 @@ def outer(x, y):
 
 
 __all__ = [*_names, "max_and_argmax", "outer"]
+
+
+# Each name opkit.tensor gains (issue 48's functions) is here too, looked up on first use.
+from opkit.compat.pytensor.tensor._from_opkit_tensor import getattr_from_opkit_tensor as _from_tensor  # noqa: E402
+
+__getattr__ = _from_tensor(__name__)

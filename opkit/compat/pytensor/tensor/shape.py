@@ -34,3 +34,12 @@ def specify_broadcastable(x, *axes):
 
 __all__ = ["Reshape", "Shape", "Shape_i", "shape", "shape_padaxis", "shape_padleft", "shape_padright",
            "shape_tuple", "specify_broadcastable", "specify_shape"]
+
+
+# PyTensor's other names here, from opkit.tensor on first use (issue 48's functions as they land).
+from opkit.compat.pytensor.tensor._from_opkit_tensor import getattr_from_opkit_tensor as _from_tensor  # noqa: E402
+
+__getattr__ = _from_tensor(__name__, (
+    "ShapeValueType", "SpecifyShape", "register_shape_c_code", "register_shape_i_c_code", "reshape",
+    "shape_i", "vectorize_shape"
+))

@@ -21,3 +21,11 @@ def log_softmax(c, axis=None):
 
 
 __all__ = ["log_softmax", "softmax"]
+
+
+# PyTensor's other names here, from opkit.tensor on first use (issue 48's functions as they land).
+from opkit.compat.pytensor.tensor._from_opkit_tensor import getattr_from_opkit_tensor as _from_tensor  # noqa: E402
+
+__getattr__ = _from_tensor(__name__, (
+    "beta", "betaln", "factorial", "logaddexp", "logit", "logsumexp", "poch", "xlog1py", "xlogy"
+))

@@ -13,3 +13,9 @@ from opkit.compat.theano.tensor import (basic, blas, blas_headers, constants, el
 
 __all__ = [*_names, "basic", "blas", "blas_headers", "elemwise", "nnet", "opt", "subtensor", "type", "type_other",
            "var"]
+
+
+# Each name opkit.tensor gains (issue 48's functions) is here too, looked up on first use.
+from opkit.compat.pytensor.tensor._from_opkit_tensor import getattr_from_opkit_tensor as _from_tensor  # noqa: E402
+
+__getattr__ = _from_tensor(__name__)

@@ -128,3 +128,9 @@ __all__ = [*_names, *_MORE_TYPES, "ARange", "Alloc", "Apply", "AsTensorError", "
            "inv", "join", "max_and_argmax", "patternbroadcast", "pprint", "scal", "second", "sgn", "tensor_copy", "unbroadcast",
            "shape_padleft", "shape_padright", "int_dtypes", "uint_dtypes", "float_dtypes", "complex_dtypes", "discrete_dtypes",
            "continuous_dtypes", "all_dtypes", "extract_constant", "constant_cache"]
+
+
+# Each name opkit.tensor gains (issue 48's functions) is here too, looked up on first use.
+from opkit.compat.pytensor.tensor._from_opkit_tensor import getattr_from_opkit_tensor as _from_tensor  # noqa: E402
+
+__getattr__ = _from_tensor(__name__)

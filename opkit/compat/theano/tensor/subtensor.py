@@ -26,3 +26,13 @@ class AdvancedIncSubtensor1(AdvancedIncSubtensor):
 
 __all__ = ["AdvancedIncSubtensor", "AdvancedIncSubtensor1", "AdvancedSubtensor", "AdvancedSubtensor1",
            "IncSubtensor", "Subtensor", "inc_subtensor", "set_subtensor"]
+
+
+# Theano's other names here, from opkit.tensor on first use (issue 48's functions as they land).
+from opkit.compat.pytensor.tensor._from_opkit_tensor import getattr_from_opkit_tensor as _from_tensor  # noqa: E402
+
+__getattr__ = _from_tensor(__name__, (
+    "take", "AdvancedSubtensor", "AdvancedSubtensor1", "AdvancedIncSubtensor", "AdvancedIncSubtensor1",
+    "advanced_subtensor", "advanced_subtensor1", "advanced_inc_subtensor", "advanced_inc_subtensor1",
+    "advanced_set_subtensor", "advanced_set_subtensor1"
+))
