@@ -32,7 +32,7 @@ LAYERS = (
     ("elementwise", ("elemwise_c", "elemwise", "basic", "elemwise_math", "logic")),
     ("shapes", ("index_values", "alloc", "fill", "shape_ops", "reshape", "specify_shape", "sum_to_shape",
                 "subtensor", "inc_subtensor", "join",
-                "creation", "check_rewrites")),
+                "creation", "axes", "diagonal", "repeat_take", "filled", "closeness", "check_rewrites")),
     ("fused", ("fusion",)),
     ("reductions", ("reduction_c", "reduction_arg_c", "reduction", "reduce_fusion", "scalar_reduce")),
     ("gradients", ("elemwise_grad", "elemwise_math_grad", "reduce_grad", "shape_grad")),
