@@ -27,6 +27,15 @@ _LAZY = {
     "opkit.core.tensor.elementwise.logic": (
         "and_", "eq", "ge", "gt", "invert", "le", "lt", "neq", "or_", "switch", "where", "xor"),
     "opkit.core.tensor.shapes.creation": ("arange", "ones", "zeros"),
+    "opkit.core.tensor.shapes.axes": (
+        "broadcast_arrays", "broadcast_shape", "broadcast_to", "expand_dims", "matrix_transpose", "moveaxis", "ravel",
+        "roll", "squeeze", "swapaxes", "tile"),
+    "opkit.core.tensor.shapes.diagonal": (
+        "AllocDiag", "Eye", "ExtractDiag", "FillDiagonal", "diag", "diagonal", "eye", "fill_diagonal", "identity_like",
+        "trace"),
+    "opkit.core.tensor.shapes.repeat_take": ("Repeat", "Take", "repeat", "take"),
+    "opkit.core.tensor.shapes.filled": ("empty", "empty_like", "full", "full_like", "linspace", "tri", "tril", "triu"),
+    "opkit.core.tensor.shapes.closeness": ("allclose", "isclose"),
     "opkit.core.tensor.shapes.join": ("concatenate", "stack"),
     "opkit.core.tensor.shapes.specify_shape": ("SpecifyShape", "specify_shape"),
     "opkit.core.tensor.shapes.subtensor": ("Subtensor",),
@@ -67,7 +76,14 @@ if TYPE_CHECKING:  # the lazy names and what globals().update() above defines, f
                                                              log1p, minimum, mod, round, sigmoid, sign, sin,
                                                              softplus, tanh)
     from opkit.core.tensor.elementwise.logic import and_, eq, ge, gt, invert, le, lt, neq, or_, switch, where, xor
+    from opkit.core.tensor.shapes.axes import (broadcast_arrays, broadcast_shape, broadcast_to, expand_dims,
+                                               matrix_transpose, moveaxis, ravel, roll, squeeze, swapaxes, tile)
+    from opkit.core.tensor.shapes.closeness import allclose, isclose
     from opkit.core.tensor.shapes.creation import arange, ones, zeros
+    from opkit.core.tensor.shapes.diagonal import (AllocDiag, Eye, ExtractDiag, FillDiagonal, diag, diagonal, eye,
+                                                   fill_diagonal, identity_like, trace)
+    from opkit.core.tensor.shapes.filled import empty, empty_like, full, full_like, linspace, tri, tril, triu
+    from opkit.core.tensor.shapes.repeat_take import Repeat, Take, repeat, take
     from opkit.core.tensor.shapes.inc_subtensor import IncSubtensor, inc_subtensor, set_subtensor
     from opkit.core.tensor.shapes.join import concatenate, stack
     from opkit.core.tensor.shapes.specify_shape import SpecifyShape, specify_shape
@@ -108,5 +124,10 @@ __all__ = [
     "Cast", "cast", "DimShuffle", "Reshape", "Subtensor", "reshape", "flatten", "transpose", "concatenate",
     "IncSubtensor", "inc_subtensor", "set_subtensor",
     "stack", "alloc", "zeros", "ones", "zeros_like", "ones_like", "arange",
+    # shape and creation functions (issue 48)
+    "broadcast_arrays", "broadcast_shape", "broadcast_to", "expand_dims", "matrix_transpose", "moveaxis", "ravel",
+    "roll", "squeeze", "swapaxes", "tile", "AllocDiag", "Eye", "ExtractDiag", "FillDiagonal", "diag", "diagonal",
+    "eye", "fill_diagonal", "identity_like", "trace", "Repeat", "Take", "repeat", "take", "empty", "empty_like",
+    "full", "full_like", "linspace", "tri", "tril", "triu", "allclose", "isclose",
     "Prod", "Max", "Min", "Mean", "Argmax", "Argmin", "prod", "max", "min", "mean", "argmax", "argmin",
 ]
