@@ -68,6 +68,30 @@ def _specify_shape():
     return specify_shape
 
 
+def _axes():
+    from opkit.core.tensor.shapes import axes  # later layer: x.squeeze(), x.ravel(), x.swapaxes() build DimShuffle...
+
+    return axes
+
+
+def _diagonal():
+    from opkit.core.tensor.shapes import diagonal  # later layer: x.diagonal(), x.trace() build ExtractDiag
+
+    return diagonal
+
+
+def _repeat_take():
+    from opkit.core.tensor.shapes import repeat_take  # later layer: x.repeat(), x.take() build Repeat, Take
+
+    return repeat_take
+
+
+def _fill():
+    from opkit.core.tensor.shapes import fill  # later layer: x.fill(value) builds Fill
+
+    return fill
+
+
 def _type():
     from opkit.core.tensor.types import type as type_module  # TensorType, for core's Shape ops and ScalarType
 
@@ -98,6 +122,10 @@ HOMES = {
     _reshape: ("reshape", "flatten"),
     _inc_subtensor: ("set_subtensor", "inc_subtensor"),
     _specify_shape: ("specify_shape",),
+    _axes: ("squeeze", "ravel", "swapaxes", "matrix_transpose"),
+    _diagonal: ("diagonal", "trace"),
+    _repeat_take: ("repeat", "take"),
+    _fill: ("fill",),
     _reduction: ("sum", "prod", "max", "min", "mean", "argmax", "argmin"),
     _type: ("TensorType",),
     _scalar_tensor: ("apply_operator", "scalar_from_tensor", "tensor_from_scalar"),

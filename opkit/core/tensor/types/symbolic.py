@@ -149,6 +149,57 @@ class _TensorOperators:
         return find("ones_like")(self, dtype)
 
     @property
+    def size(self):
+        """The number of elements, an int64 scalar: x.shape[0] for a vector, else the product of x.shape."""
+        shape = find("shape")(self)
+        return shape[0] if self.type.ndim == 1 else find("prod")(shape)
+
+    @property
+    def mT(self):
+        """This tensor with its last two axes swapped (numpy's ndarray.mT)."""
+        return find("matrix_transpose")(self)
+
+    def squeeze(self, axis=None):
+        """Return this tensor without length-1 axes (those given, or those its type knows): squeeze."""
+        return find("squeeze")(self, axis)
+
+    def ravel(self):
+        """Return this tensor flattened to a vector in C order."""
+        return find("ravel")(self)
+
+    def swapaxes(self, axis1, axis2):
+        """Return a view with axes `axis1` and `axis2` swapped."""
+        return find("swapaxes")(self, axis1, axis2)
+
+    def repeat(self, repeats, axis=None):
+        """Return numpy.repeat(self, repeats, axis)."""
+        return find("repeat")(self, repeats, axis)
+
+    def take(self, indices, axis=None, mode="raise"):
+        """Return numpy.take(self, indices, axis, mode)."""
+        return find("take")(self, indices, axis, mode)
+
+    def diagonal(self, offset=0, axis1=0, axis2=1):
+        """Return the `offset` diagonal of axes `axis1`, `axis2` as the last axis (a view)."""
+        return find("diagonal")(self, offset, axis1, axis2)
+
+    def trace(self, offset=0, axis1=0, axis2=1):
+        """Return the sum of the `offset` diagonal (numpy's ndarray.trace)."""
+        return find("trace")(self, offset, axis1, axis2)
+
+    def fill(self, value):
+        """Return `value` broadcast to this tensor's shape (PyTensor's x.fill(value))."""
+        return find("fill")(self, value)
+
+    def copy(self, name=None):
+        """Return a symbolic copy of this tensor (a new array when run), named `name`."""
+        from opkit.core.builtin_ops import deep_copy_op
+
+        copied = deep_copy_op(self)
+        copied.name = name
+        return copied
+
+    @property
     def ndim(self):
         return self.type.ndim
 
