@@ -282,12 +282,13 @@ def test_theano_top_level_and_compile_names():
 
 
 def test_pytensors_helpers_compute_as_numpy():
-    from opkit.compat.pytensor.tensor import basic, shape, special
+    from opkit.compat.pytensor.tensor import basic, special
+    from opkit.compat.pytensor.tensor.shape import shape_padaxis, shape_tuple
     from opkit.compat.pytensor.tensor.exceptions import NotScalarConstantError
 
     m = ot.dmatrix("m")
     outputs = [special.softmax(m, axis=1), special.softmax(m), special.log_softmax(m, axis=0),
-               shape.shape_padaxis(m, -1) * 1, basic.expand_dims(m, (0, 3)) * 1]
+               shape_padaxis(m, -1) * 1, basic.expand_dims(m, (0, 3)) * 1]
     got = opkit.function([m], outputs)(c := np.arange(6.0).reshape(2, 3) / 4)
     rows, whole, cols = (np.exp(c - c.max(axis=a, keepdims=True)) for a in (1, None, 0))
     expected = [rows / rows.sum(axis=1, keepdims=True), whole / whole.sum(),
@@ -295,10 +296,10 @@ def test_pytensors_helpers_compute_as_numpy():
     for value, want in zip(got, expected):
         np.testing.assert_allclose(value, want, rtol=1e-12)
     with pytest.raises(IndexError, match="axis 3 is out of bounds"):
-        shape.shape_padaxis(m, 3)
+        shape_padaxis(m, 3)
     with pytest.raises(ValueError, match="repeated axis"):
         basic.expand_dims(m, (0, 0))
-    assert [getattr(s, "data", None) for s in shape.shape_tuple(ot.TensorType("float64", (2, None))())][0] == 2
+    assert [getattr(s, "data", None) for s in shape_tuple(ot.TensorType("float64", (2, None))())][0] == 2
     assert basic.get_underlying_scalar_constant_value(ot.constant(2.0) * 3) == 6.0
     x = ot.dscalar("x")
     assert basic.get_underlying_scalar_constant_value(x, raise_not_constant=False) is x

@@ -75,3 +75,11 @@ __all__ += ["outer"]
 from opkit.compat.pytensor.tensor._from_opkit_tensor import getattr_from_opkit_tensor as _from_tensor  # noqa: E402
 
 __getattr__ = _from_tensor(__name__)
+
+# Submodules named as functions: as in PyTensor, the module loads first and the function keeps the package's
+# name (else importing pytensor.tensor.shape or .sort would put the module where pt.shape / pt.sort are).
+import importlib as _importlib  # noqa: E402
+
+for _module in ("shape", "sort"):
+    _importlib.import_module(f"{__name__}.{_module}")
+    globals().pop(_module, None)  # opkit.tensor's function, through __getattr__

@@ -19,3 +19,9 @@ __all__ = [*_names, "basic", "blas", "blas_headers", "elemwise", "nnet", "opt", 
 from opkit.compat.pytensor.tensor._from_opkit_tensor import getattr_from_opkit_tensor as _from_tensor  # noqa: E402
 
 __getattr__ = _from_tensor(__name__)
+
+# theano.tensor.sort is the function, its module loaded first (Theano's order; see pytensor.tensor's __init__).
+import importlib as _importlib  # noqa: E402
+
+_importlib.import_module(f"{__name__}.sort")
+globals().pop("sort", None)
