@@ -13,7 +13,10 @@ Read them in this order; each imports only the layers before it, at module level
 4. shapes       views and shape and index ops: Alloc, Cast, DimShuffle, Reshape, Subtensor, Join,
                 SpecifyShape, Fill, SumToShape, arange/zeros/ones.
 5. fused        trees of elementwise nodes fused into one loop.
-6. reductions   Sum, Prod, Max, Min, Mean, Argmax, Argmin, their C, and a reduction fused with its input.
+6. reductions   Sum, Prod, Max, Min, Mean, Argmax, Argmin, their C, a reduction fused with its input, and
+                the reductions built of them (var, std, logsumexp, any, all, ptp: statistics).
+   sorting      sort, argsort and the scans cumsum, cumprod, with C (their gradients are their own methods).
+   products     matmul, outer, tensordot, batched_dot, trace: graphs of Dot, a batched Matmul op and sums.
 7. gradients    the gradient rules of the elementwise ops, Dot, the reductions and the broadcasting shape
                 ops; each registers itself (opkit.core.gradient_registry) and the op's grad looks it up.
 
@@ -34,6 +37,8 @@ LAYERS = (
                 "subtensor", "inc_subtensor", "join",
                 "creation", "axes", "diagonal", "repeat_take", "filled", "closeness", "check_rewrites")),
     ("fused", ("fusion",)),
-    ("reductions", ("reduction_c", "reduction_arg_c", "reduction", "reduce_fusion", "scalar_reduce")),
+    ("reductions", ("reduction_c", "reduction_arg_c", "reduction", "reduce_fusion", "scalar_reduce", "statistics")),
+    ("sorting", ("sort", "cumulative")),
+    ("products", ("matmul",)),
     ("gradients", ("elemwise_grad", "elemwise_math_grad", "reduce_grad", "shape_grad")),
 )
