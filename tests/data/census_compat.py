@@ -194,12 +194,15 @@ def absence_for(name, rules):
     return None
 
 
-def classify(names, rules):
-    """Return {'present': [...], 'absent': [...], 'missing': [...]} for upstream dotted names."""
+def classify(names, rules, lookup=None):
+    """Return {'present': [...], 'absent': [...], 'missing': [...]} for upstream dotted names.
+
+    `lookup(name)` finds a name's object, raising LookupError when there is none (default: resolve).
+    """
     result = {"present": [], "absent": [], "missing": []}
     for name in names:
         try:
-            resolve(name)
+            (lookup or resolve)(name)
         except LookupError:
             result["absent" if absence_for(name, rules) else "missing"].append(name)
         else:
