@@ -74,7 +74,8 @@ __all__ += ["outer"]
 # Each name opkit.tensor gains (issue 48's functions) is here too, looked up on first use.
 from opkit.compat.pytensor.tensor._from_opkit_tensor import getattr_from_opkit_tensor as _from_tensor  # noqa: E402
 
-__getattr__ = _from_tensor(__name__)
+__getattr__ = _from_tensor(__name__, also=[f"{__name__}.{m}" for m in ("basic", "math", "type", "type_other",
+                                                                     "subtensor", "shape", "extra_ops")])
 
 # Submodules named as functions: as in PyTensor, the module loads first and the function keeps the package's
 # name (else importing pytensor.tensor.shape or .sort would put the module where pt.shape / pt.sort are).

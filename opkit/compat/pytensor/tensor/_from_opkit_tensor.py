@@ -4,19 +4,22 @@ gains appears at PyTensor's and Theano's module paths without a second list to k
 import importlib
 
 
-def getattr_from_opkit_tensor(module_name, names=None):
+def getattr_from_opkit_tensor(module_name, names=None, also=()):
     """Return a module ``__getattr__`` for `module_name` giving `names` (every name when None) from opkit.tensor.
 
-    A name opkit.tensor lacks raises the AttributeError of `module_name`, as a missing module attribute does.
+    `also` names further modules to look in after opkit.tensor (a namespace's compat submodules, as upstream's
+    namespace star-imports its submodules). A name none has raises the AttributeError of `module_name`, as a
+    missing module attribute does.
     """
     wanted = None if names is None else frozenset(names)
 
     def __getattr__(name):
         if (wanted is None and not name.startswith("_")) or (wanted is not None and name in wanted):
-            try:
-                return getattr(importlib.import_module("opkit.tensor"), name)
-            except AttributeError:
-                pass
+            for home in ("opkit.tensor", *also):
+                try:
+                    return getattr(importlib.import_module(home), name)
+                except AttributeError:
+                    pass
         raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
 
     __getattr__.names = wanted or frozenset()

@@ -18,7 +18,8 @@ __all__ = [*_names, "basic", "blas", "blas_headers", "elemwise", "nnet", "opt", 
 # Each name opkit.tensor gains (issue 48's functions) is here too, looked up on first use.
 from opkit.compat.pytensor.tensor._from_opkit_tensor import getattr_from_opkit_tensor as _from_tensor  # noqa: E402
 
-__getattr__ = _from_tensor(__name__)
+__getattr__ = _from_tensor(__name__, also=[f"{__name__}.{m}" for m in ("subtensor", "type_other", "var", "elemwise",
+                                                                     "extra_ops", "sort", "type", "constants")])
 
 # theano.tensor.sort is the function, its module loaded first (Theano's order; see pytensor.tensor's __init__).
 import importlib as _importlib  # noqa: E402
