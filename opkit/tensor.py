@@ -40,6 +40,10 @@ _LAZY = {
     "opkit.core.tensor.shapes.specify_shape": ("SpecifyShape", "specify_shape"),
     "opkit.core.tensor.shapes.subtensor": ("Subtensor",),
     "opkit.core.tensor.shapes.inc_subtensor": ("IncSubtensor", "inc_subtensor", "set_subtensor"),
+    "opkit.core.tensor.reductions.statistics": ("all", "any", "logsumexp", "ptp", "std", "var"),
+    "opkit.core.tensor.sorting.sort": ("argsort", "sort"),
+    "opkit.core.tensor.sorting.cumulative": ("cumprod", "cumsum"),
+    "opkit.core.tensor.products.matmul": ("batched_dot", "matmul", "outer", "tensordot"),
     "opkit.core.scalar_tensor": ("ScalarFromTensor", "TensorFromScalar", "scalar_from_tensor", "tensor_from_scalar"),
 }
 _HOME = {name: module for module, names in _LAZY.items() for name in names}
@@ -79,6 +83,10 @@ if TYPE_CHECKING:  # the lazy names and what globals().update() above defines, f
     from opkit.core.tensor.shapes.axes import (broadcast_arrays, broadcast_shape, broadcast_to, expand_dims,
                                                matrix_transpose, moveaxis, ravel, roll, squeeze, swapaxes, tile)
     from opkit.core.tensor.shapes.closeness import allclose, isclose
+    from opkit.core.tensor.products.matmul import batched_dot, matmul, outer, tensordot
+    from opkit.core.tensor.reductions.statistics import all, any, logsumexp, ptp, std, var
+    from opkit.core.tensor.sorting.cumulative import cumprod, cumsum
+    from opkit.core.tensor.sorting.sort import argsort, sort
     from opkit.core.tensor.shapes.creation import arange, ones, zeros
     from opkit.core.tensor.shapes.diagonal import (AllocDiag, Eye, ExtractDiag, FillDiagonal, diag, diagonal, eye,
                                                    fill_diagonal, identity_like, trace)
@@ -130,4 +138,6 @@ __all__ = [
     "eye", "fill_diagonal", "identity_like", "trace", "Repeat", "Take", "repeat", "take", "empty", "empty_like",
     "full", "full_like", "linspace", "tri", "tril", "triu", "allclose", "isclose",
     "Prod", "Max", "Min", "Mean", "Argmax", "Argmin", "prod", "max", "min", "mean", "argmax", "argmin",
+    "std", "var", "logsumexp", "any", "all", "ptp", "sort", "argsort", "cumsum", "cumprod",
+    "matmul", "outer", "tensordot", "batched_dot",
 ]

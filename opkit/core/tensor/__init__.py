@@ -16,7 +16,7 @@ Read them in this order; each imports only the layers before it, at module level
 6. reductions   Sum, Prod, Max, Min, Mean, Argmax, Argmin, their C, a reduction fused with its input, and
                 the reductions built of them (var, std, logsumexp, any, all, ptp: statistics).
    sorting      sort, argsort and the scans cumsum, cumprod, with C (their gradients are their own methods).
-   products     matmul, outer, tensordot, batched_dot, trace: graphs of Dot, a batched Matmul op and sums.
+   products     matmul, outer, tensordot, batched_dot: graphs of Dot, a batched Matmul op and sums.
 7. gradients    the gradient rules of the elementwise ops, Dot, the reductions and the broadcasting shape
                 ops; each registers itself (opkit.core.gradient_registry) and the op's grad looks it up.
 

@@ -1,10 +1,10 @@
-"""Products: matmul (and `@`), outer, tensordot, batched_dot, trace, with numpy's shapes and dtypes.
+"""Products: matmul (and `@`), outer, tensordot, batched_dot, with numpy's shapes and dtypes.
 
 Vectors and matrices go through Dot (numpy.dot, BLAS for floats); stacks of matrices through Matmul, which
 broadcasts the batch axes as numpy.matmul (PyTensor's Blockwise of Dot) and runs numpy.matmul in perform
 (numpy's BLAS loops: no C of opkit's own would be faster). tensordot is a transpose and reshape of each
 operand around one 2-d Dot; batched_dot (Theano's) a Matmul over reshaped stacks; outer a broadcast
-multiply; trace a strided slice of the flattened trailing axes, summed.
+multiply. (trace is shapes/diagonal.py's: the diagonal, summed.)
 """
 
 from __future__ import annotations
@@ -13,8 +13,7 @@ import numpy as np
 
 from opkit.core.graph import Apply
 from opkit.core.op import Op
-from opkit.core.tensor.elementwise.basic import add, dot, maximum, mul, sub, upcast
-from opkit.core.tensor.elementwise.elemwise_math import minimum
+from opkit.core.tensor.elementwise.basic import add, dot, maximum, mul, upcast
 from opkit.core.tensor.reductions.reduction import normalize_axis, sum
 from opkit.core.tensor.shapes.alloc import cast, is_float_dtype, shape_dims, transpose
 from opkit.core.tensor.shapes.reshape import reshape
@@ -203,29 +202,3 @@ def batched_dot(a, b):
                     ndim=3)
     out_dims = [a_dims[0]] + [a_dims[i] for i in a_free] + [b_dims[j] for j in b_free]
     return reshape(_matmul(left, right), out_dims, ndim=len(out_dims))
-
-
-def trace(a, offset=0, axis1=0, axis2=1):
-    """Return numpy.trace: the sum along the diagonal `offset` of the planes of axes `axis1` and `axis2`
-    (in sum's dtype: integers accumulate in int64/uint64)."""
-    a = as_tensor_variable(a)
-    if a.ndim < 2:
-        raise ValueError(f"trace: the tensor must have at least 2 dimensions, got {a.ndim}")
-    if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)):
-        raise TypeError(f"trace: offset must be an integer, got {offset!r}")
-    axis1, axis2 = (normalize_axis(ax, a.ndim, "trace")[0] for ax in (axis1, axis2))
-    if axis1 == axis2:
-        raise ValueError(f"trace: axis1 and axis2 are the same axis ({axis1}); name two different axes")
-    rest = [i for i in range(a.ndim) if i not in (axis1, axis2)]
-    dims = shape_dims(a)
-    n, m = dims[axis1], dims[axis2]
-    flat = reshape(transpose(a, rest + [axis1, axis2]), [dims[i] for i in rest] + [mul(n, m)], ndim=len(rest) + 1)
-    offset = int(offset)
-    zero = constant(np.int64(0))
-    if offset >= 0:
-        start, count = constant(np.int64(offset)), maximum(zero, minimum(n, sub(m, offset)))
-    else:
-        start, count = mul(m, -offset), maximum(zero, minimum(add(n, offset), m))
-    step = add(m, 1)
-    diagonal = flat[(slice(None),) * len(rest) + (slice(start, add(start, mul(count, step)), step),)]
-    return sum(diagonal, len(rest))

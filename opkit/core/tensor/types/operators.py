@@ -111,6 +111,31 @@ def _reduction():
     return reduction
 
 
+
+def _statistics():
+    from opkit.core.tensor.reductions import statistics  # later layer: x.std(), x.var(), x.ptp()
+
+    return statistics
+
+
+def _sort():
+    from opkit.core.tensor.sorting import sort  # later layer: x.sort(), x.argsort()
+
+    return sort
+
+
+def _cumulative():
+    from opkit.core.tensor.sorting import cumulative  # later layer: x.cumsum(), x.cumprod()
+
+    return cumulative
+
+
+def _matmul():
+    from opkit.core.tensor.products import matmul  # later layer: x @ y
+
+    return matmul
+
+
 # the module (of a later layer) that defines each name, as the function that imports it
 HOMES = {
     _basic: ("add", "sub", "mul", "true_div", "pow", "neg", "dot"),
@@ -127,6 +152,10 @@ HOMES = {
     _repeat_take: ("repeat", "take"),
     _fill: ("fill",),
     _reduction: ("sum", "prod", "max", "min", "mean", "argmax", "argmin"),
+    _statistics: ("std", "var", "ptp"),
+    _sort: ("sort", "argsort"),
+    _cumulative: ("cumsum", "cumprod"),
+    _matmul: ("matmul",),
     _type: ("TensorType",),
     _scalar_tensor: ("apply_operator", "scalar_from_tensor", "tensor_from_scalar"),
 }

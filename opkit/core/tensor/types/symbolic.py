@@ -238,6 +238,40 @@ class _TensorOperators:
         """numpy's x.all(axis, keepdims): True where no element along `axis` is zero (NaN is not); empty: True."""
         return find("eq")(find("eq")(self, 0).sum(axis=axis, keepdims=keepdims), 0)
 
+    def var(self, axis=None, ddof=0, keepdims=False, corrected=False):
+        """Return the variance over `axis` (numpy.var; see opkit.tensor.var)."""
+        return find("var")(self, axis=axis, ddof=ddof, keepdims=keepdims, corrected=corrected)
+
+    def std(self, axis=None, ddof=0, keepdims=False, corrected=False):
+        """Return the standard deviation over `axis` (numpy.std; see opkit.tensor.std)."""
+        return find("std")(self, axis=axis, ddof=ddof, keepdims=keepdims, corrected=corrected)
+
+    def ptp(self, axis=None, keepdims=False):
+        """Return max - min over `axis` (numpy.ptp)."""
+        return find("ptp")(self, axis=axis, keepdims=keepdims)
+
+    def sort(self, axis=-1, kind="quicksort", order=None):
+        """Return this tensor sorted along `axis`, NaN last (numpy.sort; `kind` is ignored)."""
+        return find("sort")(self, axis, kind, order)
+
+    def argsort(self, axis=-1, kind="quicksort", order=None):
+        """Return the int64 indices that sort this tensor along `axis`, stably (numpy.argsort)."""
+        return find("argsort")(self, axis, kind, order)
+
+    def cumsum(self, axis=None):
+        """Return the running sum along `axis` (None: flattened), numpy's dtype."""
+        return find("cumsum")(self, axis)
+
+    def cumprod(self, axis=None):
+        """Return the running product along `axis` (None: flattened), numpy's dtype."""
+        return find("cumprod")(self, axis)
+
+    def __matmul__(self, other):
+        return find("matmul")(self, other)
+
+    def __rmatmul__(self, other):
+        return find("matmul")(other, self)
+
     def argmax(self, axis=None, keepdims=False):
         return find("argmax")(self, axis=axis, keepdims=keepdims)
 
