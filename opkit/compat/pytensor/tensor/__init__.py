@@ -70,6 +70,10 @@ def outer(x, y):
 
 __all__ += ["outer"]
 
+from numpy import e, euler_gamma, inf, nan, newaxis, pi  # noqa: E402  (PyTensor's namespace has numpy's constants)
+
+__all__ += ["e", "euler_gamma", "inf", "nan", "newaxis", "pi"]
+
 
 # Each name opkit.tensor gains (issue 48's functions) is here too, looked up on first use.
 from opkit.compat.pytensor.tensor._from_opkit_tensor import getattr_from_opkit_tensor as _from_tensor  # noqa: E402

@@ -9,7 +9,7 @@ __all__ = [*_names, "fill"]
 
 # Helpers PyTensor's op modules import from tensor.basic (the constant-value search is Theano's, constants.py).
 from opkit.compat.pytensor.tensor.shape import shape_padleft, shape_padright  # noqa: E402
-from opkit.compat.theano.tensor.basic import get_vector_length, second  # noqa: E402
+from opkit.compat.theano.tensor.basic import get_vector_length, second, tensor_copy  # noqa: E402
 from opkit.compat.theano.tensor.constants import get_scalar_constant_value as _constant_value  # noqa: E402
 from opkit.compat.theano.tensor.constants import NotScalarConstantError as _NotConstant  # noqa: E402
 from opkit.core.scalar_tensor import scalar_from_tensor  # noqa: E402
@@ -54,7 +54,7 @@ def _axis_error(axis, ndim):
 
 
 __all__ += ["MakeVector", "expand_dims", "get_scalar_constant_value", "get_underlying_scalar_constant_value",
-            "get_vector_length", "scalar_from_tensor", "second", "shape_padleft", "shape_padright"]
+            "get_vector_length", "scalar_from_tensor", "second", "shape_padleft", "shape_padright", "tensor_copy"]
 
 
 # Each name opkit.tensor gains (issue 48's functions) is here too, looked up on first use.

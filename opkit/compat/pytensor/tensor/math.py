@@ -18,6 +18,12 @@ def outer(x, y):
 
 __all__ = [*_names, "max_and_argmax", "outer"]
 
+# Spellings PyTensor's math module keeps: Theano's ceil_intdiv and sgn, and dense_dot (dot of dense tensors).
+from opkit.compat.theano.tensor.basic import ceil_intdiv, sgn  # noqa: E402
+from opkit.tensor import dot as dense_dot  # noqa: E402
+
+__all__ += ["ceil_intdiv", "dense_dot", "sgn"]
+
 
 # Each name opkit.tensor gains (issue 48's functions) is here too, looked up on first use.
 from opkit.compat.pytensor.tensor._from_opkit_tensor import getattr_from_opkit_tensor as _from_tensor  # noqa: E402

@@ -7,6 +7,8 @@ from opkit.compat.theano.tensor.basic import shape_padleft, shape_padright
 from opkit.compat.theano.tensor.broadcasting import addbroadcast
 from opkit.core.builtin_ops import Shape, Shape_i
 from opkit.tensor import Reshape, shape, specify_shape
+from opkit import register_shape_c_code, register_shape_i_c_code
+from opkit.compat.theano.compile.ops import shape_i
 
 
 def shape_padaxis(t, axis):
@@ -33,7 +35,8 @@ def specify_broadcastable(x, *axes):
 
 
 __all__ = ["Reshape", "Shape", "Shape_i", "shape", "shape_padaxis", "shape_padleft", "shape_padright",
-           "shape_tuple", "specify_broadcastable", "specify_shape"]
+           "shape_tuple", "specify_broadcastable", "specify_shape", "register_shape_c_code", "register_shape_i_c_code",
+           "shape_i"]
 
 
 # PyTensor's other names here, from opkit.tensor on first use (issue 48's functions as they land).

@@ -19,7 +19,9 @@ __all__ = [*_names, "basic", "blas", "blas_headers", "elemwise", "nnet", "opt", 
 from opkit.compat.pytensor.tensor._from_opkit_tensor import getattr_from_opkit_tensor as _from_tensor  # noqa: E402
 
 __getattr__ = _from_tensor(__name__, also=[f"{__name__}.{m}" for m in ("subtensor", "type_other", "var", "elemwise",
-                                                                     "extra_ops", "sort", "type", "constants")])
+                                                                     "extra_ops", "sort", "type", "constants")]
+                           + ["opkit.compat.theano.gof", "opkit.compat.theano.gradient",
+                              "opkit.compat.pytensor.tensor.shape"])
 
 # theano.tensor.sort is the function, its module loaded first (Theano's order; see pytensor.tensor's __init__).
 import importlib as _importlib  # noqa: E402
