@@ -1,0 +1,484 @@
+"""The table's shape and creation rows: reshape, transpose, concatenate, diag, eye, tile, repeat, take, ...
+
+Each row's `examples(rng)` returns (args, kwargs) cases: numpy arrays (also inside a list, for concatenate,
+stack) stand for tensor inputs; ints, tuples and strings are passed as they are. The cases cover every dtype,
+0-size axes, Fortran, strided and negative-stride inputs, and negative axes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from opkit.core.tensor.language.row import ALL_DTYPES, Row
+
+FAMILY = "shape"
+SHAPES = "opkit/core/tensor/shapes"
+
+
+# -- inputs --------------------------------------------------------------------------------------------------------
+
+def values(rng, shape, dtype, special=False):
+    """A C-ordered array of `shape` and `dtype` (small integers; floats with NaN and infinities when `special`)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return rng.integers(0, 2, size=shape).astype(bool)
+    if dtype.kind in "iu":
+        low = 0 if dtype.kind == "u" else -50
+        return rng.integers(low, 50, size=shape).astype(dtype)
+    result = (rng.standard_normal(size=shape) * 4).astype(dtype)
+    if special and result.size >= 3:
+        result.flat[:3] = [np.nan, np.inf, -np.inf]
+    return result
+
+
+def fortran(a):
+    """`a`'s values in Fortran order."""
+    return np.asfortranarray(a)
+
+
+def strided(a):
+    """`a`'s values in a view with every other element of a larger last axis."""
+    if a.ndim == 0:
+        return a
+    wide = np.zeros(a.shape[:-1] + (2 * a.shape[-1],), dtype=a.dtype)
+    wide[..., ::2] = a
+    return wide[..., ::2]
+
+
+def reversed_view(a):
+    """`a`'s values in a view with a negative stride on its first axis."""
+    if a.ndim == 0:
+        return a
+    return np.ascontiguousarray(a[::-1])[::-1]
+
+
+LAYOUTS = (fortran, strided, reversed_view)
+
+
+def each_dtype(rng, shape, special=False, dtypes=ALL_DTYPES):
+    """One array of `shape` per dtype."""
+    return [values(rng, shape, d, special) for d in dtypes]
+
+
+def each_layout(rng, shape, dtype="float64", special=False):
+    """`shape` in Fortran, strided and negative-stride layouts (a `dtype` array each)."""
+    return [layout(values(rng, shape, dtype, special)) for layout in LAYOUTS]
+
+
+def _cases(arrays, *args, **kwargs):
+    return [((a, *args), dict(kwargs)) for a in arrays]
+
+
+# -- existing functions --------------------------------------------------------------------------------------------
+
+def _reshape_examples(rng):
+    cases = _cases(each_dtype(rng, (2, 3, 4)), (4, -1))
+    cases += _cases(each_layout(rng, (3, 4)), (2, 6)) + _cases(each_layout(rng, (3, 4)), (-1,))
+    cases += [((values(rng, (0, 3), "float64"), (3, 0)), {}), ((values(rng, (0, 3), "int8"), (-1, 2)), {}),
+              ((values(rng, (), "int32"), (1, 1)), {}), ((values(rng, (1, 1), "uint16"), ()), {})]
+    return cases
+
+
+def _flatten_examples(rng):
+    cases = _cases(each_dtype(rng, (2, 3, 4)), 2) + _cases(each_layout(rng, (2, 3, 4)), 1)
+    return cases + [((values(rng, (0, 3, 2), "float32"), 2), {}), ((values(rng, (3, 0), "bool"), 1), {})]
+
+
+def _transpose_examples(rng):
+    cases = _cases(each_dtype(rng, (2, 3, 4)), (2, 0, 1)) + _cases(each_layout(rng, (3, 4)))
+    return cases + [((values(rng, (0, 3, 2), "int64"), (-1, 0, 1)), {}), ((values(rng, (), "float64"),), {})]
+
+
+def _concatenate_examples(rng):
+    cases = [(([values(rng, (2, 3), d), values(rng, (1, 3), d)],), {"axis": 0}) for d in ALL_DTYPES]
+    cases += [(([values(rng, (2, 3), "float64"), values(rng, (2, 0), "int8"), values(rng, (2, 1), "bool")],),
+               {"axis": -1}),
+              (([fortran(values(rng, (3, 2), "float32")), reversed_view(values(rng, (3, 4), "float32"))],),
+               {"axis": 1}),
+              (([strided(values(rng, (0, 4), "uint32")), values(rng, (0, 4), "int16")],), {"axis": 0})]
+    return cases
+
+
+def _stack_examples(rng):
+    cases = [(([values(rng, (2, 3), d), values(rng, (2, 3), d)],), {"axis": 1}) for d in ALL_DTYPES]
+    return cases + [(([values(rng, (0, 2), "float64"), values(rng, (0, 2), "int32")],), {"axis": -1}),
+                    (([reversed_view(values(rng, (3,), "int64")), strided(values(rng, (3,), "int64"))],), {})]
+
+
+def _alloc_examples(rng):
+    cases = [((values(rng, (3,), d), 2, 3), {}) for d in ALL_DTYPES]
+    return cases + [((values(rng, (), "float64"), 0, 4), {}), ((strided(values(rng, (1, 3), "int8")), 2, 0, 3), {}),
+                    ((reversed_view(values(rng, (2, 1), "float32")), 2, 5), {})]
+
+
+def _zeros_examples(rng):
+    return [(((2, 3),), {"dtype": d}) for d in ALL_DTYPES] + [(((0, 4),), {}), ((3,), {"dtype": "int8"})]
+
+
+def _like_examples(rng):
+    cases = _cases(each_dtype(rng, (2, 3))) + _cases(each_layout(rng, (3, 2)))
+    return cases + [((values(rng, (0, 3), "int16"),), {"dtype": "float32"}), ((values(rng, (), "bool"),), {})]
+
+
+def _arange_examples(rng):
+    return [((0, 7, 2), {"dtype": d}) for d in ALL_DTYPES if d != "bool"] + \
+        [((5,), {}), ((2.5, -1.0, -0.5), {}), ((3, 3), {"dtype": "int16"}), ((0, 5, 1), {"dtype": "float32"})]
+
+
+def _specify_shape_examples(rng):
+    return [((a, a.shape), {}) for a in each_dtype(rng, (2, 3))] + \
+        [((a, (None, a.shape[1])), {}) for a in each_layout(rng, (3, 4))] + [((values(rng, (0, 2), "int8"), (0, 2)), {})]
+
+
+def _shape_examples(rng):
+    return _cases(each_dtype(rng, (2, 0, 3))) + _cases(each_layout(rng, (3, 4))) + \
+        [((values(rng, (), "float64"),), {})]
+
+
+# -- axes ---------------------------------------------------------------------------------------------------------
+
+def _squeeze_examples(rng):
+    cases = [((a,), {"axis": 1}) for a in each_dtype(rng, (2, 1, 3))]
+    cases += [((values(rng, (1, 3, 1), "float64"),), {"axis": (0, -1)}), ((values(rng, (0, 1), "int32"),), {"axis": -1}),
+              ((fortran(values(rng, (3, 1), "float32")),), {"axis": 1}), ((values(rng, (1, 1), "bool"),), {"axis": (0, 1)}),
+              ((reversed_view(values(rng, (1, 4), "uint8")),), {"axis": 0})]
+    return cases
+
+
+def _expand_dims_examples(rng):
+    cases = _cases(each_dtype(rng, (2, 3)), -1) + _cases(each_layout(rng, (3, 4)), (0, 2))
+    return cases + [((values(rng, (0,), "int8"), 0), {}), ((values(rng, (), "float64"), (0, -1)), {})]
+
+
+def _swapaxes_examples(rng):
+    cases = _cases(each_dtype(rng, (2, 3, 4)), 0, -1) + _cases(each_layout(rng, (3, 4)), 1, 0)
+    return cases + [((values(rng, (0, 3), "uint64"), -2, 1), {})]
+
+
+def _moveaxis_examples(rng):
+    cases = _cases(each_dtype(rng, (2, 3, 4)), 0, -1) + _cases(each_layout(rng, (2, 3, 4)), (0, 1), (-1, 0))
+    return cases + [((values(rng, (0, 3, 1), "float16"), -1, 0), {})]
+
+
+def _matrix_transpose_examples(rng):
+    return _cases(each_dtype(rng, (2, 3, 4))) + _cases(each_layout(rng, (3, 4))) + [((values(rng, (0, 3), "int8"),), {})]
+
+
+def _ravel_examples(rng):
+    return _cases(each_dtype(rng, (2, 3))) + _cases(each_layout(rng, (3, 4))) + \
+        [((values(rng, (0, 3), "bool"),), {}), ((values(rng, (), "int16"),), {})]
+
+
+def _broadcast_to_examples(rng):
+    cases = _cases(each_dtype(rng, (3,)), (2, 3)) + _cases(each_layout(rng, (3, 1)), (2, 3, 4))
+    return cases + [((values(rng, (1,), "int8"), (0,)), {}), ((values(rng, (), "float64"), (2, 0)), {})]
+
+
+def _broadcast_arrays_examples(rng):
+    cases = [((values(rng, (3,), d), values(rng, (2, 1), d)), {}) for d in ALL_DTYPES]
+    return cases + [((values(rng, (0, 1), "float64"), values(rng, (3,), "int8")), {}),
+                    ((fortran(values(rng, (3, 4), "float32")), reversed_view(values(rng, (3, 1), "float32")),
+                      values(rng, (), "float32")), {})]
+
+
+def _broadcast_shape_examples(rng):
+    return [((values(rng, (3,), "float64"), values(rng, (2, 1), "int8")), {}),
+            ((values(rng, (0, 1), "float32"), values(rng, (1, 4), "bool"), values(rng, (), "int64")), {})]
+
+
+def _roll_examples(rng):
+    cases = _cases(each_dtype(rng, (3, 4)), 1, -1) + _cases(each_layout(rng, (3, 4)), -5)
+    return cases + [((values(rng, (3, 4), "int32"), (1, 2), (0, 1)), {}), ((values(rng, (0, 3), "float64"), 2, 0), {}),
+                    ((values(rng, (5,), "uint8"), 12), {}), ((values(rng, (2, 3), "float32"),), {"shift": 7})]
+
+
+def _tile_examples(rng):
+    cases = _cases(each_dtype(rng, (2, 3)), (2, 2)) + _cases(each_layout(rng, (2, 3)), 3)
+    return cases + [((values(rng, (3,), "int8"), (2, 1, 2)), {}), ((values(rng, (2, 3, 2), "float64"), (2, 1)), {}),
+                    ((values(rng, (2, 0), "float32"), 2), {}), ((values(rng, (2, 3), "int64"), (0, 1)), {})]
+
+
+# -- diagonals -----------------------------------------------------------------------------------------------------
+
+def _diag_examples(rng):
+    cases = _cases(each_dtype(rng, (3,)), 1) + _cases(each_dtype(rng, (3, 4), dtypes=("float64", "int8", "bool")), -1)
+    cases += _cases(each_layout(rng, (4, 3)), 2) + _cases(each_layout(rng, (3,)), -2)
+    return cases + [((values(rng, (0,), "int16"),), {}), ((values(rng, (0, 3), "float32"), 1), {}),
+                    ((values(rng, (3, 3), "uint32"), 5), {})]
+
+
+def _diagonal_examples(rng):
+    cases = _cases(each_dtype(rng, (3, 4)), 1) + _cases(each_layout(rng, (2, 3, 4)), -1, 2, 0)
+    return cases + [((values(rng, (3, 0), "int8"),), {}), ((values(rng, (2, 3, 4), "float32"), 0, -1, -2), {}),
+                    ((values(rng, (3, 4), "float64"), -7), {})]
+
+
+def _trace_examples(rng):
+    return _cases(each_dtype(rng, (3, 4), dtypes=[d for d in ALL_DTYPES if d != "float16"])) + \
+        _cases(each_layout(rng, (3, 4)), 1) + [((values(rng, (0, 2), "int32"),), {})]
+
+
+def _eye_examples(rng):
+    return [((3, 4, 1), {"dtype": d}) for d in ALL_DTYPES] + \
+        [((3,), {}), ((2, 5, -1), {"dtype": "int8"}), ((0, 3), {}), ((3, 2, 7), {}), ((4, None, -2), {"dtype": "bool"})]
+
+
+def _identity_like_examples(rng):
+    return _cases(each_dtype(rng, (3, 4))) + _cases(each_layout(rng, (2, 3))) + \
+        [((values(rng, (0, 2), "int8"),), {"dtype": "float32"})]
+
+
+def _fill_diagonal_examples(rng):
+    cases = _cases(each_dtype(rng, (3, 4)), 3) + _cases(each_layout(rng, (4, 3)), -2.5)
+    return cases + [((values(rng, (3, 3, 3), "int16"), 7), {}), ((values(rng, (0, 3), "float64"), 1), {}),
+                    ((values(rng, (5, 2), "float32"), values(rng, (), "float32")), {})]
+
+
+def _tri_examples(rng):
+    return [((3, 4, 1), {"dtype": d}) for d in ALL_DTYPES] + [((3,), {}), ((4, 2, -1), {}), ((0, 3), {}),
+                                                               ((3, 3, 9), {"dtype": "int8"})]
+
+
+def _triangle_examples(rng):
+    cases = _cases(each_dtype(rng, (3, 4), special=True), -1) + _cases(each_layout(rng, (2, 3, 4), special=True), 1)
+    return cases + [((values(rng, (4,), "int8"),), {}), ((values(rng, (0, 3), "float64"), 2), {}),
+                    ((values(rng, (3, 3), "uint16"), 5), {})]
+
+
+# -- repeat and take -----------------------------------------------------------------------------------------------
+
+def _repeat_examples(rng):
+    cases = _cases(each_dtype(rng, (2, 3)), 2) + _cases(each_layout(rng, (3, 2)), np.asarray([1, 0, 2]), 0)
+    return cases + [((values(rng, (2, 3), "int8"), np.asarray([2]), -1), {}), ((values(rng, (0, 3), "float32"), 3, 0), {}),
+                    ((values(rng, (2, 3), "float64"), 0), {"axis": 1}), ((values(rng, (), "int64"), 3), {}),
+                    ((values(rng, (3,), "uint8"), np.asarray([3, 0, 1], dtype="int8")), {})]
+
+
+def _take_examples(rng):
+    cases = _cases(each_dtype(rng, (3, 4)), np.asarray([0, -1, 2]), 1)
+    cases += _cases(each_layout(rng, (3, 4)), np.asarray([[5], [-9]]))
+    return cases + [((values(rng, (3, 4), "int16"), np.asarray([7, -8]), 0), {"mode": "wrap"}),
+                    ((values(rng, (3, 4), "float32"), np.asarray([9, -3]), -1), {"mode": "clip"}),
+                    ((values(rng, (0, 4), "float64"), np.zeros(0, "int64"), 0), {}),
+                    ((values(rng, (3, 4), "uint8"), np.asarray(2, dtype="int8"), 0), {})]
+
+
+# -- filled arrays -------------------------------------------------------------------------------------------------
+
+def _full_examples(rng):
+    return [(((2, 3), values(rng, (), d)), {}) for d in ALL_DTYPES] + \
+        [(((2, 3), 7), {"dtype": "int8"}), (((0, 2), 1.5), {}), ((3, values(rng, (3,), "float32")), {}),
+         (((2, 3), 2.7), {"dtype": "int32"})]
+
+
+def _full_like_examples(rng):
+    cases = _cases(each_dtype(rng, (2, 3)), 3) + _cases(each_layout(rng, (3, 2)), 2.5)
+    return cases + [((values(rng, (2, 3), "int8"), 2.7), {}), ((values(rng, (0, 3), "float64"), 1), {"dtype": "uint16"})]
+
+
+def _empty_examples(rng):
+    return [(((2, 3),), {"dtype": d}) for d in ALL_DTYPES] + [(((0, 4),), {}), ((3,), {})]
+
+
+def _linspace_examples(rng):
+    return [((0, 1, 5), {}), ((2, -3.5, 7), {"endpoint": False}), ((0, 10, 6), {"dtype": "int32"}),
+            ((1.0, 1.0, 1), {}), ((0, 1, 0), {}), ((values(rng, (3,), "float32"), values(rng, (3,), "float32"), 4), {}),
+            ((values(rng, (2,), "float64"), 5.0, 3), {"axis": -1}), ((values(rng, (2,), "int8"), 9, 4), {})]
+
+
+def _isclose_examples(rng):
+    cases = []
+    for d in ALL_DTYPES:
+        a = values(rng, (6,), d, special=True)
+        b = a.copy()
+        if a.dtype.kind == "f":
+            b[3:] = b[3:] * (1 + 1e-6) + np.asarray(1e-9, dtype=d)
+        cases.append(((a, b), {}))
+    special = np.asarray([np.nan, np.inf, -np.inf, 1.0, 0.0, 1e-9])
+    cases += [((special, special[::-1].copy()[::-1]), {"equal_nan": True}), ((special, np.flip(special)), {}),
+              ((values(rng, (2, 3), "float32"), values(rng, (3,), "float32")), {"rtol": 0.5, "atol": 1.0}),
+              ((values(rng, (0, 3), "float64"), values(rng, (3,), "int8")), {}),
+              ((fortran(values(rng, (3, 2), "int64")), values(rng, (3, 2), "uint8")), {"atol": 10})]
+    return cases
+
+
+def _allclose_examples(rng):
+    return _isclose_examples(rng)
+
+
+def _np_empty_as_zeros(shape, dtype=None):
+    return np.zeros(shape, dtype=dtype)
+
+
+def _np_empty_like_as_zeros(prototype, dtype=None):
+    return np.zeros_like(prototype, dtype=dtype)
+
+
+def _np_alloc(value, *dims):
+    return np.broadcast_to(value, dims).copy()
+
+
+def _np_specify_shape(x, shape):
+    return x
+
+
+def _np_shape(x):
+    return np.asarray(np.shape(x), dtype="int64")
+
+
+def _np_broadcast_shape(*arrays):
+    return [np.int64(d) for d in np.broadcast_shapes(*(np.shape(a) for a in arrays))]
+
+
+def _np_flatten(x, ndim=1):
+    return np.reshape(x, x.shape[:ndim - 1] + (int(np.prod(x.shape[ndim - 1:])),))
+
+
+def _np_squeeze(x, axis=None):
+    return np.squeeze(x, axis)
+
+
+def _np_fill_diagonal(a, val):
+    result = a.copy()
+    np.fill_diagonal(result, val)
+    return result
+
+
+def _np_zeros_like(x, dtype=None):
+    return np.zeros_like(x, dtype=dtype)
+
+
+def _np_ones_like(x, dtype=None):
+    return np.ones_like(x, dtype=dtype)
+
+
+def _np_tri(N, M=None, k=0, dtype="float64"):
+    return np.tri(N, M, k, dtype=dtype)
+
+
+def _np_eye(n, m=None, k=0, dtype="float64"):
+    return np.eye(n, m, k, dtype=dtype)
+
+
+def _np_identity_like(x, dtype=None):
+    return np.eye(x.shape[0], x.shape[1], dtype=dtype if dtype is not None else x.dtype)
+
+
+def _np_full(shape, fill_value, dtype=None):
+    return np.full(shape, fill_value, dtype=dtype)
+
+
+def _np_repeat(a, repeats, axis=None):
+    return np.repeat(a, repeats, axis)
+
+
+def _np_take(a, indices, axis=None, mode="raise"):
+    return np.take(a, indices, axis, mode=mode)
+
+
+def _np_allclose(a, b, rtol=1e-5, atol=1e-8, equal_nan=False):
+    return np.asarray(np.allclose(a, b, rtol, atol, equal_nan))
+
+
+SAME = "the input's dtype"
+VIEW_GRAD = "the output gradient moved back (PyTensor's)"
+NONE = "none: the result does not depend on the input's values"
+
+ROWS = [
+    Row("reshape", np.reshape, SAME, "the output gradient reshaped to x's shape", f"{SHAPES}/reshape.c", FAMILY,
+        examples=_reshape_examples, differentiable=True),
+    Row("flatten", _np_flatten, SAME, "the output gradient reshaped to x's shape",
+        f"{SHAPES}/reshape.c (a Reshape)", FAMILY, examples=_flatten_examples, differentiable=True),
+    Row("transpose", np.transpose, SAME, VIEW_GRAD, f"{SHAPES}/dimshuffle.c, templates/view.c.j2", FAMILY,
+        examples=_transpose_examples, differentiable=True),
+    Row("concatenate", np.concatenate, "numpy's promotion of the inputs' dtypes", "slices of the output gradient",
+        "perform: numpy.concatenate", FAMILY, nin=2, examples=_concatenate_examples, differentiable=True,
+        notes="the tensors are one list argument"),
+    Row("stack", np.stack, "numpy's promotion of the inputs' dtypes", "slices of the output gradient",
+        "perform: numpy.concatenate (of DimShuffle views)", FAMILY, nin=2, examples=_stack_examples,
+        differentiable=True, notes="the tensors are one list argument"),
+    Row("alloc", _np_alloc, "the value's dtype", "the output gradient summed over the broadcast axes",
+        f"{SHAPES}/alloc.c, templates/alloc.c.j2", "creation", examples=_alloc_examples, differentiable=True),
+    Row("zeros", np.zeros, "`dtype`, else config.floatX (float64)", NONE, f"{SHAPES}/alloc.c (an Alloc)", "creation",
+        nin=0, examples=_zeros_examples),
+    Row("ones", np.ones, "`dtype`, else config.floatX (float64)", NONE, f"{SHAPES}/alloc.c (an Alloc)", "creation",
+        nin=0, examples=_zeros_examples),
+    Row("zeros_like", _np_zeros_like, "`dtype`, else x's", NONE, f"{SHAPES}/alloc.c (an Alloc)", "creation",
+        examples=_like_examples),
+    Row("ones_like", _np_ones_like, "`dtype`, else x's", NONE, f"{SHAPES}/alloc.c (an Alloc)", "creation",
+        examples=_like_examples),
+    Row("arange", np.arange, "`dtype`, else numpy's of start, stop, step (bool: int64)", NONE,
+        "perform: numpy.arange", "creation", nin=0, examples=_arange_examples),
+    Row("specify_shape", _np_specify_shape, SAME, "the output gradient", f"{SHAPES}/specify_shape.py (its C)",
+        FAMILY, examples=_specify_shape_examples, differentiable=True),
+    Row("shape", _np_shape, "int64", NONE, "opkit/core/builtin_ops.py (Shape's C)", FAMILY, examples=_shape_examples),
+    # -- axes
+    Row("squeeze", _np_squeeze, SAME, VIEW_GRAD, f"{SHAPES}/subtensor.c (a Subtensor view)", FAMILY,
+        examples=_squeeze_examples, differentiable=True,
+        notes="axis=None drops the axes the type knows to be 1, as PyTensor; a given axis is checked when run"),
+    Row("expand_dims", np.expand_dims, SAME, VIEW_GRAD, f"{SHAPES}/dimshuffle.c", FAMILY,
+        examples=_expand_dims_examples, differentiable=True),
+    Row("swapaxes", np.swapaxes, SAME, VIEW_GRAD, f"{SHAPES}/dimshuffle.c", FAMILY, examples=_swapaxes_examples,
+        differentiable=True),
+    Row("moveaxis", np.moveaxis, SAME, VIEW_GRAD, f"{SHAPES}/dimshuffle.c", FAMILY, examples=_moveaxis_examples,
+        differentiable=True),
+    Row("matrix_transpose", np.matrix_transpose, SAME, VIEW_GRAD, f"{SHAPES}/dimshuffle.c", FAMILY,
+        examples=_matrix_transpose_examples, differentiable=True),
+    Row("ravel", np.ravel, SAME, "the output gradient reshaped to x's shape", f"{SHAPES}/reshape.c", FAMILY,
+        examples=_ravel_examples, differentiable=True),
+    Row("broadcast_to", np.broadcast_to, SAME, "the output gradient summed over the broadcast axes",
+        f"{SHAPES}/alloc.c (an Alloc: a new array, not numpy's read-only view)", FAMILY,
+        examples=_broadcast_to_examples, differentiable=True),
+    Row("broadcast_arrays", np.broadcast_arrays, "each input's dtype", "each output gradient summed over its "
+        "broadcast axes", f"{SHAPES}/alloc.c (Allocs)", FAMILY, nin=2, examples=_broadcast_arrays_examples,
+        differentiable=True),
+    Row("broadcast_shape", _np_broadcast_shape, "int64 scalars", NONE, "opkit/core/builtin_ops.py (Shape_i's C)",
+        FAMILY, nin=2, examples=_broadcast_shape_examples),
+    Row("roll", np.roll, SAME, "the output gradient rolled back (slices, PyTensor's)",
+        "perform: numpy.concatenate of two Subtensor views", FAMILY, examples=_roll_examples, differentiable=True),
+    Row("tile", np.tile, SAME, "the output gradient summed over the copies", f"{SHAPES}/alloc.c, reshape.c",
+        FAMILY, examples=_tile_examples, differentiable=True),
+    # -- diagonals
+    Row("diag", np.diag, SAME, "diagonal of the output gradient (vector input); zeros with the gradient on the "
+        "diagonal (matrix input)", f"{SHAPES}/alloc_diag.c, extract_diag.c", FAMILY, examples=_diag_examples,
+        differentiable=True),
+    Row("diagonal", np.diagonal, SAME, "zeros with the output gradient on the diagonal (ExtractDiagGrad: perform)",
+        f"{SHAPES}/extract_diag.c (a view)", FAMILY, examples=_diagonal_examples, differentiable=True),
+    Row("trace", np.trace, "numpy's sum dtype of x's (small ints: int64)", "the output gradient on the diagonal",
+        f"{SHAPES}/extract_diag.c and the sum's C", FAMILY, examples=_trace_examples, differentiable=True,
+        dtypes=tuple(d for d in ALL_DTYPES if d != "float16"), notes="float16 sums differ from numpy's pairwise sum"),
+    Row("eye", _np_eye, "`dtype`, else config.floatX (float64)", "undefined (PyTensor's)", f"{SHAPES}/eye.c",
+        "creation", nin=0, examples=_eye_examples),
+    Row("identity_like", _np_identity_like, "`dtype`, else x's", NONE, f"{SHAPES}/eye.c", "creation",
+        examples=_identity_like_examples),
+    Row("fill_diagonal", _np_fill_diagonal, "a's dtype (val is cast, as numpy's)", "a: the gradient with a zero "
+        "diagonal; val: the sum of the gradient's diagonal (matrices, PyTensor's)", "perform: numpy.fill_diagonal",
+        FAMILY, nin=2, examples=_fill_diagonal_examples, differentiable=True),
+    Row("tri", _np_tri, "`dtype`, else config.floatX (float64)", NONE, "perform: numpy.arange; the comparison's C",
+        "creation", nin=0, examples=_tri_examples),
+    Row("tril", np.tril, SAME, "the output gradient below the diagonal", "the elementwise switch's C", FAMILY,
+        examples=_triangle_examples, differentiable=True),
+    Row("triu", np.triu, SAME, "the output gradient above the diagonal", "the elementwise switch's C", FAMILY,
+        examples=_triangle_examples, differentiable=True),
+    # -- repeat and take
+    Row("repeat", _np_repeat, SAME, "the output gradient summed over the repeats (RepeatGrad: perform)",
+        f"{SHAPES}/repeat.c (numpy's PyArray_Repeat)", FAMILY, examples=_repeat_examples, differentiable=True),
+    Row("take", _np_take, SAME, "the output gradient added at the indices (TakeGrad: perform, numpy.add.at)",
+        f"{SHAPES}/take.c (numpy's PyArray_TakeFrom)", FAMILY, examples=_take_examples, differentiable=True,
+        notes="axis=None takes from the flattened input; mode 'raise', 'wrap' or 'clip'"),
+    # -- filled arrays
+    Row("full", _np_full, "`dtype`, else the fill value's", NONE, f"{SHAPES}/alloc.c (an Alloc)", "creation", nin=0,
+        examples=_full_examples),
+    Row("full_like", np.full_like, "`dtype`, else a's (the value is cast, as numpy's)", NONE,
+        f"{SHAPES}/alloc.c (an Alloc)", "creation", examples=_full_like_examples),
+    Row("empty", _np_empty_as_zeros, "`dtype`, else config.floatX (float64)", NONE, f"{SHAPES}/alloc.c (an Alloc)",
+        "creation", nin=0, examples=_empty_examples, notes="numpy leaves the values unspecified; opkit's are zeros"),
+    Row("empty_like", _np_empty_like_as_zeros, "`dtype`, else x's", NONE, f"{SHAPES}/alloc.c (an Alloc)",
+        "creation", examples=_like_examples, notes="numpy leaves the values unspecified; opkit's are zeros"),
+    Row("linspace", np.linspace, "`dtype`, else numpy's float of start and stop", "through the elementwise graph",
+        "the elementwise ops' C; perform: numpy.arange", "creation", nin=0, examples=_linspace_examples),
+    Row("isclose", np.isclose, "bool", "none (a comparison)", "the elementwise comparisons' C, fused", "logic",
+        nin=2, examples=_isclose_examples),
+    Row("allclose", _np_allclose, "bool (0-d)", "none (a comparison)", "the elementwise comparisons' C and a sum",
+        "logic", nin=2, examples=_allclose_examples),
+]
