@@ -40,6 +40,13 @@ _LAZY = {
     "opkit.core.tensor.shapes.specify_shape": ("SpecifyShape", "specify_shape"),
     "opkit.core.tensor.shapes.subtensor": ("Subtensor",),
     "opkit.core.tensor.shapes.inc_subtensor": ("IncSubtensor", "inc_subtensor", "set_subtensor"),
+    "opkit.core.tensor.shapes.advanced_subtensor": ("AdvancedSubtensor", "AdvancedSubtensor1"),
+    "opkit.core.tensor.shapes.advanced_inc_subtensor": ("AdvancedIncSubtensor", "AdvancedIncSubtensor1"),
+    "opkit.core.tensor.shapes.take_along_axis": ("take_along_axis",),
+    "opkit.core.tensor.shapes.advanced_index": (
+        "advanced_inc_subtensor", "advanced_inc_subtensor1", "advanced_set_subtensor", "advanced_set_subtensor1",
+        "advanced_subtensor", "advanced_subtensor1"),
+    "opkit.link.jacobian": ("hessian", "jacobian"),
     "opkit.core.tensor.reductions.statistics": ("all", "any", "logsumexp", "ptp", "std", "var"),
     "opkit.core.tensor.sorting.sort": ("argsort", "sort"),
     "opkit.core.tensor.sorting.cumulative": ("cumprod", "cumsum"),
@@ -93,6 +100,13 @@ if TYPE_CHECKING:  # the lazy names and what globals().update() above defines, f
     from opkit.core.tensor.shapes.filled import empty, empty_like, full, full_like, linspace, tri, tril, triu
     from opkit.core.tensor.shapes.repeat_take import Repeat, Take, repeat, take
     from opkit.core.tensor.shapes.inc_subtensor import IncSubtensor, inc_subtensor, set_subtensor
+    from opkit.core.tensor.shapes.advanced_inc_subtensor import AdvancedIncSubtensor, AdvancedIncSubtensor1
+    from opkit.core.tensor.shapes.advanced_subtensor import AdvancedSubtensor, AdvancedSubtensor1
+    from opkit.core.tensor.shapes.take_along_axis import take_along_axis
+    from opkit.core.tensor.shapes.advanced_index import (advanced_inc_subtensor, advanced_inc_subtensor1,
+                                                         advanced_set_subtensor, advanced_set_subtensor1,
+                                                         advanced_subtensor, advanced_subtensor1)
+    from opkit.link.jacobian import hessian, jacobian
     from opkit.core.tensor.shapes.join import concatenate, stack
     from opkit.core.tensor.shapes.specify_shape import SpecifyShape, specify_shape
     from opkit.core.tensor.shapes.subtensor import Subtensor
@@ -131,6 +145,11 @@ __all__ = [
     "invert", "switch", "where",
     "Cast", "cast", "DimShuffle", "Reshape", "Subtensor", "reshape", "flatten", "transpose", "concatenate",
     "IncSubtensor", "inc_subtensor", "set_subtensor",
+    # advanced indexing, take_along_axis, jacobian and hessian (issue 48)
+    "AdvancedSubtensor", "AdvancedSubtensor1", "AdvancedIncSubtensor", "AdvancedIncSubtensor1", "take_along_axis",
+    "advanced_subtensor", "advanced_subtensor1", "advanced_inc_subtensor", "advanced_inc_subtensor1",
+    "advanced_set_subtensor", "advanced_set_subtensor1",
+    "jacobian", "hessian",
     "stack", "alloc", "zeros", "ones", "zeros_like", "ones_like", "arange",
     # shape and creation functions (issue 48)
     "broadcast_arrays", "broadcast_shape", "broadcast_to", "expand_dims", "matrix_transpose", "moveaxis", "ravel",

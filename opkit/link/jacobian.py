@@ -1,10 +1,11 @@
 """jacobian, hessian, hessian_vector_product: whole derivatives built from grad.
 
-A Jacobian has one row per element of the expression, a number known only when the graph runs.
-Theano and PyTensor loop over the rows with scan; opkit has no loop op, so a ``JacobianRows`` node
-holds the row's graph (the gradient of element i) compiled as an inner function, and its perform
-calls it for each i (which is why this module is in link/: the node compiles a function). A scalar expression (or one of a single element) needs no loop: its gradient is
-the Jacobian.
+A Jacobian has one row per element of the expression. Where the expression's type states its size (up
+to STATIC_ROWS_MAX elements), the rows are a grad per element, stacked: an ordinary graph. Otherwise the
+number is known only when the graph runs: Theano and PyTensor loop over the rows with scan; opkit has no
+loop op, so a ``JacobianRows`` node holds the row's graph (the gradient of element i) compiled as an inner
+function, and its perform calls it for each i (which is why this module is in link/: the node compiles a
+function). A scalar expression (or one of a single element) needs no loop: its gradient is the Jacobian.
 """
 
 from __future__ import annotations
@@ -28,13 +29,41 @@ def jacobian(expression, wrt, consider_constant=None, disconnected_inputs="raise
         raise TypeError(f"jacobian expects a Variable as `expression`, got {expression!r}")
     variables, kind = _as_list(wrt, "wrt")
     options = {"consider_constant": consider_constant, "disconnected_inputs": disconnected_inputs}
+    size = _static_size(expression)
     if all(expression.type.broadcastable):  # one element: its gradient, reshaped to the expression's axes
         rows = grad(expression.reshape(()) if expression.ndim else expression, variables, **options)
         results = [row.reshape((*expression.shape, *v.shape)) if expression.ndim else row
                    for row, v in zip(rows, variables)]
+    elif size is not None and size <= STATIC_ROWS_MAX:
+        results = _jacobian_stacked(expression, size, variables, options)
     else:
         results = _jacobian_rows(expression, variables, options)
     return _restore(kind, results)
+
+
+# A Jacobian whose expression has a static number of elements up to this is a graph of one grad per element,
+# stacked (C code, differentiable again, rewritten with the rest); beyond it, or of a size known only at run
+# time, a JacobianRows node (a Python loop over an inner function) computes the rows. specify_shape on the
+# expression (or its inputs) gives it a static size.
+STATIC_ROWS_MAX = 256
+
+
+def _static_size(expression):
+    """The expression's number of elements if its type states every length, else None."""
+    shape = getattr(expression.type, "shape", None)
+    if shape is None or None in shape:
+        return None
+    return int(np.prod(shape, dtype=np.int64))
+
+
+def _jacobian_stacked(expression, size, variables, options):
+    """The Jacobian of an expression of `size` (static) elements: grad of each element, stacked in C order."""
+    from opkit.core.tensor.shapes.join import stack
+
+    flat = expression.flatten() if expression.ndim != 1 else expression
+    rows = [grad(flat[k], variables, **options) for k in range(size)]
+    return [stack([row[position] for row in rows]).reshape((*expression.type.shape, *v.shape))
+            for position, v in enumerate(variables)]
 
 
 def _jacobian_rows(expression, variables, options):

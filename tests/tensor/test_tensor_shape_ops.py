@@ -158,7 +158,7 @@ def test_new_axes_and_ellipsis_index_as_numpy():
     (1.5, TypeError, "index on axis 0 must be an integer or an integer scalar variable"),
     (slice(None, None, 0), ValueError, "slice step cannot be zero"),
     ((Ellipsis, 0, Ellipsis), IndexError, "an index can only have a single ellipsis ('...')"),
-    ([0, 1], TypeError, "only basic indexing"),
+    (np.array([0.5]), IndexError, "arrays used as indices must be of integer (or boolean) type"),
 ])
 def test_unsupported_indices_raise_clear_errors(index, error, message):
     with pytest.raises(error, match=message.replace("(", r"\(").replace(")", r"\)")):

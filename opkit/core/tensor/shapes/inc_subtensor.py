@@ -19,49 +19,11 @@ from opkit.core.c_source import SectionOp, render
 from opkit.core.gradient_registry import registered
 from opkit.core.graph import Apply, Constant
 from opkit.core.tensor.shapes.index_values import check_index_inputs
-from opkit.core.tensor.shapes.subtensor import (Subtensor, _static_shape, build_index, index_kinds, parse_index,
-                                                write_checks)
+from opkit.core.tensor.shapes.subtensor import (NEW_AXES_TAG, Subtensor, _static_shape, build_index, index_kinds,
+                                                parse_index, subtensor, write_checks)
+from opkit.core.tensor.shapes.write_values import value_of
 from opkit.core.tensor.types.shape_checks import broadcast_into_error
-from opkit.core.tensor.types.variable import as_tensor_variable, constant
-from opkit.core.tensor.types.weak import is_weak_number, weak_constant_data
-
-
-def _weak_value(y):
-    """Return the Python number `y` stands for (a number, or a constant made from one), else None."""
-    if is_weak_number(y):
-        return y
-    if isinstance(y, Constant) and "weak_value" in y.tag:
-        return y.tag["weak_value"]
-    return None
-
-
-def _added_dtype(x_dtype, y_operand, what):
-    """Return the dtype of x + y for ``x[index] += y``, or raise numpy's refusal to cast it back to x's dtype."""
-    dtype = np.result_type(np.dtype(x_dtype), y_operand)
-    if not np.can_cast(dtype, x_dtype, "same_kind"):
-        shown = f"the Python {type(y_operand).__name__} {y_operand!r}" if is_weak_number(y_operand) else \
-            f"a {np.dtype(y_operand)} y"
-        raise TypeError(f"{what}: cannot add {shown} to a {x_dtype} x: as numpy's x[index] += y, the sum is "
-                        f"{dtype}, which casting rule 'same_kind' does not cast back to {x_dtype}; cast y to "
-                        f"{x_dtype} first (y.astype('{x_dtype}')) if that is what you mean")
-    return dtype
-
-
-def value_of(x_dtype, y, set_instead_of_inc):
-    """Return `y` as the tensor that goes into x[index], with numpy's dtype rules for a set or an add."""
-    what = "set_subtensor" if set_instead_of_inc else "inc_subtensor"
-    number = _weak_value(y)
-    if number is None:
-        y = as_tensor_variable(y)
-        if not set_instead_of_inc:
-            _added_dtype(x_dtype, y.dtype, what)
-        return y
-    dtype = x_dtype if set_instead_of_inc else _added_dtype(x_dtype, number, what)
-    try:
-        return constant(weak_constant_data(number, dtype, what))
-    except TypeError as exc:  # complex into a real dtype: numpy's x[index] = 1j raises it too
-        raise TypeError(f"{what}: cannot convert the Python {type(number).__name__} {number!r} to x's "
-                        f"dtype {x_dtype}: {exc}") from None
+from opkit.core.tensor.types.variable import as_tensor_variable
 
 
 def _shape_text(shape):
@@ -161,28 +123,44 @@ def _indexed(x, what):
     if owner is not None and isinstance(owner.op, Shape_i):  # x.shape[i]: index the shape vector
         idx_list, inputs = parse_index(owner.op.i, 1)
         return shape_op(owner.inputs[0]), idx_list, inputs
-    raise TypeError(f"{what}: x must be the result of indexing a tensor with integers and slices "
-                    f"(x[1:, 2], x.shape[0]), got {x}"
+    if NEW_AXES_TAG in x.tag:
+        return x, (), []  # x[None] alone: all of it, with its new axes
+    raise TypeError(f"{what}: x must be the result of indexing a tensor with integers and slices, integer arrays "
+                    f"or masks (x[1:, 2], x[idx], x[mask], x.shape[0]), got {x}"
                     + ("" if owner is None else f", a result of {owner.op}"))
+
+
+def _without_new_axes(source, result):
+    """`result` (shaped like `source`) without the axes x[None, ...] added to the tensor it indexed, if any."""
+    new_axes = source.tag.get(NEW_AXES_TAG)
+    if new_axes is None:
+        return result
+    return subtensor(result, tuple(0 if axis in new_axes else slice(None) for axis in range(result.ndim)))
 
 
 def inc_subtensor(x, y, inplace=False, set_instead_of_inc=False, tolerate_inplace_aliasing=False,
                   ignore_duplicates=False):
     """Return the tensor x[index] was taken from, with x[index] incremented by y (numpy's ``r[index] += y``).
 
-    `x` is the result of basic indexing (``v[1:, 0]``); y broadcasts to its shape. `inplace` lets the
-    result reuse v's memory (opkit copies v first where v is the caller's or read elsewhere);
-    `tolerate_inplace_aliasing` is accepted for PyTensor's signature (opkit copies aliased memory);
-    `ignore_duplicates` matters only for advanced indexing, which opkit does not have.
+    `x` is the result of indexing (``v[1:, 0]``, ``v[None, 2]``, ``v[idx]``, ``v[mask]``); y broadcasts to its
+    shape. `inplace` lets the result reuse v's memory (opkit copies v first where v is the caller's or read
+    elsewhere); `tolerate_inplace_aliasing` is accepted for PyTensor's signature (opkit copies aliased memory).
+    With an advanced index, a repeated index accumulates as numpy.add.at does, or, with `ignore_duplicates`,
+    is written once as numpy's buffered ``r[idx] += y`` (a set: the last write wins).
     """
+    from opkit.core.tensor.shapes.advanced_inc_subtensor import advanced_write  # a later module of this layer
+
     what = "set_subtensor" if set_instead_of_inc else "inc_subtensor"
+    x = as_tensor_variable(x)
+    written = advanced_write(x, y, inplace, set_instead_of_inc, ignore_duplicates)
+    if written is not None:
+        return _without_new_axes(x.owner.inputs[0], written)
     source, idx_list, index_inputs = _indexed(x, what)
     tolerate = [[0, 1]] if tolerate_inplace_aliasing else []
     op = IncSubtensor(idx_list, inplace, set_instead_of_inc, destroyhandler_tolerate_aliased=tolerate)
-    return op(source, y, *index_inputs)
+    return _without_new_axes(source, op(source, y, *index_inputs))
 
 
 def set_subtensor(x, y, inplace=False, tolerate_inplace_aliasing=False):
     """Return the tensor x[index] was taken from, with x[index] set to y (numpy's ``r[index] = y``)."""
     return inc_subtensor(x, y, inplace, set_instead_of_inc=True, tolerate_inplace_aliasing=tolerate_inplace_aliasing)
-

@@ -57,8 +57,7 @@ def index_input(value, what, axis, bound):
         value = as_tensor_variable(value)
         if value.ndim == 0 and np.dtype(value.dtype).kind in "iu":
             return value
-    raise TypeError(f"{what} must be an integer or an integer scalar variable, got {value!r}; only basic "
-                    "indexing (integers and slices) is supported")
+    raise TypeError(f"{what} must be an integer or an integer scalar variable, got {value!r}")
 
 
 def check_index_inputs(op, idx_list, index_inputs, after=""):

@@ -56,40 +56,14 @@ make_vector = MakeVector()
 
 
 def getitem(x, index):
-    """Return x[index] for basic indexing; shape vectors indexed by an int give Shape_i.
+    """Return x[index] as numpy reads `index` (advanced_index.index_tensor); x.shape[i] gives Shape_i."""
+    from opkit.core.tensor.shapes.advanced_index import index_tensor  # a later module of this layer
 
-    numpy's ``None`` (a new axis of length 1) and ``...`` (every axis not named) work as in numpy:
-    the rest of the index selects, then a dimshuffle inserts the new axes.
-    """
-    parts = index if isinstance(index, tuple) else (index,)
-    if any(p is None or p is Ellipsis for p in parts):
-        x = as_tensor_variable(x)
-        core, new_axes = _split_new_axes(x, parts)
-        selected = getitem(x, core) if core else x
-        pattern, dims = [], iter(range(selected.ndim))
-        for position in range(selected.ndim + len(new_axes)):
-            pattern.append("x" if position in new_axes else next(dims))
-        return selected.dimshuffle(*pattern)
-    return _getitem(x, index)
-
-
-def _split_new_axes(x, parts):
-    """Return (the index without None and ..., the output positions of the new axes)."""
-    if sum(p is Ellipsis for p in parts) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    named = sum(p is not None and p is not Ellipsis for p in parts)
-    core, new_axes, position = [], set(), 0
-    for part in parts:
-        if part is Ellipsis:
-            core.extend([slice(None)] * (x.ndim - named))
-            position += x.ndim - named
-        elif part is None:
-            new_axes.add(position)
-            position += 1
-        else:
-            core.append(part)
-            position += isinstance(part, slice)  # an integer index removes its axis
-    return tuple(core), new_axes
+    owner = getattr(x, "owner", None)
+    if owner is not None and isinstance(owner.op, Shape) and isinstance(index, (int, np.integer)) \
+            and not isinstance(index, bool) and index >= 0:
+        return _getitem(x, index)
+    return index_tensor(x, index)
 
 
 def _getitem(x, index):

@@ -19,6 +19,10 @@ from opkit.core.tensor.types.shape_checks import broadcast_into_checks, check_ch
 from opkit.core.tensor.types.type import TensorType
 from opkit.core.tensor.types.variable import as_tensor_variable
 
+# The tag of x[None]'s DimShuffle (opkit adds the new axes first, then indexes, as PyTensor does): the positions
+# of the new axes, so that set_subtensor(x[None, 1:], y) writes into x, as numpy's r[None, 1:] = y does.
+NEW_AXES_TAG = "index_new_axes"
+
 
 def parse_index(index, ndim):
     """Return (idx_list, inputs) for a Python index on an `ndim`-d tensor."""

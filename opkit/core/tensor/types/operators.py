@@ -180,4 +180,5 @@ def find(name):
 def load_gradients():
     """Import the gradient layer: its modules register the gradient rules (opkit.core.gradient_registry)."""
     # later layer: the gradient rules, which register themselves when imported
-    from opkit.core.tensor.gradients import elemwise_grad, elemwise_math_grad, reduce_grad, shape_grad  # noqa: F401
+    from opkit.core.tensor.gradients import (advanced_grad, elemwise_grad, elemwise_math_grad,  # noqa: F401
+                                             reduce_grad, shape_grad)
