@@ -4,16 +4,20 @@ gains appears at PyTensor's and Theano's module paths without a second list to k
 import importlib
 
 
-def getattr_from_opkit_tensor(module_name, names=None, also=()):
+def getattr_from_opkit_tensor(module_name, names=None, also=(), homes=None):
     """Return a module ``__getattr__`` for `module_name` giving `names` (every name when None) from opkit.tensor.
 
     `also` names further modules to look in after opkit.tensor (a namespace's compat submodules, as upstream's
     namespace star-imports its submodules). A name none has raises the AttributeError of `module_name`, as a
-    missing module attribute does.
+    missing module attribute does. `homes` maps a name to the opkit module that defines it (an op class
+    opkit.tensor does not export, such as CumOp).
     """
-    wanted = None if names is None else frozenset(names)
+    homes = dict(homes or {})
+    wanted = None if names is None else frozenset(names) | set(homes)
 
     def __getattr__(name):
+        if name in homes:
+            return getattr(importlib.import_module(homes[name]), name)
         if (wanted is None and not name.startswith("_")) or (wanted is not None and name in wanted):
             for home in ("opkit.tensor", *also):
                 try:

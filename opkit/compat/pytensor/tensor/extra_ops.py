@@ -7,5 +7,6 @@ _NAMES = ["bartlett", "bincount", "broadcast_arrays", "broadcast_shape", "broadc
            "concat_with_broadcast", "cumprod", "cumsum", "diff", "fill_diagonal", "fill_diagonal_offset", "geomspace",
            "linspace", "logspace", "ravel_multi_index", "repeat", "searchsorted", "squeeze", "unique",
            "unravel_index"]
-__getattr__ = getattr_from_opkit_tensor(__name__, [*_NAMES, "CumOp", "RepeatOp", "SearchsortedOp", "Unique"])
+__getattr__ = getattr_from_opkit_tensor(__name__, [*_NAMES, "SearchsortedOp", "Unique"], homes={
+    "CumOp": "opkit.core.tensor.sorting.cumulative", "Repeat": "opkit.core.tensor.shapes.repeat_take"})
 __dir__ = dir_with(globals(), __getattr__.names)

@@ -6,6 +6,6 @@ from opkit.compat.pytensor.tensor._from_opkit_tensor import dir_with, getattr_fr
 _NAMES = ["bartlett", "bincount", "compress", "cpu_contiguous", "cumprod", "cumsum", "diff", "fill_diagonal",
            "fill_diagonal_offset", "ravel_multi_index", "repeat", "searchsorted", "squeeze", "to_one_hot",
            "unravel_index"]
-__getattr__ = getattr_from_opkit_tensor(__name__, [*_NAMES, "CumOp", "DiffOp", "RepeatOp", "SearchsortedOp",
-                                                   "Unique"])
+__getattr__ = getattr_from_opkit_tensor(__name__, [*_NAMES, "DiffOp", "SearchsortedOp", "Unique"], homes={
+    "CumOp": "opkit.core.tensor.sorting.cumulative"})
 __dir__ = dir_with(globals(), __getattr__.names)
