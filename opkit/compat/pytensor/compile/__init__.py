@@ -11,3 +11,8 @@ __all__ = ["DebugMode", "In", "Mode", "function", "get_mode", "shared"]
 from opkit.compat.pytensor.compile.function import Out  # noqa: E402
 
 __all__ += ["Out"]
+
+# get_default_mode at pytensor.compile, as PyTensor's tests reach it (pytensor.compile.get_default_mode()).
+from opkit.compat.pytensor.compile.mode import get_default_mode  # noqa: E402
+
+__all__ += ["get_default_mode"]
