@@ -8,7 +8,7 @@ overrides it), NaN where numpy has NaN and the same infinities.
 
 Default run: each row in FAST_COMPILE and through its ops' perform (no rewrites), both with the Python
 linker (no compiler run); verify_grad in float64 for differentiable rows; and in FAST_RUN (C), in one
-function, five cases (dtypes) of each sort row and the first of each product row. Soak: every case of
+function, six cases of each sort row (four dtypes, ties, NaN) and the first of each product row. Soak: every case of
 every row in FAST_RUN, one function a row.
 """
 
@@ -117,10 +117,11 @@ def test_row_examples_in_python_modes(row, mode):
 
 
 def test_the_first_cases_of_the_sort_and_product_rows_in_fast_run():
-    # The default run's C: five dtypes of sort, argsort, cumsum and cumprod (new C; their examples start with one
-    # case per dtype in ALL_DTYPES' order: bool, int8, uint64, float32, float64) and one case of each product row.
+    # The default run's C: sort, argsort, cumsum and cumprod (new C) over bool, int8, float32 and float64 (their
+    # examples start with one case per dtype in ALL_DTYPES' order), then their cases 12 and 13 (ties and NaN for
+    # sort and argsort; integer products that wrap for the scans), and one case of each product row.
     # The other families' C has its own tests in the default run; every case of every row is in the soak run.
-    chosen = [(row, [cases_of(row)[i] for i in ((0, 1, 8, 10, 11) if row.family == "sort" else (0,))])
+    chosen = [(row, [cases_of(row)[i] for i in ((0, 1, 10, 11, 12, 13) if row.family == "sort" else (0,))])
               for row in ROWS if row.family in DEFAULT_FAST_RUN_FAMILIES]
     run_and_check(chosen, "FAST_RUN")
 
