@@ -56,19 +56,11 @@ as_tensor = as_tensor_variable
 
 __all__ = [*_names, "Blockwise", "Op", "as_tensor", "flip", "join", "pad"]
 
-# Also at pytensor.tensor: get_vector_length (Theano's helper, tensor/basic) and outer.
+# Also at pytensor.tensor: get_vector_length (Theano's helper, tensor/basic).
 from opkit.compat.theano.tensor.basic import get_vector_length  # noqa: E402
 
 __all__ += ["get_vector_length"]
 
-
-def outer(x, y):
-    """PyTensor's outer product of two vectors (each flattened first when it is not one)."""
-    x, y = (v if v.ndim == 1 else v.flatten() for v in map(as_tensor_variable, (x, y)))
-    return x.dimshuffle(0, "x") * y.dimshuffle("x", 0)
-
-
-__all__ += ["outer"]
 
 from numpy import e, euler_gamma, inf, nan, newaxis, pi  # noqa: E402  (PyTensor's namespace has numpy's constants)
 

@@ -1,4 +1,4 @@
-"""pytensor.tensor.math: opkit.tensor's arithmetic and reductions, ``max_and_argmax`` and ``outer``."""
+"""pytensor.tensor.math: opkit.tensor's arithmetic and reductions, and ``max_and_argmax``."""
 
 from opkit.compat.pytensor.tensor import *  # noqa: F403
 from opkit.compat.pytensor.tensor import __all__ as _names
@@ -10,13 +10,7 @@ def max_and_argmax(a, axis=None, keepdims=False):
     return [max(a, axis=axis, keepdims=keepdims), argmax(a, axis=axis, keepdims=keepdims)]
 
 
-def outer(x, y):
-    """PyTensor's outer product of two vectors (each flattened first when it is not one)."""
-    x, y = (v if v.ndim == 1 else v.flatten() for v in map(as_tensor_variable, (x, y)))  # noqa: F405
-    return x.dimshuffle(0, "x") * y.dimshuffle("x", 0)
-
-
-__all__ = [*_names, "max_and_argmax", "outer"]
+__all__ = [*_names, "max_and_argmax"]
 
 # Spellings PyTensor's math module keeps: Theano's ceil_intdiv and sgn, and dense_dot (dot of dense tensors).
 from opkit.compat.theano.tensor.basic import ceil_intdiv, sgn  # noqa: E402

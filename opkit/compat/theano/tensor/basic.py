@@ -34,12 +34,6 @@ sgn = _ot.sign
 abs_ = _ot.abs
 Tensor = _ot.TensorType  # Theano's other name of TensorType
 
-
-def outer(x, y):
-    """Return the outer product of two vectors."""
-    x, y = _ot.as_tensor_variable(x), _ot.as_tensor_variable(y)
-    return x.dimshuffle(0, "x") * y.dimshuffle("x", 0)
-
 int_dtypes = ["int8", "int16", "int32", "int64"]
 uint_dtypes = ["uint8", "uint16", "uint32", "uint64"]
 float_dtypes = ["float16", "float32", "float64"]
