@@ -79,7 +79,10 @@ UPSTREAM_XFAILS = {
 
 
 def pytest_collection_modifyitems(config, items):
+    from ported import tensor_marks  # the ported PyTensor tensor tests' xfails and soak marks
+
     for item in items:
+        tensor_marks.mark(item)
         for nodeid, reason in UPSTREAM_XFAILS.items():
             if item.nodeid.endswith("ported/" + nodeid):
                 item.add_marker(pytest.mark.xfail(strict=True, reason=reason))
