@@ -50,7 +50,7 @@ def squeeze(x, axis=None):
     """
     from opkit.core.tensor.shapes.alloc import shape_dims
     from opkit.core.tensor.shapes.subtensor import subtensor
-    from opkit.core.tensor.types.shape_checks import check_chain, depend
+    from opkit.core.tensor.types.shape_checks import check_chain
 
     x = as_tensor_variable(x)
     if axis is None:
@@ -63,12 +63,14 @@ def squeeze(x, axis=None):
     if wrong:
         raise ValueError(f"squeeze: cannot select an axis to squeeze out which has size not equal to one "
                          f"(axis {wrong[0]} of {x} has length {x.type.shape[wrong[0]]})")
-    unknown = [a for a in axes if x.type.shape[a] is None]
-    if unknown:
-        dims = shape_dims(x)
-        message = "cannot select an axis to squeeze out which has size not equal to one"
-        x = depend(x, check_chain([("ValueError", message, "eq", dims[a], 1, ()) for a in unknown]))
-    return subtensor(x, tuple(0 if a in axes else slice(None) for a in range(max(axes) + 1)))
+    # An axis of unknown length is indexed by its checked length minus 1 (0): numpy's error otherwise, and the
+    # index, an input of Subtensor, leaves the gradient to x alone.
+    dims = shape_dims(x)
+    message = "cannot select an axis to squeeze out which has size not equal to one"
+    index = [slice(None)] * (max(axes) + 1)
+    for a in axes:
+        index[a] = 0 if x.type.shape[a] == 1 else check_chain([("ValueError", message, "eq", dims[a], 1, ())]) - 1
+    return subtensor(x, tuple(index))
 
 
 def swapaxes(y, axis1, axis2):
@@ -217,11 +219,11 @@ def tile(A, reps):
             raise ValueError(f"tile: the length of the reps vector {reps} must be known when the graph is built "
                              "(specify_shape it, or give a tuple)")
         reps = [reps[i] for i in range(length)]
-    elif isinstance(reps, (int, np.integer, Variable)):
+    elif not isinstance(reps, (list, tuple)):
         reps = [reps]
-    reps = [as_tensor_variable(r) if not isinstance(r, (int, np.integer)) else r for r in reps]
     for r in reps:
-        if isinstance(r, bool) or (isinstance(r, Variable) and (r.ndim != 0 or np.dtype(r.dtype).kind not in "iu")):
+        known_int = isinstance(r, (int, np.integer)) and not isinstance(r, bool)
+        if not known_int and not (isinstance(r, Variable) and r.ndim == 0 and np.dtype(r.dtype).kind in "iu"):
             raise TypeError(f"tile: reps must be integers or integer scalars, got {r!r}")
     ndim = max(len(reps), A.ndim)
     reps = [1] * (ndim - len(reps)) + list(reps)
