@@ -235,5 +235,31 @@ def tile(A, reps):
     return spread.reshape([r * d for r, d in zip(reps, dims)])
 
 
-__all__ = ["broadcast_arrays", "broadcast_shape", "broadcast_to", "expand_dims", "matrix_transpose", "moveaxis",
-           "ravel", "roll", "squeeze", "swapaxes", "tile"]
+
+
+def atleast_Nd(arry, *, n=1, left=True):
+    """Return `arry` with length-1 axes added on the left (or the right) up to `n` dimensions (PyTensor's)."""
+    arry = as_tensor_variable(arry)
+    if arry.ndim >= n:
+        return arry
+    added = ["x"] * (n - arry.ndim)
+    return arry.dimshuffle(added + list(range(arry.ndim)) if left else list(range(arry.ndim)) + added)
+
+
+def atleast_1d(arry):
+    """Return `arry` with at least one dimension (numpy.atleast_1d of one array)."""
+    return atleast_Nd(arry, n=1)
+
+
+def atleast_2d(arry):
+    """Return `arry` with at least two dimensions, new axes on the left (numpy.atleast_2d of one array)."""
+    return atleast_Nd(arry, n=2)
+
+
+def atleast_3d(arry):
+    """Return `arry` with at least three dimensions, new axes on the left (PyTensor's: numpy pads 1-d both sides)."""
+    return atleast_Nd(arry, n=3)
+
+
+__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "atleast_Nd", "broadcast_arrays", "broadcast_shape", "broadcast_to",
+           "expand_dims", "matrix_transpose", "moveaxis", "ravel", "roll", "squeeze", "swapaxes", "tile"]

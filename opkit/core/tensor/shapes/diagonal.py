@@ -267,6 +267,54 @@ class FillDiagonal(Op):
         return [ga, cast(gval, val.dtype) if is_float_dtype(val.dtype) else gval]
 
 
+class FillDiagonalOffset(Op):
+    """A copy of the matrix `a` with its `offset` diagonal (a scalar input) set to `val` (perform: numpy)."""
+
+    __props__ = ()
+
+    def make_node(self, a, val, offset):
+        a, val = as_tensor_variable(a), as_tensor_variable(val)
+        if a.ndim != 2:
+            raise TypeError(f"fill_diagonal_offset: a must be a matrix, got {a} with {a.ndim} dimensions")
+        if val.ndim != 0:
+            raise TypeError(f"fill_diagonal_offset: val must be a scalar, got {val} with {val.ndim} dimensions")
+        offset = _int_scalar(offset, "fill_diagonal_offset", "offset")
+        return Apply(self, [a, val, offset], [TensorType(a.dtype, a.type.shape)()])
+
+    def perform(self, node, inputs, output_storage):
+        a, val, offset = inputs[0].copy(), inputs[1], int(inputs[2])
+        steps = np.arange(diagonal_length(a.shape[0], a.shape[1], offset))
+        a[steps + max(0, -offset), steps + max(0, offset)] = val
+        output_storage[0][0] = a
+
+    def infer_shape(self, node, input_shapes):
+        return [input_shapes[0]]
+
+    def shape_checks(self, node, input_shapes):
+        return []
+
+    def connection_pattern(self, node):
+        return [[True], [True], [False]]
+
+    def grad(self, inputs, output_grads):
+        from opkit.core.gradient_types import grad_undefined
+        from opkit.core.tensor.shapes.shape_ops import shape
+
+        a, val, offset = inputs
+        g = output_grads[0]
+        ga = self(g, 0, offset) if is_float_dtype(a.dtype) else float_zeros_like(a)
+        dims = shape(g)
+        gval = (g * Eye(g.dtype)(dims[0], dims[1], offset)).sum()
+        gval = cast(gval, val.dtype) if is_float_dtype(val.dtype) else float_zeros_like(val)
+        return [ga, gval, grad_undefined(self, 2, offset, "the offset is an integer")]
+
+
+def fill_diagonal_offset(a, val, offset):
+    """Return a copy of the matrix `a` with its `offset` diagonal set to the scalar `val` (PyTensor's)."""
+    a = as_tensor_variable(a)
+    return FillDiagonalOffset()(a, cast(as_tensor_variable(val), a.dtype), offset)
+
+
 def eye(n, m=None, k=0, dtype=None):
     """Return numpy.eye(n, m, k): ones on the `k` diagonal (dtype: config.floatX unless given)."""
     from opkit.config import config
@@ -328,5 +376,5 @@ def fill_diagonal(a, val):
     return fill_diagonal_(a, cast(val, a.dtype))
 
 
-__all__ = ["AllocDiag", "Eye", "ExtractDiag", "FillDiagonal", "diag", "diagonal", "eye", "fill_diagonal",
-           "identity_like", "trace"]
+__all__ = ["AllocDiag", "Eye", "ExtractDiag", "FillDiagonal", "FillDiagonalOffset", "diag", "diagonal", "eye",
+           "fill_diagonal", "fill_diagonal_offset", "identity_like", "trace"]

@@ -1,13 +1,17 @@
-"""Arrays made from a shape and a value: full, full_like, empty, empty_like, linspace, tri, tril and triu.
+"""Arrays made from a shape and a value: full, full_like, empty, empty_like, linspace, logspace, bartlett, tri,
+tril and triu.
 
-Graphs of Alloc, ARange, DimShuffle and elementwise ops, as PyTensor builds them (no op of their own).
+Graphs of Alloc, ARange, DimShuffle and elementwise ops, as PyTensor builds them; Bartlett runs numpy.bartlett
+in perform (no C), as PyTensor's.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from opkit.core.graph import Variable
+from opkit.core.graph import Apply, Variable
+from opkit.core.op import Op
+from opkit.core.tensor.types.type import TensorType
 from opkit.core.tensor.shapes.alloc import alloc, alloc_like, cast, known_dtype
 from opkit.core.tensor.types.variable import as_tensor_variable, constant
 
@@ -97,6 +101,54 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     return y
 
 
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """Return `base` to the powers linspace(start, stop, num) (numpy.logspace)."""
+    from opkit.core.tensor.elementwise.basic import pow
+
+    y = linspace(start, stop, num, endpoint=endpoint, axis=axis)
+    base = as_tensor_variable(base)
+    if base.ndim:
+        raise ValueError(f"logspace: base must be a scalar, got {base} with {base.ndim} dimensions")
+    result = pow(cast(base, y.dtype) if base.owner is None and "weak_value" in base.tag else base, y)
+    return cast(result, dtype) if dtype is not None else result
+
+
+class Bartlett(Op):
+    """numpy.bartlett(M): the triangular window of M points, float64 (perform: numpy, as PyTensor's)."""
+
+    __props__ = ()
+
+    def make_node(self, M):
+        M = as_tensor_variable(M)
+        if M.ndim != 0 or np.dtype(M.dtype).kind not in "iu":
+            raise TypeError(f"bartlett: M must be an integer scalar, got {M} of type {M.type}")
+        return Apply(self, [M], [TensorType("float64", (None,))()])
+
+    def perform(self, node, inputs, output_storage):
+        output_storage[0][0] = np.bartlett(int(inputs[0]))
+
+    def infer_shape(self, node, input_shapes):
+        from opkit.core.tensor.elementwise.basic import maximum
+
+        return [(maximum(cast(node.inputs[0], "int64"), 0),)]
+
+    def shape_checks(self, node, input_shapes):
+        return []
+
+    def connection_pattern(self, node):
+        return [[False]]
+
+    def grad(self, inputs, output_grads):
+        from opkit.core.gradient_types import disconnected_type
+
+        return [disconnected_type()]
+
+
+def bartlett(M):
+    """Return numpy.bartlett(M), the triangular window of `M` points (empty when M <= 0)."""
+    return Bartlett()(M)
+
+
 def tri(N, M=None, k=0, dtype=None):
     """Return numpy.tri(N, M, k): ones at and below the `k` diagonal (dtype: config.floatX unless given)."""
     from opkit.core.tensor.elementwise.logic import ge
@@ -131,4 +183,5 @@ def triu(m, k=0):
     return _triangle(m, k, "triu", lower=False)
 
 
-__all__ = ["empty", "empty_like", "full", "full_like", "linspace", "tri", "tril", "triu"]
+__all__ = ["Bartlett", "bartlett", "empty", "empty_like", "full", "full_like", "linspace", "logspace", "tri", "tril",
+           "triu"]
