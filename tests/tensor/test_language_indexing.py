@@ -293,3 +293,17 @@ def test_jacobian_and_hessian_of_a_static_size_are_graphs():
     import opkit.compat.theano.tensor as tt
 
     assert pg.jacobian is tg.jacobian is tt.jacobian is jacobian and tt.hessian is hessian
+
+
+# ---- Theano's boolean-index functions ---------------------------------------------------------------------------
+
+def test_theanos_boolean_index_functions():
+    import opkit.compat.theano.tensor as tt
+
+    x, y, mask = ot.dmatrix("x"), ot.dscalar("y"), ot.matrix("mask", dtype="bool")
+    maskn = XV > 0
+    cases = [(tt.advanced_boolean_subtensor(x, mask), XV[maskn]),
+             (tt.advanced_boolean_set_subtensor(x, y, mask), _set(XV, (maskn,), 2.0)),
+             (tt.advanced_boolean_inc_subtensor(x, y, mask[:, 0], 1), _add_at(XV, (np.nonzero(maskn[:, 0])[0], 1), 2.0))]
+    f = _compiled([x, y, mask], [c[0] for c in cases], "FAST_COMPILE")
+    _check(f(XV, 2.0, maskn), [c[1] for c in cases])
