@@ -28,14 +28,19 @@ _LAZY = {
         "and_", "eq", "ge", "gt", "invert", "le", "lt", "neq", "or_", "switch", "where", "xor"),
     "opkit.core.tensor.shapes.creation": ("arange", "ones", "zeros"),
     "opkit.core.tensor.shapes.axes": (
-        "broadcast_arrays", "broadcast_shape", "broadcast_to", "expand_dims", "matrix_transpose", "moveaxis", "ravel",
-        "roll", "squeeze", "swapaxes", "tile"),
+        "atleast_1d", "atleast_2d", "atleast_3d", "atleast_Nd", "broadcast_arrays", "broadcast_shape", "broadcast_to",
+        "expand_dims", "matrix_transpose", "moveaxis", "ravel", "roll", "squeeze", "swapaxes", "tile"),
     "opkit.core.tensor.shapes.diagonal": (
-        "AllocDiag", "Eye", "ExtractDiag", "FillDiagonal", "diag", "diagonal", "eye", "fill_diagonal", "identity_like",
-        "trace"),
+        "AllocDiag", "Eye", "ExtractDiag", "FillDiagonal", "FillDiagonalOffset", "diag", "diagonal", "eye",
+        "fill_diagonal", "fill_diagonal_offset", "identity_like", "trace"),
     "opkit.core.tensor.shapes.repeat_take": ("Repeat", "Take", "repeat", "take"),
-    "opkit.core.tensor.shapes.filled": ("empty", "empty_like", "full", "full_like", "linspace", "tri", "tril", "triu"),
+    "opkit.core.tensor.shapes.filled": (
+        "Bartlett", "bartlett", "empty", "empty_like", "full", "full_like", "linspace", "logspace", "tri", "tril", "triu"),
     "opkit.core.tensor.shapes.closeness": ("allclose", "isclose"),
+    "opkit.core.tensor.shapes.split": ("horizontal_stack", "split", "vertical_stack"),
+    "opkit.core.tensor.shapes.nonzero": (
+        "flatnonzero", "nonzero", "nonzero_values", "tril_indices", "tril_indices_from", "triu_indices",
+        "triu_indices_from"),
     "opkit.core.tensor.shapes.join": ("concatenate", "stack"),
     "opkit.core.tensor.shapes.specify_shape": ("SpecifyShape", "specify_shape"),
     "opkit.core.tensor.shapes.subtensor": ("Subtensor",),
@@ -87,17 +92,23 @@ if TYPE_CHECKING:  # the lazy names and what globals().update() above defines, f
                                                              log1p, minimum, mod, round, sigmoid, sign, sin,
                                                              softplus, tanh)
     from opkit.core.tensor.elementwise.logic import and_, eq, ge, gt, invert, le, lt, neq, or_, switch, where, xor
-    from opkit.core.tensor.shapes.axes import (broadcast_arrays, broadcast_shape, broadcast_to, expand_dims,
-                                               matrix_transpose, moveaxis, ravel, roll, squeeze, swapaxes, tile)
+    from opkit.core.tensor.shapes.axes import (atleast_1d, atleast_2d, atleast_3d, atleast_Nd, broadcast_arrays,
+                                               broadcast_shape, broadcast_to, expand_dims, matrix_transpose, moveaxis,
+                                               ravel, roll, squeeze, swapaxes, tile)
     from opkit.core.tensor.shapes.closeness import allclose, isclose
     from opkit.core.tensor.products.matmul import batched_dot, matmul, outer, tensordot
     from opkit.core.tensor.reductions.statistics import all, any, logsumexp, ptp, std, var
     from opkit.core.tensor.sorting.cumulative import cumprod, cumsum
     from opkit.core.tensor.sorting.sort import argsort, sort
     from opkit.core.tensor.shapes.creation import arange, ones, zeros
-    from opkit.core.tensor.shapes.diagonal import (AllocDiag, Eye, ExtractDiag, FillDiagonal, diag, diagonal, eye,
-                                                   fill_diagonal, identity_like, trace)
-    from opkit.core.tensor.shapes.filled import empty, empty_like, full, full_like, linspace, tri, tril, triu
+    from opkit.core.tensor.shapes.diagonal import (AllocDiag, Eye, ExtractDiag, FillDiagonal, FillDiagonalOffset,
+                                                   diag, diagonal, eye, fill_diagonal, fill_diagonal_offset,
+                                                   identity_like, trace)
+    from opkit.core.tensor.shapes.filled import (Bartlett, bartlett, empty, empty_like, full, full_like, linspace,
+                                                 logspace, tri, tril, triu)
+    from opkit.core.tensor.shapes.nonzero import (flatnonzero, nonzero, nonzero_values, tril_indices,
+                                                  tril_indices_from, triu_indices, triu_indices_from)
+    from opkit.core.tensor.shapes.split import horizontal_stack, split, vertical_stack
     from opkit.core.tensor.shapes.repeat_take import Repeat, Take, repeat, take
     from opkit.core.tensor.shapes.inc_subtensor import IncSubtensor, inc_subtensor, set_subtensor
     from opkit.core.tensor.shapes.advanced_inc_subtensor import AdvancedIncSubtensor, AdvancedIncSubtensor1
@@ -155,7 +166,10 @@ __all__ = [
     "broadcast_arrays", "broadcast_shape", "broadcast_to", "expand_dims", "matrix_transpose", "moveaxis", "ravel",
     "roll", "squeeze", "swapaxes", "tile", "AllocDiag", "Eye", "ExtractDiag", "FillDiagonal", "diag", "diagonal",
     "eye", "fill_diagonal", "identity_like", "trace", "Repeat", "Take", "repeat", "take", "empty", "empty_like",
-    "full", "full_like", "linspace", "tri", "tril", "triu", "allclose", "isclose",
+    "full", "full_like", "linspace", "tri", "tril", "triu", "allclose", "isclose", "atleast_1d", "atleast_2d",
+    "atleast_3d", "atleast_Nd", "FillDiagonalOffset", "fill_diagonal_offset", "Bartlett", "bartlett", "logspace",
+    "horizontal_stack", "split", "vertical_stack", "flatnonzero", "nonzero", "nonzero_values", "tril_indices",
+    "tril_indices_from", "triu_indices", "triu_indices_from",
     "Prod", "Max", "Min", "Mean", "Argmax", "Argmin", "prod", "max", "min", "mean", "argmax", "argmin",
     "std", "var", "logsumexp", "any", "all", "ptp", "sort", "argsort", "cumsum", "cumprod",
     "matmul", "outer", "tensordot", "batched_dot",
