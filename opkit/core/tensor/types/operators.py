@@ -86,6 +86,12 @@ def _repeat_take():
     return repeat_take
 
 
+def _nonzero():
+    from opkit.core.tensor.shapes import nonzero  # later layer: x.nonzero() builds MaskNonzero
+
+    return nonzero
+
+
 def _fill():
     from opkit.core.tensor.shapes import fill  # later layer: x.fill(value) builds Fill
 
@@ -151,6 +157,7 @@ HOMES = {
     _diagonal: ("diagonal", "trace"),
     _repeat_take: ("repeat", "take"),
     _fill: ("fill",),
+    _nonzero: ("nonzero", "nonzero_values"),
     _reduction: ("sum", "prod", "max", "min", "mean", "argmax", "argmin"),
     _statistics: ("std", "var", "ptp"),
     _sort: ("sort", "argsort"),
