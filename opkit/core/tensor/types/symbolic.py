@@ -187,6 +187,14 @@ class _TensorOperators:
         """Return the sum of the `offset` diagonal (numpy's ndarray.trace)."""
         return find("trace")(self, offset, axis1, axis2)
 
+    def nonzero(self, return_matrix=False):
+        """Return the coordinates of the nonzero elements, one int64 vector per axis (numpy's x.nonzero())."""
+        return find("nonzero")(self, return_matrix)
+
+    def nonzero_values(self):
+        """Return the nonzero elements, flattened in order."""
+        return find("nonzero_values")(self)
+
     def fill(self, value):
         """Return `value` broadcast to this tensor's shape (PyTensor's x.fill(value))."""
         return find("fill")(self, value)
