@@ -27,8 +27,12 @@ def _unwrapped(outputs):
     return outputs
 
 
-def function(inputs, outputs=None, mode=None, **kwargs):
-    """opkit.function with PyTensor's mode names and ``Out`` outputs; other keywords are opkit.function's."""
+def function(inputs, outputs=None, mode=None, accept_inplace=False, **kwargs):
+    """opkit.function with PyTensor's mode names and ``Out`` outputs; other keywords are opkit.function's.
+
+    ``accept_inplace`` lets PyTensor compile a graph that already holds in-place ops; opkit.function takes
+    such a graph as it is (an op's destroy_map is its own contract), so the flag changes nothing.
+    """
     return _function(inputs, _unwrapped(outputs), mode=None if mode is None else get_mode(mode), **kwargs)
 
 
