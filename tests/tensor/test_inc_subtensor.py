@@ -345,7 +345,8 @@ def test_an_inferred_shape_keeps_the_ops_checks(mode):
 def test_build_time_errors():
     x, m = ot.dvector("x"), ot.dmatrix("m")
     with pytest.raises(TypeError, match=r"set_subtensor: x must be the result of indexing a tensor with integers "
-                                        r"and slices \(x\[1:, 2\], x.shape\[0\]\), got x$"):
+                                        r"and slices, integer arrays or masks \(x\[1:, 2\], x\[idx\], x\[mask\], "
+                                        r"x.shape\[0\]\), got x$"):
         ot.set_subtensor(x, 1.0)
     with pytest.raises(TypeError, match=r"inc_subtensor: x must be the result .*, a result of "):
         ot.inc_subtensor(ot.exp(x), 1.0)

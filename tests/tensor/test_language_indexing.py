@@ -86,7 +86,8 @@ def test_integer_and_bool_data(mode):
     """The gather and the writes of every data dtype class: ints (exact), bool, float32, complex."""
     idx = ot.lvector("idx")
     data = {"int8": np.arange(-6, 6, dtype="int8").reshape(4, 3), "uint64": np.arange(12, dtype="uint64").reshape(4, 3),
-            "bool": (np.arange(12) % 3 == 0).reshape(4, 3), "float32": np.linspace(-1, 1, 12, dtype="float32").reshape(4, 3),
+            "bool": (np.arange(12) % 3 == 0).reshape(4, 3),
+            "float32": np.linspace(-1, 1, 12, dtype="float32").reshape(4, 3),
             "complex128": (np.arange(12) * (1 + 2j)).reshape(4, 3)}
     xs = {d: ot.matrix(f"x_{d}", dtype=d) for d in data}
     iv = np.array([3, 0, 3, -4])
@@ -166,7 +167,8 @@ def test_gradients_as_pytensor():
         return sum((p * (k + 1.5)).sum() for k, p in enumerate(parts))
 
     def writes(x, y):  # a set writes each index once: where one repeats, PyTensor's gradient of y counts each
-        parts = [ot.inc_subtensor(x[idx], y), ot.set_subtensor(x[np.array([3, 1])], y), ot.inc_subtensor(x[idx, 1:], y[1:]),
+        parts = [ot.inc_subtensor(x[idx], y), ot.set_subtensor(x[np.array([3, 1])], y),
+                 ot.inc_subtensor(x[idx, 1:], y[1:]),
                  ot.set_subtensor(x[mask], y[0]), ot.set_subtensor(x[None, 1:], y), ot.inc_subtensor(x[:, None], y)]
         return sum((p * (k + 1.5)).sum() for k, p in enumerate(parts))
 
@@ -304,6 +306,7 @@ def test_theanos_boolean_index_functions():
     maskn = XV > 0
     cases = [(tt.advanced_boolean_subtensor(x, mask), XV[maskn]),
              (tt.advanced_boolean_set_subtensor(x, y, mask), _set(XV, (maskn,), 2.0)),
-             (tt.advanced_boolean_inc_subtensor(x, y, mask[:, 0], 1), _add_at(XV, (np.nonzero(maskn[:, 0])[0], 1), 2.0))]
+             (tt.advanced_boolean_inc_subtensor(x, y, mask[:, 0], 1),
+              _add_at(XV, (np.nonzero(maskn[:, 0])[0], 1), 2.0))]
     f = _compiled([x, y, mask], [c[0] for c in cases], "FAST_COMPILE")
     _check(f(XV, 2.0, maskn), [c[1] for c in cases])

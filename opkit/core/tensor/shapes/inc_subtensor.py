@@ -17,7 +17,7 @@ import numpy as np
 from opkit.core.builtin_ops import Shape_i, shape_op
 from opkit.core.c_source import SectionOp, render
 from opkit.core.gradient_registry import registered
-from opkit.core.graph import Apply, Constant
+from opkit.core.graph import Apply
 from opkit.core.tensor.shapes.index_values import check_index_inputs
 from opkit.core.tensor.shapes.subtensor import (NEW_AXES_TAG, Subtensor, _static_shape, build_index, index_kinds,
                                                 parse_index, subtensor, write_checks)
