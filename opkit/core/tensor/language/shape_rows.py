@@ -380,6 +380,110 @@ def _np_allclose(a, b, rtol=1e-5, atol=1e-8, equal_nan=False):
     return np.asarray(np.allclose(a, b, rtol, atol, equal_nan))
 
 
+def _atleast_examples(rng):
+    return _cases(each_dtype(rng, (3,))) + [((values(rng, (), "int8"),), {}), ((values(rng, (0, 2), "float32"),), {}),
+                                            ((reversed_view(values(rng, (2, 3), "float64")),), {}),
+                                            ((fortran(values(rng, (2, 3, 2), "uint16")),), {})]
+
+
+def _atleast_nd_examples(rng):
+    return [((values(rng, (3,), d),), {"n": 3, "left": left}) for d in ("int8", "float64", "bool")
+            for left in (True, False)] + [((values(rng, (0, 2), "float32"),), {"n": 4}),
+                                          ((strided(values(rng, (2, 3), "int64")),), {"n": 1})]
+
+
+def _split_examples(rng):
+    cases = _cases(each_dtype(rng, (5, 2)), [2, 0, 3])
+    return cases + [((fortran(values(rng, (2, 5), "float64")), [1, 4]), {"axis": -1}),
+                    ((values(rng, (0, 3), "int8"), [0, 0]), {}),
+                    ((reversed_view(values(rng, (4,), "float32")), np.asarray([3, 1])), {"n_splits": 2})]
+
+
+def _hstack_examples(rng):
+    cases = [((values(rng, (2, 3), d), values(rng, (2, 1), d)), {}) for d in ALL_DTYPES]
+    return cases + [((fortran(values(rng, (2, 2), "float64")), values(rng, (2, 0), "int8"),
+                      strided(values(rng, (2, 3), "float32"))), {})]
+
+
+def _vstack_examples(rng):
+    cases = [((values(rng, (2, 3), d), values(rng, (1, 3), d)), {}) for d in ALL_DTYPES]
+    return cases + [((reversed_view(values(rng, (2, 2), "float64")), values(rng, (0, 2), "int8")), {})]
+
+
+def _nonzero_examples(rng):
+    cases = _cases(each_dtype(rng, (3, 4), special=True))
+    return cases + [((values(rng, (2, 3, 2), "int8"),), {"return_matrix": True}),
+                    ((values(rng, (0, 3), "float64"),), {}), ((fortran(values(rng, (3, 2), "bool")),), {}),
+                    ((reversed_view(values(rng, (5,), "uint8")),), {})]
+
+
+def _flat_nonzero_examples(rng):
+    return _cases(each_dtype(rng, (3, 4), special=True)) + \
+        [((values(rng, (0,), "float64"),), {}), ((strided(values(rng, (2, 3), "int16")),), {}),
+         ((values(rng, (), "float32"),), {})]
+
+
+def _tri_indices_examples(rng):
+    return [((3,), {}), ((4, 1), {}), ((3, -1, 5), {}), ((0,), {}), ((2, 5, 3), {})]
+
+
+def _tri_indices_from_examples(rng):
+    return [((values(rng, (3, 4), d), k), {}) for d, k in (("float64", 0), ("int8", -1), ("bool", 2))] + \
+        [((values(rng, (0, 2), "float32"),), {})]
+
+
+def _fill_diagonal_offset_examples(rng):
+    cases = [((values(rng, (3, 4), d), values(rng, (), d), k), {}) for d, k in zip(ALL_DTYPES, range(-3, 9))]
+    return cases + [((fortran(values(rng, (4, 3), "float64")), 2.5, -1), {}), ((values(rng, (0, 3), "int8"), 1, 0), {})]
+
+
+def _logspace_examples(rng):
+    return [((0, 2, 5), {}), ((1, 2, 4), {"base": 2.0, "endpoint": False}), ((0, 1, 3), {"dtype": "float32"}),
+            ((values(rng, (2,), "float64"), 1.0, 3), {"axis": -1}), ((2, 3, 0), {})]
+
+
+def _bartlett_examples(rng):
+    return [((m,), {}) for m in (-2, 0, 1, 2, 5, 8)]
+
+
+def _np_atleast_3d(arry):
+    return arry.reshape((1,) * (3 - arry.ndim) + arry.shape) if arry.ndim < 3 else arry
+
+
+def _np_atleast_nd(arry, n=1, left=True):
+    added = (1,) * max(0, n - arry.ndim)
+    return arry.reshape(added + arry.shape if left else arry.shape + added)
+
+
+def _np_split(x, splits_size, n_splits=None, axis=0):
+    return np.split(x, np.cumsum(splits_size)[:-1], axis=axis)
+
+
+def _np_horizontal_stack(*args):
+    return np.hstack(args)
+
+
+def _np_vertical_stack(*args):
+    return np.vstack(args)
+
+
+def _np_nonzero(a, return_matrix=False):
+    coordinates = np.nonzero(a)
+    return np.stack(coordinates) if return_matrix else coordinates
+
+
+def _np_nonzero_values(a):
+    flat = np.ravel(a)
+    return flat[flat != 0]
+
+
+def _np_fill_diagonal_offset(a, val, offset):
+    result = a.copy()
+    steps = np.arange(len(np.diagonal(a, offset)))
+    result[steps + max(0, -offset), steps + max(0, offset)] = val
+    return result
+
+
 SAME = "the input's dtype"
 VIEW_GRAD = "the output gradient moved back (PyTensor's)"
 NONE = "none: the result does not depend on the input's values"
@@ -477,6 +581,45 @@ ROWS = [
         "creation", examples=_like_examples, notes="numpy leaves the values unspecified; opkit's are zeros"),
     Row("linspace", np.linspace, "`dtype`, else numpy's float of start and stop", "through the elementwise graph",
         "the elementwise ops' C; perform: numpy.arange", "creation", nin=0, examples=_linspace_examples),
+    Row("atleast_1d", np.atleast_1d, SAME, VIEW_GRAD, f"{SHAPES}/dimshuffle.c", FAMILY, examples=_atleast_examples,
+        differentiable=True),
+    Row("atleast_2d", np.atleast_2d, SAME, VIEW_GRAD, f"{SHAPES}/dimshuffle.c", FAMILY, examples=_atleast_examples,
+        differentiable=True),
+    Row("atleast_3d", _np_atleast_3d, SAME, VIEW_GRAD, f"{SHAPES}/dimshuffle.c", FAMILY, examples=_atleast_examples,
+        differentiable=True, notes="PyTensor's: the new axes go on the left (numpy.atleast_3d pads a vector on both "
+        "sides)"),
+    Row("atleast_Nd", _np_atleast_nd, SAME, VIEW_GRAD, f"{SHAPES}/dimshuffle.c", FAMILY,
+        examples=_atleast_nd_examples, differentiable=True),
+    Row("split", _np_split, SAME, "each piece's gradient in its place (a Concatenate of Subtensor gradients)",
+        f"{SHAPES}/subtensor.c (views) and the checks' C", FAMILY, examples=_split_examples, differentiable=True,
+        notes="PyTensor's split(x, splits_size, n_splits, axis): sizes, not numpy's indices"),
+    Row("horizontal_stack", _np_horizontal_stack, "numpy's promotion of the inputs' dtypes", "slices of the output gradient",
+        "perform: numpy.concatenate", FAMILY, nin=2, examples=_hstack_examples, differentiable=True,
+        notes="matrices only, as PyTensor's"),
+    Row("vertical_stack", _np_vertical_stack, "numpy's promotion of the inputs' dtypes", "slices of the output gradient",
+        "perform: numpy.concatenate", FAMILY, nin=2, examples=_vstack_examples, differentiable=True,
+        notes="matrices only, as PyTensor's"),
+    Row("nonzero", _np_nonzero, "int64", NONE, "perform: numpy.nonzero (MaskNonzero)", FAMILY,
+        examples=_nonzero_examples),
+    Row("flatnonzero", np.flatnonzero, "int64", NONE, "perform: numpy.nonzero (MaskNonzero)", FAMILY,
+        examples=_flat_nonzero_examples),
+    Row("nonzero_values", _np_nonzero_values, SAME, "the output gradient added at the nonzero elements (TakeGrad)",
+        f"{SHAPES}/take.c; perform: numpy.nonzero", FAMILY, examples=_flat_nonzero_examples),
+    Row("tril_indices", np.tril_indices, "int64", NONE, "perform: numpy.nonzero of tri", "creation", nin=0,
+        examples=_tri_indices_examples),
+    Row("triu_indices", np.triu_indices, "int64", NONE, "perform: numpy.nonzero of tri", "creation", nin=0,
+        examples=_tri_indices_examples),
+    Row("tril_indices_from", np.tril_indices_from, "int64", NONE, "perform: numpy.nonzero of tri", "creation",
+        examples=_tri_indices_from_examples),
+    Row("triu_indices_from", np.triu_indices_from, "int64", NONE, "perform: numpy.nonzero of tri", "creation",
+        examples=_tri_indices_from_examples),
+    Row("fill_diagonal_offset", _np_fill_diagonal_offset, "a's dtype (val is cast)", "a: the gradient with a zero "
+        "diagonal; val: the sum of its diagonal; offset: undefined (PyTensor's)", "perform: numpy indexing", FAMILY,
+        nin=2, examples=_fill_diagonal_offset_examples, differentiable=True),
+    Row("logspace", np.logspace, "`dtype`, else numpy's float of start and stop", "through the elementwise graph",
+        "the elementwise ops' C (pow)", "creation", nin=0, examples=_logspace_examples),
+    Row("bartlett", np.bartlett, "float64", NONE, "perform: numpy.bartlett (as PyTensor's)", "creation", nin=0,
+        examples=_bartlett_examples),
     Row("isclose", np.isclose, "bool", "none (a comparison)", "the elementwise comparisons' C, fused", "logic",
         nin=2, examples=_isclose_examples),
     Row("allclose", _np_allclose, "bool (0-d)", "none (a comparison)", "the elementwise comparisons' C and a sum",
