@@ -72,8 +72,24 @@ def _graph_cases(m, v):
         ("isclose nan", ot.isclose(v, v, equal_nan=True), lambda a, b: np.isclose(b, b, equal_nan=True)),
         ("allclose", ot.allclose(m, m), lambda a, b: np.asarray(np.allclose(a, a))),
         ("size", m.size, lambda a, b: np.asarray(a.size, dtype="int64")),
+        ("atleast_3d", ot.atleast_3d(v), lambda a, b: b[None, None]),
+        ("split", ot.split(m, [1, 2], axis=1)[1], lambda a, b: a[:, 1:]),
+        ("horizontal_stack", ot.horizontal_stack(m, m[:, :1]), lambda a, b: np.hstack([a, a[:, :1]])),
+        ("vertical_stack", ot.vertical_stack(m[:1], m), lambda a, b: np.vstack([a[:1], a])),
+        ("nonzero", m.nonzero()[1], lambda a, b: np.nonzero(a)[1]),
+        ("flatnonzero", ot.flatnonzero(m), lambda a, b: np.flatnonzero(a)),
+        ("nonzero_values", v.nonzero_values(), lambda a, b: b[b != 0]),
+        ("triu_indices_from", ot.triu_indices_from(m, 1)[1], lambda a, b: np.triu_indices_from(a, 1)[1]),
+        ("fill_diagonal_offset", ot.fill_diagonal_offset(m, 1, -1), lambda a, b: _offset_filled(a, 1, -1)),
         ("copy", v.copy(), lambda a, b: b.copy()),
     ]
+
+
+def _offset_filled(a, value, offset):
+    a = a.copy()
+    steps = np.arange(len(a.diagonal(offset)))
+    a[steps + max(0, -offset), steps + max(0, offset)] = value
+    return a
 
 
 def _filled(a, value):
@@ -159,7 +175,9 @@ def test_gradients_as_pytensor_defines_them():
                  ot.tile(v, (2, 2)), ot.repeat(m, [1, 0, 2], axis=0), ot.repeat(m, 2), ot.take(m, [[0, -1], [2, 2]], 1),
                  ot.take(m, [5, -9], mode="wrap"), ot.take(m, [5, -9], axis=0, mode="clip"), ot.roll(m, 5, 1),
                  ot.roll(t3, -2), ot.fill_diagonal(m, val), ot.squeeze(m[:, :1], 1), ot.moveaxis(t3, 0, -1),
-                 ot.broadcast_to(v, (2, 3)), ot.swapaxes(t3, 0, 2), m.ravel(), ot.linspace(val, v, 3)]
+                 ot.broadcast_to(v, (2, 3)), ot.swapaxes(t3, 0, 2), m.ravel(), ot.linspace(val, v, 3),
+                 *ot.split(m, [3, 0, 1], axis=-1), ot.fill_diagonal_offset(m, val, 1), ot.atleast_3d(v),
+                 ot.vertical_stack(m, m[:1]), ot.logspace(val, v, 2, base=2.0)]
         return ot.concatenate([t.ravel() for t in terms])
 
     verify_grad(cost, [rng.standard_normal((3, 4)), rng.standard_normal(3), rng.standard_normal((2, 3, 4)),
@@ -203,6 +221,15 @@ def test_integer_inputs_get_zero_float_gradients():
     (lambda x: ot.fill_diagonal(x, x), TypeError, "fill_diagonal: val must be a scalar"),
     (lambda x: ot.fill_diagonal(x[0], 1), TypeError, "fill_diagonal: a must have at least two dimensions"),
     (lambda x: ot.full((3,), x), ValueError, "full: the fill value's 2 dimensions do not fit the shape's 1"),
+    (lambda x: ot.split(x, [1, 2], n_splits=3), ValueError, "split: n_splits=3 but splits_size has 2 entries"),
+    (lambda x: ot.split(x, [1.5]), TypeError, "split: splits_size must hold integers"),
+    (lambda x: ot.split(x, ot.lvector()), ValueError, "pass n_splits="),
+    (lambda x: ot.horizontal_stack(x, x[0]), ValueError, "horizontal_stack: all arguments must have two dimensions"),
+    (lambda x: ot.vertical_stack(x), ValueError, "vertical_stack: too few arguments"),
+    (lambda x: ot.nonzero(x[0, 0]), ValueError, "nonzero: calling nonzero on a 0-d tensor is not allowed"),
+    (lambda x: ot.tril_indices_from(x[0]), ValueError, "tril_indices_from: the input array must be 2-d"),
+    (lambda x: ot.fill_diagonal_offset(x, 1, 0.5), TypeError, "fill_diagonal_offset: offset must be an integer"),
+    (lambda x: ot.bartlett(x), TypeError, "bartlett: M must be an integer scalar"),
     (lambda x: ot.broadcast_to(x, (3,)), ValueError, "broadcast_to: the shape has 1 entries, fewer than the 2"),
     (lambda x: ot.broadcast_arrays(ot.specify_shape(x, (2, 3)), ot.specify_shape(x, (2, 4))), ValueError,
      "broadcast_arrays: shape mismatch"),
@@ -218,7 +245,8 @@ def test_bad_arguments_raise_naming_them(build, error, message):
 def checked():
     """The C and the Python linkers' functions of the ops that check their values when they run."""
     x, r, i, n = ot.dmatrix("x"), ot.lvector("r"), ot.lvector("i"), ot.lscalar("n")
-    outputs = [ot.repeat(x, r, axis=0), ot.take(x, i, axis=1), ot.eye(n, 2), ot.squeeze(x, 0), ot.fill_diagonal(x, 2.0)]
+    outputs = [ot.repeat(x, r, axis=0), ot.take(x, i, axis=1), ot.eye(n, 2), ot.squeeze(x, 0), ot.fill_diagonal(x, 2.0),
+               ot.split(x, [abs(n), 0], axis=1)[1]]
     modes = {"c": opkit.Mode(linker="c", optimizer=None), "py": opkit.Mode(linker="py", optimizer=None)}
     functions = {name: opkit.function([x, r, i, n], outputs, mode=mode) for name, mode in modes.items()}
     functions["shapes"] = opkit.function([x, r, i, n], [o.shape for o in outputs[:2]], mode="FAST_RUN",
@@ -246,6 +274,7 @@ def test_bad_values_raise_numpys_errors(checked, name, bad, error, message):
     ({"n": np.asarray(-1)}, ValueError, "negative dimensions are not allowed"),
     ({"x": np.ones((2, 1)), "r": np.asarray([1])}, ValueError, "cannot select an axis to squeeze out which has "
      "size not equal to one"),
+    ({"n": np.asarray(2)}, ValueError, "split: the split sizes add up to 2, not the length 1 of axis 1"),
 ])
 def test_bad_lengths_raise_numpys_errors(checked, name, bad, error, message):
     with pytest.raises(error) as caught:
@@ -259,6 +288,23 @@ def test_good_values_run(checked):
         np.testing.assert_array_equal(results[0], np.ones((2, 1)))
         np.testing.assert_array_equal(results[2], np.eye(1, 2))
         np.testing.assert_array_equal(results[4], [[2.0]])
+
+
+def test_functions_of_numbers_match_numpy():
+    """The functions of Python numbers (no tensor input), in one FAST_COMPILE function."""
+    k = ot.lscalar("k")
+    cases = [(ot.linspace(0, 1, 5), np.linspace(0, 1, 5)), (ot.linspace(2, -3.5, 7, endpoint=False),
+                                                           np.linspace(2, -3.5, 7, endpoint=False)),
+             (ot.linspace(0, 10, 6, dtype="int32"), np.linspace(0, 10, 6, dtype="int32")),
+             (ot.linspace(0, 1, k + 1, retstep=True)[1], np.linspace(0, 1, 3, retstep=True)[1]),
+             (ot.logspace(0, 2, 5), np.logspace(0, 2, 5)), (ot.bartlett(k + 3), np.bartlett(5)),
+             (ot.bartlett(k - 5), np.bartlett(-3)), (ot.tril_indices(3, -1, k + 2)[1], np.tril_indices(3, -1, 4)[1]),
+             (ot.triu_indices(k)[0], np.triu_indices(2)[0]), (ot.eye(k, dtype="float16"), np.eye(2, dtype="float16")),
+             (ot.tri(k, 3, -1, dtype="uint8"), np.tri(2, 3, -1, dtype="uint8")),
+             (ot.full(k, 7, dtype="int16"), np.full(2, 7, dtype="int16")), (ot.empty((k, 0)), np.zeros((2, 0)))]
+    results = opkit.function([k], [c[0] for c in cases], mode="FAST_COMPILE")(2)
+    for (_, expected), result in zip(cases, results):
+        np.testing.assert_array_equal(result, expected, strict=True)
 
 
 def test_every_shape_row_names_an_opkit_tensor_function_with_examples():
