@@ -123,3 +123,10 @@ def test_pytensor_and_theano_paths():
     assert (cumsum, cumprod, sort, argsort) == (ot.cumsum, ot.cumprod, ot.sort, ot.argsort)
     assert (std, var, logsumexp, matmul, tensordot, batched_dot) == (ot.std, ot.var, ot.logsumexp, ot.matmul,
                                                                      ot.tensordot, ot.batched_dot)
+
+
+def test_matmul_shape_inference_broadcasts_a_length_1_batch_axis_to_0():
+    x, y = ot.tensor("float64", shape=(None, 3, 4)), ot.tensor("float64", shape=(None, 4, 2))
+    f = opkit.function([x, y], ot.matmul(x, y).shape, mode="FAST_RUN")
+    np.testing.assert_array_equal(f(np.zeros((0, 3, 4)), np.zeros((1, 4, 2))), [0, 3, 2])
+    np.testing.assert_array_equal(f(np.zeros((1, 3, 4)), np.zeros((5, 4, 2))), [5, 3, 2])

@@ -13,7 +13,8 @@ import numpy as np
 
 from opkit.core.graph import Apply
 from opkit.core.op import Op
-from opkit.core.tensor.elementwise.basic import add, dot, maximum, mul, upcast
+from opkit.core.tensor.elementwise.basic import add, dot, mul, upcast
+from opkit.core.tensor.elementwise.logic import eq, switch
 from opkit.core.tensor.reductions.reduction import normalize_axis, sum
 from opkit.core.tensor.shapes.alloc import cast, is_float_dtype, shape_dims, transpose
 from opkit.core.tensor.shapes.reshape import reshape
@@ -66,8 +67,8 @@ class Matmul(Op):
         xb = [constant(np.int64(1))] * (n - len(xs) + 2) + list(xs[:-2])
         yb = [constant(np.int64(1))] * (n - len(ys) + 2) + list(ys[:-2])
         static = node.outputs[0].type.shape
-        for i, (a, b) in enumerate(zip(xb, yb)):
-            batch.append(static[i] if static[i] is not None else maximum(a, b))
+        for i, (a, b) in enumerate(zip(xb, yb)):  # numpy's broadcast: a length 1 takes the other's (0 too)
+            batch.append(static[i] if static[i] is not None else switch(eq(a, 1), b, a))
         return [tuple(batch) + (xs[-2], ys[-1])]
 
     def L_op(self, inputs, outputs, output_grads):
