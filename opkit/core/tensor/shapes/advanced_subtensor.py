@@ -270,6 +270,7 @@ class IndicesInRange(Op):
     The check AdvancedSubtensor1's and AdvancedIncSubtensor1's shapes keep (shape_checks)."""
 
     __props__ = ("axis",)
+    view_map = {0: [0]}
 
     def __init__(self, axis):
         self.axis = int(axis)
