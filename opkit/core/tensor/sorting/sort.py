@@ -74,7 +74,7 @@ class _LaneOp(SectionOp):
             raise np.exceptions.AxisError(self.axis, x.ndim, msg_prefix=f"{what} of a {x.ndim}-d tensor")
 
     def infer_shape(self, node, input_shapes):
-        return [input_shapes[-1] if type(self) is TakeAlongAxis else input_shapes[0]]
+        return [input_shapes[-1]]  # the input's (Sort, Argsort), the index's (TakeAlongAxis)
 
     def has_c_code(self, node):
         return _sortable_c(node.inputs[0].dtype) and super().has_c_code(node)
