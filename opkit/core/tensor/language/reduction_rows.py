@@ -92,7 +92,8 @@ def _var_examples(rng):
     cases = per_dtype(rng, ALL_DTYPES, (3, 4), ({"axis": None}, {"axis": 1, "ddof": 1}, {"axis": 0, "keepdims": True},
                                                  {"axis": (0, 1), "ddof": 2}, {"axis": -1}))
     cases += layouts(rng, (3, 5), "float64", {"axis": 0}) + layouts(rng, (4, 3), "int16", {"axis": 1, "ddof": 1})
-    cases += [((values(rng, (0, 3), "float64"),), {"axis": 1}), ((values(rng, (2, 3, 4), "float32"),), {"axis": (0, 2)})]
+    cases += [((values(rng, (0, 3), "float64"),), {"axis": 1}),
+              ((values(rng, (2, 3, 4), "float32"),), {"axis": (0, 2)})]
     return cases
 
 

@@ -23,13 +23,13 @@ from opkit.core.tensor.shapes.reshape import reshape
 from opkit.core.tensor.types.variable import as_tensor_variable, constant
 
 
-def _count(x, axes, dtype):
-    """The number of elements of `x` over `axes`, as a scalar of `dtype`."""
+def _count(x, axes):
+    """The number of elements of `x` over `axes`, an int64 scalar."""
     dims = shape_dims(x)
     count = constant(np.int64(1))
     for axis in axes:
         count = mul(count, dims[axis])
-    return count, cast(count, dtype)
+    return count
 
 
 def _centered(x, axes):
@@ -49,13 +49,13 @@ def var(input, axis=None, ddof=0, keepdims=False, corrected=False):
     if ddof == 0:
         v = mean(sqr(centered), axes, keepdims=keepdims)
     else:
-        count, _ = _count(x, axes, centered.dtype)
+        count = _count(x, axes)
         v = true_div(sum(sqr(centered), axes, keepdims=keepdims), cast(sub(count, int(ddof)), centered.dtype))
     if corrected:
         if ddof == 0:
             error = sqr(mean(centered, axes, keepdims=keepdims))
         else:
-            count, _ = _count(x, axes, centered.dtype)
+            count = _count(x, axes)
             scale = cast(mul(sub(count, int(ddof)), count), centered.dtype)
             error = true_div(sqr(sum(centered, axes, keepdims=keepdims)), scale)
         v = sub(v, error)
