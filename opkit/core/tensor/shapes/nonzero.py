@@ -1,4 +1,4 @@
-"""nonzero, flatnonzero, nonzero_values and the triangle indices (tril_indices, triu_indices, ..._from).
+"""nonzero, flatnonzero, nonzero_values, compress and the triangle indices (tril_indices, triu_indices, ..._from).
 
 The coordinates come from MaskNonzero (mask_index.py, numpy.nonzero in perform); the rest are graphs.
 """
@@ -43,6 +43,16 @@ def nonzero_values(a):
     return take(ravel(a), flatnonzero(a), axis=0)
 
 
+def compress(condition, x, axis=None):
+    """Return the slices of `x` along `axis` where `condition` is nonzero (numpy.compress; axis=None: flattened)."""
+    from opkit.core.tensor.shapes.repeat_take import take
+
+    condition = as_tensor_variable(condition)
+    if condition.ndim != 1:
+        raise ValueError(f"compress: condition must be a vector, got {condition} with {condition.ndim} dimensions")
+    return take(x, flatnonzero(condition), axis=axis)
+
+
 def tril_indices(n, k=0, m=None):
     """Return the (rows, columns) int64 indices of the lower triangle of an n x m array (numpy.tril_indices)."""
     from opkit.core.tensor.shapes.filled import tri
@@ -79,5 +89,5 @@ def triu_indices_from(a, k=0):
     return triu_indices(rows, k, columns)
 
 
-__all__ = ["flatnonzero", "nonzero", "nonzero_values", "tril_indices", "tril_indices_from", "triu_indices",
+__all__ = ["compress", "flatnonzero", "nonzero", "nonzero_values", "tril_indices", "tril_indices_from", "triu_indices",
            "triu_indices_from"]

@@ -1,4 +1,4 @@
-"""split, horizontal_stack and vertical_stack: PyTensor's, as slices of x and a Concatenate (no op of their own)."""
+"""split, horizontal_stack, vertical_stack and stacklists: PyTensor's, as slices of x and a Concatenate (no op of their own)."""
 
 from __future__ import annotations
 
@@ -88,4 +88,13 @@ def vertical_stack(*args):
     return concatenate(_matrices(args, "vertical_stack"), axis=0)
 
 
-__all__ = ["horizontal_stack", "split", "vertical_stack"]
+def stacklists(arg):
+    """Return nested lists of tensors stacked into one tensor, the lists' nesting as its first axes (PyTensor's)."""
+    from opkit.core.tensor.shapes.join import stack
+
+    if isinstance(arg, (list, tuple)):
+        return stack([stacklists(item) for item in arg])
+    return as_tensor_variable(arg)
+
+
+__all__ = ["horizontal_stack", "split", "stacklists", "vertical_stack"]
