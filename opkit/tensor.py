@@ -37,9 +37,9 @@ _LAZY = {
     "opkit.core.tensor.shapes.filled": (
         "Bartlett", "bartlett", "empty", "empty_like", "full", "full_like", "linspace", "logspace", "tri", "tril", "triu"),
     "opkit.core.tensor.shapes.closeness": ("allclose", "isclose"),
-    "opkit.core.tensor.shapes.split": ("horizontal_stack", "split", "vertical_stack"),
+    "opkit.core.tensor.shapes.split": ("horizontal_stack", "split", "stacklists", "vertical_stack"),
     "opkit.core.tensor.shapes.nonzero": (
-        "flatnonzero", "nonzero", "nonzero_values", "tril_indices", "tril_indices_from", "triu_indices",
+        "compress", "flatnonzero", "nonzero", "nonzero_values", "tril_indices", "tril_indices_from", "triu_indices",
         "triu_indices_from"),
     "opkit.core.tensor.shapes.join": ("concatenate", "stack"),
     "opkit.core.tensor.shapes.specify_shape": ("SpecifyShape", "specify_shape"),
@@ -106,9 +106,9 @@ if TYPE_CHECKING:  # the lazy names and what globals().update() above defines, f
                                                    identity_like, trace)
     from opkit.core.tensor.shapes.filled import (Bartlett, bartlett, empty, empty_like, full, full_like, linspace,
                                                  logspace, tri, tril, triu)
-    from opkit.core.tensor.shapes.nonzero import (flatnonzero, nonzero, nonzero_values, tril_indices,
+    from opkit.core.tensor.shapes.nonzero import (compress, flatnonzero, nonzero, nonzero_values, tril_indices,
                                                   tril_indices_from, triu_indices, triu_indices_from)
-    from opkit.core.tensor.shapes.split import horizontal_stack, split, vertical_stack
+    from opkit.core.tensor.shapes.split import horizontal_stack, split, stacklists, vertical_stack
     from opkit.core.tensor.shapes.repeat_take import Repeat, Take, repeat, take
     from opkit.core.tensor.shapes.inc_subtensor import IncSubtensor, inc_subtensor, set_subtensor
     from opkit.core.tensor.shapes.advanced_inc_subtensor import AdvancedIncSubtensor, AdvancedIncSubtensor1
@@ -169,7 +169,7 @@ __all__ = [
     "full", "full_like", "linspace", "tri", "tril", "triu", "allclose", "isclose", "atleast_1d", "atleast_2d",
     "atleast_3d", "atleast_Nd", "FillDiagonalOffset", "fill_diagonal_offset", "Bartlett", "bartlett", "logspace",
     "horizontal_stack", "split", "vertical_stack", "flatnonzero", "nonzero", "nonzero_values", "tril_indices",
-    "tril_indices_from", "triu_indices", "triu_indices_from",
+    "tril_indices_from", "triu_indices", "triu_indices_from", "compress", "stacklists",
     "Prod", "Max", "Min", "Mean", "Argmax", "Argmin", "prod", "max", "min", "mean", "argmax", "argmin",
     "std", "var", "logsumexp", "any", "all", "ptp", "sort", "argsort", "cumsum", "cumprod",
     "matmul", "outer", "tensordot", "batched_dot",
