@@ -157,7 +157,7 @@ HOMES = {
     _diagonal: ("diagonal", "trace"),
     _repeat_take: ("repeat", "take"),
     _fill: ("fill",),
-    _nonzero: ("nonzero", "nonzero_values"),
+    _nonzero: ("nonzero", "nonzero_values", "compress"),
     _reduction: ("sum", "prod", "max", "min", "mean", "argmax", "argmin"),
     _statistics: ("std", "var", "ptp"),
     _sort: ("sort", "argsort"),
