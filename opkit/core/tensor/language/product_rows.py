@@ -96,10 +96,6 @@ def _np_matmul(x1, x2, dtype=None):
     return result.astype(dtype) if dtype is not None else result
 
 
-def _np_outer(x, y):
-    return np.outer(x, y)
-
-
 _GRAD = "PyTensor's: the output gradient times the other operand, transposed; integer operands get theirs too"
 
 ROWS = [
@@ -111,7 +107,7 @@ ROWS = [
         "batch axes", f"{PRODUCTS}: Dot for vectors and matrices; Matmul's perform: numpy.matmul for stacks",
         FAMILY, nin=2, examples=_matmul_examples, differentiable=True,
         notes="also `x @ y`; scalars raise ValueError; batch axes broadcast (PyTensor's Blockwise of Dot)"),
-    Row("outer", _np_outer, "numpy's promotion of the operands' dtypes",
+    Row("outer", np.outer, "numpy's promotion of the operands' dtypes",
         "through its graph: the output gradient times the other operand, summed", f"{PRODUCTS}: an elementwise mul "
         "of the flattened operands (its C)", FAMILY, nin=2, examples=_outer_examples, differentiable=True),
     Row("tensordot", np.tensordot, "numpy's promotion of the operands' dtypes",

@@ -44,37 +44,24 @@ def _scan_examples(rng):
     return cases
 
 
-def _np_sort(a, axis=-1, kind=None):
-    return np.sort(a, axis=axis, kind="stable")
-
-
 def _np_argsort(a, axis=-1, kind=None):
     return np.argsort(a, axis=axis, kind="stable")
-
-
-def _np_cumsum(x, axis=None):
-    return np.cumsum(x, axis=axis)
-
-
-def _np_cumprod(x, axis=None):
-    with np.errstate(all="ignore"):
-        return np.cumprod(x, axis=axis)
 
 
 _C = "(float16, complex: perform, numpy's)"
 
 ROWS = [
-    Row("sort", _np_sort, "x's", "the output gradient sent back through the inverse permutation "
+    Row("sort", np.sort, "x's", "the output gradient sent back through the inverse permutation "
         "(argsort of argsort; TakeAlongAxis), PyTensor's", f"{SORTING}/sort_support.c, sort.c {_C}", FAMILY,
         examples=_sort_examples, differentiable=True, notes="NaN last; `kind` is accepted and ignored"),
     Row("argsort", _np_argsort, "int64", "zero (indices do not move with x; PyTensor's)",
         f"{SORTING}/sort_support.c, argsort.c {_C}", FAMILY, examples=_sort_examples,
         notes="always stable (numpy's kind='stable'): equal values keep their order; NaN last"),
-    Row("cumsum", _np_cumsum, "numpy's: bool and small ints int64, small uints uint64, floats their own",
+    Row("cumsum", np.cumsum, "numpy's: bool and small ints int64, small uints uint64, floats their own",
         "the reversed cumsum of the reversed output gradient (PyTensor's)", f"{SORTING}/sort_support.c, "
         f"cumulative.c {_C}", FAMILY, examples=_scan_examples, differentiable=True,
         notes="axis=None runs over the flattened tensor; each lane is summed in order, as numpy's"),
-    Row("cumprod", _np_cumprod, "numpy's, as cumsum", "cumsum((cumprod(x) * g) reversed) reversed / x (PyTensor's; "
+    Row("cumprod", np.cumprod, "numpy's, as cumsum", "cumsum((cumprod(x) * g) reversed) reversed / x (PyTensor's; "
         "undefined where x is 0)", f"{SORTING}/sort_support.c, cumulative.c {_C}", FAMILY,
         examples=_scan_examples, differentiable=True, notes="axis=None runs over the flattened tensor"),
 ]
