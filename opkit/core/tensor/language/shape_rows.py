@@ -447,6 +447,23 @@ def _bartlett_examples(rng):
     return [((m,), {}) for m in (-2, 0, 1, 2, 5, 8)]
 
 
+def _compress_examples(rng):
+    cases = [((np.asarray([True, False, True]), values(rng, (2, 3), d)), {"axis": 1}) for d in ALL_DTYPES]
+    return cases + [((values(rng, (4,), "int8"), fortran(values(rng, (4, 2), "float64"))), {"axis": 0}),
+                    ((np.asarray([0, 1]), reversed_view(values(rng, (3, 2), "float32"))), {}),
+                    ((np.zeros(0, bool), values(rng, (0, 3), "int16")), {"axis": -2})]
+
+
+def _stacklists_examples(rng):
+    cases = [(([values(rng, (2,), d), values(rng, (2,), d), values(rng, (2,), d)],), {}) for d in ALL_DTYPES]
+    return cases + [(([strided(values(rng, (0, 3), "float64")), values(rng, (0, 3), "float64")],), {}),
+                    (([[values(rng, (), "int32"), values(rng, (), "int32")], [values(rng, (), "int32")] * 2],), {})]
+
+
+def _np_stacklists(arg):
+    return np.stack([_np_stacklists(a) for a in arg]) if isinstance(arg, (list, tuple)) else arg
+
+
 def _np_atleast_3d(arry):
     return arry.reshape((1,) * (3 - arry.ndim) + arry.shape) if arry.ndim < 3 else arry
 
@@ -600,6 +617,11 @@ ROWS = [
     Row("vertical_stack", _np_vertical_stack, "numpy's promotion of the inputs' dtypes", "slices of the output gradient",
         "perform: numpy.concatenate", FAMILY, nin=2, examples=_vstack_examples, differentiable=True,
         notes="matrices only, as PyTensor's"),
+    Row("compress", np.compress, "x's dtype", "the output gradient added at the kept slices (TakeGrad)",
+        f"{SHAPES}/take.c; perform: numpy.nonzero", FAMILY, nin=2, examples=_compress_examples, differentiable=True),
+    Row("stacklists", _np_stacklists, "numpy's promotion of the inputs' dtypes", "slices of the output gradient",
+        "perform: numpy.concatenate (of DimShuffle views)", FAMILY, nin=2, examples=_stacklists_examples,
+        differentiable=True, notes="nested lists of tensors: one list argument"),
     Row("nonzero", _np_nonzero, "int64", NONE, "perform: numpy.nonzero (MaskNonzero)", FAMILY,
         examples=_nonzero_examples),
     Row("flatnonzero", np.flatnonzero, "int64", NONE, "perform: numpy.nonzero (MaskNonzero)", FAMILY,
