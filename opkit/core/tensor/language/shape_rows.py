@@ -127,7 +127,8 @@ def _arange_examples(rng):
 
 def _specify_shape_examples(rng):
     return [((a, a.shape), {}) for a in each_dtype(rng, (2, 3))] + \
-        [((a, (None, a.shape[1])), {}) for a in each_layout(rng, (3, 4))] + [((values(rng, (0, 2), "int8"), (0, 2)), {})]
+        [((a, (None, a.shape[1])), {}) for a in each_layout(rng, (3, 4))] + \
+        [((values(rng, (0, 2), "int8"), (0, 2)), {})]
 
 
 def _shape_examples(rng):
@@ -139,8 +140,9 @@ def _shape_examples(rng):
 
 def _squeeze_examples(rng):
     cases = [((a,), {"axis": 1}) for a in each_dtype(rng, (2, 1, 3))]
-    cases += [((values(rng, (1, 3, 1), "float64"),), {"axis": (0, -1)}), ((values(rng, (0, 1), "int32"),), {"axis": -1}),
-              ((fortran(values(rng, (3, 1), "float32")),), {"axis": 1}), ((values(rng, (1, 1), "bool"),), {"axis": (0, 1)}),
+    cases += [((values(rng, (1, 3, 1), "float64"),), {"axis": (0, -1)}),
+              ((values(rng, (0, 1), "int32"),), {"axis": -1}), ((fortran(values(rng, (3, 1), "float32")),), {"axis": 1}),
+              ((values(rng, (1, 1), "bool"),), {"axis": (0, 1)}),
               ((reversed_view(values(rng, (1, 4), "uint8")),), {"axis": 0})]
     return cases
 
@@ -161,7 +163,8 @@ def _moveaxis_examples(rng):
 
 
 def _matrix_transpose_examples(rng):
-    return _cases(each_dtype(rng, (2, 3, 4))) + _cases(each_layout(rng, (3, 4))) + [((values(rng, (0, 3), "int8"),), {})]
+    return _cases(each_dtype(rng, (2, 3, 4))) + _cases(each_layout(rng, (3, 4))) + \
+        [((values(rng, (0, 3), "int8"),), {})]
 
 
 def _ravel_examples(rng):
@@ -250,7 +253,8 @@ def _triangle_examples(rng):
 
 def _repeat_examples(rng):
     cases = _cases(each_dtype(rng, (2, 3)), 2) + _cases(each_layout(rng, (3, 2)), np.asarray([1, 0, 2]), 0)
-    return cases + [((values(rng, (2, 3), "int8"), np.asarray([2]), -1), {}), ((values(rng, (0, 3), "float32"), 3, 0), {}),
+    return cases + [((values(rng, (2, 3), "int8"), np.asarray([2]), -1), {}),
+                    ((values(rng, (0, 3), "float32"), 3, 0), {}),
                     ((values(rng, (2, 3), "float64"), 0), {"axis": 1}), ((values(rng, (), "int64"), 3), {}),
                     ((values(rng, (3,), "uint8"), np.asarray([3, 0, 1], dtype="int8")), {})]
 
@@ -274,7 +278,8 @@ def _full_examples(rng):
 
 def _full_like_examples(rng):
     cases = _cases(each_dtype(rng, (2, 3)), 3) + _cases(each_layout(rng, (3, 2)), 2.5)
-    return cases + [((values(rng, (2, 3), "int8"), 2.7), {}), ((values(rng, (0, 3), "float64"), 1), {"dtype": "uint16"})]
+    return cases + [((values(rng, (2, 3), "int8"), 2.7), {}),
+                    ((values(rng, (0, 3), "float64"), 1), {"dtype": "uint16"})]
 
 
 def _empty_examples(rng):
@@ -611,10 +616,12 @@ ROWS = [
     Row("split", _np_split, SAME, "each piece's gradient in its place (a Concatenate of Subtensor gradients)",
         f"{SHAPES}/subtensor.c (views) and the checks' C", FAMILY, examples=_split_examples, differentiable=True,
         notes="PyTensor's split(x, splits_size, n_splits, axis): sizes, not numpy's indices"),
-    Row("horizontal_stack", _np_horizontal_stack, "numpy's promotion of the inputs' dtypes", "slices of the output gradient",
+    Row("horizontal_stack", _np_horizontal_stack, "numpy's promotion of the inputs' dtypes",
+        "slices of the output gradient",
         "perform: numpy.concatenate", FAMILY, nin=2, examples=_hstack_examples, differentiable=True,
         notes="matrices only, as PyTensor's"),
-    Row("vertical_stack", _np_vertical_stack, "numpy's promotion of the inputs' dtypes", "slices of the output gradient",
+    Row("vertical_stack", _np_vertical_stack, "numpy's promotion of the inputs' dtypes",
+        "slices of the output gradient",
         "perform: numpy.concatenate", FAMILY, nin=2, examples=_vstack_examples, differentiable=True,
         notes="matrices only, as PyTensor's"),
     Row("compress", np.compress, "x's dtype", "the output gradient added at the kept slices (TakeGrad)",

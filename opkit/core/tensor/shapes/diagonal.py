@@ -17,7 +17,7 @@ from opkit.core.tensor.shapes.alloc import cast, float_zeros_like, is_float_dtyp
 from opkit.core.tensor.shapes.axes import normalize_axis
 from opkit.core.tensor.types.shape_checks import check_chain, known_nonnegative
 from opkit.core.tensor.types.type import TensorType
-from opkit.core.tensor.types.variable import as_tensor_variable, constant
+from opkit.core.tensor.types.variable import as_tensor_variable
 
 
 @functools.lru_cache(maxsize=None)

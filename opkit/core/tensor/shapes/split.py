@@ -1,4 +1,7 @@
-"""split, horizontal_stack, vertical_stack and stacklists: PyTensor's, as slices of x and a Concatenate (no op of their own)."""
+"""split, horizontal_stack, vertical_stack and stacklists: PyTensor's, as slices of x and a Concatenate.
+
+No op of their own: their C is Subtensor's views and Concatenate's.
+"""
 
 from __future__ import annotations
 
