@@ -141,7 +141,8 @@ def _shape_examples(rng):
 def _squeeze_examples(rng):
     cases = [((a,), {"axis": 1}) for a in each_dtype(rng, (2, 1, 3))]
     cases += [((values(rng, (1, 3, 1), "float64"),), {"axis": (0, -1)}),
-              ((values(rng, (0, 1), "int32"),), {"axis": -1}), ((fortran(values(rng, (3, 1), "float32")),), {"axis": 1}),
+              ((values(rng, (0, 1), "int32"),), {"axis": -1}),
+              ((fortran(values(rng, (3, 1), "float32")),), {"axis": 1}),
               ((values(rng, (1, 1), "bool"),), {"axis": (0, 1)}),
               ((reversed_view(values(rng, (1, 4), "uint8")),), {"axis": 0})]
     return cases

@@ -262,4 +262,5 @@ def atleast_3d(arry):
 
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "atleast_Nd", "broadcast_arrays", "broadcast_shape",
-           "broadcast_to", "expand_dims", "matrix_transpose", "moveaxis", "ravel", "roll", "squeeze", "swapaxes", "tile"]
+           "broadcast_to", "expand_dims", "matrix_transpose", "moveaxis", "ravel", "roll", "squeeze", "swapaxes",
+           "tile"]
