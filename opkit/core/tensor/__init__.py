@@ -36,7 +36,7 @@ LAYERS = (
     ("shapes", ("index_values", "alloc", "fill", "shape_ops", "reshape", "specify_shape", "sum_to_shape",
                 "subtensor", "write_values", "advanced_subtensor", "advanced_inc_subtensor", "mask_index",
                 "advanced_index", "inc_subtensor", "take_along_axis", "join",
-                "creation", "axes", "diagonal", "repeat_take", "filled", "closeness", "split", "nonzero",
+                "creation", "axes", "diagonal", "repeat_take", "filled", "closeness", "split", "nonzero", "unravel",
                 "check_rewrites")),
     ("fused", ("fusion",)),
     ("reductions", ("reduction_c", "reduction_arg_c", "reduction", "reduce_fusion", "scalar_reduce", "statistics")),
