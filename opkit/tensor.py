@@ -38,6 +38,7 @@ _LAZY = {
         "Bartlett", "bartlett", "empty", "empty_like", "full", "full_like", "linspace", "logspace", "tri", "tril", "triu"),
     "opkit.core.tensor.shapes.closeness": ("allclose", "isclose"),
     "opkit.core.tensor.shapes.split": ("horizontal_stack", "split", "stacklists", "vertical_stack"),
+    "opkit.core.tensor.shapes.unravel": ("RavelMultiIndex", "UnravelIndex", "ravel_multi_index", "unravel_index"),
     "opkit.core.tensor.shapes.nonzero": (
         "compress", "flatnonzero", "nonzero", "nonzero_values", "tril_indices", "tril_indices_from", "triu_indices",
         "triu_indices_from"),
@@ -109,6 +110,7 @@ if TYPE_CHECKING:  # the lazy names and what globals().update() above defines, f
     from opkit.core.tensor.shapes.nonzero import (compress, flatnonzero, nonzero, nonzero_values, tril_indices,
                                                   tril_indices_from, triu_indices, triu_indices_from)
     from opkit.core.tensor.shapes.split import horizontal_stack, split, stacklists, vertical_stack
+    from opkit.core.tensor.shapes.unravel import RavelMultiIndex, UnravelIndex, ravel_multi_index, unravel_index
     from opkit.core.tensor.shapes.repeat_take import Repeat, Take, repeat, take
     from opkit.core.tensor.shapes.inc_subtensor import IncSubtensor, inc_subtensor, set_subtensor
     from opkit.core.tensor.shapes.advanced_inc_subtensor import AdvancedIncSubtensor, AdvancedIncSubtensor1
@@ -170,6 +172,7 @@ __all__ = [
     "atleast_3d", "atleast_Nd", "FillDiagonalOffset", "fill_diagonal_offset", "Bartlett", "bartlett", "logspace",
     "horizontal_stack", "split", "vertical_stack", "flatnonzero", "nonzero", "nonzero_values", "tril_indices",
     "tril_indices_from", "triu_indices", "triu_indices_from", "compress", "stacklists",
+    "RavelMultiIndex", "UnravelIndex", "ravel_multi_index", "unravel_index",
     "Prod", "Max", "Min", "Mean", "Argmax", "Argmin", "prod", "max", "min", "mean", "argmax", "argmin",
     "std", "var", "logsumexp", "any", "all", "ptp", "sort", "argsort", "cumsum", "cumprod",
     "matmul", "outer", "tensordot", "batched_dot",
