@@ -35,7 +35,8 @@ _LAZY = {
         "fill_diagonal", "fill_diagonal_offset", "identity_like", "trace"),
     "opkit.core.tensor.shapes.repeat_take": ("Repeat", "Take", "repeat", "take"),
     "opkit.core.tensor.shapes.filled": (
-        "Bartlett", "bartlett", "empty", "empty_like", "full", "full_like", "linspace", "logspace", "tri", "tril", "triu"),
+        "Bartlett", "bartlett", "empty", "empty_like", "full", "full_like", "linspace", "logspace", "tri", "tril",
+        "triu"),
     "opkit.core.tensor.shapes.closeness": ("allclose", "isclose"),
     "opkit.core.tensor.shapes.split": ("horizontal_stack", "split", "stacklists", "vertical_stack"),
     "opkit.core.tensor.shapes.unravel": ("RavelMultiIndex", "UnravelIndex", "ravel_multi_index", "unravel_index"),
