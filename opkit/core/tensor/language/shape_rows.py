@@ -466,6 +466,28 @@ def _stacklists_examples(rng):
                     (([[values(rng, (), "int32"), values(rng, (), "int32")], [values(rng, (), "int32")] * 2],), {})]
 
 
+def _unravel_index_examples(rng):
+    cases = [((rng.integers(0, 12, size=(2, 3)).astype(d), (3, 4)), {}) for d in ("int8", "uint16", "int32", "int64")]
+    return cases + [((np.asarray([0, 5, 11]), (4, 3)), {"order": "F"}), ((np.zeros(0, "int64"), (2, 0, 3)), {}),
+                    ((reversed_view(np.arange(6)), (6,)), {}), ((np.asarray(7, dtype="int16"), (2, 2, 2)), {})]
+
+
+def _ravel_multi_index_examples(rng):
+    rows, columns = rng.integers(0, 3, size=4), rng.integers(0, 4, size=4)
+    return [(((rows.astype(d), columns.astype(d)), (3, 4)), {}) for d in ("int8", "uint8", "int64")] + \
+        [(((rows, columns + 5), (3, 4)), {"mode": "wrap"}), (((rows + 7, columns), (3, 4)), {"mode": "clip"}),
+         (((rows, columns), (3, 4)), {"order": "F"}), (((np.zeros(0, "int64"), np.zeros(0, "int64")), (3, 4)), {}),
+         (((np.asarray(2), strided(columns)), (5, 4)), {})]
+
+
+def _np_unravel_index(indices, dims, order="C"):
+    return tuple(np.asarray(c, dtype="int64") for c in np.unravel_index(indices, dims, order=order))
+
+
+def _np_ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    return np.asarray(np.ravel_multi_index(multi_index, dims, mode=mode, order=order), dtype="int64")
+
+
 def _np_stacklists(arg):
     return np.stack([_np_stacklists(a) for a in arg]) if isinstance(arg, (list, tuple)) else arg
 
@@ -630,6 +652,10 @@ ROWS = [
     Row("stacklists", _np_stacklists, "numpy's promotion of the inputs' dtypes", "slices of the output gradient",
         "perform: numpy.concatenate (of DimShuffle views)", FAMILY, nin=2, examples=_stacklists_examples,
         differentiable=True, notes="nested lists of tensors: one list argument"),
+    Row("unravel_index", _np_unravel_index, "int64", NONE, "perform: numpy.unravel_index (as PyTensor's)", FAMILY,
+        examples=_unravel_index_examples),
+    Row("ravel_multi_index", _np_ravel_multi_index, "int64", NONE, "perform: numpy.ravel_multi_index (as PyTensor's)",
+        FAMILY, nin=2, examples=_ravel_multi_index_examples, notes="the coordinate arrays are one tuple argument"),
     Row("nonzero", _np_nonzero, "int64", NONE, "perform: numpy.nonzero (MaskNonzero)", FAMILY,
         examples=_nonzero_examples),
     Row("flatnonzero", np.flatnonzero, "int64", NONE, "perform: numpy.nonzero (MaskNonzero)", FAMILY,
