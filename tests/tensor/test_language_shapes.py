@@ -304,10 +304,30 @@ def test_functions_of_numbers_match_numpy():
              (ot.bartlett(k - 5), np.bartlett(-3)), (ot.tril_indices(3, -1, k + 2)[1], np.tril_indices(3, -1, 4)[1]),
              (ot.triu_indices(k)[0], np.triu_indices(2)[0]), (ot.eye(k, dtype="float16"), np.eye(2, dtype="float16")),
              (ot.tri(k, 3, -1, dtype="uint8"), np.tri(2, 3, -1, dtype="uint8")),
-             (ot.full(k, 7, dtype="int16"), np.full(2, 7, dtype="int16")), (ot.empty((k, 0)), np.zeros((2, 0)))]
+             (ot.full(k, 7, dtype="int16"), np.full(2, 7, dtype="int16")), (ot.empty((k, 0)), np.zeros((2, 0))),
+             (ot.unravel_index(k + 5, (k + 1, 4))[1], np.unravel_index(7, (3, 4))[1]),
+             (ot.unravel_index(ot.arange(k * 3), (3, k), order="F")[0], np.unravel_index(np.arange(6), (3, 2), "F")[0]),
+             (ot.ravel_multi_index((k, ot.arange(4)), (3, 4)), np.ravel_multi_index((2, np.arange(4)), (3, 4))),
+             (ot.ravel_multi_index((k + 5, k), (3, 4), mode="clip"), np.ravel_multi_index((7, 2), (3, 4), mode="clip"))]
     results = opkit.function([k], [c[0] for c in cases], mode="FAST_COMPILE")(2)
     for (_, expected), result in zip(cases, results):
         np.testing.assert_array_equal(result, expected, strict=True)
+
+
+def test_flat_index_arithmetic_raises_numpys_errors():
+    i = ot.lvector("i")
+    with pytest.raises(ValueError, match="index 6 is out of bounds for array with size 6"):
+        opkit.function([i], ot.unravel_index(i, (2, 3))[0], mode="FAST_COMPILE")(np.asarray([6]))
+    with pytest.raises(ValueError, match="invalid entry in coordinates array"):
+        opkit.function([i], ot.ravel_multi_index((i, i), (2, 3)), mode="FAST_COMPILE")(np.asarray([-1]))
+    with pytest.raises(ValueError, match="dims must be a vector of known length"):
+        ot.unravel_index(i, ot.lvector("d"))
+    with pytest.raises(ValueError, match="order must be 'C' or 'F', got 'K'"):
+        ot.unravel_index(i, (2, 3), order="K")
+    with pytest.raises(ValueError, match="ravel_multi_index: 1 coordinate arrays for 2 dims"):
+        ot.ravel_multi_index((i,), (2, 3))
+    with pytest.raises(TypeError, match="unravel_index: indices must be integers"):
+        ot.unravel_index(ot.dvector(), (2, 3))
 
 
 def test_every_shape_row_names_an_opkit_tensor_function_with_examples():
