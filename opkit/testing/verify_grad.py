@@ -105,8 +105,10 @@ def numeric_jacobian(f, pt, i, eps=None):
     The step is the difference of the perturbed values as stored, so the
     rounding of the input dtype does not bias the quotient.
     """
-    args = [np.array(p, copy=True) for p in pt]
+    # C order: a Fortran-order or strided point's reshape(-1) would be a copy, and the steps would perturb nothing.
+    args = [np.array(p, copy=True, order="C") for p in pt]
     flat = args[i].reshape(-1)  # a view: writing it perturbs args[i]
+    assert np.shares_memory(flat, args[i]) or flat.size == 0
     step = DEFAULT_EPS.get(str(args[i].dtype), 1e-7) if eps is None else eps
     columns = []
     for j in range(flat.size):

@@ -267,6 +267,18 @@ def test_numeric_grad():
     np.testing.assert_allclose(values[1], 5.0, rtol=1e-6)
 
 
+@pytest.mark.parametrize("layout", ["C", "Fortran", "negative strides", "strided"])
+def test_numeric_grad_of_any_layout(layout):
+    """A Fortran-order or strided point is perturbed too (reshape(-1) of it would be a copy)."""
+    base = np.arange(1.0, 13.0).reshape(3, 4)
+    point = {"C": base, "Fortran": np.asfortranarray(base), "negative strides": base[::-1, ::-1],
+             "strided": np.arange(1.0, 25.0).reshape(3, 8)[:, ::2]}[layout]
+    weights = np.arange(12.0).reshape(3, 4)
+    values = opkit.testing.numeric_grad(lambda a: float((a ** 2 * weights).sum()), [point])
+    np.testing.assert_allclose(values[0], 2 * point * weights, rtol=1e-5, atol=1e-5)
+    verify_grad(lambda a: (a ** 2 * weights).sum(), [point], rng=np.random.default_rng(0), mode="FAST_COMPILE")
+
+
 # -- assert_allclose ------------------------------------------------------------------------------------------
 
 def test_assert_allclose_passes_and_fails_with_facts():
