@@ -149,6 +149,39 @@ def bartlett(M):
     return Bartlett()(M)
 
 
+class NDGrid:
+    """``mgrid[0:3, 1:5:2]`` and ``ogrid[...]``: PyTensor's grids of aranges, a list of one tensor per slice.
+
+    mgrid's tensors are broadcast to the whole grid; ogrid's keep length 1 on the other axes (numpy's values;
+    numpy's mgrid stacks them into one array).
+    """
+
+    def __init__(self, sparse=False):
+        self.sparse = sparse
+
+    def __getitem__(self, key):
+        from opkit.core.tensor.shapes.axes import broadcast_arrays
+        from opkit.core.tensor.shapes.creation import arange
+
+        slices = key if isinstance(key, tuple) else (key,)
+        name = "ogrid" if self.sparse else "mgrid"
+        for sl in slices:
+            if not isinstance(sl, slice):
+                raise TypeError(f"{name}: index it with slices (start:stop:step), got {sl!r}")
+            if isinstance(sl.step, complex):
+                raise NotImplementedError(f"{name}: a complex step (a number of points) is not implemented, as in "
+                                          "PyTensor; use linspace")
+        ndim = len(slices)
+        ranges = [arange(0 if sl.start is None else sl.start, sl.stop, 1 if sl.step is None else sl.step)
+                  for sl in slices]
+        ranges = [r.dimshuffle(["x"] * j + [0] + ["x"] * (ndim - 1 - j)) for j, r in enumerate(ranges)]
+        return ranges if self.sparse else broadcast_arrays(*ranges)
+
+
+mgrid = NDGrid()
+ogrid = NDGrid(sparse=True)
+
+
 def tri(N, M=None, k=0, dtype=None):
     """Return numpy.tri(N, M, k): ones at and below the `k` diagonal (dtype: config.floatX unless given)."""
     from opkit.core.tensor.elementwise.logic import ge
@@ -183,5 +216,5 @@ def triu(m, k=0):
     return _triangle(m, k, "triu", lower=False)
 
 
-__all__ = ["Bartlett", "bartlett", "empty", "empty_like", "full", "full_like", "linspace", "logspace", "tri", "tril",
-           "triu"]
+__all__ = ["Bartlett", "NDGrid", "bartlett", "empty", "empty_like", "full", "full_like", "linspace", "logspace",
+           "mgrid", "ogrid", "tri", "tril", "triu"]
