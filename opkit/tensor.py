@@ -35,8 +35,8 @@ _LAZY = {
         "fill_diagonal", "fill_diagonal_offset", "identity_like", "trace"),
     "opkit.core.tensor.shapes.repeat_take": ("Repeat", "Take", "repeat", "take"),
     "opkit.core.tensor.shapes.filled": (
-        "Bartlett", "bartlett", "empty", "empty_like", "full", "full_like", "linspace", "logspace", "tri", "tril",
-        "triu"),
+        "Bartlett", "bartlett", "empty", "empty_like", "full", "full_like", "linspace", "logspace", "mgrid", "ogrid",
+        "tri", "tril", "triu"),
     "opkit.core.tensor.shapes.closeness": ("allclose", "isclose"),
     "opkit.core.tensor.shapes.split": ("horizontal_stack", "split", "stacklists", "vertical_stack"),
     "opkit.core.tensor.shapes.unravel": ("RavelMultiIndex", "UnravelIndex", "ravel_multi_index", "unravel_index"),
@@ -107,7 +107,7 @@ if TYPE_CHECKING:  # the lazy names and what globals().update() above defines, f
                                                    diag, diagonal, eye, fill_diagonal, fill_diagonal_offset,
                                                    identity_like, trace)
     from opkit.core.tensor.shapes.filled import (Bartlett, bartlett, empty, empty_like, full, full_like, linspace,
-                                                 logspace, tri, tril, triu)
+                                                 logspace, mgrid, ogrid, tri, tril, triu)
     from opkit.core.tensor.shapes.nonzero import (compress, flatnonzero, nonzero, nonzero_values, tril_indices,
                                                   tril_indices_from, triu_indices, triu_indices_from)
     from opkit.core.tensor.shapes.split import horizontal_stack, split, stacklists, vertical_stack
@@ -173,7 +173,7 @@ __all__ = [
     "atleast_3d", "atleast_Nd", "FillDiagonalOffset", "fill_diagonal_offset", "Bartlett", "bartlett", "logspace",
     "horizontal_stack", "split", "vertical_stack", "flatnonzero", "nonzero", "nonzero_values", "tril_indices",
     "tril_indices_from", "triu_indices", "triu_indices_from", "compress", "stacklists",
-    "RavelMultiIndex", "UnravelIndex", "ravel_multi_index", "unravel_index",
+    "RavelMultiIndex", "UnravelIndex", "ravel_multi_index", "unravel_index", "mgrid", "ogrid",
     "Prod", "Max", "Min", "Mean", "Argmax", "Argmin", "prod", "max", "min", "mean", "argmax", "argmin",
     "std", "var", "logsumexp", "any", "all", "ptp", "sort", "argsort", "cumsum", "cumprod",
     "matmul", "outer", "tensordot", "batched_dot",
