@@ -314,6 +314,17 @@ def test_functions_of_numbers_match_numpy():
         np.testing.assert_array_equal(result, expected, strict=True)
 
 
+def test_mgrid_and_ogrid_are_numpys_grids():
+    k = ot.lscalar("k")
+    f = opkit.function([k], [*ot.mgrid[0:3, 1:k:2], *ot.ogrid[0:k, 5:1:-2]], mode="FAST_COMPILE")
+    for result, expected in zip(f(6), [*np.mgrid[0:3, 1:6:2], *np.ogrid[0:6, 5:1:-2]]):
+        np.testing.assert_array_equal(result, expected, strict=True)
+    with pytest.raises(NotImplementedError, match="mgrid: a complex step"):
+        ot.mgrid[0:1:5j]
+    with pytest.raises(TypeError, match="ogrid: index it with slices"):
+        ot.ogrid[3]
+
+
 def test_flat_index_arithmetic_raises_numpys_errors():
     i = ot.lvector("i")
     with pytest.raises(ValueError, match="index 6 is out of bounds for array with size 6"):
