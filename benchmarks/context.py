@@ -126,7 +126,7 @@ def machine_description(ctx: Context) -> dict:
     import numpy
 
     import opkit
-    from opkit.cop.build.compiler import find_compiler
+    from opkit.cop.toolchain.compiler import find_compiler
 
     return {"python": sys.version.split()[0], "platform": platform.platform(), "cpus": os.cpu_count(),
             "cpu_model": cpu_model(), "usable_cores": usable_cores(), "threads": ctx.threads,

@@ -12,7 +12,7 @@ ONE_LOOP = "one C loop"
 SIZE = 10**7
 
 # The physical reference: one pass over the inputs into a fresh output, built with the
-# same compiler and flags as opkit's own modules (opkit.cop.build.extension.build_extension).
+# same compiler and flags as opkit's own modules (opkit.cop.toolchain.extension.build_extension).
 LOOP_SOURCE = r"""
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -73,7 +73,7 @@ def numpy_expression(x, y, z):
 
 def build_one_loop(ctx: Context):
     """Compile LOOP_SOURCE with opkit's builder and return its `expression` function."""
-    from opkit.cop.build.extension import build_extension
+    from opkit.cop.toolchain.extension import build_extension
     from opkit.cop.load.loader import load_module
 
     name = "opkit_bench_one_loop"
@@ -100,6 +100,6 @@ def big_array(ctx: Context) -> Figure:
     stats = interleave(samplers, ctx.rounds(7, 2))
     notes = [f"{size} float64 elements per input; every call allocates its output "
              f"(opkit never hands a returned array back to a later call); a sample is ~{budget * 1e3:g} ms "
-             "of back-to-back calls", "one C loop: compiled by opkit.cop.build.extension.build_extension, same flags"]
+             "of back-to-back calls", "one C loop: compiled by opkit.cop.toolchain.extension.build_extension, same flags"]
     title = f"(x*y + z)*2 - x on {size:.0e} float64, fresh output"
     return Figure("big_array", title, "ms", stats, ONE_LOOP, Target("ratio", 1.1), notes)

@@ -90,8 +90,8 @@ def _check(fn):
 
 def _headers_only_command(ctx: Context) -> list[str]:
     """Return g++ -fsyntax-only on Python.h + numpy/arrayobject.h with opkit's compile flags."""
-    from opkit.cop.build.extension import build_flags
-    from opkit.cop.build.compiler import find_compiler, python_include_dirs
+    from opkit.cop.toolchain.extension import build_flags
+    from opkit.cop.toolchain.compiler import find_compiler, python_include_dirs
 
     source = ctx.workdir / "headers_only.cpp"
     source.write_text(HEADERS_SOURCE)

@@ -96,7 +96,7 @@ def cold_compile(rounds: int, arch: str):
     """opkit's cold compile of the fused kernel (node to cached cubin, in an empty cache) against NVRTC's own."""
     from opkit.config import config
     from opkit.cop import kernels
-    from opkit.cop.build import nvrtc
+    from opkit.cop.toolchain import nvrtc
 
     node = fused_node()
     request = kernels.kernel_request(node, arch)  # exactly what opkit hands NVRTC

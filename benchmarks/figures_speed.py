@@ -110,7 +110,7 @@ def numba_expressions(threads: int) -> dict:
 
 def build_omp_loop(ctx: Context):
     """Compile OMP_SOURCE with -fopenmp (opkit's builder and flags) and return its `expression`."""
-    from opkit.cop.build.extension import build_extension
+    from opkit.cop.toolchain.extension import build_extension
     from opkit.cop.load.loader import load_module
 
     name = "opkit_bench_omp_loop"

@@ -56,7 +56,7 @@ _LAZY = {
     "Lop": "opkit.core.gradient",
     "Rop": "opkit.core.gradient",
     "COp": "opkit.cop.source.cop",
-    "OpenMPOp": "opkit.cop.build.openmp",
+    "OpenMPOp": "opkit.cop.toolchain.openmp",
     "ParamsType": "opkit.core.params_type",
     "Params": "opkit.core.params_type",
     "EnumType": "opkit.core.enum_type",

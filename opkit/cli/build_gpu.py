@@ -12,7 +12,7 @@ from __future__ import annotations
 def parse_archs(text: str) -> list[str]:
     """Return the architectures of --arch ('sm_80,sm_90'), normalized and without repeats; BadArguments if wrong."""
     from opkit.cli import BadArguments
-    from opkit.cop.build.nvrtc import normalize_arch
+    from opkit.cop.toolchain.nvrtc import normalize_arch
 
     tokens = [token.strip() for token in text.split(",") if token.strip()]
     if not tokens:
@@ -75,7 +75,7 @@ def run_build_archs(args, make_node, check_into, build_host) -> int:
     (opkit.cli.ops passes its make_node, --into check and host build, for each architecture)."""
     from opkit.cli import BadArguments, CommandFailed
     from opkit.cop import kernels
-    from opkit.cop.build.nvrtc import supported_archs
+    from opkit.cop.toolchain.nvrtc import supported_archs
     from opkit.errors import CompileError
     from opkit.gpu.device import using_device
     from opkit.gpu.shipped_kernels import building_for

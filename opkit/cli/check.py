@@ -74,7 +74,7 @@ def _compiled_kernels(files, diagnostics) -> list:
     with_kernels = [path for path in files if _has_kernels_section(path)]
     if not with_kernels:
         return []
-    from opkit.cop.build.nvrtc import NvrtcNotFoundError
+    from opkit.cop.toolchain.nvrtc import NvrtcNotFoundError
     from opkit.cop.kernels import check_kernels
 
     flagged = {(d.path, d.line) for d in diagnostics if d.severity == "error"}

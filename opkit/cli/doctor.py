@@ -201,7 +201,7 @@ def nvrtc_check(cupy_installed: bool) -> tuple[str, bool, str]:
 def nvrtc_version_and_path() -> tuple[tuple[int, int], str]:
     """Return NVRTC's (major, minor) and the library it came from; OSError if there is none."""
     try:
-        from opkit.cop.build import nvrtc
+        from opkit.cop.toolchain import nvrtc
     except ImportError:
         nvrtc = None
     if nvrtc is None:
@@ -292,7 +292,7 @@ def kernel_module_version(text: str) -> str:
 
 def run_doctor(args):
     from opkit.config import config
-    from opkit.cop.build.compiler import describe_toolchain
+    from opkit.cop.toolchain.compiler import describe_toolchain
 
     import platform
 

@@ -331,7 +331,7 @@ def build_host(args):
 def _require_openmp():
     """Refuse to build a module to ship with a compiler that cannot compile OpenMP (-fopenmp)."""
     from opkit.cli import CommandFailed
-    from opkit.cop.build.extension import modules_use_openmp
+    from opkit.cop.toolchain.extension import modules_use_openmp
     from opkit.errors import CompileError
 
     try:
@@ -347,7 +347,7 @@ def _require_openmp():
 
 def _build_node(args):
     from opkit.cop.generate.codegen import collect_module
-    from opkit.cop.build.identity import region_key
+    from opkit.cop.toolchain.identity import region_key
     from opkit.cop.compile import compile_region
     from opkit.cop.store.cache import default_cache
 

@@ -56,7 +56,7 @@ class UpstreamConfig:
 
 
 def _found_compiler():
-    from opkit.cop.build.compiler import find_compiler
+    from opkit.cop.toolchain.compiler import find_compiler
     from opkit.errors import CompileError
 
     try:

@@ -3,7 +3,7 @@
 - `compiledir/`: every name under the compile cache's folder (`layout`), private files, texts kept there;
 - `source/`: an op's C as written: `#section` files, macros, the COp base class, lint;
 - `generate/`: one module's C from a graph region: C interface, node code, templates, codegen;
-- `build/`: the compiler, host facts, flags, precompiled headers, OpenMP, sanitizers, a module's identity;
+- `toolchain/`: the stage that runs compilers (g++, NVRTC): the compiler, host facts, flags, precompiled headers, OpenMP, sanitizers, a module's identity;
 - `load/`: a built shared object becomes a module of this process;
 - `store/`: modules kept by key in the compiledir, their upkeep, objects, modules packages ship.
 
@@ -17,7 +17,7 @@ import sys as _sys
 from opkit.core import c_source as _c_source
 
 # The stages, in pipeline order (tests/core/test_layering.py reads this): each imports only those before it.
-STAGES = ("compiledir", "source", "generate", "build", "load", "store")
+STAGES = ("compiledir", "source", "generate", "toolchain", "load", "store")
 
 # Module names older opkit versions wrote into pickles (a COp's parsed sections), and where they live now.
 _OLD_NAMES = {"opkit.cop.sections": "opkit.cop.source.sections"}

@@ -152,8 +152,8 @@ def verify(text: str) -> str:
     compiler and flags, so a process asks the compiler once; a failure is never
     kept and raises BlasError with the linker's words and what to do.
     """
-    from opkit.cop.build import host
-    from opkit.cop.build.compiler import find_compiler
+    from opkit.cop.toolchain import host
+    from opkit.cop.toolchain.compiler import find_compiler
 
     compiler = find_compiler()
     facts = [*compiler.command, compiler.identity, text, PROBE_VERSION, _read("probe.cpp"), _read(HEADER)]
@@ -188,7 +188,7 @@ def _probe(compiler, text: str) -> str:
     import tempfile
 
     from opkit.config import config
-    from opkit.cop.build.compiler import run_tool
+    from opkit.cop.toolchain.compiler import run_tool
 
     with tempfile.TemporaryDirectory(prefix="opkit-blas-") as work:
         program = os.path.join(work, "probe")
@@ -231,8 +231,8 @@ def detect_ldflags() -> str:
     The answer is kept in the cache directory, named by what it depends on.
     """
     global _detected
-    from opkit.cop.build import host
-    from opkit.cop.build.compiler import find_compiler
+    from opkit.cop.toolchain import host
+    from opkit.cop.toolchain.compiler import find_compiler
 
     try:
         compiler = find_compiler()
@@ -282,7 +282,7 @@ def _compiler_finds(compiler, name: str) -> bool:
     """Return True if the compiler's library search path holds lib<name> (what -l<name> would link)."""
     import subprocess
 
-    from opkit.cop.build.compiler import run_tool
+    from opkit.cop.toolchain.compiler import run_tool
 
     for ext in (".so", ".dylib"):  # not a static .a: its code is rarely built to go into a shared module
         try:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pathlib
 import time
 
-from opkit.cop.build.extension import build_extension
-from opkit.cop.build.identity import module_key, region_key
-from opkit.cop.build.sanitize import require_runtime
+from opkit.cop.toolchain.extension import build_extension
+from opkit.cop.toolchain.identity import module_key, region_key
+from opkit.cop.toolchain.sanitize import require_runtime
 from opkit.cop.compiledir.text_memo import flush as keep_generated_texts
 from opkit.cop.generate.codegen import collect_module, failure_notes, region_params, render_parts
 from opkit.cop.store.cache import default_cache, module_name_for, process_cache

@@ -28,13 +28,13 @@ import re
 
 from opkit.config import config, usable_cores
 from opkit.cop.generate.apply_support import chunk_apply_support
-from opkit.cop.build.extension import LINK_TOO, build_flags, compile_object, link_extension
+from opkit.cop.toolchain.extension import LINK_TOO, build_flags, compile_object, link_extension
 from opkit.cop.compiledir.layout import read_meta
 from opkit.cop.store.objects import link_copy, object_cache
 from opkit.cop.generate.cinterface import call, include_line, node_c_code
 from opkit.cop.generate.codegen import (MODULE_NAME_PLACEHOLDER, QUICK_RUN_ABOVE, GeneratedModule, collect_module,
                                render_parts, restore_line_numbers)
-from opkit.cop.build.depends import carry
+from opkit.cop.toolchain.depends import carry
 from opkit.cop.generate.node_code import Collector, unique
 from opkit.cop.generate.templates import node_template
 from opkit.errors import CompileError
@@ -116,7 +116,7 @@ def _separable(node, declares) -> bool:
 
 def node_piece(node) -> NodePiece | None:
     """Render `node` for a chunk; None if its code reads a variable's Python object (py_<name>)."""
-    from opkit.cop.build.identity import cache_key
+    from opkit.cop.toolchain.identity import cache_key
 
     op = node.op
     params_type = getattr(op, "params_type", None)
@@ -168,7 +168,7 @@ def _named(value, name):
 
 def make_chunk(pieces) -> Chunk:
     """Render distinct pieces into one translation unit; return the chunk with its key."""
-    from opkit.cop.build.identity import module_key
+    from opkit.cop.toolchain.identity import module_key
 
     nodes, before, init_code = [], [], []
     for k, piece in enumerate(pieces):
@@ -293,8 +293,8 @@ def ensure_objects(chunks, also=None):
         else:
             paths[chunk.key] = found
     if missing:
-        from opkit.cop.build.compiler import find_compiler, python_include_dirs
-        from opkit.cop.build.pch import pch_args
+        from opkit.cop.toolchain.compiler import find_compiler, python_include_dirs
+        from opkit.cop.toolchain.pch import pch_args
 
         pch_args(find_compiler(), build_flags()[0], python_include_dirs())  # built once, before the threads
 

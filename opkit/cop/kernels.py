@@ -11,7 +11,7 @@
   (cubin, PTX) of a module compiled before, in this process or another.
 - `kernel_request(node, arch, options, name)`: exactly what NVRTC receives (the kernel text, the folders and
   options it finds headers through, opkit's pre-included opkit_nvrtc.h, NVRTC's version, the architecture);
-  `kernel_module_key(...)`: its identity (opkit.cop.build.identity.request_key), the cache key. A shipped
+  `kernel_module_key(...)`: its identity (opkit.cop.toolchain.identity.request_key), the cache key. A shipped
   kernel's key (opkit.gpu.shipped_kernels) is the same request's, portable.
 
 `name` is the node's name in its host module (`node_<index>`, as opkit.cop.generate names it): the host
@@ -26,8 +26,8 @@ import pathlib
 import re
 from typing import NamedTuple
 
-from opkit.cop.build.identity import CompileRequest, Toolchain, _portable, request_key
-from opkit.cop.build.nvrtc import compile_cuda, normalize_arch, nvrtc_version
+from opkit.cop.toolchain.identity import CompileRequest, Toolchain, _portable, request_key
+from opkit.cop.toolchain.nvrtc import compile_cuda, normalize_arch, nvrtc_version
 from opkit.cop.compiledir.private_fs import write_private
 from opkit.cop.source import RESTORE_LINE_PRAGMA
 from opkit.cop.source.macro_values import macro_values
@@ -159,7 +159,7 @@ def contracting_options(options) -> list[str]:
 
 def kernel_request(node, arch: str = "sm_90", options=(), name: str = DEFAULT_NAME, *, nvrtc: str | None = None,
                    portable: bool = False) -> CompileRequest:
-    """Return what NVRTC receives for the node's kernels (opkit.cop.build.identity.CompileRequest): the kernel
+    """Return what NVRTC receives for the node's kernels (opkit.cop.toolchain.identity.CompileRequest): the kernel
     text, the folders (opkit's prelude, the op's) and the options (opkit's, the op's c_kernel_options, the
     caller's) it finds headers through, the pre-included prelude, NVRTC's version (`nvrtc`: asked when None)
     and the architecture. `kernel_module` compiles exactly this; a portable request (a shipped kernel's) names
@@ -223,7 +223,7 @@ def compile_kernels(node, arch: str = "sm_90", options=(), name: str = DEFAULT_N
     Without NVRTC (no `cuda` extra) the error says what is missing and how to install it, the whole story:
     its traceback stops here, at the caller's line, not in the toolchain's frames below.
     """
-    from opkit.cop.build.nvrtc import NvrtcNotFoundError
+    from opkit.cop.toolchain.nvrtc import NvrtcNotFoundError
 
     try:
         module = kernel_module(node, arch, options, name)
@@ -324,7 +324,7 @@ def check_kernels(path) -> list:
     sees (an undeclared name, a type error), at the user's file:line. [] when the file has no kernels
     section or cannot be parsed (the lint reports that); NvrtcNotFoundError when NVRTC is not installed.
     """
-    from opkit.cop.build.nvrtc import log_diagnostics
+    from opkit.cop.toolchain.nvrtc import log_diagnostics
     from opkit.cop.source.lint import Diagnostic
     from opkit.cop.source.macros import wrap_section
     from opkit.cop.source.sections import read_section_file, scan_text
@@ -360,7 +360,7 @@ def check_kernels(path) -> list:
 
 def nvrtc_missing_message() -> str | None:
     """Return why NVRTC cannot be used here (the message names `pip install opkit-sdk[cuda]`), or None."""
-    from opkit.cop.build.nvrtc import NvrtcNotFoundError
+    from opkit.cop.toolchain.nvrtc import NvrtcNotFoundError
 
     try:
         nvrtc_version()

@@ -50,7 +50,7 @@ def _shipped_or_compiled(node, arch, name):
     """Return the node's kernels for `arch`: those its op package ships (`opkit build --arch`), else NVRTC's;
     without NVRTC, the newest architecture shipped below `arch` (the driver compiles its PTX)."""
     from opkit.cop import kernels
-    from opkit.cop.build.nvrtc import NvrtcNotFoundError
+    from opkit.cop.toolchain.nvrtc import NvrtcNotFoundError
     from opkit.gpu.shipped_kernels import find_shipped_kernels, shipped_archs_note
 
     shipped = find_shipped_kernels(node, arch, name)

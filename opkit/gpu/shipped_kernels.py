@@ -27,8 +27,8 @@ import pathlib
 import re
 
 from opkit.cop import kernels
-from opkit.cop.build.identity import request_key
-from opkit.cop.build.nvrtc import normalize_arch
+from opkit.cop.toolchain.identity import request_key
+from opkit.cop.toolchain.nvrtc import normalize_arch
 from opkit.cop.compiledir.private_fs import intact
 from opkit.cop.store.shipped import SHIPPED_DIR, _publish_lock, _replace, shipped_dir
 from opkit.core.digest import sha256

@@ -80,7 +80,7 @@ class Backend:
 def decide_backend() -> Backend:
     """Return the backend for a function made now (see the module docstring)."""
     from opkit.config import config
-    from opkit.cop.build.compiler import find_compiler
+    from opkit.cop.toolchain.compiler import find_compiler
 
     try:
         find_compiler()

@@ -3,7 +3,7 @@
 `node_identity(node)` is what a pickled function's token and the eager memo
 (op.compute) add to an op's props: the op's Python identity
 (opkit.core.code_identity) and, for a node with C code, the key of the request
-that builds its one-node module (opkit.cop.build.identity): every code string, the
+that builds its one-node module (opkit.cop.toolchain.identity): every code string, the
 headers it includes, the op's folders, libraries and arguments, and the flags
 opkit's configuration asks for (`requested_toolchain`), without the compiler and
 the system, which a function pickled on one machine may meet others of. A `.c`
@@ -19,9 +19,9 @@ from opkit.core.digest import sha256
 
 def code_flags() -> tuple:
     """Return the flags opkit's configuration builds modules with (compile, then link arguments): what a function's
-    token says its modules were built with. The requested toolchain's (opkit.cop.build.identity), as in
+    token says its modules were built with. The requested toolchain's (opkit.cop.toolchain.identity), as in
     every node's code identity; no compiler is asked."""
-    from opkit.cop.build.identity import requested_toolchain
+    from opkit.cop.toolchain.identity import requested_toolchain
 
     toolchain = requested_toolchain()
     return (*toolchain.compile_args, "--link--", *toolchain.link_args)
@@ -39,7 +39,7 @@ def c_identity(node) -> str:
     without C code)."""
     from opkit.cop.generate.cinterface import op_has_c
     from opkit.cop.generate.codegen import collect_module
-    from opkit.cop.build.identity import region_request, request_key, requested_toolchain
+    from opkit.cop.toolchain.identity import region_request, request_key, requested_toolchain
     from opkit.cop.generate.region import Region
 
     try:

@@ -298,7 +298,7 @@ class CLinker(GraphCLinker, Linker):
 
     def cmodule_key(self):
         """Return the cache key of the module (a tuple of keys where the graph compiles to several)."""
-        from opkit.cop.build.identity import region_key
+        from opkit.cop.toolchain.identity import region_key
         from opkit.cop.generate.codegen import collect_module
 
         keys = tuple(region_key(collect_module(region)) for region in self.regions())

@@ -8,7 +8,7 @@ import pytest
 
 import opkit
 import opkit.tensor as ot
-from opkit.cop.build import compiler
+from opkit.cop.toolchain import compiler
 from opkit.link import node_runner
 
 from helpers.tutorial_ops import VectorTimesScalar

@@ -207,8 +207,8 @@ def test_the_cuda_scaffold_templates_render_as_valid_python(tmp_path, params):
 
 
 def test_doctor_reads_nvrtc_as_opkit_compiles_with_it(monkeypatch, tmp_path):
-    """The NVRTC line is opkit.cop.build.nvrtc's library: OPKIT_NVRTC naming no library is reported."""
-    from opkit.cop.build import nvrtc
+    """The NVRTC line is opkit.cop.toolchain.nvrtc's library: OPKIT_NVRTC naming no library is reported."""
+    from opkit.cop.toolchain import nvrtc
 
     missing = tmp_path / "libnvrtc.so.12"
     monkeypatch.setenv(nvrtc.ENVIRONMENT, str(missing))
@@ -220,7 +220,7 @@ def test_doctor_reads_nvrtc_as_opkit_compiles_with_it(monkeypatch, tmp_path):
 
 @needs_nvrtc
 def test_doctor_names_the_nvrtc_opkit_compiles_with(monkeypatch):
-    from opkit.cop.build import nvrtc
+    from opkit.cop.toolchain import nvrtc
 
     monkeypatch.delenv(nvrtc.ENVIRONMENT, raising=False)
     assert doctor.nvrtc_check(cupy_installed=True) == (
@@ -293,7 +293,7 @@ def test_wrong_arch_arguments_are_usage_errors(capsys, argv, message):
 TARGET = """
 import sys
 import opkit, opkit.gpu
-from opkit.cop.build import nvrtc
+from opkit.cop.toolchain import nvrtc
 from opkit.cop.generate.codegen import collect_module
 from opkit.cop.generate.region import Region
 from opkit.cop.store.shipped import find_shipped

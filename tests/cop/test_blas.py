@@ -23,7 +23,7 @@ from opkit import Apply, Op
 from opkit.config import Config, config
 from opkit.core.type import MethodNotDefined
 from opkit.cop import blas
-from opkit.cop.build.compiler import find_compiler
+from opkit.cop.toolchain.compiler import find_compiler
 
 C_LINKER = opkit.Mode(linker="c", optimizer=None)
 HERE = pathlib.Path(__file__).resolve().parent

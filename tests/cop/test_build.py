@@ -8,8 +8,8 @@ import sysconfig
 import pytest
 
 from opkit.config import config
-from opkit.cop.build.extension import MAX_ERRORS, build_extension, build_flags
-from opkit.cop.build.compiler import Compiler, describe_toolchain, find_compiler, python_include_dirs
+from opkit.cop.toolchain.extension import MAX_ERRORS, build_extension, build_flags
+from opkit.cop.toolchain.compiler import Compiler, describe_toolchain, find_compiler, python_include_dirs
 from opkit.cop.load.loader import load_module
 from opkit.errors import CompileError
 
@@ -101,7 +101,7 @@ def test_describe_toolchain_for_doctor():
 
 
 def test_importing_the_pipeline_imports_neither_setuptools_nor_numpy():
-    code = ("import sys, opkit.cop.build.extension, opkit.cop.store.cache, opkit.cop.load.loader, opkit.cop.build.compiler;"
+    code = ("import sys, opkit.cop.toolchain.extension, opkit.cop.store.cache, opkit.cop.load.loader, opkit.cop.toolchain.compiler;"
             "print(sorted(m for m in ('setuptools', 'numpy') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

@@ -16,8 +16,8 @@ import pytest
 
 from opkit.config import config
 from opkit.cop.store import lock as lock_module
-from opkit.cop.build.extension import build_extension
-from opkit.cop.build.identity import cache_key
+from opkit.cop.toolchain.extension import build_extension
+from opkit.cop.toolchain.identity import cache_key
 from opkit.cop.store.cache import (CACHE_FORMAT, CacheWarning, CompileLockTimeout, ModuleCache, UnsafeCacheDirError,
                                    default_cache, module_name_for)
 from opkit.errors import CompileError
@@ -91,7 +91,7 @@ def test_key_is_stable_and_unambiguous():
 
 def test_key_is_the_same_under_any_hash_seed():
     expected = cache_key("source", b"\x00header", "g++ 12", "-O2")
-    code = "from opkit.cop.build.identity import cache_key; print(cache_key('source', b'\\x00header', 'g++ 12', '-O2'))"
+    code = "from opkit.cop.toolchain.identity import cache_key; print(cache_key('source', b'\\x00header', 'g++ 12', '-O2'))"
     for seed in ("0", "1", "4242"):
         run = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONHASHSEED": seed},
                              capture_output=True, text=True, check=True)

@@ -26,8 +26,8 @@ from opkit.config import config
 from opkit.cop.store import cache as cache_module
 from opkit.cop.compiledir import layout as cache_layout
 from opkit.cop.store import upkeep as cache_upkeep
-from opkit.cop.build.extension import build_extension
-from opkit.cop.build.identity import cache_key
+from opkit.cop.toolchain.extension import build_extension
+from opkit.cop.toolchain.identity import cache_key
 from opkit.cop.store.cache import CacheWarning, ModuleCache, module_name_for
 from opkit.cop.compiledir.private_fs import CacheNotWritableError
 from helpers.child import GRAPH_CHILD, run_child
@@ -38,7 +38,7 @@ TINY_CHILD = textwrap.dedent(f"""
     import json, sys, warnings
     sys.path.insert(0, {str(TESTS)!r})
     from conftest import make_tiny_source
-    from opkit.cop.build.extension import build_extension
+    from opkit.cop.toolchain.extension import build_extension
     from opkit.cop.store.cache import ModuleCache, module_name_for
     root, wanted = sys.argv[1], [item.split(":") for item in sys.argv[2:]]
     builds, values = [], []
@@ -190,9 +190,9 @@ def test_an_unusable_entry_in_a_read_only_cache_is_bypassed_with_one_warning(tmp
 def test_a_killed_precompiled_header_build_leaves_nothing_prune_cannot_remove(tmp_path):
     root = tmp_path / "cache"
     code = textwrap.dedent("""
-        from opkit.cop.build.extension import build_flags
-        from opkit.cop.build.compiler import find_compiler, python_include_dirs
-        from opkit.cop.build.pch import pch_args
+        from opkit.cop.toolchain.extension import build_flags
+        from opkit.cop.toolchain.compiler import find_compiler, python_include_dirs
+        from opkit.cop.toolchain.pch import pch_args
         pch_args(find_compiler(), build_flags()[0], python_include_dirs())
     """)
     env = {**os.environ, "OPKIT_COMPILEDIR": str(root)}
@@ -224,7 +224,7 @@ def test_info_counts_every_byte_prune_removes_leftovers_and_clear_empties(tmp_pa
     cache = ModuleCache(root)
     cache.get_or_build(key, lambda d: build_extension(tiny_source(name), name, d), module_name=name)
     # A complete PCH (its header, and a .gch its seal names) with a stray temporary file, and an interrupted one.
-    from opkit.cop.build.pch import PCH_HEADER
+    from opkit.cop.toolchain.pch import PCH_HEADER
     from opkit.cop.compiledir.private_fs import write_sealed
 
     complete, broken = root / "pch" / ("a" * 24), root / "pch" / ("b" * 24)

@@ -50,7 +50,7 @@ def test_a_cache_that_cannot_be_written_keeps_no_text_and_says_nothing(tmp_path,
 
 PROBES = textwrap.dedent("""
     import collections, numpy as np, opkit, opkit.tensor as ot
-    from opkit.cop.build import compiler, host
+    from opkit.cop.toolchain import compiler, host
     calls = collections.Counter()
 
     def counted(module, name):

@@ -10,7 +10,7 @@ import pytest
 
 import opkit
 import opkit.tensor as ot
-from opkit.cop.build.extension import BASE_COMPILE_ARGS, build_flags
+from opkit.cop.toolchain.extension import BASE_COMPILE_ARGS, build_flags
 from opkit.cop.generate.flag_clash import ModuleFlags, clash
 from opkit.cop.generate.region import Region
 from opkit.link.partition import partition

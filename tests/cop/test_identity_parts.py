@@ -1,14 +1,14 @@
-"""One function owns what a compiled artifact is made of (opkit.cop.build.identity.made_of, of a CompileRequest):
+"""One function owns what a compiled artifact is made of (opkit.cop.toolchain.identity.made_of, of a CompileRequest):
 a part added there reaches every key, the module cache's (region_key, module_key), an incremental chunk's, a
 shipped module's, a precompiled header's, a node's kernels' and a shipped kernel's, and a node's code identity
 (pickle and Dask tokens), so that adding a part (headers found through a new flag, say) is one edit."""
 
 import opkit.tensor as ot
 from opkit.cop import kernels
-from opkit.cop.build import identity
-from opkit.cop.build.compiler import find_compiler, python_include_dirs
-from opkit.cop.build.flags import build_flags
-from opkit.cop.build.pch import pch_key
+from opkit.cop.toolchain import identity
+from opkit.cop.toolchain.compiler import find_compiler, python_include_dirs
+from opkit.cop.toolchain.flags import build_flags
+from opkit.cop.toolchain.pch import pch_key
 from opkit.cop.generate.codegen import collect_module, render_parts
 from opkit.cop.generate.region import Region
 from opkit.cop.incremental import make_chunk, node_piece

@@ -16,7 +16,7 @@ import opkit
 import opkit.scalar as os_
 import opkit.tensor as ot
 from opkit import Apply, CompileError, Op
-from opkit.cop.build.compiler import find_compiler
+from opkit.cop.toolchain.compiler import find_compiler
 
 C_LINKER = opkit.Mode(linker="c", optimizer=None)
 

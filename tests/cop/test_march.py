@@ -7,16 +7,16 @@ import pytest
 
 import opkit
 import opkit.tensor as ot
-from opkit.cop.build import host
-from opkit.cop.build.extension import build_flags
-from opkit.cop.build import identity
-from opkit.cop.build.compiler import find_compiler
+from opkit.cop.toolchain import host
+from opkit.cop.toolchain.extension import build_flags
+from opkit.cop.toolchain import identity
+from opkit.cop.toolchain.compiler import find_compiler
 from opkit.cop.compiledir.layout import HOST_DIR
 
 
 def toolchain_parts():
     """Return what a module's request takes from this host: opkit's flags, and the parts an empty module is made
-    of (opkit.cop.build.identity.made_of), among them what -march=native stands for."""
+    of (opkit.cop.toolchain.identity.made_of), among them what -march=native stands for."""
     toolchain = identity.host_toolchain()
     return (*toolchain.compile_args, *toolchain.link_args,
             *identity.made_of(identity.CompileRequest(("",), toolchain=toolchain)))

@@ -1,6 +1,6 @@
 """One identity: everything that changes what a compiler makes changes every key that covers it.
 
-Each key is the key of a request (opkit.cop.build.identity.CompileRequest): exactly what the
+Each key is the key of a request (opkit.cop.toolchain.identity.CompileRequest): exactly what the
 compiler receives. This file changes each input of those requests, one at a time, and checks
 which keys change: each must change when it covers the input, and stay when it does not.
 
@@ -40,10 +40,10 @@ import pytest
 import opkit
 import opkit.tensor as ot
 from opkit.cop import kernels
-from opkit.cop.build import identity, system_headers
-from opkit.cop.build.compiler import find_compiler, python_include_dirs
-from opkit.cop.build.flags import build_flags
-from opkit.cop.build.pch import pch_key
+from opkit.cop.toolchain import identity, system_headers
+from opkit.cop.toolchain.compiler import find_compiler, python_include_dirs
+from opkit.cop.toolchain.flags import build_flags
+from opkit.cop.toolchain.pch import pch_key
 from opkit.cop.generate.codegen import collect_module
 from opkit.cop.generate.region import Region
 from opkit.cop.store.shipped import shipped_key
@@ -383,7 +383,7 @@ def test_a_numpy_upgraded_in_place_gets_its_own_modules_and_precompiled_header(o
 
 DIGEST = """
 import sys
-from opkit.cop.build import system_headers
+from opkit.cop.toolchain import system_headers
 print(system_headers.system_headers_digest([sys.argv[1]]))
 """
 

@@ -10,7 +10,7 @@ import opkit
 import opkit.scalar as os_
 import opkit.tensor as ot
 from opkit import Apply, OpenMPOp
-from opkit.cop.build.openmp import openmp_supported
+from opkit.cop.toolchain.openmp import openmp_supported
 
 C_LINKER = opkit.Mode(linker="c", optimizer=None)
 

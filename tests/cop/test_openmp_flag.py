@@ -17,7 +17,7 @@ import opkit.scalar as os_
 import opkit.tensor as ot
 from opkit import Apply, OpenMPOp
 from opkit.cop.generate.codegen import collect_module
-from opkit.cop.build.openmp import OPENMP_FLAG, openmp_supported
+from opkit.cop.toolchain.openmp import OPENMP_FLAG, openmp_supported
 from opkit.cop.generate.region import Region
 from opkit.link.function import FunctionMaker
 from opkit.link.mode import get_mode

@@ -9,7 +9,7 @@ import numpy as np
 import opkit
 import opkit.tensor as ot
 from opkit import Apply, Op
-from opkit.cop.build import identity
+from opkit.cop.toolchain import identity
 from opkit.cop.compiledir.layout import CACHE_FORMAT
 from opkit.cop.generate.codegen import collect_module
 from opkit.cop.generate.region import Region

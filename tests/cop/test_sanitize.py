@@ -12,11 +12,11 @@ import pytest
 
 import opkit
 import opkit.tensor as ot
-from opkit.cop.build import sanitize
+from opkit.cop.toolchain import sanitize
 from opkit.cop.generate.codegen import render_module
-from opkit.cop.build.identity import module_key
+from opkit.cop.toolchain.identity import module_key
 from opkit.cop.generate.region import Region
-from opkit.cop.build.sanitize import SanitizerRuntimeError, asan_runtime, preload_hint, require_runtime, runtime_loaded
+from opkit.cop.toolchain.sanitize import SanitizerRuntimeError, asan_runtime, preload_hint, require_runtime, runtime_loaded
 
 TESTS = pathlib.Path(__file__).resolve().parents[1]
 RUNTIME = asan_runtime()

@@ -370,7 +370,7 @@ def test_a_damaged_precompiled_header_is_built_again_not_used(tmp_path):
 def test_a_compiler_cut_short_by_a_full_disk_or_a_size_limit_says_what_to_do(tmp_path):
     script = textwrap.dedent('''
         import resource, sys
-        from opkit.cop.build.extension import build_extension
+        from opkit.cop.toolchain.extension import build_extension
         from opkit.errors import CompileError
         resource.setrlimit(resource.RLIMIT_FSIZE, (50000, 50000))
         source = "extern const char opkit_big[];\\nconst char opkit_big[400000] = {1};\\n"  # a small file, a big object
@@ -387,9 +387,9 @@ def test_a_compiler_cut_short_by_a_full_disk_or_a_size_limit_says_what_to_do(tmp
 
 
 def test_every_key_of_a_module_sees_a_header_byte_that_is_not_utf8(tmp_path, monkeypatch):
-    """The module cache's key, the shipped key and a node's code identity are one list (opkit.cop.build.identity)."""
+    """The module cache's key, the shipped key and a node's code identity are one list (opkit.cop.toolchain.identity)."""
     from opkit.cop.generate.codegen import collect_module
-    from opkit.cop.build.identity import region_key
+    from opkit.cop.toolchain.identity import region_key
     from opkit.cop.generate.region import Region
     from opkit.cop.store.shipped import shipped_key
     from opkit.link.code_identity import c_identity

@@ -24,7 +24,7 @@ import time
 
 import pytest
 
-from opkit.cop.build.pch import PCH_HEADER
+from opkit.cop.toolchain.pch import PCH_HEADER
 from opkit.cop.compiledir.layout import (HOST_DIR, JINJA_PREFIX, PCH_DIGEST_FILE, PCH_DIR, PCH_FILES, PCH_GCH,
                                          PCH_HEADER_FILE, PCH_LOCK, RENDERED_DIR)
 from opkit.cop.compiledir.private_fs import read_sealed, write_sealed
@@ -36,9 +36,9 @@ from opkit.cop.store.owner import mark
 # into place: after its seal was written.
 KILLED_BEFORE_GCH = textwrap.dedent("""
     import os, signal
-    from opkit.cop.build.compiler import find_compiler, python_include_dirs
-    from opkit.cop.build.extension import build_flags
-    from opkit.cop.build.pch import pch_args
+    from opkit.cop.toolchain.compiler import find_compiler, python_include_dirs
+    from opkit.cop.toolchain.extension import build_flags
+    from opkit.cop.toolchain.pch import pch_args
     replace = os.replace
     def killing_replace(source, target, *args, **kwargs):
         if str(target).endswith(".gch"):

@@ -145,8 +145,8 @@ def test_cmodule_debug_flag_refuses_what_is_not_a_boolean_naming_it():
 
 
 def test_cmodule_debug_defines_debug_in_compiled_c_and_is_part_of_the_key():
-    from opkit.cop.build.extension import build_flags
-    from opkit.cop.build.identity import host_toolchain
+    from opkit.cop.toolchain.extension import build_flags
+    from opkit.cop.toolchain.identity import host_toolchain
 
     off_flags, off_parts = build_flags()[0], host_toolchain()
     assert "-DDEBUG=" not in off_flags

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from opkit.cop.build.compiler import find_compiler
+from opkit.cop.toolchain.compiler import find_compiler
 
 HERE = pathlib.Path(__file__).resolve().parent
 HEADERS = HERE.parents[1] / "opkit" / "templates" / "gpu"

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from tests.helpers.gpu import needs_gpu
-from opkit.cop.build.compiler import find_compiler
+from opkit.cop.toolchain.compiler import find_compiler
 from opkit.cop.source.kernel_refusals import interpretable_text
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -227,7 +227,7 @@ def test_cuda_launch_without_a_driver_names_libcuda(on_cuda):
 @pytest.fixture(scope="module")
 def cupy_with_kernels():
     """CuPy, with the contract's kernels compiled by NVRTC for this GPU under the module's key."""
-    from opkit.cop.build import nvrtc
+    from opkit.cop.toolchain import nvrtc
     from opkit.gpu import runtime
 
     cupy = runtime.cupy()

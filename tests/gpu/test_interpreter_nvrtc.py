@@ -6,7 +6,7 @@ import pathlib
 import pytest
 from helpers.requires import needs_nvrtc
 
-from opkit.cop.build import nvrtc
+from opkit.cop.toolchain import nvrtc
 from opkit.cop.kernels import kernel_names
 from opkit.cop.source.kernel_refusals import check_interpretable, interpretable_text
 

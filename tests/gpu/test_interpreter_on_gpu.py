@@ -90,7 +90,7 @@ def other_lib(tmp_path_factory):
 @pytest.fixture(scope="module")
 def gpu_module():
     """The kernels compiled by NVRTC for this GPU (--fmad=false: a * b + c rounds twice, as on the host)."""
-    from opkit.cop.build import nvrtc
+    from opkit.cop.toolchain import nvrtc
     from opkit.gpu.runtime import cupy
 
     module = cupy()

@@ -16,7 +16,7 @@ from helpers.requires import has_nvrtc, needs_nvrtc
 import opkit
 import opkit.tensor as ot
 from opkit.cop import kernels
-from opkit.cop.build import identity, nvrtc
+from opkit.cop.toolchain import identity, nvrtc
 from opkit.cop.source.lint import check_file
 from opkit.errors import CompileError
 from tests.gpu.ops.kernel_ops import HERE, MethodKernels, Unary, axpy_node, unary_node
@@ -225,7 +225,7 @@ def test_a_second_process_reuses_the_cached_cubin():
     code = textwrap.dedent("""
         import json
         from opkit.cop import kernels
-        from opkit.cop.build import nvrtc
+        from opkit.cop.toolchain import nvrtc
         from tests.gpu.ops.kernel_ops import axpy_node
         key = kernels.kernel_module_key(axpy_node("float32", "float32"), "sm_80")
         cubin, ptx = kernels.kernel_binary(key)

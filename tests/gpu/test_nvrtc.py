@@ -1,4 +1,4 @@
-"""NVRTC through ctypes (opkit.cop.build.nvrtc): real compiles, no GPU needed.
+"""NVRTC through ctypes (opkit.cop.toolchain.nvrtc): real compiles, no GPU needed.
 
 The library comes from pip's nvidia-cuda-nvrtc-cu12 wheel (`opkit-sdk[cuda]`), or from OPKIT_NVRTC.
 """
@@ -11,7 +11,7 @@ import textwrap
 import pytest
 from helpers.requires import needs_nvrtc
 
-from opkit.cop.build import nvrtc
+from opkit.cop.toolchain import nvrtc
 from opkit.errors import CompileError
 
 KERNEL = 'extern "C" __global__ void scale(float* x, float a) { x[threadIdx.x] *= a; }\n'
@@ -146,7 +146,7 @@ def test_override_with_a_folder_in_a_fresh_process(tmp_path):
     folder = os.path.dirname(nvrtc.find_library())
     code = textwrap.dedent("""
         import sys
-        from opkit.cop.build import nvrtc
+        from opkit.cop.toolchain import nvrtc
         print(nvrtc.find_library(), nvrtc.nvrtc_version(), "cuda" in sys.modules, "cupy" in sys.modules)
     """)
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,

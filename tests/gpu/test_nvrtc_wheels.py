@@ -16,7 +16,7 @@ import textwrap
 
 import pytest
 
-from opkit.cop.build import nvrtc
+from opkit.cop.toolchain import nvrtc
 
 # wheel -> (its folder under `nvidia`, its library, the line that installs it)
 WHEELS = {"cuda13": ("cu13/lib", "libnvrtc.so.13", "pip install 'nvidia-cuda-nvrtc==13.*'"),
@@ -35,7 +35,7 @@ KERNEL = """extern "C" __global__ void mix(float* x, int* count, unsigned* top)
 
 COMPILE = textwrap.dedent("""
     import json, os, sys
-    from opkit.cop.build import nvrtc
+    from opkit.cop.toolchain import nvrtc
     from opkit.errors import CompileError
     text = sys.argv[1]
     results = []
@@ -112,7 +112,7 @@ def test_each_wheel_compiles_when_chosen(wheel):
 def test_the_default_choice_compiles():
     """With no OPKIT_NVRTC, opkit takes the wheel of CuPy's CUDA where CuPy is installed (cupy-cuda12x: 12, whose
     driver loads what it compiles), else the newest (CUDA 13's beside CUDA 12's), and it compiles."""
-    from opkit.cop.build import nvrtc
+    from opkit.cop.toolchain import nvrtc
 
     require()
     major = nvrtc.cupy_cuda_major()
@@ -189,7 +189,7 @@ def test_cubin_arch_reads_both_cuda_elf_abis(abi, flags):
 PREFERENCE = """
 import sys
 sys.path[:0] = [{site!r}]
-from opkit.cop.build import nvrtc
+from opkit.cop.toolchain import nvrtc
 print(nvrtc.cupy_cuda_major(), nvrtc.find_library().rsplit("/", 3)[-3])
 """
 

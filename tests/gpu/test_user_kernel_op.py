@@ -224,7 +224,7 @@ def test_a_second_process_is_served_from_the_cache(device, tmp_path):
 
 
 def _region_key(node, device):
-    from opkit.cop.build import identity
+    from opkit.cop.toolchain import identity
     from opkit.cop.generate.codegen import collect_module
     from opkit.cop.generate.region import Region
 
@@ -233,7 +233,7 @@ def _region_key(node, device):
 
 
 def test_the_modules_identity_covers_the_device_and_the_cuda_kernels(monkeypatch):
-    pytest.importorskip("opkit.cop.build.nvrtc")
+    pytest.importorskip("opkit.cop.toolchain.nvrtc")
     from opkit.cop.kernels import nvrtc_missing_message
     from opkit.gpu import node_glue, runtime
 
@@ -253,7 +253,7 @@ def test_the_modules_identity_covers_the_device_and_the_cuda_kernels(monkeypatch
 
 def test_the_cuda_host_module_builds_without_a_gpu(monkeypatch):
     """The host part of a GPU node compiles with g++ here, against no CUDA header (it cannot run here)."""
-    pytest.importorskip("opkit.cop.build.nvrtc")
+    pytest.importorskip("opkit.cop.toolchain.nvrtc")
     from opkit.cop.kernels import nvrtc_missing_message
     from opkit.gpu import node_glue, runtime
 

@@ -52,8 +52,8 @@ GRAPH_CHILD = textwrap.dedent("""
     if sys.argv[1] == "umask0":
         os.umask(0)
     import numpy as np, opkit, opkit.tensor as ot
-    from opkit.cop.build.extension import build_extension
-    from opkit.cop.build.identity import cache_key
+    from opkit.cop.toolchain.extension import build_extension
+    from opkit.cop.toolchain.identity import cache_key
     from opkit.cop.store.cache import default_cache, module_name_for
     out = {"warnings": []}
     with warnings.catch_warnings(record=True) as caught:

@@ -27,7 +27,7 @@ def has_dot() -> bool:
 
 def has_nvrtc() -> bool:
     """Whether opkit finds NVRTC here (pip's nvidia-cuda-nvrtc-cu12 wheel, or OPKIT_NVRTC), as it compiles with it."""
-    from opkit.cop.build import nvrtc
+    from opkit.cop.toolchain import nvrtc
     from opkit.errors import CompileError
 
     try:

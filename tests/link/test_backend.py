@@ -11,7 +11,7 @@ import pytest
 
 import opkit
 import opkit.tensor as ot
-from opkit.cop.build import compiler
+from opkit.cop.toolchain import compiler
 from opkit.link.backend import COMPILE, PYTHON, SHIPPED, Backend, decide_backend
 from opkit.link.function import PyFunction, function_class
 

@@ -156,7 +156,7 @@ def test_graph_with_a_python_only_node_runs_as_c_regions_joined_by_python():
 def test_missing_compiler_is_a_clear_error_not_a_silent_fallback():
     x = ot.dvector("x")
     with opkit.config.change_flags(cxx="/nonexistent/g++"):
-        from opkit.cop.build import compiler
+        from opkit.cop.toolchain import compiler
         compiler._found.clear()
         try:
             with pytest.raises(opkit.CompileError) as info:

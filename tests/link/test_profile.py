@@ -11,7 +11,7 @@ import opkit
 import opkit.tensor as ot
 from opkit.config import config
 from opkit.cop.generate.codegen import collect_module, render_parts
-from opkit.cop.build.identity import region_key
+from opkit.cop.toolchain.identity import region_key
 from opkit.cop.generate.region import Region
 from opkit.link.function import FunctionMaker
 from opkit.link.mode import get_mode

@@ -183,7 +183,7 @@ def test_a_module_with_constants_params_and_shared_cells():
 
 
 def test_without_a_compiler_the_python_fallback_stores_the_updates(recwarn):
-    from opkit.cop.build import compiler
+    from opkit.cop.toolchain import compiler
 
     c = opkit.shared(0.0, name="c")
     with opkit.config.change_flags(cxx="/nonexistent/g++", python_fallback=True):

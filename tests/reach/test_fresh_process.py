@@ -15,14 +15,14 @@ import sys
 import pytest
 
 import opkit
-from opkit.cop.build import compiler
+from opkit.cop.toolchain import compiler
 from opkit.cop.compiledir.layout import HOST_DIR
 from opkit.core import digest
 
 # Only a build (or an error message) needs these: a warm process must not pay for importing them.
 # The section parser and macro expander included: built-in ops' expanded files are kept (opkit.cop.source.section_memo).
 BUILD_ONLY = ("subprocess", "tempfile", "shutil", "socket", "zipfile", "importlib.resources", "difflib",
-              "jinja2", "setuptools", "bz2", "lzma", "opkit.cop.build.pch",
+              "jinja2", "setuptools", "bz2", "lzma", "opkit.cop.toolchain.pch",
               "opkit.cop.source.sections", "opkit.cop.source.macros", "opkit.cop.source.cop", "opkit.cop.source.section_op")
 
 WARM_SCRIPT = """

@@ -117,7 +117,7 @@ def test_build_into_refuses_to_ship_a_sanitized_module(package):
 
 
 def test_a_sanitized_process_is_never_served_a_shipped_module(package, tmp_path):
-    from opkit.cop.build.sanitize import asan_runtime
+    from opkit.cop.toolchain.sanitize import asan_runtime
 
     into, env = package
     sanitized = dict(env, OPKIT_FLAGS="sanitize=address", LD_PRELOAD=asan_runtime(),

@@ -15,7 +15,7 @@ import pytest
 import opkit
 import opkit.tensor as ot
 from opkit.config import MAX_THREADS, THREAD_GRAIN, _threads_cell
-from opkit.cop.build.extension import modules_use_openmp
+from opkit.cop.toolchain.extension import modules_use_openmp
 from opkit.core.tensor.scalars.scalar_ops import has_c_dtype
 
 pytestmark = pytest.mark.skipif(not modules_use_openmp(), reason="modules are built without OpenMP here")

@@ -12,7 +12,7 @@ import pytest
 import opkit
 import opkit.tensor as ot
 from opkit.cop.generate.cinterface import op_has_c
-from opkit.cop.build.openmp import openmp_supported
+from opkit.cop.toolchain.openmp import openmp_supported
 from opkit.core.tensor.reductions.reduce_fusion import FusedReduce
 from opkit.core.tensor.scalars import scalar_ops
 from opkit.link.mode import Mode

@@ -17,11 +17,11 @@ files), whatever the umask.
 - `.tmp-*` (TMP_PREFIX): a sealed file being written, beside its final name (opkit.cop.compiledir.private_fs).
 - `size-total` (TOTAL): the running total of the entries' bytes (opkit.cop.store.upkeep).
 - `CACHEDIR.TAG` (MARKER): opkit's mark on a root it made (opkit.cop.store.owner).
-- `pch/<digest>/` (PCH_DIR): a precompiled header (opkit.cop.build.pch): PCH_FILES, and `.tmp-*` files.
+- `pch/<digest>/` (PCH_DIR): a precompiled header (opkit.cop.toolchain.pch): PCH_FILES, and `.tmp-*` files.
 - `index/` (INDEX_DIR): signature index files of older opkit versions.
 - `host/` (HOST_DIR, host_dir()): what the compiler makes of this host, `host/<question>-<digest>`
-  (opkit.cop.build.host), and the digest of Python's and numpy's headers with their stats,
-  `host/system-headers-<digest>` (opkit.cop.build.system_headers);
+  (opkit.cop.toolchain.host), and the digest of Python's and numpy's headers with their stats,
+  `host/system-headers-<digest>` (opkit.cop.toolchain.system_headers);
   - `host/rendered/` (rendered_dir()): generated texts kept across processes (opkit.cop.compiledir.text_memo);
   - `host/jinja-<digest>/` (jinja_dir()): jinja2's compiled templates (opkit.cop.generate.templates).
 - `opkit-demo/` (DEMO_DIR, demo_dir()): the project `opkit demo` scaffolds (opkit.cli.demo).

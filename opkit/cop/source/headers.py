@@ -1,6 +1,6 @@
 """The headers C text includes, found as the compiler finds them, with the sha256 of their bytes.
 
-One scan serves every identity: a module's, a kernel's, a precompiled header's (opkit.cop.build.identity)
+One scan serves every identity: a module's, a kernel's, a precompiled header's (opkit.cop.toolchain.identity)
 and a COp's version (opkit.cop.source.cop).
 
 Headers are found the way the compiler finds them (see `search_dirs`): beside the
@@ -9,7 +9,7 @@ folders and every `-I`, `-isystem` and `-idirafter` of the op's arguments and of
 config.cflags, then CPATH, C_INCLUDE_PATH and CPLUS_INCLUDE_PATH. A header the
 compiler opens that this scan cannot see (an include named by a macro) is in the
 compiler's own list of what it read, kept with the cache entry and checked on
-every hit (opkit.cop.build.depends).
+every hit (opkit.cop.toolchain.depends).
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from opkit.cop.compiledir.layout import (BUILD_PREFIX, CACHE_FORMAT, LOCK_SUFFIX
                                          STAMP, TRASH_PREFIX, entry_stats, read_meta)
 from opkit.cop.store.owner import mark
 from opkit.cop.store.upkeep import Upkeep
-from opkit.cop.build.depends import changed, gather
+from opkit.cop.toolchain.depends import changed, gather
 from opkit.cop.load.loader import load_module
 from opkit.cop.store.lock import CacheWarning, CompileLockTimeout, KeyLock  # noqa: F401  (re-exported)
 from opkit.cop.compiledir.private_fs import (CacheNotWritableError, UnsafeCacheDirError, check_private, intact,

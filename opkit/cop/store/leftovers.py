@@ -1,6 +1,6 @@
 """What `opkit cache prune` removes besides entries: the leftovers of killed writers, by folder.
 
-- `pch/<digest>/`: every file of a precompiled header pch would not use as it is (opkit.cop.build.pch:
+- `pch/<digest>/`: every file of a precompiled header pch would not use as it is (opkit.cop.toolchain.pch:
   the header, the .gch and the seal holding the .gch's sha256; a kill leaves the seal of a .gch that was
   never renamed into place, or a .gch without its seal), with its lock; and any header's `.tmp-*` files;
 - `.tmp-*` files (a sealed file being written, opkit.cop.compiledir.private_fs.write_sealed) at the root
@@ -62,7 +62,7 @@ def tidy_pch(pch: str, everything: bool):
 def _pch_usable(path: str) -> bool:
     """Return whether pch would use the header in `path` as it is: the header's text, and a .gch whose sha256
     is the one sealed beside it (pch's own test; anything less is rebuilt, so it is a leftover here)."""
-    from opkit.cop.build.pch import _intact
+    from opkit.cop.toolchain.pch import _intact
 
     return _intact(pathlib.Path(path))
 

@@ -26,10 +26,10 @@ import sys
 import warnings
 
 from opkit.config import config
-from opkit.cop.build.extension import extension_suffix
-from opkit.cop.build.identity import Toolchain, region_request, request_key
+from opkit.cop.toolchain.extension import extension_suffix
+from opkit.cop.toolchain.identity import Toolchain, region_request, request_key
 from opkit.cop.store.cache import module_events
-from opkit.cop.build.compiler import numpy_c_api_version, python_abi
+from opkit.cop.toolchain.compiler import numpy_c_api_version, python_abi
 from opkit.cop.load.loader import load_module
 from opkit.cop.compiledir.private_fs import intact
 from opkit.core.digest import sha256
@@ -93,7 +93,7 @@ def shipping_flags() -> tuple[tuple[str, ...], tuple[str, ...]]:
     machine: how many threads run is a run-time matter (config.threads). A sanitized
     key is another key (sanitized modules are never shipped: see ship_refusal).
     """
-    from opkit.cop.build.flags import module_flags
+    from opkit.cop.toolchain.flags import module_flags
 
     return module_flags(ship_march(), True)
 
@@ -123,7 +123,7 @@ def shipping_toolchain() -> Toolchain:
 
 def shipped_key(parts) -> str:
     """Return the key of a region's shipped module from the parts it renders from (see the module docstring):
-    the portable identity of the request that builds it (opkit.cop.build.identity)."""
+    the portable identity of the request that builds it (opkit.cop.toolchain.identity)."""
     return request_key(region_request(parts, shipping_toolchain(), portable=True), SHIPPED_FORMAT)
 
 

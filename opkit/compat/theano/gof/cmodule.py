@@ -2,7 +2,7 @@
 
 Ops call these to ask whether a flag or a test program compiles (and runs) before choosing their
 C; here they run opkit's compiler (``config.cxx``, else g++, clang++ or c++ on PATH) through the one
-door opkit runs compilers by (opkit.cop.build.compiler). Theano's module cache and its
+door opkit runs compilers by (opkit.cop.toolchain.compiler). Theano's module cache and its
 ``compile_str`` are not here: opkit builds, names and caches its modules itself.
 """
 
@@ -17,7 +17,7 @@ PROBE_TIMEOUT = 120  # seconds: a probe is a tiny program
 
 
 def _compiler_command():
-    from opkit.cop.build.compiler import find_compiler
+    from opkit.cop.toolchain.compiler import find_compiler
 
     try:
         return find_compiler().command
@@ -27,7 +27,7 @@ def _compiler_command():
 
 def gcc_version():
     """Return the compiler's version (``-dumpversion``: '12' or '12.2.0'); '' without a compiler."""
-    from opkit.cop.build.compiler import run_tool
+    from opkit.cop.toolchain.compiler import run_tool
 
     command = _compiler_command()
     if command is None:
@@ -54,7 +54,7 @@ class GCC_compiler:  # noqa: N801  (Theano's name)
     @classmethod
     def try_compile_tmp(cls, src_code, tmp_prefix="", flags=(), try_run=False, output=False, comp_args=True):
         """Compile (and with `try_run`, run) a test program; return Theano's tuple or bool (see try_flags)."""
-        from opkit.cop.build.compiler import run_tool
+        from opkit.cop.toolchain.compiler import run_tool
 
         command = _compiler_command()
         if command is None:

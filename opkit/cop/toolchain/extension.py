@@ -1,7 +1,7 @@
 """Build C++ source into a CPython extension module.
 
 The compile and link commands are opkit's own: the compiler from
-opkit.cop.build.compiler, the shared-library flags Python was built with (sysconfig's
+opkit.cop.toolchain.compiler, the shared-library flags Python was built with (sysconfig's
 LDCXXSHARED / LDSHARED), opkit's flags and each node's. Nothing here imports
 setuptools or relies on its private compiler classes (setuptools._distutils),
 whose behaviour changes from release to release; sysconfig is the standard
@@ -19,9 +19,9 @@ import sys
 import sysconfig
 
 from opkit.config import config
-from opkit.cop.build.compiler import Compiler, find_compiler, python_include_dirs, run_tool
-from opkit.cop.build.depends import dependency_args, record
-from opkit.cop.build.flags import (BASE_COMPILE_ARGS, LINK_TOO, build_flags, debug_flags,  # noqa: F401 (their old home)
+from opkit.cop.toolchain.compiler import Compiler, find_compiler, python_include_dirs, run_tool
+from opkit.cop.toolchain.depends import dependency_args, record
+from opkit.cop.toolchain.flags import (BASE_COMPILE_ARGS, LINK_TOO, build_flags, debug_flags,  # noqa: F401 (their old home)
                                    modules_use_openmp, sanitize_flags)
 from opkit.cop.compiledir import layout
 from opkit.cop.compiledir.private_fs import write_private
@@ -101,7 +101,7 @@ def compile_object(source: str, name: str, work_dir, *, include_dirs=(), extra_c
     compile_args, _ = build_flags()
     compiler = compiler or find_compiler()
     headers = [*include_dirs, *python_include_dirs()]
-    from opkit.cop.build.pch import pch_args, pch_removed  # only a build needs it: not imported by a warm process
+    from opkit.cop.toolchain.pch import pch_args, pch_removed  # only a build needs it: not imported by a warm process
 
     with_pch = pch_args(compiler, compile_args, python_include_dirs())
 

@@ -237,7 +237,7 @@ def nvrtc_version() -> tuple[int, int]:
     facts = (path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
     known = _versions.get(facts)
     if known is None:
-        from opkit.cop.build.host import remembered
+        from opkit.cop.toolchain.host import remembered
 
         text = remembered("nvrtc-version", [str(fact) for fact in facts], lambda: "%d.%d" % _version_of(path))
         try:

@@ -3,7 +3,7 @@
 `module_flags(march, openmp)` is that list (config.sanitize's, config.cmodule__debug's and
 config.cflags among them); `build_flags()` is this machine's (config.march, and OpenMP where
 the compiler has it), a shipped module's is opkit.cop.store.shipped.shipping_flags and a
-function's token's is opkit.cop.build.identity.requested_toolchain: each takes it from here.
+function's token's is opkit.cop.toolchain.identity.requested_toolchain: each takes it from here.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import functools
 import shlex
 
 from opkit.config import config
-from opkit.cop.build.compiler import find_compiler
-from opkit.cop.build.host import OPENMP_FLAG, openmp_supported
+from opkit.cop.toolchain.compiler import find_compiler
+from opkit.cop.toolchain.host import OPENMP_FLAG, openmp_supported
 
 # No -g and no -Wall: debug info and warnings cost compile time and nobody reads them here.
 # -ffp-contract=off: no fused multiply-add where the source has a multiply then an add, so + - * /

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from opkit.config import config
 from opkit.core.op import Op
-from opkit.cop.build import host
-from opkit.cop.build.extension import modules_use_openmp
-from opkit.cop.build.compiler import find_compiler
+from opkit.cop.toolchain import host
+from opkit.cop.toolchain.extension import modules_use_openmp
+from opkit.cop.toolchain.compiler import find_compiler
 
 OPENMP_FLAG = host.OPENMP_FLAG
 NO_OPENMP_FLAG = "-fno-openmp"

@@ -28,7 +28,7 @@ from opkit.config import config
 from opkit.cop.compiledir import layout
 from opkit.cop.compiledir.layout import (PCH_DIGEST_FILE, PCH_DIGEST_LENGTH, PCH_DIR, PCH_GCH, PCH_HEADER_FILE,
                                          PCH_LOCK)
-from opkit.cop.build.compiler import run_tool
+from opkit.cop.toolchain.compiler import run_tool
 from opkit.cop.compiledir.private_fs import make_private_dirs, private_problem, read_sealed, write_private, write_sealed
 from opkit.core.digest import sha256
 
@@ -77,11 +77,11 @@ def pch_args(compiler, compile_args, include_dirs):
 
 def pch_key(compiler, compile_args, include_dirs) -> str:
     """Return the key of the precompiled header `compiler` builds with `compile_args` and -I `include_dirs`
-    (Python's and numpy's folders): its request's (opkit.cop.build.identity.pch_request), which holds the
+    (Python's and numpy's folders): its request's (opkit.cop.toolchain.identity.pch_request), which holds the
     compiler, the flags, the CPU features of -march=native, Python's ABI, numpy's C-API version and the bytes
     of every header in those folders. A numpy upgraded in place gets a header of its own: g++ never checks
     that the headers a .gch was built from are unchanged."""
-    from opkit.cop.build.identity import pch_request, request_key
+    from opkit.cop.toolchain.identity import pch_request, request_key
 
     return request_key(pch_request(PCH_HEADER, compiler, compile_args, include_dirs), PCH_FORMAT)
 

@@ -7,7 +7,7 @@ compiler's own list of what it opened (`-MMD`: the user's headers, not the syste
 and the sha256 of each of those files goes into the entry's meta.json ("depends").
 A hit whose listed header has changed since is not used: the module is built again.
 
-Python's and numpy's headers (the toolchain's: every byte of them is in the key, opkit.cop.build.system_headers) and
+Python's and numpy's headers (the toolchain's: every byte of them is in the key, opkit.cop.toolchain.system_headers) and
 what lies in the compile cache (the precompiled header) are left out.
 """
 

@@ -1,10 +1,10 @@
 """The bytes of Python's and numpy's C headers, as one digest: part of every module's toolchain.
 
 Every module is compiled with `-I` Python's and numpy's include folders
-(opkit.cop.build.compiler.python_include_dirs: sysconfig's, then numpy.get_include()).
+(opkit.cop.toolchain.compiler.python_include_dirs: sysconfig's, then numpy.get_include()).
 A numpy upgraded in place keeps its folder, and may keep its C-API version, while
 its headers change; so the bytes of every file under those folders are part of the
-identity of a module and of the precompiled header (opkit.cop.build.identity).
+identity of a module and of the precompiled header (opkit.cop.toolchain.identity).
 
 Hashing them (about 1.3 MB) is done once per machine, not once per process: the
 digest is kept in the compile cache (`host/system-headers-<digest of the folders>`)
@@ -34,7 +34,7 @@ def system_headers_digest(dirs=None) -> str:
     """Return the digest of the names and bytes of every file under `dirs` (default: python_include_dirs(), asked
     at every call: other folders are another digest at once)."""
     if dirs is None:
-        from opkit.cop.build.compiler import python_include_dirs
+        from opkit.cop.toolchain.compiler import python_include_dirs
 
         dirs = python_include_dirs()
     folders = tuple(map(os.path.abspath, dirs))

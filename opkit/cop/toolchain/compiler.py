@@ -92,12 +92,12 @@ def _identify(command: tuple[str, ...]) -> str:
     """Return the compiler's resolved path and the first line of its `--version`.
 
     Spawning `--version` costs a fresh process 2-10 ms, so the answer is kept in the
-    cache directory (opkit.cop.build.host.remembered), named by the command and the files
+    cache directory (opkit.cop.toolchain.host.remembered), named by the command and the files
     of the programs it names: the compiler's, and those of its other words that name
     a program on PATH (`ccache g++`: g++ too): path, device, inode, size, modification
     and change times. A compiler installed again, or rewritten in place, is asked again.
     """
-    from opkit.cop.build.host import remembered
+    from opkit.cop.toolchain.host import remembered
 
     try:
         facts = [*command, *_file_facts(command[0])]
@@ -163,7 +163,7 @@ def run_tool(command, timeout: float) -> tuple[int, str]:
 def python_include_dirs() -> list[str]:
     """Return the include directories of Python's and numpy's C headers (sysconfig's, then numpy.get_include()).
 
-    Every module's identity reads them (opkit.cop.build.system_headers), so sysconfig's
+    Every module's identity reads them (opkit.cop.toolchain.system_headers), so sysconfig's
     answer (0.3 ms) is asked once per function that gives it; numpy.get_include() is
     asked every time.
     """

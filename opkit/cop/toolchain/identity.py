@@ -5,12 +5,12 @@ compiles, the folders and arguments it finds headers through (so the bytes of ev
 header they include, found as the compiler finds them: opkit.cop.source.headers), the
 op's libraries and arguments, and a `Toolchain`: the compiler, what code is generated
 for, opkit's own flags, and the system (Python's ABI, numpy's C-API version and the
-bytes of their headers: opkit.cop.build.system_headers). `made_of(request)` lists its
+bytes of their headers: opkit.cop.toolchain.system_headers). `made_of(request)` lists its
 parts; `request_key(request)` digests them. Every key is a request's:
 
 - a module's in the module cache (`region_key`, `module_key`; an incremental chunk's): the host's toolchain;
 - a shipped module's (opkit.cop.store.shipped.shipped_key): the same request with the shipping toolchain, portable;
-- a precompiled header's (`pch_request`, opkit.cop.build.pch): its header, with the host's toolchain;
+- a precompiled header's (`pch_request`, opkit.cop.toolchain.pch): its header, with the host's toolchain;
 - a node's CUDA kernels' (opkit.cop.kernels.kernel_request): NVRTC's; a shipped kernel's
   (opkit.gpu.shipped_kernels): the same request, portable;
 - a node's code identity (pickle and Dask tokens, the eager memo: opkit.link.code_identity): the flags
@@ -29,10 +29,10 @@ import os
 import re
 from typing import Callable, NamedTuple
 
-from opkit.cop.build.compiler import find_compiler, numpy_c_api_version, python_abi
-from opkit.cop.build.flags import build_flags, module_flags
-from opkit.cop.build.host import native_target
-from opkit.cop.build.system_headers import system_headers_digest
+from opkit.cop.toolchain.compiler import find_compiler, numpy_c_api_version, python_abi
+from opkit.cop.toolchain.flags import build_flags, module_flags
+from opkit.cop.toolchain.host import native_target
+from opkit.cop.toolchain.system_headers import system_headers_digest
 from opkit.cop.compiledir.layout import CACHE_FORMAT
 from opkit.cop.source.headers import found_headers, pre_included, search_dirs
 from opkit.core.digest import sha256
@@ -59,7 +59,7 @@ class Toolchain(NamedTuple):
 
     tool: str = ""  # the compiler: its resolved path, version line and the other words of its command; NVRTC's version
     target: tuple = ()  # what code is generated for, beyond the flags: NVRTC's -arch
-    compile_args: tuple = ()  # opkit's compile flags (opkit.cop.build.flags.module_flags), before the op's
+    compile_args: tuple = ()  # opkit's compile flags (opkit.cop.toolchain.flags.module_flags), before the op's
     link_args: tuple = ()
     system: tuple = ()  # Python's ABI, numpy's C-API version and the digest of their headers' bytes
     compiler: object = None  # the Compiler asked what -march=native stands for here (None: a key that cannot ask)

@@ -50,7 +50,7 @@ def _print_file_name(command, name):
 
 def asan_runtime(compiler=None):
     """Return the resolved path of the configured compiler's ASan runtime library, or None."""
-    from opkit.cop.build.compiler import find_compiler
+    from opkit.cop.toolchain.compiler import find_compiler
 
     command = tuple((compiler or find_compiler()).command)
     for name in _runtime_names():

@@ -1,6 +1,6 @@
 """What the compiler makes of this host: the CPU features `-march=native` stands for, and OpenMP.
 
-Both are part of a module's identity (opkit.cop.build.identity.toolchain_parts), so
+Both are part of a module's identity (opkit.cop.toolchain.identity.toolchain_parts), so
 they are needed before every cache lookup, even in a process that compiles
 nothing. Asking the compiler costs 10-150 ms, so each answer is kept in the
 cache directory (``host/<digest>``), keyed by the compiler and this CPU's
