@@ -282,4 +282,59 @@ def take(a, indices, axis=None, mode="raise"):
     return Take(axis, mode)(a, indices)
 
 
-__all__ = ["Repeat", "Take", "repeat", "take"]
+class Choose(Op):
+    """numpy.choose(a, choices, mode): choices[a] elementwise, a broadcast against each choice (perform: numpy, as
+    PyTensor's; no gradient, as PyTensor's)."""
+
+    __props__ = ("mode",)
+
+    def __init__(self, mode="raise"):
+        if mode not in CLIP_MODES:
+            raise ValueError(f"choose: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
+        self.mode = mode
+
+    def make_node(self, a, choices):
+        a, choices = as_tensor_variable(a), as_tensor_variable(choices)
+        if np.dtype(a.dtype).kind not in "biu":
+            raise TypeError(f"choose: a must be integers, got {a} of type {a.type}")
+        if choices.ndim == 0:
+            raise ValueError("choose: choices must be a sequence of tensors or a tensor of at least one dimension")
+        ndim = max(a.ndim, choices.ndim - 1)
+        return Apply(self, [a, choices], [TensorType(choices.dtype, (None,) * ndim)()])
+
+    def perform(self, node, inputs, output_storage):
+        a, choices = inputs
+        output_storage[0][0] = np.asarray(np.choose(a, choices, mode=self.mode), dtype=node.outputs[0].dtype)
+
+    def infer_shape(self, node, input_shapes):
+        from opkit.core.tensor.elementwise.logic import eq, switch
+
+        shapes = [tuple(input_shapes[0]), tuple(input_shapes[1][1:])]
+        ndim = len(node.outputs[0].type.shape)
+        result = []
+        for axis in range(ndim):
+            length = None
+            for shape in shapes:
+                if axis - ndim + len(shape) >= 0:
+                    dim = shape[axis - ndim + len(shape)]
+                    length = dim if length is None else switch(eq(length, 1), dim, length)
+            result.append(length)
+        return [tuple(result)]
+
+    def shape_checks(self, node, input_shapes):
+        return [node.outputs[0]]  # shapes that do not broadcast, an index out of range (mode 'raise')
+
+
+def choose(a, choices, mode="raise"):
+    """Return numpy.choose(a, choices, mode): the element of choices[a] at each position."""
+    from opkit.core.tensor.shapes.axes import broadcast_arrays
+    from opkit.core.tensor.shapes.join import stack
+
+    if isinstance(choices, (list, tuple)):
+        if not choices:
+            raise ValueError("choose: choices must not be empty")
+        choices = stack(broadcast_arrays(*choices))
+    return Choose(mode)(a, choices)
+
+
+__all__ = ["Choose", "Repeat", "Take", "choose", "repeat", "take"]
