@@ -33,7 +33,7 @@ _LAZY = {
     "opkit.core.tensor.shapes.diagonal": (
         "AllocDiag", "Eye", "ExtractDiag", "FillDiagonal", "FillDiagonalOffset", "diag", "diagonal", "eye",
         "fill_diagonal", "fill_diagonal_offset", "identity_like", "trace"),
-    "opkit.core.tensor.shapes.repeat_take": ("Repeat", "Take", "repeat", "take"),
+    "opkit.core.tensor.shapes.repeat_take": ("Choose", "Repeat", "Take", "choose", "repeat", "take"),
     "opkit.core.tensor.shapes.filled": (
         "Bartlett", "bartlett", "empty", "empty_like", "full", "full_like", "linspace", "logspace", "mgrid", "ogrid",
         "tri", "tril", "triu"),
@@ -112,7 +112,7 @@ if TYPE_CHECKING:  # the lazy names and what globals().update() above defines, f
                                                   tril_indices_from, triu_indices, triu_indices_from)
     from opkit.core.tensor.shapes.split import horizontal_stack, split, stacklists, vertical_stack
     from opkit.core.tensor.shapes.unravel import RavelMultiIndex, UnravelIndex, ravel_multi_index, unravel_index
-    from opkit.core.tensor.shapes.repeat_take import Repeat, Take, repeat, take
+    from opkit.core.tensor.shapes.repeat_take import Choose, Repeat, Take, choose, repeat, take
     from opkit.core.tensor.shapes.inc_subtensor import IncSubtensor, inc_subtensor, set_subtensor
     from opkit.core.tensor.shapes.advanced_inc_subtensor import AdvancedIncSubtensor, AdvancedIncSubtensor1
     from opkit.core.tensor.shapes.advanced_subtensor import AdvancedSubtensor, AdvancedSubtensor1
@@ -174,6 +174,7 @@ __all__ = [
     "horizontal_stack", "split", "vertical_stack", "flatnonzero", "nonzero", "nonzero_values", "tril_indices",
     "tril_indices_from", "triu_indices", "triu_indices_from", "compress", "stacklists",
     "RavelMultiIndex", "UnravelIndex", "ravel_multi_index", "unravel_index", "mgrid", "ogrid",
+    "Choose", "choose",
     "Prod", "Max", "Min", "Mean", "Argmax", "Argmin", "prod", "max", "min", "mean", "argmax", "argmin",
     "std", "var", "logsumexp", "any", "all", "ptp", "sort", "argsort", "cumsum", "cumprod",
     "matmul", "outer", "tensordot", "batched_dot",
