@@ -155,7 +155,7 @@ HOMES = {
     _specify_shape: ("specify_shape",),
     _axes: ("squeeze", "ravel", "swapaxes", "matrix_transpose"),
     _diagonal: ("diagonal", "trace"),
-    _repeat_take: ("repeat", "take"),
+    _repeat_take: ("repeat", "take", "choose"),
     _fill: ("fill",),
     _nonzero: ("nonzero", "nonzero_values", "compress"),
     _reduction: ("sum", "prod", "max", "min", "mean", "argmax", "argmin"),
