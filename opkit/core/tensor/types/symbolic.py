@@ -191,6 +191,10 @@ class _TensorOperators:
         """Return the coordinates of the nonzero elements, one int64 vector per axis (numpy's x.nonzero())."""
         return find("nonzero")(self, return_matrix)
 
+    def choose(self, choices, mode="raise"):
+        """Return numpy.choose(self, choices, mode): choices[self] at each position."""
+        return find("choose")(self, choices, mode)
+
     def compress(self, condition, axis=None):
         """Return the slices along `axis` where `condition` is nonzero (numpy's x.compress)."""
         return find("compress")(condition, self, axis)
