@@ -82,6 +82,9 @@ def _graph_cases(m, v):
         ("triu_indices_from", ot.triu_indices_from(m, 1)[1], lambda a, b: np.triu_indices_from(a, 1)[1]),
         ("fill_diagonal_offset", ot.fill_diagonal_offset(m, 1, -1), lambda a, b: _offset_filled(a, 1, -1)),
         ("compress", m.compress(v, axis=1), lambda a, b: a.compress(b, axis=1)),
+        ("choose", ot.choose(m.shape[0] % 2 + ot.zeros((3,), "int8"), [v, v[::-1]], mode="wrap"),
+         lambda a, b: np.choose(np.full(3, len(a) % 2, "int8"), [b, b[::-1]], mode="wrap")),
+        ("x.choose", (ot.arange(3) % 2).choose([v, v[::-1]]), lambda a, b: np.choose(np.arange(3) % 2, [b, b[::-1]])),
         ("stacklists", ot.stacklists([[v, v], [v[::-1], v]]), lambda a, b: np.stack([[b, b], [b[::-1], b]])),
         ("copy", v.copy(), lambda a, b: b.copy()),
     ]
@@ -233,6 +236,8 @@ def test_integer_inputs_get_zero_float_gradients():
     (lambda x: ot.fill_diagonal_offset(x, 1, 0.5), TypeError, "fill_diagonal_offset: offset must be an integer"),
     (lambda x: ot.bartlett(x), TypeError, "bartlett: M must be an integer scalar"),
     (lambda x: ot.compress(x, x), ValueError, "compress: condition must be a vector"),
+    (lambda x: ot.choose(x, [x]), TypeError, "choose: a must be integers"),
+    (lambda x: ot.choose(x.shape, x, mode="nearest"), ValueError, "choose: mode must be 'raise', 'wrap' or 'clip'"),
     (lambda x: ot.broadcast_to(x, (3,)), ValueError, "broadcast_to: the shape has 1 entries, fewer than the 2"),
     (lambda x: ot.broadcast_arrays(ot.specify_shape(x, (2, 3)), ot.specify_shape(x, (2, 4))), ValueError,
      "broadcast_arrays: shape mismatch"),

@@ -488,6 +488,15 @@ def _np_ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     return np.asarray(np.ravel_multi_index(multi_index, dims, mode=mode, order=order), dtype="int64")
 
 
+def _choose_examples(rng):
+    a = rng.integers(0, 3, size=(2, 3))
+    cases = [((a, values(rng, (3, 2, 3), d)), {}) for d in ALL_DTYPES]
+    return cases + [((a, [values(rng, (3,), "float32"), values(rng, (2, 1), "float64"), values(rng, (), "int8")]), {}),
+                    ((a + 4, fortran(values(rng, (3, 2, 3), "int64"))), {"mode": "wrap"}),
+                    ((a - 2, reversed_view(values(rng, (3, 1, 3), "float64"))), {"mode": "clip"}),
+                    ((np.zeros((0, 3), "int8"), values(rng, (2, 3), "uint8")), {})]
+
+
 def _np_stacklists(arg):
     return np.stack([_np_stacklists(a) for a in arg]) if isinstance(arg, (list, tuple)) else arg
 
@@ -656,6 +665,8 @@ ROWS = [
         examples=_unravel_index_examples),
     Row("ravel_multi_index", _np_ravel_multi_index, "int64", NONE, "perform: numpy.ravel_multi_index (as PyTensor's)",
         FAMILY, nin=2, examples=_ravel_multi_index_examples, notes="the coordinate arrays are one tuple argument"),
+    Row("choose", np.choose, "the choices' dtype (numpy's promotion of a list)", "none (PyTensor's has none)",
+        "perform: numpy.choose (as PyTensor's)", FAMILY, nin=2, examples=_choose_examples),
     Row("nonzero", _np_nonzero, "int64", NONE, "perform: numpy.nonzero (MaskNonzero)", FAMILY,
         examples=_nonzero_examples),
     Row("flatnonzero", np.flatnonzero, "int64", NONE, "perform: numpy.nonzero (MaskNonzero)", FAMILY,
