@@ -214,22 +214,33 @@ def load_census(path=CENSUS):
     return json.loads(path.read_text())
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def refresh_parser(description):
+    """Return a census script's argument parser: ``--refresh`` with ``--theano`` and ``--pytensor`` git clones."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--refresh", action="store_true", help="read the upstream repositories, rewrite the JSON")
     parser.add_argument("--theano", help="a git clone of Theano/Theano (with the pinned commit)")
     parser.add_argument("--pytensor", help="a git clone of pymc-devs/pytensor (with the pinned commit)")
+    return parser
+
+
+def refresh(parser, args, key, read, pinned, path):
+    """Write {library: {repository, commit, key: read(clone, library)}} to `path` as JSON; return 0."""
+    if not (args.theano and args.pytensor):
+        parser.error("--refresh needs --theano and --pytensor (git clones of the two repositories)")
+    if sys.version_info < (3, 12):
+        parser.error("--refresh needs Python 3.12 or later to parse PyTensor (its `type` and generic syntax)")
+    data = {library: {"repository": pinned[library][0], "commit": pinned[library][1],
+                      key: read(getattr(args, library), library)} for library in pinned}
+    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {path}")
+    return 0
+
+
+def main(argv=None):
+    parser = refresh_parser(__doc__.splitlines()[0])
     args = parser.parse_args(argv)
     if args.refresh:
-        if not (args.theano and args.pytensor):
-            parser.error("--refresh needs --theano and --pytensor (git clones of the two repositories)")
-        if sys.version_info < (3, 12):
-            parser.error("--refresh needs Python 3.12 or later to parse PyTensor (its `type` and generic syntax)")
-        data = {library: {"repository": PINNED[library][0], "commit": PINNED[library][1],
-                          "names": census(getattr(args, library), library)} for library in PINNED}
-        CENSUS.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
-        print(f"wrote {CENSUS}")
-        return 0
+        return refresh(parser, args, "names", census, PINNED, CENSUS)
     data, rules = load_census(), read_absences()
     for library in PINNED:
         found = classify(data[library]["names"], rules)

@@ -18,7 +18,6 @@ the figures per list; ``--write-todo`` rewrites the todo file's list from what i
 
 from __future__ import annotations
 
-import argparse
 import ast
 import importlib.util
 import json
@@ -342,22 +341,11 @@ def write_todo(found, todo, path=TODO):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--refresh", action="store_true", help="read the upstream repositories, rewrite the JSON")
-    parser.add_argument("--theano", help="a git clone of Theano/Theano (with the pinned commit)")
-    parser.add_argument("--pytensor", help="a git clone of pymc-devs/pytensor (with the pinned commit)")
+    parser = compat.refresh_parser(__doc__.splitlines()[0])
     parser.add_argument("--write-todo", action="store_true", help="rewrite census_tensor_todo.txt's name lists")
     args = parser.parse_args(argv)
     if args.refresh:
-        if not (args.theano and args.pytensor):
-            parser.error("--refresh needs --theano and --pytensor (git clones of the two repositories)")
-        if sys.version_info < (3, 12):
-            parser.error("--refresh needs Python 3.12 or later to parse PyTensor (its `type` and generic syntax)")
-        data = {library: {"repository": PINNED[library][0], "commit": PINNED[library][1],
-                          "lists": census(getattr(args, library), library)} for library in PINNED}
-        CENSUS.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
-        print(f"wrote {CENSUS}")
-        return 0
+        return compat.refresh(parser, args, "lists", census, PINNED, CENSUS)
     found, todo = classify_all(load_census(), compat.read_absences(ABSENCES)), read_todo()
     if args.write_todo:
         write_todo(found, todo)
