@@ -15,14 +15,19 @@ from opkit.compat.pytensor.tensor.elemwise import DimShuffle
 from opkit.compat.pytensor.tensor.extra_ops import (
     CumOp,
     Repeat,
+    bartlett,
     broadcast_arrays,
     broadcast_shape,
     broadcast_to,
+    compress,
     cumprod,
     cumsum,
     fill_diagonal,
+    fill_diagonal_offset,
+    ravel_multi_index,
     repeat,
     squeeze,
+    unravel_index,
 )
 from opkit.compat.pytensor.tensor.type import (
     TensorType,

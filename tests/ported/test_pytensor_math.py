@@ -94,6 +94,7 @@ from opkit.compat.pytensor.tensor.math import (
     ptp,
     rad2deg,
     reciprocal,
+    round_half_away_from_zero,
     round_half_to_even,
     sigmoid,
     sign,
