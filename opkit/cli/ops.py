@@ -348,14 +348,14 @@ def _require_openmp():
 def _build_node(args):
     from opkit.cop.generate.codegen import collect_module
     from opkit.cop.toolchain.identity import region_key
-    from opkit.cop.compile import compile_region
+    from opkit.cop.compile import build_region
     from opkit.cop.store.cache import default_cache
 
     region, generated = _region_and_source(args)
     entry = default_cache().entry_dir(region_key(collect_module(region))) if generated.versioned else None
     already = entry is not None and os.path.isdir(entry)
     started = time.perf_counter()
-    module = compile_region(region, _ONE_NODE_DESCRIPTION)
+    module = build_region(region, _ONE_NODE_DESCRIPTION)
     elapsed = time.perf_counter() - started
     described = f"{args.op} ({', '.join(str(v.type) for v in region.inputs)})"
     print(f"{described} was already built: nothing to do" if already else f"built {described} in {elapsed:.2f} s")

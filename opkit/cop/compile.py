@@ -1,4 +1,5 @@
-"""Compile a Region: collect its code, key it by that content, and fetch or build it through the cache."""
+"""A Region's module, through one of two doors: `load_region` (memory, shipped modules; never a compiler) and
+`build_region` (those, then the cache by the region's key, then the compiler)."""
 
 from __future__ import annotations
 
@@ -17,19 +18,31 @@ from opkit.errors import CompileError
 COMPILE_LOG_AFTER = 1.0
 
 
-def compile_region(region, description=""):
-    """Return the loaded extension module computing `region`.
+def load_region(region, parts=None):
+    """Return the module an installed package ships for `region`, loaded (kept in memory once loaded), or None.
 
-    The key comes from the parts the module renders from, so a warm process
-    loads its module without importing jinja2 or rendering anything.
+    The door without a compiler: a shipped module's key is portable (no compiler, no
+    paths), so nothing here locates or runs one. The compile cache's modules are keyed
+    by the compiler that built them: looking one up is `build_region`'s.
     """
     from opkit.cop.store.shipped import find_shipped  # only where modules are looked for: not at import
 
     require_runtime()  # a sanitized module loaded without its runtime would abort the process
+    parts = collect_module(region) if parts is None else parts
+    return find_shipped(region, parts) if parts.versioned else None
+
+
+def build_region(region, description=""):
+    """Return the loaded extension module computing `region`: shipped, from the cache, or built.
+
+    The door with a compiler (the backend that calls it compiles). The key comes from
+    the parts the module renders from, so a warm process loads its module without
+    importing jinja2 or rendering anything.
+    """
+    require_runtime()  # a sanitized module loaded without its runtime would abort the process
     try:
         parts = collect_module(region)
-        # Memory and the modules installed packages ship come first: neither needs a compiler.
-        module = find_shipped(region, parts) if parts.versioned else None
+        module = load_region(region, parts)  # memory and installed packages first: neither needs a compiler
         if module is None:
             key = region_key(parts)
             keep_generated_texts()  # the key exists: the texts its code was generated from are kept now
@@ -105,12 +118,12 @@ def _with_context(exc, region):
     return exc
 
 
-def make_region_runner(region, description="", shared_cells=()):
-    """Return the C runner of `region`: call it with the region's inputs.
+def make_region_runner(region, module, shared_cells=()):
+    """Return the C runner of `region` from its loaded `module` (load_region's or build_region's).
 
     `shared_cells` holds the storage list of each of `region.shared`: the runner
     reads their values and stores `region.updates` into them at every call.
     """
-    module = region.module = compile_region(region, description)
+    region.module = module
     return module.make(failure_notes(region), *[constant.data for constant in region.constants],
                        *region_params(region), *shared_cells)

@@ -63,13 +63,18 @@ _graph.set_evaluator(_evaluate)
 
 
 def _c_thunk(node, storage_map, compute_map):
-    """Return a thunk running `node` through its own compiled module, or None if it has no C code."""
+    """Return a thunk running `node` through its own compiled module, or None if it has no C code.
+
+    Op.make_thunk (Theano's protocol, which op authors call by hand) makes a callable outside any
+    function: the backend is decided here, its entry, as opkit.function decides it for a function.
+    """
     from opkit.cop.generate.cinterface import op_has_c
+    from opkit.link.backend import decide_backend
     from opkit.link.binders import node_c_thunk
 
     if not op_has_c(node):
         return None
-    run = node_c_thunk(node, storage_map)
+    run = node_c_thunk(node, storage_map, decide_backend())
     computed = [compute_map[v] for v in node.outputs] if compute_map is not None else []
 
     def thunk():

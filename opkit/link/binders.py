@@ -3,8 +3,10 @@
 A *binder* is ``bind(storage, compute_map) -> thunk``; a *region binder* is
 ``bind(storage) -> thunk``. The linkers (py_linker, c_linker, debugmode) only
 arrange these: none imports another linker. A node with C code runs its
-compiled module with a compiler (the Backend says), else the module a package
-ships for it (opkit.link.no_compiler says what is missing when none does).
+compiled module with a compiler (the Backend says: cop's `build_region`), else
+the module a package ships for it (`load_region`, which never asks for a
+compiler; opkit.link.no_compiler says what is missing when none does). Every
+binder takes the backend its function decided: none decides it again.
 """
 
 from __future__ import annotations
@@ -12,9 +14,9 @@ from __future__ import annotations
 import warnings
 
 from opkit.cop.generate.cinterface import op_has_c
-from opkit.cop.compile import make_region_runner
+from opkit.cop.compile import build_region, load_region, make_region_runner
 from opkit.cop.generate.region import Region
-from opkit.errors import CompileError, MissingModuleError
+from opkit.errors import MissingModuleError
 from opkit.link.profiling import active
 from opkit.link.runner import sequential_runner
 
@@ -36,11 +38,12 @@ def _default_make_thunk(op):
     return "make_thunk" not in getattr(op, "__dict__", {}) and type(op).make_thunk is Op.make_thunk
 
 
-def node_c_runner(node, preallocated=False):
-    """Compile `node` into its own module; return `bind(storage) -> thunk` running it.
+def node_c_runner(node, backend, preallocated=False):
+    """Return `bind(storage) -> thunk` running `node` through its own module (see region_runner).
 
     With `preallocated` (DebugMode) the C code finds in each output what its
     storage cell holds before the call (None: nothing), as a reused array.
+    Without a compiler and without a shipped module, raise a MissingModuleError.
     """
     if not op_has_c(node):
         op = node.op
@@ -49,7 +52,12 @@ def node_c_runner(node, preallocated=False):
             "Hint: define perform(node, inputs, output_storage) or c_code(node, name, inputs, outputs, sub), "
             "and check that every input and output type has a C interface.")
     region = node_region(node, preallocated)
-    return region_binder(region, region_runner(region, f"node {node}"))
+    runner = region_runner(region, f"node {node}", backend)
+    if runner is None:
+        from opkit.link.no_compiler import missing_module_error
+
+        raise missing_module_error(node, backend.error)
+    return region_binder(region, runner)
 
 
 def node_region(node, preallocated=False):
@@ -59,18 +67,26 @@ def node_region(node, preallocated=False):
     return region
 
 
-def region_runner(region, description, shared_cells=()):
-    """Compile `region`; a profiled function also keeps its runner to read its nodes' times."""
-    runner = make_region_runner(region, description, shared_cells)
+def region_runner(region, description, backend, shared_cells=()):
+    """Return the C runner of `region`, or None where `backend` does not compile and no package ships its module.
+
+    A compiling backend builds it (or finds it: cop's build_region); the others only
+    load what a package ships (load_region: no compiler is located or run). A profiled
+    function also keeps the runner to read its nodes' times.
+    """
+    module = build_region(region, description) if backend.compiles else load_region(region)
+    if module is None:
+        return None
+    runner = make_region_runner(region, module, shared_cells)
     stats = active()
     if stats is not None:
         stats.add_c_region(region.nodes, runner)
     return runner
 
 
-def node_c_thunk(node, storage, compute_map=None, preallocated=False):
+def node_c_thunk(node, storage, backend, compute_map=None, preallocated=False):
     """Return a thunk running `node` through its own compiled module over `storage` (see node_c_runner)."""
-    return node_c_runner(node, preallocated)(storage)
+    return node_c_runner(node, backend, preallocated)(storage)
 
 
 def region_binder(region, runner):
@@ -101,14 +117,14 @@ def region_binder(region, runner):
     return bind
 
 
-def python_binder(node):
-    """Return a binder running `node` through Python (or its own module when it has no perform)."""
+def python_binder(node, backend):
+    """Return a binder running `node` through Python (or its own module, for `backend`, when it has no perform)."""
     if node.op.has_perform():
         stats = active()
         if stats is not None:
             return lambda storage, compute_map: stats.timed(node, python_thunk(node, storage, compute_map))
         return lambda storage, compute_map: python_thunk(node, storage, compute_map)
-    bind = node_c_runner(node)
+    bind = node_c_runner(node, backend)
     return lambda storage, compute_map: bind(storage)
 
 
@@ -120,20 +136,14 @@ def node_binder(node, backend, fell_back):
     list `fell_back`, whose owner warns once for all of them.
     """
     if not op_has_c(node):
-        return python_binder(node)
+        return python_binder(node, backend)
     try:
-        bind = node_c_runner(node)
-    except MissingModuleError:
-        raise
-    except CompileError as exc:
-        if backend.compiles:
+        bind = node_c_runner(node, backend)
+    except MissingModuleError:  # no compiler and no shipped module (cop itself raises none)
+        if backend.compiles or backend.kind != "python" or not node.op.has_perform():
             raise
-        if backend.kind == "python" and node.op.has_perform():
-            fell_back.append(node)
-            return python_binder(node)
-        from opkit.link.no_compiler import missing_module_error
-
-        raise missing_module_error(node, exc) from None
+        fell_back.append(node)
+        return python_binder(node, backend)
     return lambda storage, compute_map: bind(storage)
 
 

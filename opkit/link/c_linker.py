@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from opkit.cop.generate.region import Region
-from opkit.link.backend import decide_backend
 from opkit.link.binders import node_by_node_runner, python_binder, region_binder, region_runner
 from opkit.link.partition import partition
 from opkit.link.runner import sequential_runner
@@ -14,9 +13,8 @@ class GraphCLinker:
 
     name = "c"
 
-    def make_runner(self, fgraph, backend=None):
+    def make_runner(self, fgraph, backend):
         """Return the runner of `fgraph`; without a compiler (see `backend`) its nodes run one by one."""
-        backend = decide_backend() if backend is None else backend
         if not backend.compiles:
             return node_by_node_runner(fgraph, backend)
         steps = partition(fgraph)
@@ -24,13 +22,13 @@ class GraphCLinker:
             region = steps[0]
             region.inputs = list(fgraph.inputs)
             region.outputs = list(fgraph.outputs)
-            runner = region_runner(region, f"graph of {len(region.nodes)} node(s)")
+            runner = region_runner(region, f"graph of {len(region.nodes)} node(s)", backend)
             runner.keep_outputs = True  # the function's results: reused when the caller drops them
             self.single_region = region  # op.compute rebinds a params op's runner from its module
             return runner
-        return self._regions_runner(fgraph, steps)
+        return self._regions_runner(fgraph, steps, backend)
 
-    def make_runner_with_shared(self, fgraph, plan, n_inputs, backend=None):
+    def make_runner_with_shared(self, fgraph, plan, n_inputs, backend):
         """Return a runner whose module reads the shared variables and stores the updates itself.
 
         `fgraph`'s inputs are `n_inputs` explicit ones then `plan.placeholders`; its
@@ -38,7 +36,7 @@ class GraphCLinker:
         region gets such a module; otherwise (or without a compiler) return None: updates then go
         through Python, over make_runner's runner.
         """
-        if not (decide_backend() if backend is None else backend).compiles:
+        if not backend.compiles:
             return None
         steps = partition(fgraph)
         if not (len(steps) == 1 and isinstance(steps[0], Region)):
@@ -48,28 +46,28 @@ class GraphCLinker:
         region.shared = list(fgraph.inputs[n_inputs:])
         region.outputs = list(fgraph.outputs[:returned])
         region.updates = list(zip(plan.updates, fgraph.outputs[returned:]))
-        runner = region_runner(region, f"graph of {len(region.nodes)} node(s)", plan.cells())
+        runner = region_runner(region, f"graph of {len(region.nodes)} node(s)", backend, plan.cells())
         runner.keep_outputs = True  # the returned outputs (not the updates): reused when the caller drops them
         return runner
 
-    def _regions_runner(self, fgraph, steps):
+    def _regions_runner(self, fgraph, steps, backend):
         binders, labels = [], []
-        built = _compile_regions([step for step in steps if isinstance(step, Region)])
+        built = _build_regions([step for step in steps if isinstance(step, Region)])
         for step in steps:
             if isinstance(step, Region):
                 built[id(step)]()  # its module, compiled beside the others (raises what its compile raised)
-                bind = region_binder(step, region_runner(step, f"region of {len(step.nodes)} node(s)"))
+                bind = region_binder(step, region_runner(step, f"region of {len(step.nodes)} node(s)", backend))
                 binders.append(lambda storage, compute_map, bind=bind: bind(storage))
                 labels.append(step.nodes[0] if len(step.nodes) == 1 else f"C region {step.nodes}")
             else:
-                binders.append(python_binder(step))
+                binders.append(python_binder(step, backend))
                 labels.append(step)
         return sequential_runner(fgraph, lambda storage, compute_map: [b(storage, compute_map) for b in binders],
                                  labels)
 
 
-def _compile_regions(regions):
-    """Compile the modules of several regions at once (one compiler per core); return each one's waiter.
+def _build_regions(regions):
+    """Build the modules of several regions at once (one compiler per core); return each one's waiter.
 
     A graph split by nodes without C code has a module per region: built one after
     another, a cold graph waits for each in turn. The waiter of a region returns
@@ -77,7 +75,7 @@ def _compile_regions(regions):
     or raises what compiling it raised.
     """
     from opkit.config import usable_cores
-    from opkit.cop.compile import compile_region
+    from opkit.cop.compile import build_region
 
     cores = usable_cores()
     if len(regions) < 2 or cores < 2:
@@ -88,7 +86,7 @@ def _compile_regions(regions):
     pool = concurrent.futures.ThreadPoolExecutor(min(cores, len(regions)))
     # The biggest first: the others fill the cores while it builds. Each compiles in a copy of this thread's
     # context: what it reads of the function being made (the device, opkit.gpu.device) is the caller's.
-    futures = {id(region): pool.submit(contextvars.copy_context().run, compile_region, region,
+    futures = {id(region): pool.submit(contextvars.copy_context().run, build_region, region,
                                        f"region of {len(region.nodes)} node(s)")
                for region in sorted(regions, key=lambda r: -len(r.nodes))}
     pool.shutdown(wait=False)
@@ -111,5 +109,5 @@ class NodeCLinker:
 
     name = "cop"
 
-    def make_runner(self, fgraph, backend=None):
-        return node_by_node_runner(fgraph, decide_backend() if backend is None else backend)
+    def make_runner(self, fgraph, backend):
+        return node_by_node_runner(fgraph, backend)

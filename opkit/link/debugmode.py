@@ -15,7 +15,6 @@ from opkit.link.debugmode_checks import (check_inputs_unchanged, check_output_va
                                          check_repeated_calls, compare_outputs, copy_value)
 from opkit.link.debugmode_prealloc import preallocated_kinds, preallocated_outputs
 from opkit.core.graph import Constant
-from opkit.link.backend import decide_backend
 from opkit.link.binders import node_c_thunk, python_thunk
 from opkit.link.runner import describe_node, sequential_runner
 from opkit.link.mode import Mode
@@ -124,17 +123,16 @@ class DebugLinker:
         self.check_c_code = bool(check_c_code)
         self.check_preallocated_output = preallocated_kinds(check_preallocated_output)
 
-    def make_runner(self, fgraph, backend=None):
+    def make_runner(self, fgraph, backend):
         """Return the checking runner of `fgraph`; without a compiler (see `backend`) C is not checked:
         under python_fallback with a warning, else the compiler's error is raised."""
         from opkit.cop.generate.cinterface import op_has_c
 
         order = fgraph.toposort()
-        backend = decide_backend() if backend is None else backend
         use_c = (self.check_c_code and any(op_has_c(node) for node in order)
                  and backend.compiles_or_warns("Python perform()"))
         clients = fgraph.clients()
-        checkers = [NodeChecker(node, use_c, self.repeats, self.check_py_code, self.check_preallocated_output,
+        checkers = [NodeChecker(node, backend, use_c, self.repeats, self.check_py_code, self.check_preallocated_output,
                                 [any(user != "output" for user, _ in clients.get(out, ())) for out in node.outputs])
                     for node in order]
         return sequential_runner(fgraph, lambda storage, compute_map: [c.thunk(storage) for c in checkers], order)
@@ -184,20 +182,21 @@ def _debug_perform_thunk(node, storage, compute_map):
     return thunk
 
 
-def _c_thunk(node, storage, compute_map, preallocated=False):
-    return node_c_thunk(node, storage, compute_map, preallocated)
+def _c_thunk_maker(backend, preallocated):
+    """Return `make_thunk(node, storage, compute_map)` running the node's module for `backend`; with
+    `preallocated`, its code finds what the output cells hold before a call (see Implementation.run)."""
+    def make_thunk(node, storage, compute_map):
+        return node_c_thunk(node, storage, backend, compute_map, preallocated)
+
+    return make_thunk
 
 
-def _c_thunk_preallocated(node, storage, compute_map):
-    """The C thunk whose code finds what the output cells hold before a call (see Implementation.run)."""
-    return _c_thunk(node, storage, compute_map, preallocated=True)
-
-
-def implementations(node, use_c, check_py_code=True, preallocated=False):
+def implementations(node, backend, use_c, check_py_code=True, preallocated=False):
     """Return the node's implementations: perform (or debug_perform), then C when it has it.
 
     Without `check_py_code`, perform runs only for a node without C code. With
     `preallocated` the C code is compiled to take the arrays in its output cells.
+    `backend` (the function's) says how a node's module is found: built, or shipped.
     """
     from opkit.cop.generate.cinterface import op_has_c
 
@@ -209,7 +208,7 @@ def implementations(node, use_c, check_py_code=True, preallocated=False):
         elif node.op.has_perform():
             found.append(Implementation("perform", node, python_thunk))
     if has_c and (use_c or not found):
-        found.append(Implementation(C_CODE, node, _c_thunk_preallocated if preallocated else _c_thunk))
+        found.append(Implementation(C_CODE, node, _c_thunk_maker(backend, preallocated)))
     if not found:
         raise NotImplementedError(f"{node.op} has neither perform() nor C code for {node}")
     return found
@@ -218,12 +217,12 @@ def implementations(node, use_c, check_py_code=True, preallocated=False):
 class NodeChecker:
     """Run one node through each implementation on copies of its inputs and check every call."""
 
-    def __init__(self, node, use_c, repeats, check_py_code=True, preallocated=(), used=None):
+    def __init__(self, node, backend, use_c, repeats, check_py_code=True, preallocated=(), used=None):
         self.node = node
         self.used = used  # which outputs later nodes read (None: all), for the check of outputs sharing memory
         self.repeats = repeats
         self.preallocated = preallocated
-        self.implementations = implementations(node, use_c, check_py_code, bool(preallocated))
+        self.implementations = implementations(node, backend, use_c, check_py_code, bool(preallocated))
 
     def thunk(self, storage):
         """Return a thunk reading the node's inputs from `storage` and storing the checked outputs."""

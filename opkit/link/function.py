@@ -172,7 +172,7 @@ class FunctionMaker:
         protect_destroyed_inputs(self.fgraph)
         protect_outputs(self.fgraph)  # after the returned outputs: an update that aliases one is a copy
         self.linker = mode.make_linker()
-        self.backend = decide_backend()  # compile, shipped or python: the linker and the class follow it
+        self.backend = decide_backend()  # the one decision (compile, shipped or python): passed to the linker and the class
         self.build_flags = code_flags()  # what a token says the modules were built with
 
     def create(self, single, profile=False):
@@ -343,16 +343,15 @@ class PyFunction(FunctionAPI):
 _function_class = None
 
 
-def function_class(backend=None):
-    """Return the Function class for `backend` (default: decided now): FunctionAPI over the C FunctionBase.
+def function_class(backend):
+    """Return the Function class for `backend` (its function's): FunctionAPI over the C FunctionBase.
 
     Only the COMPILE backend builds (or loads) the call-path module; without a
     compiler the class is PyFunction and nothing is compiled for it. A call path
-    that fails to build gives PyFunction under python_fallback, else its error.
+    that fails to build gives PyFunction where the backend says python_fallback, else its error.
     """
     global _function_class
     if _function_class is None:
-        backend = decide_backend() if backend is None else backend
         if not backend.compiles:  # graphs run from shipped modules: only the call path is Python
             return PyFunction
         try:
@@ -360,7 +359,7 @@ def function_class(backend=None):
 
             base, enable_vectorcall = function_base()
         except CompileError:
-            if not config.python_fallback:
+            if not backend.python_fallback:
                 raise
             return PyFunction
         _function_class = type("Function", (FunctionAPI, base), {"__module__": __name__, "__doc__":

@@ -83,9 +83,12 @@ def _preallocated_runner(inputs, node, label):
     from opkit.link.binders import node_region, region_runner
 
     if (config.profile or any(o.owner is not node for o in node.outputs) or list(node.inputs) != list(inputs)
-            or getattr(node.op, "destroy_map", None) or not op_has_c(node) or not decide_backend().compiles):
-        return None  # the function form: profiled (config.profile), or falling back without a compiler
-    return region_runner(node_region(node, preallocated=True), label), True
+            or getattr(node.op, "destroy_map", None) or not op_has_c(node)):
+        return None  # the function form: profiled (config.profile), or not safe to call directly
+    backend = decide_backend()  # this entry's one decision: the module is called with no function around it
+    if not backend.compiles:
+        return None  # the function form, which finds the shipped module or falls back to perform
+    return region_runner(node_region(node, preallocated=True), label, backend), True
 
 
 def run_node(op, input_types, values):

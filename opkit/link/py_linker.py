@@ -12,12 +12,12 @@ class PyLinker:
 
     name = "py"
 
-    def make_runner(self, fgraph, backend=None):
-        """Return the runner of `fgraph` (`backend` is not read: a node without perform runs its module,
-        compiled or shipped, and says what is missing when there is none)."""
+    def make_runner(self, fgraph, backend):
+        """Return the runner of `fgraph` (`backend` says how a node without perform finds its module:
+        compiled, or shipped; without one it says what is missing)."""
         order = fgraph.toposort()
         # Nodes without perform run their own compiled module, compiled once here.
-        compiled = {node: self.fallback_runner(node) for node in order if not node.op.has_perform()}
+        compiled = {node: self.fallback_runner(node, backend) for node in order if not node.op.has_perform()}
         stats = active()
 
         def build(storage, compute_map):
@@ -29,9 +29,9 @@ class PyLinker:
 
         return sequential_runner(fgraph, build, order)
 
-    def fallback_runner(self, node):
+    def fallback_runner(self, node, backend):
         """Return `bind(storage) -> thunk` running a node without perform through C.
 
         Without C either, it says what the op must define.
         """
-        return node_c_runner(node)
+        return node_c_runner(node, backend)

@@ -76,19 +76,25 @@ class Linker:
     fgraph = None
     no_recycling = ()
     schedule_function = None
+    backend = None  # decided by accept: this protocol makes a callable outside opkit.function
 
     def accept(self, fgraph, no_recycling=None, profile=None):
-        """Tie this linker to `fgraph` and return it (a fresh copy if it is tied to another graph)."""
+        """Tie this linker to `fgraph` and return it (a fresh copy if it is tied to another graph).
+
+        The backend is decided here, this protocol's entry, and passed to every runner and binder below.
+        """
         if self.fgraph is not None and self.fgraph is not fgraph:
             return self.clone().accept(fgraph, no_recycling, profile)
         self.fgraph = fgraph
         self.no_recycling = [] if no_recycling is None else no_recycling
+        self.backend = decide_backend()
         return self
 
     def clone(self, allow_gc=None):
         """Return a copy of this linker tied to no graph."""
         made = copy.copy(self)
         made.fgraph = None
+        made.backend = None
         if allow_gc is not None:
             made.allow_gc = allow_gc
         return made
@@ -106,7 +112,7 @@ class Linker:
     def make_thunk(self, input_storage=None, output_storage=None, storage_map=None):
         """Return ``(thunk, input_containers, output_containers)``: the thunk computes the outputs' cells."""
         fgraph = self._accepted()
-        run = self.make_runner(fgraph)
+        run = self.make_runner(fgraph, self.backend)
         inputs = _cells(fgraph.inputs, input_storage, storage_map)
         outputs = _cells(fgraph.outputs, output_storage, storage_map)
         single = len(fgraph.outputs) == 1
@@ -220,7 +226,7 @@ class PerformLinker(PyLinker, LocalLinker):
         self.schedule_function = schedule
 
     def node_binder(self, node, fell_back):
-        return python_binder(node)
+        return python_binder(node, self.backend)
 
 
 class OpWiseCLinker(NodeCLinker, LocalLinker):
@@ -235,7 +241,7 @@ class OpWiseCLinker(NodeCLinker, LocalLinker):
         self.nice_errors = nice_errors
         self.schedule_function = schedule
 
-    def make_runner(self, fgraph, backend=None):
+    def make_runner(self, fgraph, backend):
         if not self.fallback_on_perform:
             require_c(fgraph, "OpWiseCLinker(fallback_on_perform=False)")
         return super().make_runner(fgraph, backend)
@@ -243,7 +249,7 @@ class OpWiseCLinker(NodeCLinker, LocalLinker):
     def node_binder(self, node, fell_back):
         if not self.fallback_on_perform:
             require_c_node(node, "OpWiseCLinker(fallback_on_perform=False)")
-        return node_binder(node, decide_backend(), fell_back)
+        return node_binder(node, self.backend, fell_back)
 
 
 def require_c_node(node, linker):
@@ -269,7 +275,7 @@ class CLinker(GraphCLinker, Linker):
     def __init__(self, schedule=None):
         self.schedule_function = schedule
 
-    def make_runner(self, fgraph, backend=None):
+    def make_runner(self, fgraph, backend):
         require_c(fgraph, "CLinker")
         self.single_region = None  # set by GraphCLinker when the graph is one module
         return super().make_runner(fgraph, backend)
@@ -351,11 +357,10 @@ class DualLinker(Linker):
         self.checker = checker
         self.schedule_function = schedule
 
-    def make_runner(self, fgraph, backend=None):
+    def make_runner(self, fgraph, backend):
         order = fgraph.toposort()
-        backend = decide_backend() if backend is None else backend
         fell_back = []
-        perform = [python_binder(node) for node in order]
+        perform = [python_binder(node, backend) for node in order]
         c_code = [node_binder(node, backend, fell_back) for node in order]
         if fell_back:
             warn_fell_back(fell_back, stacklevel=3)
@@ -405,7 +410,7 @@ class WrapLinker(Linker):
 
     def __copy__(self):
         made = type(self)([copy.copy(linker) for linker in self.linkers], self.wrapper)
-        made.fgraph, made.no_recycling = self.fgraph, self.no_recycling
+        made.fgraph, made.no_recycling, made.backend = self.fgraph, self.no_recycling, self.backend
         return made
 
     def clone(self, allow_gc=None):

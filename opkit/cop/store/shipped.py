@@ -3,7 +3,7 @@
 `opkit build OP --dtypes ... --into PACKAGE_DIR` stores a one-node module in
 `PACKAGE_DIR/_opkit_modules/<key>/` (the shared object and a meta.json). At run
 time a region whose ops come from a package holding such a directory is looked
-up there before the user cache (see opkit.cop.compile.compile_region).
+up there before the user cache (see opkit.cop.compile.build_region).
 
 A shipped module's key leaves out the compiler and every path (the machine
 running it may have no compiler, and installs the package elsewhere), and keeps
