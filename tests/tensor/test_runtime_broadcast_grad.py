@@ -100,8 +100,9 @@ def _all_grads(shapes, cost, weights, mode):
 
 # One module per drawn case holds the gradients of every op (not one per op and case). DebugMode (C against
 # perform on every node) runs the same graphs in test_verify_grad_... below; the drawn finite-difference cases
-# run the C and the Python paths (CI time).
-@pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE"])
+# run the Python path, and the C path under `-m soak` (a module of every op's gradient per drawn case: the C of
+# these gradients runs in the default run through test_verify_grad_of_every_op_...[FAST_RUN]).
+@pytest.mark.parametrize("mode", [pytest.param("FAST_RUN", marks=pytest.mark.soak), "FAST_COMPILE"])
 @settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_gradient_matches_numpy_finite_differences(mode, data):
