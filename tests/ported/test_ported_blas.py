@@ -130,10 +130,8 @@ def test_batched_dot_gradient_of_matrices():
     verify_grad(tblas.batched_dot, [r.normal(size=(3, 4)), r.normal(size=(3, 4))], rng=np.random.RandomState(0))
 
 
-@pytest.mark.xfail(strict=True, raises=AttributeError, reason=(
-    "gap: BatchedDot.grad of a tensor3 calls theano.tensor.basic.batched_dot, which opkit.tensor lacks (SPEC "
-    "section 19, the tensor language; recorded absent in tests/data/census_absences.txt)"))
 def test_batched_dot_gradient_of_tensor3():
+    """BatchedDot.grad of a tensor3 calls theano.tensor.basic.batched_dot (the tensor language's, issue 48)."""
     X3, Y3 = ot.dtensor3("X3"), ot.dtensor3("Y3")
     gx, gy = opkit.grad(tblas.batched_dot(X3, Y3).sum(), [X3, Y3])
     r = np.random.default_rng(4)
