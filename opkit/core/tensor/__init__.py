@@ -1,4 +1,4 @@
-"""The tensor layer of the graph: n-d array types and the built-in tensor ops, in seven layers.
+"""The tensor layer of the graph: n-d array types and the built-in tensor ops, in eight layers.
 
 Read them in this order; each imports only the layers before it, at module level and inside functions:
 
@@ -19,6 +19,8 @@ Read them in this order; each imports only the layers before it, at module level
    products     matmul, outer, tensordot, batched_dot: graphs of Dot, a batched Matmul op and sums.
 7. gradients    the gradient rules of the elementwise ops, Dot, the reductions and the broadcasting shape
                 ops; each registers itself (opkit.core.gradient_registry) and the op's grad looks it up.
+8. language     the table of the tensor functions (a Row each: reference, dtype rule, gradient, C), read by
+                the tests and the reference page (docs/tensor_functions.md), never by a graph.
 
 One module imports later layers: types/operators.py, the late-bound facade through which a tensor's
 operators and methods (x + y, x.sum(), x[0], x.reshape(...)), a type's filter_variable (SpecifyShape),
@@ -43,4 +45,6 @@ LAYERS = (
     ("sorting", ("sort", "cumulative")),
     ("products", ("matmul",)),
     ("gradients", ("elemwise_grad", "elemwise_math_grad", "reduce_grad", "shape_grad", "advanced_grad")),
+    ("language", ("row", "elementwise_rows", "special_rows", "reduction_rows", "product_rows", "shape_rows",
+                  "indexing_rows", "sort_rows", "render", "__main__")),
 )
