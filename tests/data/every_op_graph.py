@@ -48,7 +48,25 @@ def graph_of_every_op():
     outputs += [o.shape for o in outputs[:20]] + [ot.arange(n).shape, x[1:].shape, ot.reshape(x, (-1, 3)).shape]
     outputs += [x[ot.cast(i[0, 2], "uint64")].shape]  # IndexValue: the shape check reads a uint64 index
     outputs += gradient_marker_nodes(x, v)
+    outputs += tensor_language_nodes(x, v, n)
     return [x, v, n, i], outputs
+
+
+def tensor_language_nodes(x, v, n):
+    """The ops of the tensor language's functions (issue 48): indexing, sorting and scans, shapes, products."""
+    rows, cols = np.array([1, 0, 1]), np.array([2, 0, 1])
+    outputs = [x[rows], ot.inc_subtensor(x[rows], v), ot.set_subtensor(x[rows], v),  # AdvancedSubtensor1 and inc
+               x[rows, cols], ot.inc_subtensor(x[rows, cols], 1.0), x[x > 0],  # AdvancedSubtensor, inc, a mask
+               ot.take_along_axis(x, ot.argsort(x, axis=1), axis=1), ot.sort(x), ot.cumsum(x, axis=0),
+               opkit.grad(ot.sum(ot.sort(x, axis=1) * x), x),  # sort's gradient gathers along the axis
+               ot.matmul(x[None], x.T[None]), ot.eye(n), ot.diag(v), ot.diagonal(x),
+               opkit.grad(ot.sum(ot.diagonal(x) * 2.0), x), ot.fill_diagonal(x, 0.0), ot.fill_diagonal_offset(x, 0.0, 1),
+               ot.repeat(v, 2), ot.repeat(v, np.array([1, 2, 0])), opkit.grad(ot.sum(ot.repeat(v, 2) * 2.0), v),
+               ot.take(v, np.array([0, 2])), opkit.grad(ot.sum(ot.take(v, np.array([0, 2, 2])) * 2.0), v),
+               ot.choose(np.array([0, 1, 0]), [v, v * 2.0]), ot.bartlett(n),
+               ot.unravel_index(np.array([1, 4]), (2, 3))[0], ot.ravel_multi_index((rows, cols), (2, 3)),
+               x[ot.argsort(v[:2])].shape]  # IndicesInRange: the shape check of a computed index
+    return outputs
 
 
 def gradient_marker_nodes(x, v):

@@ -38,7 +38,7 @@ cloudpickle = pytest.importorskip("cloudpickle")
 TESTS = pathlib.Path(__file__).parents[1]
 DATA = TESTS / "data"
 # Classes that are bases to derive from, never put in a graph as they are.
-ABSTRACT = {"Op", "COp", "OpenMPOp", "Reduce", "_RegisteredCOp", "SectionOp", "_Transfer",
+ABSTRACT = {"Op", "COp", "_LaneOp", "OpenMPOp", "Reduce", "_RegisteredCOp", "SectionOp", "_Transfer",
             "OpSections",  # OpSections: the C methods of a SectionOp, never in a graph
             "ScalarOp", "UnaryScalarOp", "BinaryScalarOp",  # opkit.scalar's bases of users' scalar ops
             "GradientOp",  # the base of the gradient markers (zero_grad & co.), which are in the graph
