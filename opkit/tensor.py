@@ -24,6 +24,19 @@ _LAZY = {
     "opkit.core.tensor.elementwise.elemwise_math": (
         "abs", "ceil", "clip", "cos", "expm1", "floor", "floor_div", "int_div", "log1p", "minimum", "mod", "round",
         "sigmoid", "sign", "sin", "softplus", "tanh"),
+    "opkit.core.tensor.elementwise.elemwise_elementary": (
+        "angle", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "bitwise_and",
+        "bitwise_not", "bitwise_or", "bitwise_xor", "complex", "complex_from_polar", "conj", "conjugate", "cosh",
+        "deg2rad", "divide", "divmod", "equal", "exp2", "greater", "greater_equal", "hypot", "imag", "iround",
+        "isfinite", "isinf", "isnan", "isneginf", "isposinf", "largest", "less", "less_equal", "log10", "log2",
+        "logaddexp", "nan_to_num", "negative", "not_equal", "power", "rad2deg", "real", "reciprocal",
+        "round_half_away_from_zero", "round_half_to_even", "sinh", "smallest", "square", "tan", "true_divide", "trunc"),
+    "opkit.core.tensor.elementwise.elemwise_special": (
+        "beta", "betainc", "betaincinv", "betaln", "chi2sf", "digamma", "erf", "erfc", "erfcinv", "erfcx", "erfinv",
+        "expit", "factorial", "gamma", "gammainc", "gammaincc", "gammainccinv", "gammaincinv", "gammal", "gammaln",
+        "gammau", "hyp2f1", "i0", "i1", "iv", "ive", "j0", "j1", "jv", "kn", "kv", "kve", "log1mexp", "log1pexp",
+        "logit", "ndtri_exp", "owens_t", "poch", "polygamma", "psi", "tri_gamma", "xlog1py", "xlogx", "xlogy",
+        "xlogy0"),
     "opkit.core.tensor.elementwise.logic": (
         "and_", "eq", "ge", "gt", "invert", "le", "lt", "neq", "or_", "switch", "where", "xor"),
     "opkit.core.tensor.shapes.creation": ("arange", "ones", "zeros"),
@@ -93,6 +106,25 @@ if TYPE_CHECKING:  # the lazy names and what globals().update() above defines, f
     from opkit.core.tensor.elementwise.elemwise_math import (abs, ceil, clip, cos, expm1, floor, floor_div, int_div,
                                                              log1p, minimum, mod, round, sigmoid, sign, sin,
                                                              softplus, tanh)
+    from opkit.core.tensor.elementwise.elemwise_elementary import (angle, arccos, arccosh, arcsin, arcsinh, arctan,
+                                                                   arctan2, arctanh, bitwise_and, bitwise_not,
+                                                                   bitwise_or, bitwise_xor, complex,
+                                                                   complex_from_polar, conj, conjugate, cosh, deg2rad,
+                                                                   divide, divmod, equal, exp2, greater,
+                                                                   greater_equal, hypot, imag, iround, isfinite,
+                                                                   isinf, isnan, isneginf, isposinf, largest, less,
+                                                                   less_equal, log10, log2, logaddexp, nan_to_num,
+                                                                   negative, not_equal, power, rad2deg, real,
+                                                                   reciprocal, round_half_away_from_zero,
+                                                                   round_half_to_even, sinh, smallest, square, tan,
+                                                                   true_divide, trunc)
+    from opkit.core.tensor.elementwise.elemwise_special import (beta, betainc, betaincinv, betaln, chi2sf, digamma,
+                                                                erf, erfc, erfcinv, erfcx, erfinv, expit, factorial,
+                                                                gamma, gammainc, gammaincc, gammainccinv, gammaincinv,
+                                                                gammal, gammaln, gammau, hyp2f1, i0, i1, iv, ive, j0,
+                                                                j1, jv, kn, kv, kve, log1mexp, log1pexp, logit,
+                                                                ndtri_exp, owens_t, poch, polygamma, psi, tri_gamma,
+                                                                xlog1py, xlogx, xlogy, xlogy0)
     from opkit.core.tensor.elementwise.logic import and_, eq, ge, gt, invert, le, lt, neq, or_, switch, where, xor
     from opkit.core.tensor.shapes.axes import (atleast_1d, atleast_2d, atleast_3d, atleast_Nd, broadcast_arrays,
                                                broadcast_shape, broadcast_to, expand_dims, matrix_transpose, moveaxis,
@@ -157,6 +189,17 @@ __all__ = [
     "abs", "sign", "tanh", "sin", "cos", "log1p", "expm1", "sigmoid", "softplus", "floor", "ceil", "round",
     "minimum", "clip", "int_div", "floor_div", "mod", "lt", "gt", "le", "ge", "eq", "neq", "and_", "or_", "xor",
     "invert", "switch", "where",
+    # elementwise and special functions (issue 48)
+    "angle", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "bitwise_and", "bitwise_not",
+    "bitwise_or", "bitwise_xor", "complex", "complex_from_polar", "conj", "conjugate", "cosh", "deg2rad", "divide",
+    "divmod", "equal", "exp2", "greater", "greater_equal", "hypot", "imag", "iround", "isfinite", "isinf", "isnan",
+    "isneginf", "isposinf", "largest", "less", "less_equal", "log10", "log2", "logaddexp", "nan_to_num", "negative",
+    "not_equal", "power", "rad2deg", "real", "reciprocal", "round_half_away_from_zero", "round_half_to_even", "sinh",
+    "smallest", "square", "tan", "true_divide", "trunc", "beta", "betainc", "betaincinv", "betaln", "chi2sf",
+    "digamma", "erf", "erfc", "erfcinv", "erfcx", "erfinv", "expit", "factorial", "gamma", "gammainc", "gammaincc",
+    "gammainccinv", "gammaincinv", "gammal", "gammaln", "gammau", "hyp2f1", "i0", "i1", "iv", "ive", "j0", "j1", "jv",
+    "kn", "kv", "kve", "log1mexp", "log1pexp", "logit", "ndtri_exp", "owens_t", "poch", "polygamma", "psi",
+    "tri_gamma", "xlog1py", "xlogx", "xlogy", "xlogy0",
     "Cast", "cast", "DimShuffle", "Reshape", "Subtensor", "reshape", "flatten", "transpose", "concatenate",
     "IncSubtensor", "inc_subtensor", "set_subtensor",
     # advanced indexing, take_along_axis, jacobian and hessian (issue 48)

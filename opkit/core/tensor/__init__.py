@@ -33,8 +33,10 @@ tests/core/test_layering.py holds the code to this order and finds no import cir
 LAYERS = (
     ("types", ("weak", "operators", "c_interface", "static_shape", "symbolic", "type", "variable",
                "constructors", "shape_checks")),
-    ("scalars", ("scalar_ops", "scalar_math", "scalar_logic", "compute_dtype", "user_scalar")),
-    ("elementwise", ("elemwise_c", "elemwise", "basic", "elemwise_math", "logic")),
+    ("scalars", ("scalar_ops", "scalar_math", "scalar_logic", "scalar_elementary", "scalar_special", "compute_dtype",
+                 "user_scalar")),
+    ("elementwise", ("elemwise_c", "elemwise", "basic", "elemwise_math", "logic", "elemwise_elementary",
+                     "elemwise_special")),
     ("shapes", ("index_values", "alloc", "fill", "shape_ops", "reshape", "specify_shape", "sum_to_shape",
                 "subtensor", "write_values", "advanced_subtensor", "advanced_inc_subtensor", "mask_index",
                 "advanced_index", "inc_subtensor", "take_along_axis", "join",
@@ -44,7 +46,8 @@ LAYERS = (
     ("reductions", ("reduction_c", "reduction_arg_c", "reduction", "reduce_fusion", "scalar_reduce", "statistics")),
     ("sorting", ("sort", "cumulative")),
     ("products", ("matmul",)),
-    ("gradients", ("elemwise_grad", "elemwise_math_grad", "reduce_grad", "shape_grad", "advanced_grad")),
+    ("gradients", ("elemwise_grad", "elemwise_math_grad", "elemwise_elementary_grad", "elemwise_special_grad",
+                   "reduce_grad", "shape_grad", "advanced_grad")),
     ("language", ("row", "elementwise_rows", "special_rows", "reduction_rows", "product_rows", "shape_rows",
                   "indexing_rows", "sort_rows", "render", "__main__")),
 )

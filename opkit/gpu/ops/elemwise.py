@@ -38,6 +38,14 @@ HALF_OPS = frozenset(["add", "sub", "mul", "true_div", "neg", "sqr", "sqrt", "ab
                       "lt", "gt", "le", "ge", "eq", "neq", "switch"])
 
 
+# The built-in functions whose device side scalar_device.cu.j2 writes; the others (the elementary functions
+# beyond these and the special functions of issue 48, scalar_elementary and scalar_special) keep their node on the host.
+DEVICE_OPS = frozenset(["add", "sub", "mul", "true_div", "neg", "exp", "log", "sqr", "sqrt", "maximum", "pow",
+                        "abs", "sign", "tanh", "sin", "cos", "log1p", "expm1", "sigmoid", "softplus", "floor", "ceil",
+                        "round", "minimum", "clip", "int_div", "mod", "lt", "gt", "le", "ge", "eq", "neq", "and_",
+                        "or_", "xor", "invert", "switch", "cast", "ge_mask"])
+
+
 def _single(dtype):
     return "float32" if str(dtype) == "float16" else str(dtype)
 
@@ -51,7 +59,7 @@ def gpu_program_ok(program, input_dtypes):
         return False
     for (op, _, out_dtype), loop in zip(program, program_operand_dtypes(program, input_dtypes)):
         half = "float16" in (str(out_dtype), *map(str, loop))
-        if is_user_scalar_op(op) or op.c_macro is None or (half and op.c_macro not in HALF_OPS):
+        if is_user_scalar_op(op) or op.c_macro not in DEVICE_OPS or (half and op.c_macro not in HALF_OPS):
             return False
         if not op.has_c(_single(out_dtype), [_single(d) for d in loop]):
             return False

@@ -1,4 +1,6 @@
-/* The helpers of the scalar math functions (opkit/core/tensor/scalars/scalar_math.py): numpy's clip, floor_divide and remainder. */
+/* The helpers of the scalar math functions: numpy's clip, floor_divide and remainder (opkit/core/tensor/scalars/
+   scalar_math.py), the float predicates, logaddexp, deg2rad and rad2deg (scalar_elementary.py), lgamma, logit,
+   log1mexp, xlogy0 and xlog1py (scalar_special.py). */
 
 #section support_code
 #ifndef OPKIT_MATH_SUPPORT
@@ -89,5 +91,88 @@ template <typename T> static inline T opkit_fmod(T a, T b)
     T mod;
     opkit_fdivmod(a, b, &mod);
     return mod;
+}
+/* isnan, isinf, isfinite, isposinf, isneginf of any real operand: an integer or bool is finite (numpy's integer
+   loops). */
+template <typename T> static inline bool opkit_isnan(T x)
+{
+    if constexpr (std::is_floating_point<T>::value) return std::isnan(x);
+    else return false;
+}
+template <typename T> static inline bool opkit_isinf(T x)
+{
+    if constexpr (std::is_floating_point<T>::value) return std::isinf(x);
+    else return false;
+}
+template <typename T> static inline bool opkit_isfinite(T x)
+{
+    if constexpr (std::is_floating_point<T>::value) return std::isfinite(x);
+    else return true;
+}
+template <typename T> static inline bool opkit_isposinf(T x)
+{
+    if constexpr (std::is_floating_point<T>::value) return std::isinf(x) && !std::signbit(x);
+    else return false;
+}
+template <typename T> static inline bool opkit_isneginf(T x)
+{
+    if constexpr (std::is_floating_point<T>::value) return std::isinf(x) && std::signbit(x);
+    else return false;
+}
+/* npy_logaddexp of npy_math, step for step: equal operands (infinities of one sign included) give x + log 2;
+   otherwise the larger plus log1p(exp(-|x - y|)), and a NaN difference is the result. */
+template <typename T> static inline T opkit_logaddexp(T x, T y)
+{
+    const T loge2 = std::is_same<T, float>::value ? (T)0.693147180559945309417232121458176568f
+                                                  : (T)0.693147180559945309417232121458176568;
+    if (x == y) return x + loge2;
+    const T tmp = x - y;
+    if (tmp > 0) return x + std::log1p(std::exp(-tmp));
+    if (tmp <= 0) return y + std::log1p(std::exp(tmp));
+    return tmp;
+}
+/* npy_deg2rad and npy_rad2deg: x times pi/180 (180/pi) computed in x's own type, as numpy's constants are. */
+template <typename T> static inline T opkit_deg2rad(T x)
+{
+    if constexpr (std::is_same<T, float>::value) return x * (3.141592653589793238462643383279502884f / 180.0f);
+    else return x * (3.141592653589793238462643383279502884 / 180.0);
+}
+template <typename T> static inline T opkit_rad2deg(T x)
+{
+    if constexpr (std::is_same<T, float>::value) return x * (180.0f / 3.141592653589793238462643383279502884f);
+    else return x * (180.0 / 3.141592653589793238462643383279502884);
+}
+/* scipy's gammaln: log|gamma(x)|, with gammaln(-inf) = -inf. lgamma_r, not lgamma: lgamma writes the global
+   signgam, a data race in the threaded loops. */
+static inline double opkit_lgamma(double x)
+{
+    if (std::isinf(x)) return x;
+#if defined(__GLIBC__) || defined(__APPLE__)
+    int sign;
+    return lgamma_r(x, &sign);
+#else
+    return std::lgamma(x);
+#endif
+}
+/* scipy's logit (xsf): log(x / (1 - x)) away from 1/2, log1p(s) - log1p(-s) with s = 2 (x - 1/2) near it. */
+template <typename T> static inline T opkit_logit(T x)
+{
+    if (x < 0.3 || x > 0.65) return std::log(x / (1 - x));
+    const T s = 2 * (x - 0.5);
+    return std::log1p(s) - std::log1p(-s);
+}
+/* PyTensor's log1mexp, log(1 - exp(x)): log1p(-exp(x)) below log(1/2), log(-expm1(x)) above. */
+template <typename T> static inline T opkit_log1mexp(T x)
+{
+    return (x < (T)-0.6931471805599453) ? std::log1p(-std::exp(x)) : std::log(-std::expm1(x));
+}
+/* PyTensor's xlogy0 (and xlogx, x = y): x log(y), and 0 wherever x is 0. */
+template <typename T> static inline T opkit_xlogy0(T x, T y)
+{
+    return (x == 0) ? (T)0 : x * std::log(y);
+}
+template <typename T> static inline T opkit_xlog1py(T x, T y)
+{
+    return (x == 0) ? (T)0 : x * std::log1p(y);
 }
 #endif

@@ -177,7 +177,14 @@ def grad(op, inputs, output_grads):
         from opkit.core.gradient_types import grad_not_implemented
 
         return [grad_not_implemented(op, i, x, _MISSING) for i, x in enumerate(inputs)]
-    return [sum_to(rule(inputs, out, i, g), x, _others(inputs, x)) for i, x in enumerate(inputs)]
+    return [_fitted(rule(inputs, out, i, g), x, inputs) for i, x in enumerate(inputs)]
+
+
+def _fitted(term, x, inputs):
+    """A rule's term summed back to `x`'s shape; a NullType term (no gradient for that input) as it is."""
+    if isinstance(term, Variable) and isinstance(term.type, (NullType, DisconnectedType)):
+        return term
+    return sum_to(term, x, _others(inputs, x))
 
 
 def _others(inputs, x):
@@ -195,6 +202,8 @@ def r_op(op, inputs, eval_points):
         raise NotImplementedError(f"{op} has no R_op: {why}")
     terms = [rule(inputs, out, i, point) for i, (x, point) in enumerate(zip(inputs, eval_points))
              if point is not None and is_float_dtype(x.dtype)]
+    if any(isinstance(t, Variable) and isinstance(t.type, (NullType, DisconnectedType)) for t in terms):
+        raise NotImplementedError(f"{op} has no R_op for an input whose gradient is not defined")
     if not terms or not is_float_dtype(out.dtype):
         return [None]
     total = terms[0]
@@ -239,9 +248,13 @@ def _covers(term, out):
 
 
 def _merge_standard_rules():
+    from opkit.core.tensor.gradients.elemwise_elementary_grad import RULES as elementary
     from opkit.core.tensor.gradients.elemwise_math_grad import RULES as standard
+    from opkit.core.tensor.gradients.elemwise_special_grad import RULES as special
 
     RULES.update(standard)
+    RULES.update(elementary)
+    RULES.update(special)
 
 
 _merge_standard_rules()

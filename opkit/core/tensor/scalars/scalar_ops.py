@@ -182,7 +182,8 @@ class ScalarOp:
 
 # The modules whose module-level ScalarOp instances are opkit's built-ins (pickled by reference).
 BUILTIN_MODULES = ("opkit.core.tensor.scalars.scalar_ops", "opkit.core.tensor.scalars.scalar_math",
-                   "opkit.core.tensor.scalars.scalar_logic")
+                   "opkit.core.tensor.scalars.scalar_logic", "opkit.core.tensor.scalars.scalar_elementary",
+                   "opkit.core.tensor.scalars.scalar_special")
 _builtin_locations: dict = {}  # id(op) -> (module, name); the dict below keeps the ops alive
 _builtin_ops: list = []
 
