@@ -20,6 +20,7 @@ class FigureSkipped(Exception):
 OPTIONAL = {
     "torch": ("PyTorch", "pip install torch --index-url https://download.pytorch.org/whl/cpu"),
     "jax": ("JAX", "pip install jax"),
+    "scipy": ("SciPy", "pip install scipy"),
     "pymc": ("PyMC", "pip install pymc, into a venv of Python >= 3.12 (PyMC 6 needs it), then run "
                      "benchmarks/run.py with that venv's python"),
 }

@@ -39,6 +39,7 @@ import figure_reduce  # noqa: E402
 import figure_reductions  # noqa: E402
 import figures_process  # noqa: E402
 import figures_speed  # noqa: E402
+import figure_tensor_language  # noqa: E402
 from context import Context, import_pytensor, machine_description, prepare_environment, usable_cores  # noqa: E402
 from report import Figure, detail_table, summary_table  # noqa: E402
 
@@ -55,7 +56,8 @@ FIGURES = {"call_trusted": figures_call.call_trusted, "call_validated": figures_
            "sum_xy_numpy": figure_reduce.sum_xy_numpy,
            **figure_big_graph.FIGURES, **figure_incremental.FIGURES,
            **figure_eager.FIGURES, **figure_reductions.FIGURES,
-           **figure_bridge_torch.FIGURES, **figure_bridge_jax.FIGURES, **figure_bridge_pymc.FIGURES}
+           **figure_bridge_torch.FIGURES, **figure_bridge_jax.FIGURES, **figure_bridge_pymc.FIGURES,
+           **figure_tensor_language.FIGURES}
 
 
 class UsageError(Exception):
