@@ -1,9 +1,10 @@
 """sort and argsort along an axis (numpy's order: NaN last), and TakeAlongAxis, which sort's gradient uses.
 
-`kind` is accepted and ignored, as PyTensor's C path ignores it: argsort is always stable (equal values
-keep their order, numpy's kind="stable"), which is one of the orders every kind may give. `axis=None`
-sorts the flattened tensor. C: sort_support.c with sort.c, argsort.c and take_along_axis.c; float16 and
-complex inputs run numpy in perform (C++ has no order for them here).
+`kind` is accepted and ignored, as PyTensor's C path ignores it: sort's values are numpy's quicksort's (np.sort,
+bit for bit: the C calls numpy's PyArray_Sort) and argsort is always stable (equal values keep their order,
+numpy's kind="stable", PyArray_ArgSort), which is one of the orders every kind may give. `axis=None` sorts the
+flattened tensor. C: sort.c, argsort.c, and sort_support.c with take_along_axis.c; float16 and complex inputs
+run numpy in perform.
 """
 
 from __future__ import annotations
@@ -46,8 +47,8 @@ def lane_axis(x, axis, what):
 
 def _check_kind(kind, order, what):
     if kind is not None and kind not in KINDS:
-        raise ValueError(f"{what}: kind must be one of {', '.join(KINDS)} (it is ignored: opkit's sort is "
-                         f"stable), got {kind!r}")
+        raise ValueError(f"{what}: kind must be one of {', '.join(KINDS)} (it is ignored: sort gives numpy's "
+                         f"values and argsort is stable), got {kind!r}")
     if order is not None:
         raise ValueError(f"{what}: order (structured arrays' field names) is not supported; leave it None")
 
@@ -97,7 +98,7 @@ class Sort(_LaneOp):
         return Apply(self, [x], [TensorType(x.dtype, x.type.shape)()])
 
     def perform(self, node, inputs, output_storage, params=None):
-        output_storage[0][0] = np.sort(inputs[0], axis=self.axis, kind="stable")
+        output_storage[0][0] = np.sort(inputs[0], axis=self.axis)  # numpy's quicksort, as the C's PyArray_Sort
 
     def L_op(self, inputs, outputs, output_grads):
         # As PyTensor: the output gradient sent back through the inverse of the sorting permutation.
