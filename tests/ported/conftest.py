@@ -86,3 +86,21 @@ def pytest_collection_modifyitems(config, items):
         for nodeid, reason in UPSTREAM_XFAILS.items():
             if item.nodeid.endswith("ported/" + nodeid):
                 item.add_marker(pytest.mark.xfail(strict=True, reason=reason))
+
+
+@pytest.fixture(autouse=True)
+def _soak_tensor_ports_run_without_compiling(request):
+    """The soak half of the ported PyTensor tensor tests (tensor_marks) checks upstream's expectations in
+    FAST_COMPILE, unless --opkit-mode says otherwise: about 2 s of g++ a test in FAST_RUN, 450 tests. Their
+    default-run half runs FAST_RUN, and tests/tensor/test_language_*.py runs each function's C against numpy."""
+    from ported import tensor_marks
+
+    filename = request.node.nodeid.rpartition("ported/")[2].partition("::")[0]
+    if (filename not in tensor_marks.DEFAULT_RUN or request.node.get_closest_marker("soak") is None
+            or request.config.getoption("--opkit-mode", default=None)):
+        yield
+        return
+    from opkit.config import config
+
+    with config.change_flags(mode="FAST_COMPILE"):
+        yield
