@@ -11,10 +11,13 @@ for every dtype, "grad_inputs"), and "c_dtypes": the result dtypes with C where 
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from opkit.core.tensor.language.elementwise_rows import TEMPLATE
 from opkit.core.tensor.language.row import Row
+from opkit.core.tensor.scalars.scalar_special import REFLECT, bounded_polygamma
 
 FAMILY = "special"
 DTYPE = ("numpy's float rule: bool, int8, uint8 -> float16; int16, uint16 -> float32; wider integers -> "
@@ -32,7 +35,11 @@ def float_dtype(arrays):
 
 
 def scipy_reference(name, scipy_name=None, leading=()):
-    """scipy.special.`scipy_name` with numpy's float dtype; named so that the docs page says which function."""
+    """scipy.special.`scipy_name` with numpy's float dtype; named so that the docs page says which function.
+
+    polygamma is scalar_special.bounded_polygamma's: scipy's, but by the reflection formula far below zero, where
+    scipy's series would take |x| steps.
+    """
     scipy_name = scipy_name or name
 
     def reference(*arrays):
@@ -41,8 +48,11 @@ def scipy_reference(name, scipy_name=None, leading=()):
         arrays = [np.asarray(a) for a in arrays]
         dtype = float_dtype(arrays)
         wide = np.float32 if dtype == np.float16 else dtype
+        function = getattr(scipy.special, scipy_name)
+        if scipy_name == "polygamma":
+            function = functools.partial(bounded_polygamma, scipy.special)
         with np.errstate(all="ignore"):
-            result = getattr(scipy.special, scipy_name)(*leading, *[a.astype(wide) for a in arrays])
+            result = function(*leading, *[a.astype(wide) for a in arrays])
         return np.asarray(result).astype(dtype)
 
     reference.__module__ = "scipy.special"
@@ -122,6 +132,8 @@ for _function, _name in ((_chi2sf, "gammaincc(k / 2, x / 2)"), (_gammau, "gammai
     _function.__module__ = "scipy.special"
     _function.__name__ = _function.__qualname__ = _name
 
+POLYGAMMA = (f"Below x = {REFLECT:g} (not an integer), where scipy's series takes |x| steps (seconds at -1e8, years "
+             "at -1e15), the reflection formula for the orders 0 and 1, NaN for higher ones.")
 ORDER = "not implemented for the order v (NullType); "
 TAILS = "libm's double is hundreds of ulps from scipy's in the tails"
 ROOTS = "libm's j0/j1 are millions of ulps from scipy's near their roots"
@@ -143,10 +155,10 @@ ROWS = [
             "g * gamma(x) * psi(x)", c_dtypes=("float32",)),
     special("psi", scipy_reference("psi"), perform("psi"), "g * tri_gamma(x)", aliases=("digamma",)),
     special("tri_gamma", scipy_reference("tri_gamma", "polygamma", (1,)), perform("polygamma", "polygamma(1, x)"),
-            "g * polygamma(2, x)"),
+            "g * polygamma(2, x)", notes=POLYGAMMA),
     special("polygamma", scipy_reference("polygamma"), perform("polygamma"),
             "undefined for n (an integer); g * polygamma(n + 1, x)", nin=2, domains=((0, 4), None),
-            grad_inputs=(1,), grad_domain=(1.0, 3.0)),
+            grad_inputs=(1,), grad_domain=(1.0, 3.0), notes=POLYGAMMA),
     special("beta", scipy_reference("beta"), perform("beta"), "g * beta(a, b) * (psi(a) - psi(a + b)), likewise b",
             nin=2),
     special("betaln", scipy_reference("betaln"), perform("betaln"), "g * (psi(a) - psi(a + b)), likewise b", nin=2),

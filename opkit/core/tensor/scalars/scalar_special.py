@@ -78,14 +78,44 @@ def scipy_special(name, scipy_name):
     return scipy.special
 
 
-def _scipy_function(name, scipy_name=None, leading=()):
+# scipy's polygamma(n, x) sums about |x| terms of zeta(n + 1, x) for a negative non-integer x: 9 s per element at
+# -1e8, years at -1e15 (every float below -2**52 is an integer, a pole, answered at once). Below REFLECT opkit
+# takes the reflection formula for the orders 0 and 1 (psi(x) = psi(1 - x) - pi cot(pi x), and
+# polygamma(1, x) = pi**2 / sin(pi x)**2 - polygamma(1, 1 - x)), where scipy's sum would give the same value to
+# rounding; higher orders give NaN there.
+REFLECT = -1e5
+
+
+def bounded_polygamma(special, n, x):
+    """scipy.special.polygamma(n, x), with the reflection formula below REFLECT (see there)."""
+    n, x = np.broadcast_arrays(np.asarray(n), np.asarray(x))
+    with np.errstate(all="ignore"):
+        far = (x < REFLECT) & (x != np.floor(x))
+        if not far.any():
+            return special.polygamma(n, x)
+        result = np.full(x.shape, np.nan)
+        near = ~far
+        result[near] = special.polygamma(n[near], x[near])
+        xf, nf = x[far].astype(np.float64), n[far]
+        offset = np.pi * (xf - np.round(xf))  # exact: x's distance to the nearest integer, times pi
+        reflected = np.full(xf.shape, np.nan)
+        reflected[nf == 0] = special.psi(xf[nf == 0])  # scipy's psi reflects by itself
+        one = nf == 1
+        reflected[one] = np.pi ** 2 / np.sin(offset[one]) ** 2 - special.polygamma(1, 1 - xf[one])
+        result[far] = reflected
+    return result
+
+
+def _scipy_function(name, scipy_name=None, leading=(), function=None):
     """The perform of a scipy.special function `scipy_name` (default `name`): numpy's float dtype, scipy's values.
 
     A float16 result is computed in float32 (scipy has no half loops) and rounded; an empty result needs no
     scipy, so building a node (which asks for the dtype of empty operands) never imports it. `leading`
-    operands come first (polygamma's order for tri_gamma).
+    operands come first (polygamma's order for tri_gamma); `function(scipy.special)` gives the function to call
+    where it is not scipy's own.
     """
     scipy_name = scipy_name or name
+    chosen = function
 
     def compute(*values):
         dtype = float_result_dtype(name, values)
@@ -93,7 +123,8 @@ def _scipy_function(name, scipy_name=None, leading=()):
         shape = np.broadcast_shapes(*[a.shape for a in arrays])
         if math.prod(shape) == 0:
             return np.empty(shape, dtype)
-        function = getattr(scipy_special(name, scipy_name), scipy_name)
+        special = scipy_special(name, scipy_name)
+        function = getattr(special, scipy_name) if chosen is None else chosen(special)
         wide = np.dtype("float32") if dtype == np.float16 else dtype
         with np.errstate(all="ignore"):
             result = function(*leading, *[a.astype(wide, copy=False) for a in arrays])
@@ -153,9 +184,13 @@ class SpecialScalarOp(ScalarOp):
         return str(np.dtype(out_dtype)) in self.c_dtypes and super().has_c(out_dtype, operand_dtypes)
 
 
-def _scipy(name, nin=1, scipy_name=None, c_dtypes=(), leading=()):
+def _scipy(name, nin=1, scipy_name=None, c_dtypes=(), leading=(), function=None):
     c_macro = name if c_dtypes else None
-    return SpecialScalarOp(name, nin, _scipy_function(name, scipy_name, leading), c_macro, c_dtypes)
+    return SpecialScalarOp(name, nin, _scipy_function(name, scipy_name, leading, function), c_macro, c_dtypes)
+
+
+def _polygamma(special):
+    return lambda n, x: bounded_polygamma(special, n, x)
 
 
 # The C expression of each is a macro of opkit/templates/scalar_ops.c.j2 (c_macro), computed in double
@@ -168,8 +203,8 @@ erfcinv = _scipy("erfcinv")
 gammaln = _scipy("gammaln", c_dtypes=("float32",))
 gamma = _scipy("gamma", c_dtypes=("float32",))
 psi = _scipy("psi")
-tri_gamma = _scipy("tri_gamma", scipy_name="polygamma", leading=(1,))
-polygamma = _scipy("polygamma", 2)
+tri_gamma = _scipy("tri_gamma", scipy_name="polygamma", leading=(1,), function=_polygamma)
+polygamma = _scipy("polygamma", 2, function=_polygamma)
 beta = _scipy("beta", 2)
 betaln = _scipy("betaln", 2)
 poch = _scipy("poch", 2)
