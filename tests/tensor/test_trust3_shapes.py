@@ -79,6 +79,13 @@ def test_every_opkit_op_with_infer_shape_states_its_checks():
     import opkit.core.tensor.shapes.creation  # noqa: F401
     import opkit.core.tensor.reductions.reduce_fusion  # noqa: F401
     import opkit.core.tensor.gradients.reduce_grad  # noqa: F401
+    import importlib
+
+    from opkit.core.tensor import LAYERS
+
+    for layer, modules in LAYERS:  # every op class of core/tensor, whatever this process imported before
+        for module in modules:
+            importlib.import_module(f"opkit.core.tensor.{layer}.{module}")
 
     def subclasses(cls):
         for sub in cls.__subclasses__():

@@ -18,6 +18,7 @@ from opkit.core.tensor.elementwise.logic import eq, switch
 from opkit.core.tensor.reductions.reduction import normalize_axis, sum
 from opkit.core.tensor.shapes.alloc import cast, is_float_dtype, shape_dims, transpose
 from opkit.core.tensor.shapes.reshape import reshape
+from opkit.core.tensor.types.shape_checks import check_chain, shape_template
 from opkit.core.tensor.types.type import TensorType
 from opkit.core.tensor.types.variable import as_tensor_variable, constant
 
@@ -59,6 +60,13 @@ class Matmul(Op):
 
     def perform(self, node, inputs, output_storage):
         output_storage[0][0] = np.asarray(np.matmul(*inputs), dtype=node.outputs[0].dtype)
+
+    def shape_checks(self, node, input_shapes):
+        """The core dimensions must agree, as numpy's matmul says (the inferred shape keeps that error)."""
+        xs, ys = input_shapes
+        template = (f"matmul: shapes {shape_template(len(xs), ',')} and {shape_template(len(ys), ',')}: "
+                    f"core dimension {{}} (dim {len(xs) - 1}) != {{}} (dim {len(ys) - 2})")
+        return [check_chain([("ValueError", template, "eq", xs[-1], ys[-2], (*xs, *ys, xs[-1], ys[-2]))])]
 
     def infer_shape(self, node, input_shapes):
         xs, ys = input_shapes

@@ -77,6 +77,9 @@ class _LaneOp(SectionOp):
     def infer_shape(self, node, input_shapes):
         return [input_shapes[-1]]  # the input's (Sort, Argsort), the index's (TakeAlongAxis)
 
+    def shape_checks(self, node, input_shapes):
+        return []  # no shape makes it fail: a lane of any length sorts (TakeAlongAxis: sort's gradient's own order)
+
     def has_c_code(self, node):
         return _sortable_c(node.inputs[0].dtype) and super().has_c_code(node)
 
