@@ -13,7 +13,8 @@ import opkit
 import opkit.tensor as ot
 from opkit.cop.generate.cinterface import op_has_c
 from opkit.core.tensor.language.row import ALL_DTYPES
-from opkit.core.tensor.language.shape_rows import ROWS, fortran, reversed_view, strided, values
+from opkit.core.tensor.language.example_inputs import fortran, reversed_view, strided, values
+from opkit.core.tensor.language.shape_rows import ROWS
 from opkit.core.tensor.shapes.diagonal import AllocDiag, Eye, ExtractDiag
 from opkit.core.tensor.shapes.repeat_take import Repeat, Take
 from opkit.core.tensor.types.type import TensorType

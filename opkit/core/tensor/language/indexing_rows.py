@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from opkit.core.tensor.language.row import ALL_DTYPES, Row
-from opkit.core.tensor.language.shape_rows import LAYOUTS, values
+from opkit.core.tensor.language.example_inputs import LAYOUTS, values
 
 FAMILY = "indexing"
 SHAPES = "opkit/core/tensor/shapes"
