@@ -30,6 +30,7 @@ def _record(event, args):
 def run_functions():
     """Compile and check graphs that reach every built-in op's C and every type's C."""
     _built_in_ops()
+    _tensor_language()
     _params_and_c_data()
     _big_graph()
     _raw_handler()
@@ -79,6 +80,31 @@ def _built_in_ops():
     updated = opkit.function([m, x], [ot.inc_subtensor(m[:, 1:], 1.0), ot.set_subtensor(m[0], x)])(c, a)
     np.testing.assert_allclose(updated[0], np.concatenate([c[:, :1], c[:, 1:] + 1], axis=1))
     np.testing.assert_allclose(updated[1], np.stack([a, c[1]]))
+
+
+def _tensor_language():
+    """The tensor language's C ops (sorting/, shapes/ diagonals, repeat, take, advanced indexing), against numpy."""
+    import numpy as np
+
+    import opkit
+    import opkit.tensor as ot
+
+    x, m, i = ot.dvector("x"), ot.dmatrix("m"), ot.lvector("i")
+    a, c, k = np.array([3.0, -1.0, 2.0]), np.arange(6.0).reshape(2, 3), np.array([2, 0, 2])
+    outputs = [
+        ot.sort(m, axis=1), ot.argsort(x), opkit.grad(ot.sort(x)[0] * 2, x),  # sort.c, argsort.c, take_along_axis.c
+        ot.cumsum(m, axis=0), ot.cumprod(x),                                     # cumulative.c
+        ot.diag(x), ot.diagonal(m, 1), ot.eye(2, 3, 1),                         # alloc_diag.c, extract_diag.c, eye.c
+        ot.repeat(x, 2), ot.take(m, i, axis=1),                                  # repeat.c, take.c
+        x[i], ot.inc_subtensor(x[i], 1.0),                 # advanced_subtensor.c, advanced_inc_subtensor.c
+    ]
+    got = opkit.function([x, m, i], outputs)(a, c, k)
+    bumped = a.copy()
+    np.add.at(bumped, k, 1.0)
+    want = [np.sort(c, axis=1), np.argsort(a), 2.0 * (a == a.min()), np.cumsum(c, axis=0), np.cumprod(a), np.diag(a),
+            np.diagonal(c, 1), np.eye(2, 3, 1), np.repeat(a, 2), np.take(c, k, axis=1), a[k], bumped]
+    for index, (value, expected) in enumerate(zip(got, want)):
+        np.testing.assert_allclose(value, expected, err_msg=f"tensor language output {index}")
 
 
 def _params_and_c_data():
