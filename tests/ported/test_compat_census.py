@@ -93,11 +93,11 @@ def test_absence_rules_expand_braces_and_cover_subtrees(tmp_path):
 
 
 def test_resolve_maps_upstream_names_onto_compat():
-    from opkit.link import theano_linkers
+    from opkit.link import lockstep_linkers, theano_linkers
 
     assert census.compat_name("theano.gof.cc.CLinker") == "opkit.compat.theano.gof.cc.CLinker"
     assert census.resolve("theano.gof.cc.CLinker") is theano_linkers.CLinker
-    assert census.resolve("pytensor.link.c.basic.DualLinker") is theano_linkers.DualLinker
+    assert census.resolve("pytensor.link.c.basic.DualLinker") is lockstep_linkers.DualLinker
     assert census.resolve("theano.config.floatX") == opkit.config.floatX
     with pytest.raises(LookupError, match="theano.sparse.basic"):
         census.resolve("theano.sparse.basic.CSR")

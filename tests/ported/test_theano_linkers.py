@@ -13,7 +13,7 @@ import opkit.tensor as ot
 from opkit import Apply, Constant, CType, Op, Variable
 from opkit.compat.theano.gof import cc, link
 from opkit.compat.theano.gof.fg import FunctionGraph
-from opkit.link.theano_linkers import OutputMismatch
+from opkit.link.lockstep_linkers import OutputMismatch
 
 CLinker, OpWiseCLinker, DualLinker, PerformLinker = cc.CLinker, cc.OpWiseCLinker, cc.DualLinker, link.PerformLinker
 

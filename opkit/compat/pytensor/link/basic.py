@@ -1,6 +1,7 @@
 """pytensor.link.basic: ``Container`` and the linker classes (Theano's interface, ``opkit.link.theano_linkers``)."""
 
-from opkit.link.theano_linkers import Container, Linker, LocalLinker, PerformLinker, WrapLinker, WrapLinkerMany
+from opkit.link.lockstep_linkers import WrapLinker, WrapLinkerMany
+from opkit.link.theano_linkers import Container, Linker, LocalLinker, PerformLinker
 
 __all__ = ["Container", "Linker", "LocalLinker", "PerformLinker", "WrapLinker", "WrapLinkerMany"]
 

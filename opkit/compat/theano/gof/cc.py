@@ -6,8 +6,8 @@ Theano's code-generation helpers (``CodeBlock``, ``failure_code``, ``struct_gen`
 opkit generates its modules itself, and an op's C fails through ``sub['fail']``.
 """
 
-from opkit.link.theano_linkers import CLinker, CThunk as _CThunk, DualLinker, OpWiseCLinker
-from opkit.link.theano_linkers import OutputMismatch
+from opkit.link.lockstep_linkers import DualLinker, OutputMismatch
+from opkit.link.theano_linkers import CLinker, CThunk as _CThunk, OpWiseCLinker
 from opkit.core.type import MethodNotDefined
 
 

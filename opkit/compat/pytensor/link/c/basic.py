@@ -6,6 +6,7 @@ helpers (``CodeBlock``, ``failure_code``, ``struct_gen``) are not here: opkit ge
 modules itself, and an op's C fails through ``sub['fail']``.
 """
 
-from opkit.link.theano_linkers import CLinker, CThunk as _CThunk, DualLinker, OpWiseCLinker
+from opkit.link.lockstep_linkers import DualLinker
+from opkit.link.theano_linkers import CLinker, CThunk as _CThunk, OpWiseCLinker
 
 __all__ = ["CLinker", "DualLinker", "OpWiseCLinker", "_CThunk"]
