@@ -71,6 +71,13 @@ _LAZY = {
     "opkit.core.tensor.sorting.sort": ("argsort", "sort"),
     "opkit.core.tensor.sorting.cumulative": ("cumprod", "cumsum"),
     "opkit.core.tensor.products.matmul": ("batched_dot", "matmul", "outer", "tensordot"),
+    "opkit.core.tensor.products.vector_products": ("batched_tensordot", "cov", "matvec", "vecdot", "vecmat"),
+    "opkit.core.tensor.sorting.searching": (
+        "ArgSortOp", "SearchsortedOp", "SortOp", "Unique", "bincount", "inverse_permutation", "median",
+        "permute_row_elements", "searchsorted", "unique"),
+    "opkit.core.tensor.shapes.extra_shapes": (
+        "ShapeError", "concat_with_broadcast", "consider_constant", "diff", "extract_diag", "geomspace", "identity",
+        "is_flat", "slice_at_axis"),
     "opkit.core.scalar_tensor": ("ScalarFromTensor", "TensorFromScalar", "scalar_from_tensor", "tensor_from_scalar"),
 }
 _HOME = {name: module for module, names in _LAZY.items() for name in names}
@@ -131,6 +138,12 @@ if TYPE_CHECKING:  # the lazy names and what globals().update() above defines, f
                                                ravel, roll, squeeze, swapaxes, tile)
     from opkit.core.tensor.shapes.closeness import allclose, isclose
     from opkit.core.tensor.products.matmul import batched_dot, matmul, outer, tensordot
+    from opkit.core.tensor.products.vector_products import batched_tensordot, cov, matvec, vecdot, vecmat
+    from opkit.core.tensor.shapes.extra_shapes import (ShapeError, concat_with_broadcast, consider_constant, diff,
+                                                       extract_diag, geomspace, identity, is_flat, slice_at_axis)
+    from opkit.core.tensor.sorting.searching import (ArgSortOp, SearchsortedOp, SortOp, Unique, bincount,
+                                                     inverse_permutation, median, permute_row_elements,
+                                                     searchsorted, unique)
     from opkit.core.tensor.reductions.statistics import all, any, logsumexp, ptp, std, var
     from opkit.core.tensor.sorting.cumulative import cumprod, cumsum
     from opkit.core.tensor.sorting.sort import argsort, sort
@@ -221,4 +234,9 @@ __all__ = [
     "Prod", "Max", "Min", "Mean", "Argmax", "Argmin", "prod", "max", "min", "mean", "argmax", "argmin",
     "std", "var", "logsumexp", "any", "all", "ptp", "sort", "argsort", "cumsum", "cumprod",
     "matmul", "outer", "tensordot", "batched_dot",
+    # the rest of issue 48's names
+    "batched_tensordot", "cov", "matvec", "vecdot", "vecmat", "ArgSortOp", "SearchsortedOp", "SortOp", "Unique",
+    "bincount", "inverse_permutation", "median", "permute_row_elements", "searchsorted", "unique", "ShapeError",
+    "concat_with_broadcast", "consider_constant", "diff", "extract_diag", "geomspace", "identity", "is_flat",
+    "slice_at_axis",
 ]

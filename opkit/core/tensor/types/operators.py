@@ -26,6 +26,13 @@ def _elemwise_math():
     return elemwise_math
 
 
+def _elemwise_elementary():
+    # later layer: x.tan(), x.log2(), x.conj() build elementwise ops
+    from opkit.core.tensor.elementwise import elemwise_elementary
+
+    return elemwise_elementary
+
+
 def _logic():
     from opkit.core.tensor.elementwise import logic  # later layer: x < y, x & y build elementwise ops
 
@@ -136,6 +143,19 @@ def _cumulative():
     return cumulative
 
 
+def _searching():
+    from opkit.core.tensor.sorting import searching  # later layer: x.searchsorted(v)
+
+    return searching
+
+
+def _constants():
+    # not a tensor layer: x.get_scalar_constant_value() is Theano's search for a constant value (opkit.compat's)
+    from opkit.compat.theano.tensor import constants
+
+    return constants
+
+
 def _matmul():
     from opkit.core.tensor.products import matmul  # later layer: x @ y
 
@@ -144,8 +164,12 @@ def _matmul():
 
 # the module (of a later layer) that defines each name, as the function that imports it
 HOMES = {
-    _basic: ("add", "sub", "mul", "true_div", "pow", "neg", "dot"),
-    _elemwise_math: ("int_div", "mod", "abs"),
+    _basic: ("add", "sub", "mul", "true_div", "pow", "neg", "dot", "exp", "log", "sqrt"),
+    _elemwise_math: ("int_div", "mod", "abs", "ceil", "clip", "cos", "expm1", "floor", "log1p", "round", "sin",
+                     "tanh"),
+    _elemwise_elementary: ("arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "conj", "cosh", "deg2rad",
+                           "exp2", "log10", "log2", "rad2deg", "round_half_away_from_zero", "round_half_to_even",
+                           "sinh", "tan", "trunc"),
     _logic: ("lt", "le", "gt", "ge", "eq", "neq", "and_", "or_", "xor", "invert"),
     _elemwise: ("Elemwise",),
     _alloc: ("DimShuffle", "transpose", "cast", "zeros_like", "ones_like"),
@@ -162,6 +186,8 @@ HOMES = {
     _statistics: ("std", "var", "ptp"),
     _sort: ("sort", "argsort"),
     _cumulative: ("cumsum", "cumprod"),
+    _searching: ("searchsorted",),
+    _constants: ("get_scalar_constant_value",),
     _matmul: ("matmul",),
     _type: ("TensorType",),
     _scalar_tensor: ("apply_operator", "scalar_from_tensor", "tensor_from_scalar"),

@@ -282,6 +282,126 @@ class _TensorOperators:
         """Return the running product along `axis` (None: flattened), numpy's dtype."""
         return find("cumprod")(self, axis)
 
+    # elementwise functions as methods (PyTensor's and Theano's TensorVariable): x.exp() is exp(x)
+    def arccos(self):
+        return find("arccos")(self)
+
+    def arccosh(self):
+        return find("arccosh")(self)
+
+    def arcsin(self):
+        return find("arcsin")(self)
+
+    def arcsinh(self):
+        return find("arcsinh")(self)
+
+    def arctan(self):
+        return find("arctan")(self)
+
+    def arctanh(self):
+        return find("arctanh")(self)
+
+    def ceil(self):
+        return find("ceil")(self)
+
+    def cos(self):
+        return find("cos")(self)
+
+    def cosh(self):
+        return find("cosh")(self)
+
+    def deg2rad(self):
+        return find("deg2rad")(self)
+
+    def exp(self):
+        return find("exp")(self)
+
+    def exp2(self):
+        return find("exp2")(self)
+
+    def expm1(self):
+        return find("expm1")(self)
+
+    def floor(self):
+        return find("floor")(self)
+
+    def log(self):
+        return find("log")(self)
+
+    def log10(self):
+        return find("log10")(self)
+
+    def log1p(self):
+        return find("log1p")(self)
+
+    def log2(self):
+        return find("log2")(self)
+
+    def rad2deg(self):
+        return find("rad2deg")(self)
+
+    def sin(self):
+        return find("sin")(self)
+
+    def sinh(self):
+        return find("sinh")(self)
+
+    def sqrt(self):
+        return find("sqrt")(self)
+
+    def tan(self):
+        return find("tan")(self)
+
+    def tanh(self):
+        return find("tanh")(self)
+
+    def trunc(self):
+        return find("trunc")(self)
+
+    def clip(self, a_min, a_max):
+        """Return this tensor limited to [a_min, a_max] elementwise (clip)."""
+        return find("clip")(self, a_min, a_max)
+
+    def conj(self):
+        """Return the complex conjugate (real tensors unchanged)."""
+        return find("conj")(self)
+
+    conjugate = conj
+
+    def round(self, mode=None):
+        """Return this tensor rounded elementwise: halves to even (mode None or "half_to_even", numpy's) or away
+        from zero ("half_away_from_zero"), as PyTensor's round."""
+        if mode in (None, "half_to_even"):
+            return find("round")(self)
+        if mode == "half_away_from_zero":
+            return find("round_half_away_from_zero")(self)
+        raise ValueError(f"round: mode must be 'half_to_even' or 'half_away_from_zero', got {mode!r}")
+
+    def norm(self, L, axis=None, keepdims=False):
+        """Return the L-norm over `axis` (None: all): sum(abs(x) ** L) ** (1 / L), PyTensor's; L 0 and inf are
+        not implemented (as PyTensor's)."""
+        import numpy as np
+
+        if isinstance(L, bool) or not isinstance(L, (int, float, np.integer, np.floating)):
+            raise TypeError(f"norm: L must be a number, got {L!r}")
+        if L == 0 or np.isinf(L):
+            raise NotImplementedError(f"norm: L={L} is not implemented (PyTensor's neither); L must be finite, "
+                                      "not 0")
+        powered = find("pow")(find("abs")(self), L)
+        return find("pow")(find("sum")(powered, axis=axis, keepdims=keepdims), 1.0 / L)
+
+    def searchsorted(self, v, side="left", sorter=None):
+        """Return where each value of `v` goes into this sorted vector (numpy.searchsorted; int64)."""
+        return find("searchsorted")(self, v, side, sorter)
+
+    def get_underlying_scalar_constant(self):
+        """Return the 0-d numpy array this tensor always equals (PyTensor's), or raise NotScalarConstantError."""
+        return find("get_scalar_constant_value")(self)
+
+    def get_scalar_constant_value(self):
+        """Return the 0-d numpy array this tensor always equals (Theano's), or raise NotScalarConstantError."""
+        return find("get_scalar_constant_value")(self)
+
     def __matmul__(self, other):
         return find("matmul")(self, other)
 
