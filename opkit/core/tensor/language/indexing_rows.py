@@ -1,5 +1,5 @@
 """The table's indexing rows: take_along_axis, advanced (integer-array and boolean-mask) indexing and its writes,
-and the derivatives jacobian and hessian.
+permute_row_elements and inverse_permutation, and the derivatives jacobian and hessian.
 
 Each row's `examples(rng)` returns (args, kwargs) cases: numpy arrays stand for tensor inputs (an index array keeps
 its integer dtype, a bool array is a mask); slices, None, Ellipsis and ints are passed as they are. The cases cover
@@ -165,6 +165,43 @@ def _inc1_examples(rng):
     return _write1_examples(rng, unique_first=False)
 
 
+def _permutations(rng, rows, length, dtype="int64"):
+    return np.asarray([rng.permutation(length) for _ in range(rows)], dtype=dtype)
+
+
+def _np_permute_row_elements(x, y, inverse=False):
+    """PyTensor's permute_row_elements: each row (last axis) of x permuted by y's matching row, leading axes
+    broadcast after padding the smaller operand on the left."""
+    ndim = max(x.ndim, y.ndim)
+    x, y = x.reshape((1,) * (ndim - x.ndim) + x.shape), y.reshape((1,) * (ndim - y.ndim) + y.shape)
+    lead = np.broadcast_shapes(x.shape[:-1], y.shape[:-1])
+    x, y = np.broadcast_to(x, lead + x.shape[-1:]), np.broadcast_to(y, lead + y.shape[-1:])
+    return np.take_along_axis(x, np.argsort(y, axis=-1) if inverse else y, axis=-1)
+
+
+def _permute_examples(rng):
+    cases = [((values(rng, (3, 4), d), _permutations(rng, 3, 4, index)), {"inverse": i % 2 == 1})
+             for i, (d, index) in enumerate(zip(DATA_DTYPES, INDEX_DTYPES))]
+    cases += [((values(rng, (3, 4), "float64"), _permutations(rng, 1, 4)[0]), {}),
+              ((values(rng, (4,), "float64"), _permutations(rng, 3, 4)), {"inverse": True}),
+              ((values(rng, (2, 1, 4), "float32"), _permutations(rng, 3, 4, "int32")), {}),
+              ((values(rng, (0, 4), "float64"), _permutations(rng, 1, 4)), {})]
+    cases += [((layout(values(rng, (3, 5), "float64")), _permutations(rng, 3, 5)), {"inverse": True})
+              for layout in LAYOUTS]
+    return cases
+
+
+def _np_inverse_permutation(perm):
+    return np.argsort(perm, axis=-1).astype(perm.dtype)
+
+
+def _inverse_permutation_examples(rng):
+    cases = [((_permutations(rng, 2, 5, d),), {}) for d in INDEX_DTYPES]
+    cases += [((_permutations(rng, 1, 6)[0],), {}), ((np.zeros(0, "int64"),), {}),
+              ((np.stack([_permutations(rng, 3, 4, "int32")] * 2),), {})]
+    return cases + [((layout(_permutations(rng, 3, 5)),), {}) for layout in LAYOUTS]
+
+
 def _jacobian_reference(*args, **kwargs):
     raise NotImplementedError("jacobian and hessian take expressions: tests/tensor/test_language_indexing.py")
 
@@ -204,4 +241,12 @@ ROWS = [
         "no op of its own: the jacobian of grad(cost, wrt)", "gradient", nin=2, dtypes=("float32", "float64"),
         notes="hessian(cost, wrt): a 0-d cost, vectors wrt; takes expressions, not arrays "
               "(tests/tensor/test_language_indexing.py checks it against numpy)"),
+    Row("permute_row_elements", _np_permute_row_elements, SAME,
+        "x: the output gradient permuted back (take_along_axis' gradient); y: none (integers)",
+        f"{SHAPES}/take_along_axis.py (advanced indexing's C); the inverse takes argsort of y (its C)", FAMILY,
+        nin=2, examples=_permute_examples, differentiable=True,
+        notes="PyTensor's: y's last axis holds permutations; inverse=True applies their inverses"),
+    Row("inverse_permutation", _np_inverse_permutation, "perm's dtype", "none (integers)",
+        "opkit/core/tensor/sorting/sort_support.c, argsort.c (argsort of perm)", FAMILY,
+        examples=_inverse_permutation_examples, notes="each permutation along the last axis inverted"),
 ]

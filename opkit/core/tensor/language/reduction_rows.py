@@ -1,4 +1,5 @@
-"""The table's reduction rows: sum, prod, mean, max, min, argmax, argmin, var, std, logsumexp, any, all, ptp.
+"""The table's reduction rows: sum, prod, mean, max, min, argmax, argmin, var, std, logsumexp, any, all, ptp,
+median, bincount.
 
 Each row's `examples(rng)` returns (args, kwargs) cases: numpy arrays stand for tensor inputs, the other
 values (axis, keepdims, ddof) are passed as they are. The cases cover every dtype (one case each, the axis
@@ -150,6 +151,33 @@ def _scipy_logsumexp(x, axis=None, keepdims=False):
         return scipy.special.logsumexp(x, axis=axis, keepdims=keepdims)
 
 
+def _median_examples(rng):
+    cases = per_dtype(rng, ALL_DTYPES, (3, 4), ({"axis": None}, {"axis": 1}, {"axis": 0}, {"axis": (0, 1)},
+                                                 {"axis": -1}))
+    special = values(rng, (3, 5), "float64")
+    special[0, 1], special[2, 4] = np.nan, np.inf
+    cases += [((special,), {"axis": 1}), ((values(rng, (2, 3, 4), "float32"),), {"axis": (0, 2)}),
+              ((values(rng, (5,), "int16"),), {}), ((values(rng, (), "float64"),), {})]
+    cases += layouts(rng, (3, 5), "float64", {"axis": 0}) + layouts(rng, (4, 3), "int32", {"axis": 1})
+    return cases
+
+
+def _bincount_examples(rng):
+    dtypes = [d for d in ALL_DTYPES if np.dtype(d).kind in "biu"]
+    cases = [((values(rng, (7,), d, 0, 6),), {}) for d in dtypes]
+    x = values(rng, (6,), "int64", 0, 5)
+    cases += [((x, values(rng, (6,), "float64")), {}), ((x, values(rng, (6,), "float32")), {"minlength": 9}),
+              ((x,), {"minlength": 2}), ((np.zeros(0, "int32"),), {}), ((np.zeros(0, "int8"),), {"minlength": 3}),
+              ((values(rng, (5,), "uint8", 0, 4), values(rng, (5,), "int16")), {}),
+              ((x,), {"assert_nonneg": True})]
+    cases += [((layout(values(rng, (6,), "int32", 0, 4)), values(rng, (6,), "float64")), {}) for layout in LAYOUTS]
+    return cases
+
+
+def _np_bincount(x, weights=None, minlength=None, assert_nonneg=False):
+    return np.bincount(x, weights, minlength=minlength or 0)
+
+
 _NO_GRAD_INT = "; integer inputs get a zero gradient"
 
 ROWS = [
@@ -196,4 +224,14 @@ ROWS = [
     Row("ptp", np.ptp, "x's (bool raises TypeError, as numpy)", "through its graph (max - min)",
         f"{REDUCTIONS}/statistics.py: max - min (their C)", FAMILY, dtypes=REAL_DTYPES, examples=_ptp_examples,
         differentiable=True),
+    Row("median", np.median, "float64 for bool and integers, floats their own",
+        "through its graph (sort's gradient: the middle values' gradients, halved for an even count)",
+        "opkit/core/tensor/sorting/searching.py: sort (its C) and indexing of the middle", FAMILY,
+        examples=_median_examples, differentiable=True,
+        notes="NaN where a lane holds NaN (numpy's); a 0-size lane raises IndexError (numpy gives NaN)"),
+    Row("bincount", _np_bincount, "int64 counts; float64 with weights (numpy's)",
+        "weights: the output gradient at each x (an advanced index); x: none",
+        "opkit/core/tensor/sorting/searching.py: max (its C) and an advanced increment (AdvancedIncSubtensor1's C)",
+        FAMILY, nin=2, examples=_bincount_examples, differentiable=True,
+        notes="negative values wrap as indices unless assert_nonneg=True (numpy's ValueError then)"),
 ]

@@ -345,3 +345,37 @@ def _choose_examples(rng):
                     ((a + 4, fortran(values(rng, (3, 2, 3), "int64"))), {"mode": "wrap"}),
                     ((a - 2, reversed_view(values(rng, (3, 1, 3), "float64"))), {"mode": "clip"}),
                     ((np.zeros((0, 3), "int8"), values(rng, (2, 3), "uint8")), {})]
+
+
+def _diff_examples(rng):
+    cases = [((a,), {"n": (1, 2, 0)[i % 3], "axis": (-1, 0)[i % 2]}) for i, a in enumerate(each_dtype(rng, (3, 5)))]
+    cases += _cases(each_layout(rng, (4, 5)), 1, 0) + _cases(each_layout(rng, (4, 5), "int32"), 2, -1)
+    return cases + [((values(rng, (6,), "float64"), 3), {}), ((values(rng, (0, 3), "float32"),), {"axis": 0}),
+                    ((values(rng, (2, 3, 4), "uint8"),), {"axis": 1}), ((values(rng, (2,), "int16"), 4), {})]
+
+
+def _concat_with_broadcast_examples(rng):
+    cases = [(([values(rng, (2, 3), d), values(rng, (1, 1), d)],), {"axis": 0}) for d in ALL_DTYPES]
+    return cases + [(([values(rng, (2, 1, 4), "float64"), values(rng, (1, 3, 1), "float64")],), {"axis": -1}),
+                    (([fortran(values(rng, (3, 2), "float32")), values(rng, (1, 4), "float32")],), {"axis": 1}),
+                    (([values(rng, (2, 3), "int8"), values(rng, (1, 3), "float64"), values(rng, (1, 1), "bool")],),
+                     {"axis": 0}),
+                    (([reversed_view(values(rng, (0, 3), "int64")), strided(values(rng, (2, 3), "int64"))],), {})]
+
+
+def _identity_examples(rng):
+    return _cases(each_dtype(rng, (2, 3))) + _cases(each_layout(rng, (3, 4))) + \
+        [((values(rng, (0, 2), "int8"),), {}), ((values(rng, (), "float64"),), {})]
+
+
+def _extract_diag_examples(rng):
+    return _cases(each_dtype(rng, (3, 4))) + _cases(each_layout(rng, (2, 3, 4))) + \
+        [((values(rng, (3, 0), "int8"),), {}), ((values(rng, (5, 2), "float32"),), {})]
+
+
+def _geomspace_examples(rng):
+    positive = np.abs(values(rng, (3,), "float32")) + np.float32(0.5)
+    return [((1, 1000, 4), {}), ((-1, -1000, 5), {"endpoint": False}), ((2, 50, 5), {"dtype": "int32"}),
+            ((1.0, 8.0, 4), {"base": 2.0}), ((3, 3, 1), {}), ((1, 2, 0), {}),
+            ((positive, positive * 10, 4), {}), ((positive.astype("float64"), 5.0, 3), {"axis": -1}),
+            ((np.asarray([1, 2], dtype="int8"), 9, 4), {}), ((0.5, 7, 6), {"dtype": "float32"})]

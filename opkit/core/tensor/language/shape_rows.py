@@ -20,7 +20,8 @@ from opkit.core.tensor.language.shape_examples import (_reshape_examples, _flatt
     _atleast_nd_examples, _split_examples, _hstack_examples, _vstack_examples, _nonzero_examples,
     _flat_nonzero_examples, _tri_indices_examples, _tri_indices_from_examples, _fill_diagonal_offset_examples,
     _logspace_examples, _bartlett_examples, _compress_examples, _stacklists_examples, _unravel_index_examples,
-    _ravel_multi_index_examples, _choose_examples)
+    _ravel_multi_index_examples, _choose_examples, _diff_examples, _concat_with_broadcast_examples,
+    _identity_examples, _extract_diag_examples, _geomspace_examples)
 from opkit.core.tensor.language.row import ALL_DTYPES, Row
 
 FAMILY = "shape"
@@ -152,6 +153,25 @@ def _np_fill_diagonal_offset(a, val, offset):
     steps = np.arange(len(np.diagonal(a, offset)))
     result[steps + max(0, -offset), steps + max(0, offset)] = val
     return result
+
+
+def _np_concat_with_broadcast(tensor_list, axis=0):
+    axis = axis % tensor_list[0].ndim
+    shape = list(np.broadcast_shapes(*(np.delete(np.shape(t), axis) for t in tensor_list)))
+    return np.concatenate([np.broadcast_to(t, shape[:axis] + [t.shape[axis]] + shape[axis:]) for t in tensor_list],
+                          axis=axis)
+
+
+def _np_identity(x):
+    return np.array(x, copy=True)
+
+
+def _np_extract_diag(x):
+    return np.diagonal(x)
+
+
+def _np_geomspace(start, stop, num=50, base=10.0, endpoint=True, dtype=None, axis=0):
+    return np.geomspace(start, stop, num, endpoint=endpoint, dtype=dtype, axis=axis)
 
 
 SAME = "the input's dtype"
@@ -307,4 +327,21 @@ ROWS = [
         nin=2, examples=_isclose_examples),
     Row("allclose", _np_allclose, "bool (0-d)", "none (a comparison)", "the elementwise comparisons' C and a sum",
         "logic", nin=2, examples=_allclose_examples),
+    Row("diff", np.diff, SAME + " (bool: x[i + 1] != x[i], numpy's)", "through its graph (slices subtracted)",
+        f"{SHAPES}/subtensor.c (views) and the elementwise sub's C", FAMILY, examples=_diff_examples,
+        differentiable=True, notes="n times the difference of neighbours along `axis`; unsigned ints wrap"),
+    Row("concat_with_broadcast", _np_concat_with_broadcast, "numpy's promotion of the inputs' dtypes",
+        "slices of the output gradient, summed over the broadcast axes", f"{SHAPES}/alloc.c (broadcast_to); "
+        "perform: numpy.concatenate", FAMILY, nin=2, examples=_concat_with_broadcast_examples,
+        differentiable=True, notes="PyTensor's: the other axes broadcast first (length-1 axes the types know)"),
+    Row("identity", _np_identity, SAME, "the output gradient", "opkit/core/builtin_ops.py (DeepCopyOp's C)",
+        FAMILY, examples=_identity_examples, differentiable=True,
+        notes="PyTensor's identity (its tensor_copy): a copy, never a view of x"),
+    Row("extract_diag", _np_extract_diag, SAME, "zeros with the output gradient on the diagonal",
+        f"{SHAPES}/extract_diag.c (a view)", FAMILY, examples=_extract_diag_examples, differentiable=True,
+        notes="PyTensor's deprecated name of diagonal(x): the main diagonal of the first two axes"),
+    Row("geomspace", _np_geomspace, "`dtype`, else float64 (numpy's; complex start or stop raises TypeError)",
+        "through the elementwise graph",
+        "the elementwise ops' C (log10, pow, sign)", "creation", nin=0, examples=_geomspace_examples,
+        notes="PyTensor's signature (`base` only changes the rounding); a zero endpoint gives NaN (numpy raises)"),
 ]

@@ -1,6 +1,6 @@
 """PyTensor's and Theano's smaller shape helpers, built of the shape ops before them (no op of their own):
 diff (slices), slice_at_axis, concat_with_broadcast (broadcast_to and concatenate), geomspace (logspace),
-identity (a copy), extract_diag (diagonal), is_flat, consider_constant (zero_grad) and ShapeError.
+identity (a copy, TensorCopy), extract_diag (diagonal), is_flat, consider_constant (zero_grad) and ShapeError.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ import operator
 
 import numpy as np
 
+from opkit.core.builtin_ops import DeepCopyOp
 from opkit.core.tensor.shapes.alloc import cast
 from opkit.core.tensor.types.variable import as_tensor_variable, constant
 
@@ -108,7 +109,7 @@ def geomspace(start, stop, num=50, base=10.0, endpoint=True, dtype=None, axis=0)
     start, stop = broadcast_arrays(as_tensor_variable(start), as_tensor_variable(stop))
     if np.dtype(start.dtype).kind == "c" or np.dtype(stop.dtype).kind == "c":
         raise TypeError("geomspace: complex start or stop is not supported")
-    dt = np.result_type(np.zeros((), start.dtype), np.zeros((), stop.dtype), 1.0)
+    dt = np.result_type(start.dtype, stop.dtype, np.float64)  # numpy's: at least float64
     start, stop = cast(start, dt), cast(stop, dt)
     out_sign = sign(start)
     start, stop = true_div(start, out_sign), true_div(stop, out_sign)  # numpy's: positive, the sign put back last
@@ -131,11 +132,23 @@ def geomspace(start, stop, num=50, base=10.0, endpoint=True, dtype=None, axis=0)
     return cast(result, dtype) if dtype is not None else result
 
 
-def identity(x):
-    """Return a copy of `x` (PyTensor's identity, its tensor_copy: new storage, never a view of `x`)."""
-    from opkit.core.builtin_ops import deep_copy_op
+class TensorCopy(DeepCopyOp):
+    """A copy of its input (DeepCopyOp's C) whose gradient is the output gradient: PyTensor's tensor_copy."""
 
-    return deep_copy_op(as_tensor_variable(x))
+    def grad(self, inputs, output_grads):
+        return [output_grads[0]]
+
+    def R_op(self, inputs, eval_points):
+        return [eval_points[0]]
+
+
+tensor_copy = TensorCopy()
+
+
+def identity(x):
+    """Return a copy of `x` (PyTensor's identity, its tensor_copy: new storage, never a view of `x`; the
+    gradient passes through)."""
+    return tensor_copy(as_tensor_variable(x))
 
 
 def extract_diag(x):

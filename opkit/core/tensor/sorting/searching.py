@@ -173,7 +173,8 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
 # -- bincount --------------------------------------------------------------------------------------------------
 
 def bincount(x, weights=None, minlength=None, assert_nonneg=False):
-    """Return numpy.bincount(x, weights, minlength): int64 counts of each value of the non-negative int vector `x`,
+    """Return numpy.bincount(x, weights, minlength): int64 counts of each value of the non-negative int (or bool)
+    vector `x`,
     or sums of `weights` (float64, numpy's) at them. Negative values wrap as indices unless `assert_nonneg`,
     which raises numpy's ValueError."""
     from opkit.core.tensor.elementwise.basic import maximum
@@ -188,11 +189,13 @@ def bincount(x, weights=None, minlength=None, assert_nonneg=False):
     x = as_tensor_variable(x)
     if x.ndim != 1:
         raise TypeError(f"bincount: x must be a vector (1-d), got {x} with {x.ndim} dimensions")
-    x = _integer_tensor(x, "bincount", "x")
+    if np.dtype(x.dtype).kind not in "biu":
+        raise TypeError(f"bincount: x must be integers (or bool), got {x} of dtype {x.dtype}")
+    x = cast(x, "int64")  # an index, not a mask, for bool too
     if assert_nonneg:
-        smallest = min_(concatenate([cast(x, "int64"), constant(np.zeros(1, "int64"))]))
+        smallest = min_(concatenate([x, constant(np.zeros(1, "int64"))]))
         x = Depend()(x, Assert("ValueError", "'list' argument must have no negative elements", "ge")(smallest, 0))
-    length = max_(concatenate([cast(x, "int64"), constant(np.full(1, -1, "int64"))])) + 1  # 0 for an empty x
+    length = max_(concatenate([x, constant(np.full(1, -1, "int64"))])) + 1  # 0 for an empty x
     if minlength is not None:
         if isinstance(minlength, (int, np.integer)) and not isinstance(minlength, bool) and minlength < 0:
             raise ValueError("'minlength' must not be negative")
