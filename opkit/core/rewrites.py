@@ -142,16 +142,19 @@ def simplify_checks(fgraph):
 
 
 def shrink(fgraph):
-    """Reductions of 0-d values, SumToShape to g's own static shape and Allocs of ones another input's
-    shape proves become what they compute.
+    """Reductions of 0-d values, SumToShape to g's own static shape or to a shape inference proves g has,
+    and Allocs of ones another input's shape proves become what they compute.
 
-    See opkit.core.tensor.reductions.scalar_reduce and opkit.core.tensor.shapes.check_rewrites.
+    See opkit.core.tensor.reductions.scalar_reduce, opkit.core.tensor.shapes.check_rewrites and
+    opkit.core.tensor.shapes.proven_sum_to_shape.
     """
     from opkit.core.tensor.reductions.scalar_reduce import scalar_reductions
     from opkit.core.tensor.shapes.check_rewrites import redundant_allocs, static_sum_to_shape
+    from opkit.core.tensor.shapes.proven_sum_to_shape import proven_sum_to_shape
 
     scalar_reductions(fgraph)
     static_sum_to_shape(fgraph)
+    proven_sum_to_shape(fgraph)
     redundant_allocs(fgraph)
 
 

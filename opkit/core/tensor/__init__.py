@@ -41,7 +41,7 @@ LAYERS = (
                 "subtensor", "write_values", "advanced_subtensor", "advanced_inc_subtensor", "mask_index",
                 "advanced_index", "inc_subtensor", "take_along_axis", "join",
                 "creation", "axes", "diagonal", "repeat_take", "filled", "closeness", "split", "nonzero", "unravel",
-                "check_rewrites", "extra_shapes")),
+                "check_rewrites", "proven_sum_to_shape", "extra_shapes")),
     ("fused", ("fusion",)),
     ("reductions", ("reduction_c", "reduction_arg_c", "reduction", "reduce_fusion", "scalar_reduce", "statistics")),
     ("sorting", ("sort", "cumulative", "searching")),
