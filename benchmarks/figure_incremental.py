@@ -14,6 +14,7 @@ model whose prior scales (constants PyTensor bakes into its C and numba code)
 no cache holds. Warm is the same model's function built again in the process.
 
     python benchmarks/figure_incremental.py [--quick]
+    python benchmarks/figure_incremental.py --nodes    # the model graph's nodes by op, opkit and PyTensor
 """
 
 from __future__ import annotations
@@ -197,6 +198,40 @@ def model_nodes() -> tuple[int, int, int]:
     return len(fgraph.apply_nodes), len(regions), max(len(r.nodes) for r in regions)
 
 
+def nodes_by_op(pytensor=None) -> dict:
+    """Return {contender: Counter of op class names} of the model graph after rewrites, with no C compiled.
+
+    opkit: FunctionGraph plus FAST_RUN's rewrite pipeline (what opkit.function's FAST_RUN compiles);
+    PyTensor (if given): its default rewrites (fast_run) with the Python linker.
+    """
+    import collections
+
+    import opkit.tensor as ot
+    from opkit.core import rewrites
+    from opkit.core.fgraph import FunctionGraph
+
+    inputs, outputs = model(ot, ot.grad)
+    fgraph = FunctionGraph(inputs, outputs)
+    rewrites.rewrite(fgraph, rewrites.PIPELINES["fast_run"])
+    counts = {OPKIT: collections.Counter(type(node.op).__name__ for node in fgraph.toposort())}
+    if pytensor is not None:
+        from pytensor.compile.mode import Mode
+
+        inputs, outputs = model(pytensor.tensor, pytensor.grad)
+        fn = pytensor.function(inputs, outputs, mode=Mode(linker="py", optimizer="fast_run"))
+        counts["pytensor (fast_run)"] = collections.Counter(
+            type(node.op).__name__ for node in fn.maker.fgraph.toposort())
+    return counts
+
+
+def print_nodes_by_op(pytensor=None):
+    """Print nodes_by_op: each contender's total, then one line per op, most first."""
+    for label, counts in nodes_by_op(pytensor).items():
+        print(f"{label}: {sum(counts.values())} nodes after rewrites")
+        for name, n in counts.most_common():
+            print(f"  {n:4d} {name}")
+
+
 def _fresh_opkit_cache():
     """Point opkit's cache at an empty directory holding only this run's precompiled headers."""
     from opkit.config import config
@@ -290,7 +325,12 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--only", nargs="+", choices=list(FIGURES))
     parser.add_argument("--no-pytensor", action="store_true")
+    parser.add_argument("--nodes", action="store_true",
+                        help="print the model graph's nodes by op after rewrites (opkit, PyTensor) and stop")
     args = parser.parse_args(argv)
+    if args.nodes:
+        print_nodes_by_op(import_pytensor(not args.no_pytensor))
+        return
     workdir = pathlib.Path(tempfile.mkdtemp(prefix="opkit-figure-incremental-"))
     ctx = Context(quick=args.quick, workdir=workdir)
     prepare_environment(ctx)
