@@ -44,52 +44,76 @@ static T opkit_reduce_zero_sign(const T* p, npy_intp n, npy_intp stride)
     return -wanted;
 }
 
-/* The max (IS_MAX) or min of p[0 .. n), n > 0, as opkit_reduce_maxmin_combine folds them. Where g++
-   targets AVX-512: four 64-byte vectors of lanes (GNU vector extensions, no intrinsics header to parse),
-   each step a > x ? a : x (one x86 max: a NaN read replaces the lane) unless the lane is already NaN; the
-   vectors are folded the same way, then their lanes by the combine. That step does not order +0 above
-   -0, so a result of zero (rare) takes its sign from a second look at the values: +0 if any is +0 (max),
-   -0 if any is -0 (min). Elsewhere 8 lanes of the combine. */
+/* The max (IS_MAX) or min of p[0 .. n), n > 0, as opkit_reduce_maxmin_combine folds them: NaN if any value
+   is NaN, else the largest (smallest) value, +0 above -0 (-0 below +0). It vectorizes at every x86-64 level
+   (GNU vector extensions, no intrinsics header to parse): vectors of the widest registers the module
+   targets (64 bytes with AVX-512, 32 with AVX, else SSE2's 16), OPKIT_REDUCE_MAXMIN_VECTORS independent
+   accumulators, each step a > x ? a : x (a < x ? a : x), which is x86's max (min) instruction, and a NaN
+   flag OR-accumulated apart (x != x), so no step waits on a blend. Whatever a NaN did to the accumulators,
+   a set flag makes the result NaN. The tail is one more vector, the last values (some read twice: harmless
+   for max and min). A step leaves a tie of zeros to x, so a result of zero (rare) takes its sign from a
+   second look at the values: +0 if any is +0 (max), -0 if any is -0 (min). Elsewhere (another compiler)
+   8 lanes of the combine. */
+#define OPKIT_REDUCE_MAXMIN_VECTORS 8
 template <typename T, bool IS_MAX>
 static T opkit_reduce_maxmin(const T* p, npy_intp n)
 {
-    npy_intp i = 0;
-    T res;
-#if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
-    enum { PER = 64 / sizeof(T) };  /* lanes per vector */
-    if (n >= 4 * PER) {
-        typedef T V __attribute__((vector_size(64)));
-        typedef T V_unaligned __attribute__((vector_size(64), aligned(sizeof(T)), may_alias));  /* loads from p */
-        auto step = [](V a, V x) -> V {
-            const V m = IS_MAX ? (a > x ? a : x) : (a < x ? a : x);
-            return a != a ? a : m;
-        };
-        const V_unaligned* head = (const V_unaligned*)p;
-        V v0 = head[0], v1 = head[1], v2 = head[2], v3 = head[3];
-        for (i = 4 * PER; i + 4 * PER <= n; i += 4 * PER) {
-            const V_unaligned* x = (const V_unaligned*)(p + i);
-            v0 = step(v0, x[0]); v1 = step(v1, x[1]); v2 = step(v2, x[2]); v3 = step(v3, x[3]);
+#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__AVX512F__)
+    enum { BYTES = 64 };
+#elif defined(__AVX__)
+    enum { BYTES = 32 };
+#else
+    enum { BYTES = 16 };
+#endif
+    enum { PER = BYTES / (int)sizeof(T), K = OPKIT_REDUCE_MAXMIN_VECTORS };  /* lanes per vector, vectors per step */
+    typedef T V __attribute__((vector_size(BYTES)));
+    typedef T V_unaligned __attribute__((vector_size(BYTES), aligned(sizeof(T)), may_alias));  /* loads from p */
+    typedef decltype(V{} != V{}) Mask;  /* a comparison's lanes: all ones where true */
+    if (n >= PER) {
+        auto at = [p](npy_intp i) -> V { return *(const V_unaligned*)(p + i); };
+        auto step = [](V a, V x) -> V { return IS_MAX ? (a > x ? a : x) : (a < x ? a : x); };
+        V a[K];
+        Mask nan = {};
+        npy_intp i;
+        if (n >= K * PER) {
+#pragma GCC unroll 16
+            for (int k = 0; k < K; ++k) { a[k] = at(k * PER); nan |= a[k] != a[k]; }
+            for (i = K * PER; i + K * PER <= n; i += K * PER) {
+                V x[K];
+#pragma GCC unroll 16
+                for (int k = 0; k < K; ++k) x[k] = at(i + k * PER);
+#pragma GCC unroll 16
+                for (int k = 0; k < K; ++k) { a[k] = step(a[k], x[k]); nan |= x[k] != x[k]; }
+            }
+#pragma GCC unroll 4
+            for (int h = K / 2; h >= 1; h /= 2)
+#pragma GCC unroll 16
+                for (int k = 0; k < h; ++k) a[k] = step(a[k], a[k + h]);
+        } else {
+            a[0] = at(0);
+            nan |= a[0] != a[0];
+            i = PER;
         }
-        const V folded = step(step(v0, v1), step(v2, v3));
+        V acc = a[0];
+        for (; i + PER <= n; i += PER) { const V x = at(i); acc = step(acc, x); nan |= x != x; }
+        if (i < n) { const V x = at(n - PER); acc = step(acc, x); nan |= x != x; }  /* the last PER values */
         T lanes[PER];
-        memcpy(lanes, &folded, sizeof lanes);
-        res = lanes[0];
-        for (int k = 1; k < PER; ++k) res = opkit_reduce_maxmin_combine<T, IS_MAX>(res, lanes[k]);
-        for (; i < n; ++i) res = opkit_reduce_maxmin_combine<T, IS_MAX>(res, p[i]);
+        decltype(nan[0] + 0) lanes_nan[PER];
+        memcpy(lanes, &acc, sizeof lanes);
+        memcpy(lanes_nan, &nan, sizeof lanes_nan);
+        bool any_nan = false;
+        T res = lanes[0];
+        for (int k = 0; k < PER; ++k) {
+            any_nan |= lanes_nan[k] != 0;
+            res = IS_MAX ? (res > lanes[k] ? res : lanes[k]) : (res < lanes[k] ? res : lanes[k]);
+        }
+        if (any_nan) return (T)NAN;
         return res == 0 ? opkit_reduce_zero_sign<T, IS_MAX>(p, n, 1) : res;  /* a zero result's sign (rare) */
     }
 #endif
-    T r[8];
-    const npy_intp head = n < 8 ? n : 8;
-    for (npy_intp k = 0; k < head; ++k) r[k] = p[k];
-    for (npy_intp k = head; k < 8; ++k) r[k] = p[0];
-    for (i = head; i + 8 <= n; i += 8) {
-#pragma omp simd
-        for (int k = 0; k < 8; ++k) r[k] = opkit_reduce_maxmin_combine<T, IS_MAX>(r[k], p[i + k]);
-    }
-    res = r[0];
-    for (int k = 1; k < 8; ++k) res = opkit_reduce_maxmin_combine<T, IS_MAX>(res, r[k]);
-    for (; i < n; ++i) res = opkit_reduce_maxmin_combine<T, IS_MAX>(res, p[i]);
+    T res = p[0];
+    for (npy_intp i = 1; i < n; ++i) res = opkit_reduce_maxmin_combine<T, IS_MAX>(res, p[i]);
     return res;
 }
 
