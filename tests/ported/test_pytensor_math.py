@@ -59,6 +59,7 @@ from opkit.compat.pytensor.tensor.math import (
     conj,
     cos,
     cosh,
+    cov,
     deg2rad,
     dense_dot,
     digamma,
@@ -78,10 +79,12 @@ from opkit.compat.pytensor.tensor.math import (
     log2,
     log10,
     matmul,
+    matvec,
     max,
     max_and_argmax,
     maximum,
     mean,
+    median,
     min,
     minimum,
     mod,
@@ -100,6 +103,7 @@ from opkit.compat.pytensor.tensor.math import (
     sign,
     sin,
     sinh,
+    smallest,
     sqr,
     sqrt,
     sub,
@@ -109,6 +113,8 @@ from opkit.compat.pytensor.tensor.math import (
     true_div,
     trunc,
     var,
+    vecdot,
+    vecmat,
 )
 from opkit.compat.pytensor.tensor.math import sum as pt_sum
 from opkit.compat.pytensor.tensor.type import (
