@@ -190,3 +190,30 @@ def test_length_keys():
     # a static length is that constant
     s = ot.TensorType("float64", (4, None))()
     assert key(Shape_i(0)(s)) == key(ot.constant(4, dtype="int64")) == ("constant", 4)
+
+
+def test_an_infer_shape_that_raises_proves_nothing_and_says_nothing(caplog):
+    # the proof asks for a shape no other rewrite asked for: a raising infer_shape keeps the node, quietly,
+    # even with on_shape_error='raise' (an op author's flag for the shapes a function asks for)
+    import logging
+
+    from opkit.core.graph import Apply
+
+    class Doubled(opkit.Op):
+        __props__ = ()
+
+        def make_node(self, x):
+            return Apply(self, [x], [x.type()])
+
+        def perform(self, node, inputs, output_storage):
+            output_storage[0][0] = inputs[0] * 2
+
+        def infer_shape(self, node, input_shapes):
+            raise RuntimeError("no shape here")
+
+    a = ot.dmatrix("a")
+    out = sum_to_shape(Doubled()(a), a.shape)
+    with opkit.config.change_flags(on_shape_error="raise"), \
+            caplog.at_level(logging.WARNING, logger="opkit.shape_inference"):
+        assert _rewritten_count([a], [out]) == 1
+    assert not [r for r in caplog.records if r.name == "opkit.shape_inference"]

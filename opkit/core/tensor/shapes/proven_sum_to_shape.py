@@ -213,6 +213,23 @@ def _loses_no_check(node, targets, lengths, proofs):
     return True
 
 
+def _quiet_inference():
+    """A ShapeInference for proofs only: an op whose infer_shape raises proves nothing, silently (the shape
+    rewrite warns, or raises with on_shape_error='raise', where a shape is asked for; a proof asks none)."""
+    from opkit.core.shape_inference import ShapeInference
+
+    class QuietInference(ShapeInference):
+        def _op_shapes(self, node, input_shapes):
+            try:
+                return super()._op_shapes(node, input_shapes)
+            except NotImplementedError:
+                raise
+            except Exception as exc:  # noqa: BLE001 (the op's own code: its shapes are then unknown here)
+                raise NotImplementedError(str(exc)) from exc
+
+    return QuietInference()
+
+
 def proven_sum_to_shape(fgraph):
     """Replace SumToShape(g, shape) by g where shape inference proves g has that shape (see the module).
 
@@ -220,9 +237,7 @@ def proven_sum_to_shape(fgraph):
     nodes dropped before it (a check only a dropped node's target computed proves nothing), and a chain
     SumToShape(SumToShape(g, s), s) goes whole.
     """
-    from opkit.core.shape_inference import ShapeInference
-
-    lengths, inference, proofs = _Lengths(), ShapeInference(), _Proofs()
+    lengths, inference, proofs = _Lengths(), _quiet_inference(), _Proofs()
     for node in fgraph.toposort():
         if not isinstance(node.op, SumToShape):
             continue
