@@ -159,6 +159,10 @@ def _np_batched_tensordot(x, y, axes=2):
     return out
 
 
+# Graphs of Dot, Matmul, views and reductions whose C the rows above compile: the default run's FAST_RUN test
+# leaves them out (each would compile new view and reshape modules, seconds of a cold cache); the soak run has them.
+_SOAK_FAST_RUN = {"default_fast_run": False}
+
 _GRAD = "PyTensor's: the output gradient times the other operand, transposed; integer operands get theirs too"
 
 ROWS = [
@@ -182,22 +186,24 @@ ROWS = [
         notes="Theano's: the contraction of a's last axis with b's axis max(1, b.ndim - 2), batch by batch"),
     Row("vecdot", _np_vecdot, "numpy's promotion of the operands' dtypes, or `dtype`",
         "through its graph (matmul's gradient)", f"{PRODUCTS}: a Matmul of (..., 1, K) and (..., K, 1) stacks "
-        "(Dot for vectors)", FAMILY, nin=2, examples=_vecdot_examples, differentiable=True,
+        "(Dot for vectors)", FAMILY, nin=2, examples=_vecdot_examples, differentiable=True, extra=_SOAK_FAST_RUN,
         notes="numpy 2's: the last axes contracted (x1 conjugated), the others broadcast"),
     Row("matvec", np.matvec, "numpy's promotion of the operands' dtypes", "through its graph (matmul's gradient)",
         f"{PRODUCTS}: matmul of the matrix and the vector as a column", FAMILY, nin=2, examples=_matvec_examples,
-        differentiable=True, notes="numpy 2's: (..., M, K) times (..., K), batch axes broadcast"),
+        differentiable=True, extra=_SOAK_FAST_RUN, notes="numpy 2's: (..., M, K) times (..., K), batch axes broadcast"),
     Row("vecmat", np.vecmat, "numpy's promotion of the operands' dtypes", "through its graph (matmul's gradient)",
         f"{PRODUCTS}: matmul of the vector as a row and the matrix", FAMILY, nin=2, examples=_vecmat_examples,
-        differentiable=True, notes="numpy 2's: (..., K), conjugated, times (..., K, N), batch axes broadcast"),
+        differentiable=True, extra=_SOAK_FAST_RUN,
+        notes="numpy 2's: (..., K), conjugated, times (..., K, N), batch axes broadcast"),
     Row("cov", np.cov, "float64 (complex128 for complex), numpy's", "through its graph (mean, matmul)",
         f"{PRODUCTS} (vector_products.py): a centred matmul, the elementwise and reduction C", FAMILY, nin=1,
-        examples=_cov_examples, differentiable=True,
+        examples=_cov_examples, differentiable=True, extra=_SOAK_FAST_RUN,
         notes="fweights and aweights raise NotImplementedError (as PyTensor's); numpy squeezes length-1 axes it "
         "finds when run, opkit those the types know"),
     Row("batched_tensordot", _np_batched_tensordot, "numpy's promotion of the operands' dtypes",
         "through its graph (transposes, reshapes and Matmul)", f"{PRODUCTS}: transposes and reshapes around one "
         "Matmul", FAMILY, nin=2, examples=_batched_tensordot_examples, differentiable=True,
+        extra=_SOAK_FAST_RUN,
         notes="Theano's: tensordot batch by batch along axis 0; an integer `axes` sums x's last axes with y's "
               "axes 1 to `axes`"),
 ]
