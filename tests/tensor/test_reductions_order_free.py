@@ -141,3 +141,121 @@ def test_a_fused_max_and_min_give_the_same_zero_signs_in_every_layout():
                                                 results[0]):
             np.testing.assert_array_equal(result, getattr(np, name)(values, axis=axis), strict=True)
             _check_zero_signs_and_nans(name, values, axis, result)
+
+
+# The contiguous float max/min leaf steps blocks of 8 vectors (16 or 32 float64 with SSE2 or AVX, 64 with AVX-512;
+# twice as many float32) and reads its tail as one more vector overlapping the last block: lengths 1..67 cover
+# every tail of the SSE2 and AVX leaves, 127..257 the AVX-512 ones. Each test runs the module of the tests above
+# (one per dtype, every kind and axis a node): the inputs vary, nothing compiles per case.
+LENGTHS = [*range(1, 68), 127, 128, 129, 255, 256, 257]
+EVERY_WAY = (1, 2, 17, 33, 67, 129, 257)  # lengths also run in every layout (strided, reversed) and thread count
+
+
+def _one_nan_per_row(n, dtype, seed):
+    """An (n, n) matrix of normal values whose row r holds one NaN, at position r."""
+    values = np.random.default_rng(seed).standard_normal((n, n)).astype(dtype)
+    np.fill_diagonal(values, np.nan)
+    return values
+
+
+def _check_ieee(kind, values, axis, result):
+    """_check_zero_signs_and_nans without a Python loop over the outputs: a zero max is -0 iff no value is +0, a zero
+    min is -0 iff some value is -0; a NaN comes back as np.nan's bits."""
+    zero = values == 0
+    if kind == "max":
+        negative = ~np.any(zero & ~np.signbit(values), axis=axis)
+    else:
+        negative = np.any(zero & np.signbit(values), axis=axis)
+    result = np.asarray(result)
+    at_zero = result == 0
+    np.testing.assert_array_equal(np.signbit(result)[at_zero], np.asarray(negative)[at_zero])
+    nan_bits = np.array(np.nan, dtype=values.dtype).view(np.uint64 if values.dtype.itemsize == 8 else np.uint32)
+    assert (result[np.isnan(result)].view(nan_bits.dtype) == nan_bits).all()
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_a_nan_at_any_position_of_the_vector_leaf_gives_nan(dtype):
+    """A NaN first, in the middle, last, or in the tail past the last whole block: NaN, whatever the layout.
+
+    Row r of an (n, n) matrix holds its NaN at position r: reduced over axis 1 (C order), each row is one call of
+    the whole-array leaf on n values; a few rows alone go through every axis, and a few lengths every layout."""
+    cases, f = _function(dtype, ("max", "min"))
+    for n in LENGTHS:
+        values = _one_nan_per_row(n, dtype, n)
+        results = _every_way(f, values) if n in EVERY_WAY else f(values)
+        for (kind, axis), result in zip(cases, results):
+            np.testing.assert_array_equal(result, getattr(np, kind)(values, axis=axis), strict=True)
+            _check_ieee(kind, values, axis, result)
+        for r in sorted({0, n // 2, n - 1}):
+            row = values[r:r + 1]
+            for (kind, axis), result in zip(cases, f(row)):
+                if axis != 0:
+                    assert np.asarray(result).reshape(-1)[0].tobytes() == np.array(np.nan, dtype=dtype).tobytes(), (n, r, kind)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_signed_zeros_at_any_position_follow_ieee_order(dtype):
+    """One zero of the other sign at every position, and random mixes with and without a nonzero value.
+
+    numpy's max of [-0.0, 0.0] is +0.0, and so is opkit's. But numpy's sign for a mix of zeros depends on where they
+    sit and on its SIMD width (max of [0.0, -0.0] is -0.0; from 5 float64 on, neither the first nor the last zero
+    decides it), so no loop that reads in memory order or in lanes can give its bits: opkit orders +0 above -0
+    (IEEE 754's maximum and minimum), the same in every layout. Where the zeros share a sign, numpy's bits."""
+    cases, f = _function(dtype, ("max", "min"))
+    pair = f(np.array([[-0.0, 0.0]], dtype=dtype))
+    assert pair[0].tobytes() == np.max(np.array([-0.0, 0.0], dtype=dtype)).tobytes()  # +0.0
+    rng = np.random.default_rng(4)
+    for n in LENGTHS:
+        mixes = [rng.choice(np.array([0.0, -0.0], dtype=dtype), (3, n)),
+                 rng.choice(np.array([0.0, -0.0, -1.0, 1.0], dtype=dtype), (3, n))]
+        for base in (0.0, -0.0):
+            same = np.full((1, n), base, dtype=dtype)
+            for (kind, axis), result in zip(cases, f(same)):
+                assert result.tobytes() == getattr(np, kind)(same, axis=axis).tobytes(), (n, base, kind, axis)
+            values = np.full((n, n), base, dtype=dtype)
+            np.fill_diagonal(values, -base)
+            mixes.append(values)
+        for k, mix in enumerate(mixes):
+            results = _every_way(f, mix) if n in EVERY_WAY and k % 2 else f(mix)
+            for (kind, axis), result in zip(cases, results):
+                np.testing.assert_array_equal(result, getattr(np, kind)(mix, axis=axis), strict=True)
+                _check_ieee(kind, mix, axis, result)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_infinities_alone_and_with_a_nan(dtype):
+    cases, f = _function(dtype, ("max", "min"))
+    for n in LENGTHS:
+        for fill in (-np.inf, np.inf):
+            values = np.full((2, n), fill, dtype=dtype)
+            for (kind, axis), result in zip(cases, f(values)):
+                assert result.tobytes() == getattr(np, kind)(values, axis=axis).tobytes(), (n, fill, kind, axis)
+            values[1, n // 2] = np.nan
+            for (kind, axis), result in zip(cases, f(values)):
+                np.testing.assert_array_equal(result, getattr(np, kind)(values, axis=axis), strict=True)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_max_and_min_of_nothing_raise_numpys_error(dtype):
+    cases, f = _function(dtype, ("max", "min"))
+    for shape in [(1, 0), (0, 3), (0, 0)]:
+        with pytest.raises(ValueError) as numpy_error:
+            np.max(np.zeros(shape, dtype=dtype))
+        with pytest.raises(ValueError, match=str(numpy_error.value)):
+            f(np.zeros(shape, dtype=dtype))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int64"])
+def test_integer_max_and_min_with_the_extremes_at_any_position(dtype):
+    """The type's smallest and largest values at every position of rows of every length: numpy's bits."""
+    cases, f = _function(dtype, ("max", "min", "sum", "prod"))  # the module of test_integer_reductions_read_in_memory_order
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(6)
+    for n in LENGTHS:
+        for extreme in (info.min, info.max):
+            values = rng.integers(-3, 4, (n, n)).astype(dtype)
+            np.fill_diagonal(values, extreme)
+            results = _every_way(f, values) if n in EVERY_WAY else f(values)
+            for (kind, axis), result in zip(cases, results):
+                if kind in ("max", "min"):
+                    np.testing.assert_array_equal(result, getattr(np, kind)(values, axis=axis), strict=True)
