@@ -142,20 +142,26 @@ def simplify_checks(fgraph):
 
 
 def shrink(fgraph):
-    """Reductions of 0-d values, SumToShape to g's own static shape or to a shape inference proves g has,
-    and Allocs of ones another input's shape proves become what they compute.
+    """Reductions of 0-d values, SumToShape to g's own static shape and Allocs of ones another input's
+    shape proves become what they compute.
 
-    See opkit.core.tensor.reductions.scalar_reduce, opkit.core.tensor.shapes.check_rewrites and
-    opkit.core.tensor.shapes.proven_sum_to_shape.
+    See opkit.core.tensor.reductions.scalar_reduce and opkit.core.tensor.shapes.check_rewrites.
     """
     from opkit.core.tensor.reductions.scalar_reduce import scalar_reductions
     from opkit.core.tensor.shapes.check_rewrites import redundant_allocs, static_sum_to_shape
-    from opkit.core.tensor.shapes.proven_sum_to_shape import proven_sum_to_shape
 
     scalar_reductions(fgraph)
     static_sum_to_shape(fgraph)
-    proven_sum_to_shape(fgraph)
     redundant_allocs(fgraph)
+
+
+def sum_to_shape(fgraph):
+    """Drop each SumToShape whose input shape inference proves has the target shape, where no check is lost
+    (see opkit.core.tensor.shapes.proven_sum_to_shape). Once, after the last shrink: its proofs infer the
+    shapes of the graph behind each SumToShape."""
+    from opkit.core.tensor.shapes.proven_sum_to_shape import proven_sum_to_shape
+
+    proven_sum_to_shape(fgraph)
 
 
 def reduce_fusion(fgraph):
@@ -182,12 +188,13 @@ REWRITES = {
     "reduce_fusion": reduce_fusion,
     "checks": simplify_checks,
     "shrink": shrink,
+    "sum_to_shape": sum_to_shape,
     "gradient_ops": gradient_ops,
 }
 
 PIPELINES = {
     "fast_run": ("gradient_ops", "fill", "merge", "shape", "merge", "checks", "merge", "shrink", "constant_folding",
-                 "shrink", "merge", "fusion", "reduce_fusion"),
+                 "shrink", "sum_to_shape", "merge", "fusion", "reduce_fusion"),
     "fast_compile": ("merge",),
     None: (),
 }

@@ -214,18 +214,29 @@ def _loses_no_check(node, targets, lengths, proofs):
 
 
 def _quiet_inference():
-    """A ShapeInference for proofs only: an op whose infer_shape raises proves nothing, silently (the shape
-    rewrite warns, or raises with on_shape_error='raise', where a shape is asked for; a proof asks none)."""
+    """A ShapeInference for proofs only: each op's infer_shape, none of its checks (a proof computes nothing;
+    _loses_no_check keeps the checks). An op whose infer_shape raises proves nothing, silently: the shape
+    rewrite warns (or raises, with on_shape_error='raise') where a function asks for a shape; a proof asks none."""
     from opkit.core.shape_inference import ShapeInference
 
     class QuietInference(ShapeInference):
         def _op_shapes(self, node, input_shapes):
             try:
-                return super()._op_shapes(node, input_shapes)
+                shapes = node.op.infer_shape(node, input_shapes)
+                if not isinstance(shapes, (list, tuple)) or len(shapes) != len(node.outputs):
+                    raise TypeError(f"infer_shape of {node.op} returned {len(shapes)} shapes")
+                result = []
+                for out, shape in zip(node.outputs, shapes):
+                    static = getattr(out.type, "shape", None)
+                    if shape is None or static is None or len(tuple(shape)) != len(static):
+                        result.append(None)
+                    else:
+                        result.append(tuple(self._as_dim(d, s) for d, s in zip(tuple(shape), static)))
             except NotImplementedError:
                 raise
             except Exception as exc:  # noqa: BLE001 (the op's own code: its shapes are then unknown here)
                 raise NotImplementedError(str(exc)) from exc
+            return result, []
 
     return QuietInference()
 
