@@ -1,5 +1,8 @@
 """SumToShape whose input shape inference proves already has the target shape: the input itself.
 
+FAST_RUN runs it once, as the rewrite "sum_to_shape" after the last "shrink" (opkit/core/rewrites.py);
+``Mode().excluding("sum_to_shape")`` leaves it out.
+
 A gradient graph carries ``SumToShape(g, shape(x))`` wherever x may have been broadcast when the graph
 runs (sum_to_shape.py). Where shape inference (opkit.core.shape_inference) proves that g's length along
 every axis *is* the target's, SumToShape sums nothing and returns g itself (its view_map): the node goes.
@@ -12,7 +15,9 @@ Lengths compare by what they compute (``_Lengths.key``), not by which variable h
 - ``Shape_i(i)(v)`` is v's length i;
 - ``BroadcastAxis`` of lengths that are all the same length (or 1) is that length; otherwise it is the
   broadcast of the set of its lengths (the same set, the same length, whatever the op's axis or message);
-- ``MakeVector(...)[k]`` (what SumToShape's own inferred shape reads) is MakeVector's k-th input;
+- ``vector[k]`` (what SumToShape's own inferred shape reads) is the vector's k-th entry: MakeVector's k-th
+  input, Shape(x)'s x length k, a constant's value, or a reshape's ResolvedShape target entry where that is a
+  length (a -1 is resolved to another value);
 - any other node is its op applied to its inputs' keys (the merge rewrite's rule).
 
 Whatever is not proven keeps its node: a length 1 that only the run time knows (numpy broadcasts it) has
@@ -37,7 +42,7 @@ from opkit.core.tensor.shapes.sum_to_shape import SumToShape
 from opkit.core.tensor.types.shape_checks import Depend
 
 # How deep a length's graph is read for its key: a deeper one gets a key of its own (proves nothing).
-KEY_DEPTH = 200
+KEY_DEPTH = 100
 
 _ONE = ("constant", 1)
 
