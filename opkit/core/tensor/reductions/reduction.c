@@ -46,14 +46,44 @@ static T opkit_reduce_zero_sign(const T* p, npy_intp n, npy_intp stride)
 
 /* The max (IS_MAX) or min of p[0 .. n), n > 0, as opkit_reduce_maxmin_combine folds them: NaN if any value
    is NaN, else the largest (smallest) value, +0 above -0 (-0 below +0). It vectorizes at every x86-64 level
-   (GNU vector extensions, no intrinsics header to parse): vectors of the widest registers the module
-   targets (64 bytes with AVX-512, 32 with AVX, else SSE2's 16), OPKIT_REDUCE_MAXMIN_VECTORS independent
-   accumulators, each step a > x ? a : x (a < x ? a : x), which is x86's max (min) instruction, and a NaN
-   flag OR-accumulated apart (x != x), so no step waits on a blend. Whatever a NaN did to the accumulators,
-   a set flag makes the result NaN. The tail is one more vector, the last values (some read twice: harmless
-   for max and min). A step leaves a tie of zeros to x, so a result of zero (rare) takes its sign from a
-   second look at the values: +0 if any is +0 (max), -0 if any is -0 (min). Elsewhere (another compiler)
-   8 lanes of the combine. */
+   (GNU vector extensions and builtins, no intrinsics header to parse): vectors of the widest registers the
+   module targets (64 bytes with AVX-512, 32 with AVX, else SSE2's 16), OPKIT_REDUCE_MAXMIN_VECTORS
+   independent accumulators, each step a > x ? a : x (a < x ? a : x), which is x86's max (min) instruction,
+   and NaN flags OR-accumulated apart, so no step waits on a blend: one unordered compare per two vectors
+   read (opkit_reduce_unordered). Whatever a NaN did to the accumulators, a set flag makes the result NaN.
+   The tail is one more vector, the last values (some read twice: harmless for max and min). A step leaves
+   a tie of zeros to x, so a result of zero (rare) takes its sign from a second look at the values: +0 if any
+   is +0 (max), -0 if any is -0 (min). Elsewhere (another compiler) 8 lanes of the combine. */
+#if defined(__GNUC__) && !defined(__clang__)
+/* The NaN flags of two vectors x and y of T: x86's unordered compare, one instruction for both, through GCC's
+   builtins (no intrinsics header): a bit per lane with AVX-512 (an integer), else all-ones lanes where x or y
+   is NaN (a vector like x != x). Another target: (x != x) | (y != y). */
+template <typename T, typename V>
+static inline auto opkit_reduce_unordered(V x, V y)
+{
+#if defined(__AVX512F__)
+    typedef double v8df __attribute__((vector_size(64)));
+    typedef float v16sf __attribute__((vector_size(64)));
+    if constexpr (sizeof(T) == 8) return (unsigned)__builtin_ia32_cmppd512_mask((v8df)x, (v8df)y, 3, (unsigned char)-1, 4);
+    else return (unsigned)__builtin_ia32_cmpps512_mask((v16sf)x, (v16sf)y, 3, (unsigned short)-1, 4);
+#elif defined(__AVX__)
+    typedef double v4df __attribute__((vector_size(32)));
+    typedef float v8sf __attribute__((vector_size(32)));
+    typedef decltype(x != x) Mask;
+    if constexpr (sizeof(T) == 8) return (Mask)__builtin_ia32_cmppd256((v4df)x, (v4df)y, 3);
+    else return (Mask)__builtin_ia32_cmpps256((v8sf)x, (v8sf)y, 3);
+#elif defined(__SSE2__)
+    typedef double v2df __attribute__((vector_size(16)));
+    typedef float v4sf __attribute__((vector_size(16)));
+    typedef decltype(x != x) Mask;
+    if constexpr (sizeof(T) == 8) return (Mask)__builtin_ia32_cmpunordpd((v2df)x, (v2df)y);
+    else return (Mask)__builtin_ia32_cmpunordps((v4sf)x, (v4sf)y);
+#else
+    return (x != x) | (y != y);
+#endif
+}
+#endif
+
 #define OPKIT_REDUCE_MAXMIN_VECTORS 8
 template <typename T, bool IS_MAX>
 static T opkit_reduce_maxmin(const T* p, npy_intp n)
@@ -69,22 +99,25 @@ static T opkit_reduce_maxmin(const T* p, npy_intp n)
     enum { PER = BYTES / (int)sizeof(T), K = OPKIT_REDUCE_MAXMIN_VECTORS };  /* lanes per vector, vectors per step */
     typedef T V __attribute__((vector_size(BYTES)));
     typedef T V_unaligned __attribute__((vector_size(BYTES), aligned(sizeof(T)), may_alias));  /* loads from p */
-    typedef decltype(V{} != V{}) Mask;  /* a comparison's lanes: all ones where true */
     if (n >= PER) {
         auto at = [p](npy_intp i) -> V { return *(const V_unaligned*)(p + i); };
         auto step = [](V a, V x) -> V { return IS_MAX ? (a > x ? a : x) : (a < x ? a : x); };
         V a[K];
-        Mask nan = {};
         npy_intp i;
+        decltype(opkit_reduce_unordered<T>(a[0], a[0])) nan = {};
         if (n >= K * PER) {
 #pragma GCC unroll 16
-            for (int k = 0; k < K; ++k) { a[k] = at(k * PER); nan |= a[k] != a[k]; }
+            for (int k = 0; k < K; ++k) a[k] = at(k * PER);
+#pragma GCC unroll 16
+            for (int k = 0; k < K; k += 2) nan |= opkit_reduce_unordered<T>(a[k], a[k + 1]);
             for (i = K * PER; i + K * PER <= n; i += K * PER) {
                 V x[K];
 #pragma GCC unroll 16
                 for (int k = 0; k < K; ++k) x[k] = at(i + k * PER);
 #pragma GCC unroll 16
-                for (int k = 0; k < K; ++k) { a[k] = step(a[k], x[k]); nan |= x[k] != x[k]; }
+                for (int k = 0; k < K; ++k) a[k] = step(a[k], x[k]);
+#pragma GCC unroll 16
+                for (int k = 0; k < K; k += 2) nan |= opkit_reduce_unordered<T>(x[k], x[k + 1]);
             }
 #pragma GCC unroll 4
             for (int h = K / 2; h >= 1; h /= 2)
@@ -92,22 +125,24 @@ static T opkit_reduce_maxmin(const T* p, npy_intp n)
                 for (int k = 0; k < h; ++k) a[k] = step(a[k], a[k + h]);
         } else {
             a[0] = at(0);
-            nan |= a[0] != a[0];
+            nan |= opkit_reduce_unordered<T>(a[0], a[0]);
             i = PER;
         }
         V acc = a[0];
-        for (; i + PER <= n; i += PER) { const V x = at(i); acc = step(acc, x); nan |= x != x; }
-        if (i < n) { const V x = at(n - PER); acc = step(acc, x); nan |= x != x; }  /* the last PER values */
+        for (; i + PER <= n; i += PER) { const V x = at(i); acc = step(acc, x); nan |= opkit_reduce_unordered<T>(x, x); }
+        if (i < n) { const V x = at(n - PER); acc = step(acc, x); nan |= opkit_reduce_unordered<T>(x, x); }  /* the last PER values */
         T lanes[PER];
-        decltype(nan[0] + 0) lanes_nan[PER];
         memcpy(lanes, &acc, sizeof lanes);
-        memcpy(lanes_nan, &nan, sizeof lanes_nan);
         bool any_nan = false;
-        T res = lanes[0];
-        for (int k = 0; k < PER; ++k) {
-            any_nan |= lanes_nan[k] != 0;
-            res = IS_MAX ? (res > lanes[k] ? res : lanes[k]) : (res < lanes[k] ? res : lanes[k]);
+        if constexpr (sizeof(nan) == sizeof(V)) {  /* a vector of flags */
+            decltype(nan[0] + 0) flags[PER];
+            memcpy(flags, &nan, sizeof flags);
+            for (int k = 0; k < PER; ++k) any_nan |= flags[k] != 0;
+        } else {
+            any_nan = nan != 0;
         }
+        T res = lanes[0];
+        for (int k = 1; k < PER; ++k) res = IS_MAX ? (res > lanes[k] ? res : lanes[k]) : (res < lanes[k] ? res : lanes[k]);
         if (any_nan) return (T)NAN;
         return res == 0 ? opkit_reduce_zero_sign<T, IS_MAX>(p, n, 1) : res;  /* a zero result's sign (rare) */
     }
