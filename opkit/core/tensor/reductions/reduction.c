@@ -5,6 +5,7 @@
 #ifndef OPKIT_REDUCE_SUPPORT
 #define OPKIT_REDUCE_SUPPORT
 #include <cmath>
+#include <type_traits>
 /* Threads for a loop over n elements; the generated module defines it (1 below a threshold). */
 #ifndef OPKIT_THREADS_FOR
 #define OPKIT_THREADS_FOR(n) 1
@@ -38,6 +39,7 @@ static inline T opkit_reduce_maxmin_combine(T a, T b)
 template <typename T, bool IS_MAX>
 static T opkit_reduce_zero_sign(const T* p, npy_intp n, npy_intp stride)
 {
+    if constexpr (!std::is_floating_point<T>::value) return (T)0;  /* an integer zero has no sign */
     const T wanted = IS_MAX ? (T)0.0 : (T)-0.0;
     for (npy_intp k = 0; k < n; ++k)
         if (p[k * stride] == 0 && (bool)std::signbit(p[k * stride]) == (bool)std::signbit(wanted)) return wanted;
@@ -45,7 +47,8 @@ static T opkit_reduce_zero_sign(const T* p, npy_intp n, npy_intp stride)
 }
 
 /* The max (IS_MAX) or min of p[0 .. n), n > 0, as opkit_reduce_maxmin_combine folds them: NaN if any value
-   is NaN, else the largest (smallest) value, +0 above -0 (-0 below +0). It vectorizes at every x86-64 level
+   is NaN, else the largest (smallest) value, +0 above -0 (-0 below +0); for an integer T (no NaN, no signed
+   zero) just the largest (smallest). It vectorizes at every x86-64 level
    (GNU vector extensions and builtins, no intrinsics header to parse): vectors of the widest registers the
    module targets (64 bytes with AVX-512, 32 with AVX, else SSE2's 16), OPKIT_REDUCE_MAXMIN_VECTORS
    independent accumulators, each step a > x ? a : x (a < x ? a : x), which is x86's max (min) instruction,
@@ -97,6 +100,7 @@ static T opkit_reduce_maxmin(const T* p, npy_intp n)
     enum { BYTES = 16 };
 #endif
     enum { PER = BYTES / (int)sizeof(T), K = OPKIT_REDUCE_MAXMIN_VECTORS };  /* lanes per vector, vectors per step */
+    constexpr bool IS_FLOAT = std::is_floating_point<T>::value;  /* integers: no NaN, no signed zero */
     typedef T V __attribute__((vector_size(BYTES)));
     typedef T V_unaligned __attribute__((vector_size(BYTES), aligned(sizeof(T)), may_alias));  /* loads from p */
     if (n >= PER) {
@@ -109,7 +113,7 @@ static T opkit_reduce_maxmin(const T* p, npy_intp n)
 #pragma GCC unroll 16
             for (int k = 0; k < K; ++k) a[k] = at(k * PER);
 #pragma GCC unroll 16
-            for (int k = 0; k < K; k += 2) nan |= opkit_reduce_unordered<T>(a[k], a[k + 1]);
+            for (int k = 0; k < K; k += 2) if constexpr (IS_FLOAT) nan |= opkit_reduce_unordered<T>(a[k], a[k + 1]);
             for (i = K * PER; i + K * PER <= n; i += K * PER) {
                 V x[K];
 #pragma GCC unroll 16
@@ -117,7 +121,7 @@ static T opkit_reduce_maxmin(const T* p, npy_intp n)
 #pragma GCC unroll 16
                 for (int k = 0; k < K; ++k) a[k] = step(a[k], x[k]);
 #pragma GCC unroll 16
-                for (int k = 0; k < K; k += 2) nan |= opkit_reduce_unordered<T>(x[k], x[k + 1]);
+                for (int k = 0; k < K; k += 2) if constexpr (IS_FLOAT) nan |= opkit_reduce_unordered<T>(x[k], x[k + 1]);
             }
 #pragma GCC unroll 4
             for (int h = K / 2; h >= 1; h /= 2)
@@ -125,25 +129,37 @@ static T opkit_reduce_maxmin(const T* p, npy_intp n)
                 for (int k = 0; k < h; ++k) a[k] = step(a[k], a[k + h]);
         } else {
             a[0] = at(0);
-            nan |= opkit_reduce_unordered<T>(a[0], a[0]);
+            if constexpr (IS_FLOAT) nan |= opkit_reduce_unordered<T>(a[0], a[0]);
             i = PER;
         }
         V acc = a[0];
-        for (; i + PER <= n; i += PER) { const V x = at(i); acc = step(acc, x); nan |= opkit_reduce_unordered<T>(x, x); }
-        if (i < n) { const V x = at(n - PER); acc = step(acc, x); nan |= opkit_reduce_unordered<T>(x, x); }  /* the last PER values */
+        for (; i + PER <= n; i += PER) {
+            const V x = at(i);
+            acc = step(acc, x);
+            if constexpr (IS_FLOAT) nan |= opkit_reduce_unordered<T>(x, x);
+        }
+        if (i < n) {  /* the last PER values */
+            const V x = at(n - PER);
+            acc = step(acc, x);
+            if constexpr (IS_FLOAT) nan |= opkit_reduce_unordered<T>(x, x);
+        }
         T lanes[PER];
         memcpy(lanes, &acc, sizeof lanes);
         bool any_nan = false;
-        if constexpr (sizeof(nan) == sizeof(V)) {  /* a vector of flags */
+        if constexpr (!IS_FLOAT) {
+            (void)nan;
+        } else if constexpr (sizeof(nan) == sizeof(V)) {  /* a vector of flags, as wide as T */
             decltype(nan[0] + 0) flags[PER];
+            static_assert(sizeof flags == sizeof nan, "one flag per lane");
             memcpy(flags, &nan, sizeof flags);
             for (int k = 0; k < PER; ++k) any_nan |= flags[k] != 0;
-        } else {
+        } else {  /* a bit per lane (AVX-512) */
             any_nan = nan != 0;
         }
         T res = lanes[0];
         for (int k = 1; k < PER; ++k) res = IS_MAX ? (res > lanes[k] ? res : lanes[k]) : (res < lanes[k] ? res : lanes[k]);
         if (any_nan) return (T)NAN;
+        if constexpr (!IS_FLOAT) return res;
         return res == 0 ? opkit_reduce_zero_sign<T, IS_MAX>(p, n, 1) : res;  /* a zero result's sign (rare) */
     }
 #endif

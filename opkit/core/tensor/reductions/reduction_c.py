@@ -26,8 +26,9 @@ side, without a branch, so the lanes vectorize. Their combine also orders +0 abo
 and their finish makes any NaN the quiet NaN, so that max, min and integer sums and
 products give the same bits in any order (order_free): a dense input is then read in
 memory order whatever the order of its reduced axes (a Fortran-order matrix over every
-axis is one contiguous run, not packed), and a plain float max/min over contiguous values
-is opkit_reduce_maxmin (four 64-byte vectors where g++ targets AVX-512).
+axis is one contiguous run, not packed), and a plain float or integer max/min over
+contiguous values is opkit_reduce_maxmin: 8 vectors of the widest registers the module
+targets (SSE2, AVX or AVX-512), x86's max/min instructions, NaN flagged apart.
 """
 
 from __future__ import annotations
@@ -95,9 +96,10 @@ def reduce_c_code(op, node, inputs, outputs, sub):
     # inputs that are scalars by type: read once, before the loop
     scalar = [all(s == 1 for s in v.type.shape) for v in node.inputs]
     one_array = len(node.inputs) == 1 and not scalar[0]
-    # a plain float max/min (no elementwise program: it accumulates its input's dtype): its contiguous leaves
-    # are opkit_reduce_maxmin
-    simd = one_array and not program and op.kind in ("max", "min") and acc.kind == "f" and acc.itemsize in (4, 8)
+    # a plain float or integer max/min (no elementwise program: it accumulates its input's dtype): its contiguous
+    # leaves are opkit_reduce_maxmin (bool's max/min are `or`/`and`: the lanes' loop)
+    simd = one_array and not program and op.kind in ("max", "min") and (
+        (acc.kind == "f" and acc.itemsize in (4, 8)) or acc.kind in "iu")
     return render(
         "reduction.c.j2", "reduce",
         kind=op.kind, nd=nd, inputs=list(inputs), out=outputs[0], fail=sub["fail"], what=f"the inputs of {op}",
