@@ -65,7 +65,8 @@ def tensor_language_nodes(x, v, n):
                ot.take(v, np.array([0, 2])), opkit.grad(ot.sum(ot.take(v, np.array([0, 2, 2])) * 2.0), v),
                ot.choose(np.array([0, 1, 0]), [v, v * 2.0]), ot.bartlett(n),
                ot.unravel_index(np.array([1, 4]), (2, 3))[0], ot.ravel_multi_index((rows, cols), (2, 3)),
-               x[ot.argsort(v[:2])].shape]  # IndicesInRange: the shape check of a computed index
+               x[ot.argsort(v[:2])].shape,  # IndicesInRange: the shape check of a computed index
+               ot.identity(v), ot.searchsorted(ot.sort(v), v), ot.unique(v)]  # TensorCopy, SearchsortedOp, Unique
     return outputs
 
 

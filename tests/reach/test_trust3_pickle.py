@@ -42,7 +42,8 @@ ABSTRACT = {"Op", "COp", "_LaneOp", "OpenMPOp", "Reduce", "_RegisteredCOp", "Sec
             "OpSections",  # OpSections: the C methods of a SectionOp, never in a graph
             "ScalarOp", "UnaryScalarOp", "BinaryScalarOp",  # opkit.scalar's bases of users' scalar ops
             "GradientOp",  # the base of the gradient markers (zero_grad & co.), which are in the graph
-            "Scan"}  # compat.pytensor.scan.op.Scan: a class no op is an instance of (it raises when made)
+            "Scan",  # compat.pytensor.scan.op.Scan: a class no op is an instance of (it raises when made)
+            "SortOp", "ArgSortOp"}  # PyTensor's names: calling one makes a Sort or Argsort node (in the graph)
 
 
 def _python(code, **env):

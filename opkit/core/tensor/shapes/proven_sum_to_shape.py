@@ -31,13 +31,14 @@ length is a constant, a Shape_i of a graph input (it never raises), or a length 
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from opkit.core.graph import Constant
 from opkit.core.tensor.elementwise.elemwise import BroadcastAxis
 from opkit.core.tensor.shapes.check_rewrites import _Proofs
 from opkit.core.tensor.shapes.shape_ops import MakeVector
-from opkit.core.tensor.shapes.subtensor import Subtensor
 from opkit.core.tensor.shapes.sum_to_shape import SumToShape
 from opkit.core.tensor.types.shape_checks import Depend
 
@@ -87,7 +88,9 @@ class _Lengths:
             return ("shape_i", op.i, id(source))
         if isinstance(op, BroadcastAxis):
             return self._broadcast(node, depth)
-        if isinstance(op, Subtensor):
+        # No graph holds a Subtensor before its module is imported (a lazy module: x * y must not load it).
+        subtensor = sys.modules.get("opkit.core.tensor.shapes.subtensor")
+        if subtensor is not None and isinstance(op, subtensor.Subtensor):
             entry = self._vector_entry(node, depth)
             if entry is not None:
                 return entry
