@@ -2,8 +2,8 @@
 
 Float max/min order +0 above -0 (IEEE 754's maximum and minimum) and give any NaN as numpy's
 quiet NaN, so a dense input is read in memory order whatever the order of its reduced axes (a
-Fortran-order matrix over every axis is one contiguous run) and the AVX-512 leaf may group the
-values as it likes: every layout and thread count must still give the same bits.
+Fortran-order matrix over every axis is one contiguous run) and the vector leaf (SSE2, AVX or
+AVX-512 registers) may group the values as it likes: every layout and thread count must still give the same bits.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from tests.helpers.numeric import layout
 
 LAYOUTS = ("c", "fortran", "strided", "reversed")
 AXES = (None, 0, 1)
-# sizes around the AVX-512 leaf's registers (32 float64, 64 float32), its tail, a leaf (2048) and a chunk (65536)
+# sizes around the vector leaf's blocks (8 vectors: 16 to 64 float64) and its tail, and past a chunk (65536)
 SHAPES = [(1, 1), (1, 31), (2, 33), (1, 64), (3, 65), (33, 65), (2, 2049), (300, 701), (3, 70001)]
 
 
