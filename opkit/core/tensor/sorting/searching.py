@@ -174,9 +174,10 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
 
 def bincount(x, weights=None, minlength=None, assert_nonneg=False):
     """Return numpy.bincount(x, weights, minlength): int64 counts of each value of the non-negative int (or bool)
-    vector `x`,
-    or sums of `weights` (float64, numpy's) at them. Negative values wrap as indices unless `assert_nonneg`,
-    which raises numpy's ValueError."""
+    vector `x`, or sums of `weights` (float64, numpy's) at them.
+
+    A negative value raises numpy's ValueError whatever `assert_nonneg` says (PyTensor's flag, kept for its
+    callers): without the check it would count at an index from the end, a wrong number without an error."""
     from opkit.core.tensor.elementwise.basic import maximum
     from opkit.core.tensor.reductions.reduction import max as max_
     from opkit.core.tensor.reductions.reduction import min as min_
@@ -191,8 +192,9 @@ def bincount(x, weights=None, minlength=None, assert_nonneg=False):
         raise TypeError(f"bincount: x must be a vector (1-d), got {x} with {x.ndim} dimensions")
     if np.dtype(x.dtype).kind not in "biu":
         raise TypeError(f"bincount: x must be integers (or bool), got {x} of dtype {x.dtype}")
+    may_be_negative = x.dtype in ("int8", "int16", "int32", "int64", "uint64")  # uint64 above 2**63 wraps
     x = cast(x, "int64")  # an index, not a mask, for bool too
-    if assert_nonneg:
+    if may_be_negative:  # whatever assert_nonneg says: see the docstring
         smallest = min_(concatenate([x, constant(np.zeros(1, "int64"))]))
         x = Depend()(x, Assert("ValueError", "'list' argument must have no negative elements", "ge")(smallest, 0))
     length = max_(concatenate([x, constant(np.full(1, -1, "int64"))])) + 1  # 0 for an empty x
