@@ -66,13 +66,19 @@ def _as_list(result):
     return list(result) if isinstance(result, (list, tuple)) else [result]
 
 
+def call(row, *args, **kwargs):
+    """opkit's function of `row` applied to `args` (through `row.extra["apply"]` where the row has one)."""
+    function = getattr(ot, row.name)
+    apply = row.extra.get("apply")
+    return apply(function, *args, **kwargs) if apply else function(*args, **kwargs)
+
+
 def build(row, cases, prefix):
     """(inputs, values, outputs, expected): each case applied to variables, and the reference's results."""
-    function = getattr(ot, row.name)
     inputs, values, outputs, expected = [], [], [], []
     for index, (args, kwargs) in enumerate(cases):
         symbolic = bind(args, f"{prefix}{index}", inputs, values)
-        got = _as_list(function(*symbolic, **kwargs))
+        got = _as_list(call(row, *symbolic, **kwargs))
         want = _as_list(row.reference(*args, **kwargs))
         assert len(got) == len(want), f"{row.name} case {index}: {len(got)} outputs, the reference {len(want)}"
         outputs += got
@@ -173,10 +179,9 @@ def test_row_gradient(row):
     cases = _grad_cases(row)
     if not cases:
         pytest.skip(f"{row.name}: no example has a finite, non-empty float64 array")
-    function = getattr(ot, row.name)
     for args, kwargs in cases:
         def cost(*variables, args=args, kwargs=kwargs):
-            return _as_list(function(*_substitute(args, variables), **kwargs))[0]
+            return _as_list(call(row, *_substitute(args, variables), **kwargs))[0]
 
         # C order: verify_grad perturbs a point through reshape(-1), a copy (not a view) of a Fortran array
         points = [np.ascontiguousarray(a) for a in _arrays(args) if a.dtype == np.float64]

@@ -15,8 +15,10 @@ Read them in this order; each imports only the layers before it, at module level
 5. fused        trees of elementwise nodes fused into one loop.
 6. reductions   Sum, Prod, Max, Min, Mean, Argmax, Argmin, their C, a reduction fused with its input, and
                 the reductions built of them (var, std, logsumexp, any, all, ptp: statistics).
-   sorting      sort, argsort and the scans cumsum, cumprod, with C (their gradients are their own methods).
-   products     matmul, outer, tensordot, batched_dot: graphs of Dot, a batched Matmul op and sums.
+   sorting      sort, argsort and the scans cumsum, cumprod, with C (their gradients are their own methods);
+                topk and interp, graphs of argsort, searchsorted and indexing.
+   products     matmul, outer, tensordot, batched_dot: graphs of Dot, a batched Matmul op and sums; einsum;
+                linalg: numpy.linalg in perform ops (inv, det, solve, cholesky, eigh, svd) and norm.
 7. gradients    the gradient rules of the elementwise ops, Dot, the reductions and the broadcasting shape
                 ops; each registers itself (opkit.core.gradient_registry) and the op's grad looks it up.
 8. language     the table of the tensor functions (a Row each: reference, dtype rule, gradient, C), read by
@@ -41,13 +43,13 @@ LAYERS = (
                 "subtensor", "write_values", "advanced_subtensor", "advanced_inc_subtensor", "mask_index",
                 "advanced_index", "inc_subtensor", "take_along_axis", "join",
                 "creation", "axes", "diagonal", "repeat_take", "filled", "closeness", "split", "nonzero", "unravel",
-                "check_rewrites", "proven_sum_to_shape", "extra_shapes")),
+                "check_rewrites", "proven_sum_to_shape", "extra_shapes", "reshape_dims", "vectorize")),
     ("fused", ("fusion",)),
     ("reductions", ("reduction_c", "reduction_arg_c", "reduction", "reduce_fusion", "scalar_reduce", "statistics")),
-    ("sorting", ("sort", "cumulative", "searching")),
-    ("products", ("matmul", "vector_products")),
+    ("sorting", ("sort", "cumulative", "searching", "topk", "interpolate")),
+    ("products", ("matmul", "vector_products", "einsum", "linalg")),
     ("gradients", ("elemwise_grad", "elemwise_math_grad", "elemwise_elementary_grad", "elemwise_special_grad",
                    "reduce_grad", "shape_grad", "advanced_grad")),
     ("language", ("row", "example_inputs", "shape_examples", "elementwise_rows", "special_rows", "reduction_rows",
-                  "product_rows", "shape_rows", "indexing_rows", "sort_rows", "render", "__main__")),
+                  "product_rows", "shape_rows", "indexing_rows", "sort_rows", "porting_rows", "render", "__main__")),
 )

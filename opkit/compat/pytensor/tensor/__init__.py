@@ -54,7 +54,9 @@ class Blockwise:
 
 as_tensor = as_tensor_variable
 
-__all__ = [*_names, "Blockwise", "Op", "as_tensor", "flip", "join", "pad"]
+from opkit.tensor import vectorize  # noqa: E402  (not in opkit.tensor's __all__; PyTensor's namespace has it)
+
+__all__ = [*_names, "Blockwise", "Op", "as_tensor", "flip", "join", "pad", "vectorize"]
 
 # Also at pytensor.tensor: get_vector_length (Theano's helper, tensor/basic).
 from opkit.compat.theano.tensor.basic import get_vector_length  # noqa: E402

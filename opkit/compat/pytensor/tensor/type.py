@@ -1,14 +1,12 @@
 """pytensor.tensor.type: TensorType and the variable constructors (``matrix``, ``iscalars``...), opkit.tensor's;
-also PyTensor's int8 and int16 constructors (``bscalar``... ``wvector``...) and its dtype lists."""
+also PyTensor's int8, int16 and complex constructors (``bscalar``... ``wrow``... ``ztensor7``) and its dtype lists."""
 
 from opkit.compat.pytensor.tensor import *  # noqa: F403
 from opkit.compat.pytensor.tensor import __all__ as _names
-from opkit.core.tensor.types.type import TensorType as _TensorType
+from opkit.core.tensor.types.constructors import small_int_and_complex_types as _small_int_and_complex_types
 from opkit.scalar import continuous_types as _continuous, discrete_dtypes as _discrete
 
-_SMALL_INTS = {f"{prefix}{kind}": _TensorType(dtype, (None,) * ndim)
-               for dtype, prefix in (("int8", "b"), ("int16", "w"))
-               for ndim, kind in enumerate(("scalar", "vector", "matrix", "tensor3", "tensor4"))}
+_SMALL_INTS = _small_int_and_complex_types()  # b/w/c/z: int8, int16, complex64, complex128 of every kind
 globals().update(_SMALL_INTS)
 discrete_dtypes = list(_discrete)
 continuous_dtypes = [t.dtype for t in _continuous]

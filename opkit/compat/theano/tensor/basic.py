@@ -23,6 +23,7 @@ from opkit.core.op import Op
 from opkit.core.tensor.shapes.alloc import Alloc
 from opkit.core.tensor.shapes.creation import ARange
 from opkit.core.tensor.shapes.fill import _fill as fill
+from opkit.core.tensor.types.constructors import small_int_and_complex_types
 from opkit.tensor import *  # noqa: F403
 from opkit.tensor import __all__ as _names
 from opkit.compat.theano.tensor.constant_cache import constant, constant_cache  # noqa: F811  (Theano's cache)
@@ -84,15 +85,8 @@ def get_vector_length(v):
     raise ValueError(f"length not known: {v} has no static length")
 
 
-def _constructors(dtype, letter):
-    made = {}
-    for ndim, kind in enumerate(("scalar", "vector", "matrix", "tensor3", "tensor4")):
-        made[letter + kind] = _ot.TensorType(dtype, (None,) * ndim)
-    return made
-
-
-_MORE_TYPES = {**_constructors("int8", "b"), **_constructors("int16", "w"), **_constructors("complex64", "c"),
-               **_constructors("complex128", "z")}
+# int8 (b), int16 (w), complex64 (c), complex128 (z) of every kind: bscalar, wrow, ccol, ztensor7
+_MORE_TYPES = small_int_and_complex_types()
 globals().update(_MORE_TYPES)
 int_vector_types = tuple(_ot.TensorType(dtype, (None,)) for dtype in ("int8", "int16", "int32", "int64"))
 
