@@ -67,6 +67,10 @@ def tensor_language_nodes(x, v, n):
                ot.unravel_index(np.array([1, 4]), (2, 3))[0], ot.ravel_multi_index((rows, cols), (2, 3)),
                x[ot.argsort(v[:2])].shape,  # IndicesInRange: the shape check of a computed index
                ot.identity(v), ot.searchsorted(ot.sort(v), v), ot.unique(v)]  # TensorCopy, SearchsortedOp, Unique
+    square = x[:2, :2]  # linalg's perform ops (numpy.linalg); x's first 2x2 block stands for a square matrix
+    spd = ot.dot(square, square.T) + ot.eye(2)  # symmetric positive definite for VALUES' x
+    outputs += [ot.matrix_inverse(square), ot.det(square), ot.solve(square, v[:2]), ot.cholesky(spd),
+                *ot.eigh(spd), *ot.svd(x)]
     return outputs
 
 
