@@ -262,9 +262,7 @@ __all__ = [
     "concat_with_broadcast", "consider_constant", "diff", "extract_diag", "geomspace", "identity", "is_flat",
     "slice_at_axis",
     # PyTensor's reshape helpers, vectorize, einsum and interpolation; Theano's topk
-    # (vectorize is opkit.tensor.vectorize but not in __all__: the constructor enumeration of tests/core/
-    # test_trust3_api.py reads every name containing "vector" as a constructor; pytensor.tensor's __all__ has it)
-    "join_dims", "pack", "split_dims", "unpack", "einsum", "interp", "interpolate1d", "argtopk", "topk",
+    "join_dims", "pack", "split_dims", "unpack", "vectorize", "einsum", "interp", "interpolate1d", "argtopk", "topk",
     "topk_and_argtopk",
     # numpy.linalg in perform ops (PyTensor's pytensor.tensor.linalg, Theano's theano.tensor.nlinalg)
     "Cholesky", "Det", "Eigh", "MatrixInverse", "SVD", "Solve", "cholesky", "det", "eigh", "matrix_inverse", "norm",
