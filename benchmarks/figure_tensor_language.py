@@ -127,8 +127,9 @@ def main(argv=None):
     with tempfile.TemporaryDirectory(prefix="opkit-bench-language-") as work:
         ctx = Context(quick=args.quick, workdir=pathlib.Path(work))
         prepare_environment(ctx)
-        for figure in FIGURES.values():
-            print(detail_table(figure(ctx)))
+        for make in FIGURES.values():
+            figure = make(ctx)
+            print(f"\n{figure.name}: {figure.title}\n{detail_table(figure)}")
 
 
 if __name__ == "__main__":
