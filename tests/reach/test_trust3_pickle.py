@@ -43,7 +43,11 @@ ABSTRACT = {"Op", "COp", "_LaneOp", "OpenMPOp", "Reduce", "_RegisteredCOp", "Sec
             "ScalarOp", "UnaryScalarOp", "BinaryScalarOp",  # opkit.scalar's bases of users' scalar ops
             "GradientOp",  # the base of the gradient markers (zero_grad & co.), which are in the graph
             "Scan",  # compat.pytensor.scan.op.Scan: a class no op is an instance of (it raises when made)
-            "SortOp", "ArgSortOp"}  # PyTensor's names: calling one makes a Sort or Argsort node (in the graph)
+            "SortOp", "ArgSortOp",  # PyTensor's names: calling one makes a Sort or Argsort node (in the graph)
+            # Theano's names (compat theano.tensor): calling one makes opkit's nodes (Concatenate, Subtensor,
+            # Reshape, Max/Argmax...), which are in the graph; _Factory/_MultiFactory are their bases
+            "_Factory", "_MultiFactory", "AllocEmpty", "Default", "DiffOp", "Flatten", "Join", "MaxAndArgmax",
+            "Nonzero", "PermuteRowElements", "Rebroadcast", "Split", "Tile", "Tri"}
 
 
 def _python(code, **env):

@@ -68,6 +68,17 @@ from numpy import e, euler_gamma, inf, nan, newaxis, pi  # noqa: E402  (PyTensor
 
 __all__ += ["e", "euler_gamma", "inf", "nan", "newaxis", "pi"]
 
+# PyTensor's annotation of what as_tensor_variable takes: a variable, a sequence of them, or an array-like.
+from collections.abc import Sequence as _Sequence  # noqa: E402
+from typing import Union as _Union  # noqa: E402
+
+from numpy.typing import ArrayLike as _ArrayLike  # noqa: E402
+
+from opkit.core.graph import Variable as _Variable  # noqa: E402
+
+TensorLike = _Union[_Variable, _Sequence[_Variable], _ArrayLike]
+__all__ += ["TensorLike"]
+
 
 # Each name opkit.tensor gains (issue 48's functions) is here too, looked up on first use.
 from opkit.compat.pytensor.tensor._from_opkit_tensor import getattr_from_opkit_tensor as _from_tensor  # noqa: E402

@@ -9,6 +9,14 @@ from opkit.core.builtin_ops import Shape, Shape_i
 from opkit.tensor import Reshape, shape, specify_shape
 from opkit import register_shape_c_code, register_shape_i_c_code
 from opkit.compat.theano.compile.ops import shape_i
+from opkit.core.graph import Variable as _Variable
+
+import types as _types
+
+import numpy as _np
+
+# PyTensor's annotation of one length a shape argument takes (specify_shape's: None for unknown, ... for the rest).
+ShapeValueType = None | _types.EllipsisType | _np.integer | int | _Variable
 
 
 def shape_padaxis(t, axis):
@@ -36,7 +44,7 @@ def specify_broadcastable(x, *axes):
 
 __all__ = ["Reshape", "Shape", "Shape_i", "shape", "shape_padaxis", "shape_padleft", "shape_padright",
            "shape_tuple", "specify_broadcastable", "specify_shape", "register_shape_c_code", "register_shape_i_c_code",
-           "shape_i"]
+           "shape_i", "ShapeValueType"]
 
 
 # PyTensor's other names here, from opkit.tensor on first use (issue 48's functions as they land).

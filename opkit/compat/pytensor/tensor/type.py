@@ -21,3 +21,13 @@ from opkit.core.graph import Variable  # noqa: E402
 
 __all__ += ["DenseTensorType", "Variable", "complex_dtypes", "float_dtypes", "int_dtypes", "integer_dtypes",
             "uint_dtypes", "values_eq_approx_always_true"]
+
+# PyTensor's lists of TensorType instances by kind (pytensor/tensor/type.py), the same objects as Theano's.
+from opkit.compat.theano.tensor.basic import (complex_matrix_types, complex_scalar_types, complex_types,  # noqa: E402
+                                              complex_vector_types, float_matrix_types, float_scalar_types,
+                                              float_types, float_vector_types, int_matrix_types, int_scalar_types,
+                                              int_types, int_vector_types)
+
+__all__ += ["complex_matrix_types", "complex_scalar_types", "complex_types", "complex_vector_types",
+            "float_matrix_types", "float_scalar_types", "float_types", "float_vector_types", "int_matrix_types",
+            "int_scalar_types", "int_types", "int_vector_types"]

@@ -4,8 +4,13 @@ Theano's dtype-name lists, ``extract_constant``, ``get_scalar_constant_value`` a
 ``NotScalarConstantError`` (constants.py), ``patternbroadcast``/``addbroadcast``/``unbroadcast``
 (broadcasting.py), ``as_tensor`` (``AsTensorError`` is TypeError, what opkit's as_tensor_variable
 raises), ``join``, ``sgn``, ``abs_``, ``inv``, ``fill``/``second``, ``tensor_copy``,
-``ceil_intdiv``, ``get_vector_length``, and the int8/int16/complex variable constructors.
+``ceil_intdiv``, ``get_vector_length``, and the int8/int16/complex variable constructors; Theano's lists of
+TensorType instances by kind (``int_types``... ``complex_matrix_types``), its default comparison tolerances
+(``float32_atol``...) and ``check_equal_numpy``, ``isnan_``/``isinf_``, and its op classes (op_classes.py:
+``Join``, ``Split``, ``Nonzero``..., factories of opkit's nodes).
 """
+
+import builtins
 
 import numpy as np
 
@@ -14,6 +19,8 @@ from opkit.compat.theano import scalar as scal
 from opkit.compat.theano.printing import pprint
 from opkit.compat.theano.tensor import elemwise
 from opkit.compat.theano.tensor.broadcasting import addbroadcast, patternbroadcast, unbroadcast
+from opkit.compat.theano.tensor.op_classes import *  # noqa: F403  (Theano's op classes: Join, Split...)
+from opkit.compat.theano.tensor.op_classes import __all__ as _op_classes
 from opkit.compat.theano.tensor.constants import EmptyConstantError, NotScalarConstantError, get_scalar_constant_value
 from opkit.core.builtin_ops import Shape
 from opkit.core.scalar_tensor import scalar_from_tensor, tensor_from_scalar
@@ -88,7 +95,45 @@ def get_vector_length(v):
 # int8 (b), int16 (w), complex64 (c), complex128 (z) of every kind: bscalar, wrow, ccol, ztensor7
 _MORE_TYPES = small_int_and_complex_types()
 globals().update(_MORE_TYPES)
-int_vector_types = tuple(_ot.TensorType(dtype, (None,)) for dtype in ("int8", "int16", "int32", "int64"))
+
+# Theano's lists of TensorType instances by kind (its ops' type checks: ``splits.type not in int_vector_types``).
+int_types = (bscalar, wscalar, iscalar, lscalar)  # noqa: F405
+float_types = (fscalar, dscalar)  # noqa: F405
+complex_types = (cscalar, zscalar)  # noqa: F405
+int_scalar_types, float_scalar_types, complex_scalar_types = int_types, float_types, complex_types
+int_vector_types = (bvector, wvector, ivector, lvector)  # noqa: F405
+float_vector_types = (fvector, dvector)  # noqa: F405
+complex_vector_types = (cvector, zvector)  # noqa: F405
+int_matrix_types = (bmatrix, wmatrix, imatrix, lmatrix)  # noqa: F405
+float_matrix_types = (fmatrix, dmatrix)  # noqa: F405
+complex_matrix_types = (cmatrix, zmatrix)  # noqa: F405
+_TYPE_LISTS = ["int_types", "float_types", "complex_types", "int_scalar_types", "float_scalar_types",
+              "complex_scalar_types", "int_vector_types", "float_vector_types", "complex_vector_types",
+              "int_matrix_types", "float_matrix_types", "complex_matrix_types"]
+
+# Theano's default comparison tolerances (tensor/basic.py, neither config.tensor.cmp_sloppy set): float64's are
+# numpy.allclose's defaults.
+float16_atol, float16_rtol = 1e-3, 1e-3
+float32_atol, float32_rtol = 1e-5, 1e-5
+float64_rtol, float64_atol = 1.0000000000000001e-05, 1e-8
+
+
+def check_equal_numpy(x, y):
+    """Theano's checker: True iff `x` and `y` are equal. Two arrays: the same dtype and shape and every value
+    within 1e-10 (NaN is unequal; booleans compare as they are); two RandomStates: the same state; else x == y."""
+    if isinstance(x, np.ndarray) and isinstance(y, np.ndarray):
+        if x.dtype != y.dtype or x.shape != y.shape:
+            return False
+        if x.dtype == bool:
+            return bool(np.all(x == y))
+        return bool(np.all(np.abs(x - y) < 1e-10))  # numpy's abs: opkit.tensor's abs is imported here
+    if isinstance(x, np.random.RandomState) and isinstance(y, np.random.RandomState):
+        return builtins.all(np.all(a == b) for a, b in zip(x.get_state(), y.get_state()))  # not opkit's all
+    return x == y
+
+
+isnan_ = _ot.isnan  # Theano's names of its elementwise isnan/isinf (isnan/isinf skip them for integers)
+isinf_ = _ot.isinf
 
 
 def extract_constant(x, elemwise=True, only_process_constants=False):
@@ -112,10 +157,12 @@ def shape_padright(t, n_ones=1):
 __all__ = [*_names, *_MORE_TYPES, "ARange", "Alloc", "Apply", "AsTensorError", "Constant", "EmptyConstantError",
            "NotScalarConstantError", "Op", "Shape", "Tensor", "_shared", "outer", "scalar_from_tensor",
            "tensor_from_scalar", "Variable", "abs_", "addbroadcast", "as_tensor", "ceil_intdiv",
-           "elemwise", "fill", "get_scalar_constant_value", "get_vector_length", "int_vector_types", "integer_dtypes",
+           "elemwise", "fill", "get_scalar_constant_value", "get_vector_length", "integer_dtypes",
            "inv", "join", "max_and_argmax", "patternbroadcast", "pprint", "scal", "second", "sgn", "tensor_copy", "unbroadcast",
            "shape_padleft", "shape_padright", "int_dtypes", "uint_dtypes", "float_dtypes", "complex_dtypes", "discrete_dtypes",
-           "continuous_dtypes", "all_dtypes", "extract_constant", "constant_cache"]
+           "continuous_dtypes", "all_dtypes", "extract_constant", "constant_cache", *_TYPE_LISTS, *_op_classes,
+           "float16_atol", "float16_rtol", "float32_atol", "float32_rtol", "float64_atol", "float64_rtol",
+           "check_equal_numpy", "isinf_", "isnan_"]
 
 
 # Each name opkit.tensor gains (issue 48's functions) is here too, looked up on first use.

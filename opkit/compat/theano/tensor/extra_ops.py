@@ -1,6 +1,7 @@
 """theano.tensor.extra_ops: its functions (``cumsum``, ``repeat``, ``squeeze``, ``bincount``...), opkit.tensor's."""
 
 from opkit.compat.pytensor.tensor._from_opkit_tensor import dir_with, getattr_from_opkit_tensor
+from opkit.compat.theano.tensor.op_classes import DiffOp  # noqa: F401  (Theano's op class: opkit's diff)
 
 # upstream's __all__ (no __all__ here: star-importing a name opkit.tensor lacks yet would fail)
 _NAMES = ["bartlett", "bincount", "compress", "cpu_contiguous", "cumprod", "cumsum", "diff", "fill_diagonal",
