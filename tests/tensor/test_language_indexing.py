@@ -57,6 +57,9 @@ def _get_cases(x, idx, vectors, mask):
         (x[idx[:0]], xn[idn[:0]]), (x[..., idx], xn[..., idn]),
         (x[mask], xn[maskn]), (x[mask[:, 0]], xn[maskn[:, 0]]), (x[:, mask[0]], xn[:, maskn[0]]),
         (x[mask[:, 0], 2], xn[maskn[:, 0], 2]),
+        # a scalar bool (numpy's 0-d mask) alone: a new axis of length 1 (True) or 0 (False)
+        (x[True], xn[True]), (x[False], xn[False]), (x[:, True], xn[:, True]), (x[..., np.False_], xn[..., False]),
+        (x[1:, np.array(True), ::-1], xn[1:, True, ::-1]), (x[None, False, 2:], xn[None, False, 2:]),
         (ot.take_along_axis(x, idx[None, :1] % 4, 0), np.take_along_axis(xn, idn[None, :1] % 4, 0)),
         (ot.take_along_axis(x, idx[:4, None], 1), np.take_along_axis(xn, idn[:4, None], 1)),
         (ot.take_along_axis(x, idx, None), np.take_along_axis(xn, idn, None)),
@@ -144,6 +147,8 @@ def test_writes_match_numpy(mode):
         (ot.set_subtensor(x[:, None], -1.0), np.full_like(xn, -1.0)),
         (ot.set_subtensor(x[None, 1:, ..., 2], 5.0), _set(xn, (slice(1, None), 2), 5.0)),
         (ot.inc_subtensor(x[None], y), xn + yn),
+        (ot.inc_subtensor(x[True], y), xn + yn), (ot.set_subtensor(x[:, True], -2.0), np.full_like(xn, -2.0)),
+        (ot.inc_subtensor(x[False], y), xn), (ot.set_subtensor(x[1:, np.False_], 9.0), xn),  # writes nothing
         (ot.set_subtensor(x[idx, None], y[None, :]), _set(xn, (idn,), yn)),
         (ot.advanced_set_subtensor(x, y[:2], idn[:2], 0), _set(xn, (idn[:2], 0), yn[:2])),
         (ot.advanced_inc_subtensor1(x, y, idx), _add_at(xn, (idn,), yn)),
@@ -238,8 +243,11 @@ def test_index_errors_when_the_graph_is_built():
     with pytest.raises(IndexError, match=r"^shape mismatch: indexing arrays could not be broadcast together with "
                                          r"shapes \(2,\) \(3,\) $"):
         x[np.array([0, 1]), np.array([0, 1, 2])]
-    with pytest.raises(TypeError, match=r"^index on axis 1 must be an integer, got the bool True$"):
-        x[np.array([0]), True]
+    for index in [(np.array([0]), True), (0, True), (True, True), (False, ..., True), (True, x > 0)]:
+        with pytest.raises(IndexError, match=r"^a Python or numpy bool in an index beside an integer, an integer "
+                                             r"array, a mask or a bool \(numpy's 0-d boolean mask\) is not "
+                                             r"supported; got one beside 1 such index\(es\): index with None"):
+            x[index]
     with pytest.raises(TypeError, match=r"^a list of Python bools in an index"):
         x[[True, False]]
     with pytest.raises(ValueError, match=r"^shape mismatch: value array of shape \(5,\) could not be broadcast to "

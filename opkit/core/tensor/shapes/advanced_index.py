@@ -31,9 +31,12 @@ def _is_full(part):
 
 
 def _kind(part):
-    """'none', 'ellipsis', 'slice', 'int' (an integer scalar), 'mask' (a bool array) or 'array'."""
+    """'none', 'ellipsis', 'slice', 'int' (an integer scalar), 'bool' (a Python or numpy bool: numpy's 0-d mask),
+    'mask' (a bool array) or 'array'."""
     if part is None:
         return "none"
+    if isinstance(part, (bool, np.bool_)):
+        return "bool"
     if part is Ellipsis:
         return "ellipsis"
     if isinstance(part, slice):
@@ -87,14 +90,17 @@ def index_tensor(x, index):
     if len(ellipses) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     named = sum((np.ndim(p) if not isinstance(p, Variable) else p.ndim) if kind == "mask" else 1
-                for p, kind in parts if kind not in ("none", "ellipsis"))
+                for p, kind in parts if kind not in ("none", "ellipsis", "bool"))  # a bool takes no axis
     if named > x.ndim:
         raise IndexError(f"too many indices: {named} given for a {x.ndim}-d tensor")
     if ellipses:
         k = ellipses[0]
         parts[k:k + 1] = [(slice(None), "slice")] * (x.ndim - named)
+    empty = _scalar_bools(parts)  # a bool is a None now; False's new axis is sliced empty below
     if any(kind == "none" for _, kind in parts):
         x, parts = _expand_none(x, parts)
+        for k in empty:
+            parts[k] = (slice(0, 0), "slice")
         if all(_is_full(p) for p, _ in parts):
             return x
     if not parts:  # x[...] or x[()]: all of x
@@ -102,6 +108,27 @@ def index_tensor(x, index):
     if not any(kind in ("mask", "array") for _, kind in parts):
         return subtensor(x, tuple(p for p, _ in parts))
     return _advanced(x, parts)
+
+
+def _scalar_bools(parts):
+    """Read x[..., True, ...] as numpy: a new axis of length 1 (True) or 0 (False) where the bool stands.
+
+    numpy reads a scalar bool as a 0-d mask, an advanced index. With no other integer, array or bool in the index
+    that is exactly a None (True), then an empty slice of the new axis (False). Beside an integer, an array or
+    another bool numpy broadcasts them together and may move the result's axes: refused rather than guessed.
+    Puts a None in each bool's place (in `parts`) and returns the places of the False ones."""
+    bools = [k for k, (_, kind) in enumerate(parts) if kind == "bool"]
+    if not bools:
+        return []
+    others = [kind for _, kind in parts if kind in ("int", "array", "mask")] + ["bool"] * (len(bools) - 1)
+    if others:
+        raise IndexError("a Python or numpy bool in an index beside an integer, an integer array, a mask or a bool "
+                         f"(numpy's 0-d boolean mask) is not supported; got one beside {len(others)} such "
+                         "index(es): index with None (True) or an empty slice of a new axis (False) instead")
+    empty = [k for k in bools if not parts[k][0]]
+    for k in bools:
+        parts[k] = (None, "none")
+    return empty
 
 
 def _advanced(x, parts):
