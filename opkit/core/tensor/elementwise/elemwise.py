@@ -121,7 +121,7 @@ class Elemwise(SectionOp):
     from opkit/templates/elemwise.c.j2 (see elemwise_c).
     """
 
-    section_files = ("broadcast.c", "elemwise.c", "scalar_math.c", "scalar_logic.c")
+    section_files = ("broadcast.c", "elemwise.c", "scalar_math.c", "scalar_logic.c", "../scalars/scalar_special.c")
 
     __props__ = ("scalar_op",)
 

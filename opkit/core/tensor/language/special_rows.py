@@ -137,23 +137,49 @@ POLYGAMMA = (f"Below x = {REFLECT:g} (not an integer), where scipy's series take
 ORDER = "not implemented for the order v (NullType); "
 TAILS = "libm's double is hundreds of ulps from scipy's in the tails"
 ROOTS = "libm's j0/j1 are millions of ulps from scipy's near their roots"
+# opkit's own C (opkit/core/tensor/scalars/scalar_special.c): the method of each, and where its ulps come from (the
+# row's bound is the largest distance from scipy measured over 10^6 points, benchmarks/special_c.py --ulps).
+OWN_C = {
+    "psi": "opkit's C (scalar_special.c): Taylor series at the roots, recurrence, asymptotic series, reflection; "
+           "near its roots below -1, psi(1 - x) and pi / tan(pi x) cancel in scipy's formula as in opkit's, and there "
+           "the two differ by a few ulps of psi(1 - x) (up to 256 float64 ulps of the result at 10^6 points)",
+    "i0": "opkit's C (scalar_special.c): power series below 20, asymptotic expansion above; scipy's i0 is itself "
+          "up to 4 ulps off (40-digit check) and overflows where e**x does (x > 709.78), as here",
+    "i1": "opkit's C (scalar_special.c): power series below 20, asymptotic expansion above; scipy's i1 is itself up "
+          "to 14 ulps off near x = 8 (40-digit check)",
+    "erfcx": "opkit's C (scalar_special.c): exp(x**2) * libm's erfc below 5, Laplace's continued fraction above; "
+             "scipy's erfcx is itself up to 7 ulps off in [0, 0.5] (40-digit check)",
+    "erfinv": "opkit's C (scalar_special.c): Winitzki's approximation and three Halley steps on libm's erf/erfc; "
+              "scipy's float32 erfinv computes in float (3 float32 ulps)",
+}
+
+
+def own_c(name, ulp):
+    """The `c` of a row with opkit's own C: the method, and its ulp bound from scipy (float32, float64)."""
+    return (f"{TEMPLATE} `{name}` (in double: float32, float64 results): {OWN_C[name]}; at most {ulp[0]} float32 and "
+            f"{ulp[1]} float64 ulps from scipy (benchmarks/special_c.py --ulps); others: perform, scipy.special.{name}")
+
+
+PSI_ROOTS = ("Near psi's roots below -1, psi(1 - x) and pi / tan(pi x) cancel, in scipy's formula as in opkit's: "
+             "there the two differ by more than the bound (up to 256 float64 ulps at 10^6 points; float32: none).")
 
 ROWS = [
     special("erf", scipy_reference("erf"), c_in_double("erf", "float32, float64"), "g * 2 / sqrt(pi) * exp(-x**2)",
             ulp=(0, 3), grad_domain=(-2.0, 2.0)),
     special("erfc", scipy_reference("erfc"), c_in_double("erfc", "float32", TAILS),
             "-g * 2 / sqrt(pi) * exp(-x**2)", grad_domain=(-2.0, 2.0), c_dtypes=("float32",)),
-    special("erfcx", scipy_reference("erfcx"), perform("erfcx"), "g * (2 * x * erfcx(x) - 2 / sqrt(pi))",
-            grad_domain=(-2.0, 2.0)),
-    special("erfinv", scipy_reference("erfinv"), perform("erfinv"), "g * sqrt(pi) / 2 * exp(erfinv(x)**2)",
-            grad_domain=(-0.9, 0.9)),
+    special("erfcx", scipy_reference("erfcx"), own_c("erfcx", (0, 9)),
+            "g * (2 * x * erfcx(x) - 2 / sqrt(pi))", ulp=(0, 9), grad_domain=(-2.0, 2.0)),
+    special("erfinv", scipy_reference("erfinv"), own_c("erfinv", (3, 3)),
+            "g * sqrt(pi) / 2 * exp(erfinv(x)**2)", ulp=(3, 3), grad_domain=(-0.9, 0.9)),
     special("erfcinv", scipy_reference("erfcinv"), perform("erfcinv"), "-g * sqrt(pi) / 2 * exp(erfcinv(x)**2)",
             grad_domain=(0.1, 1.9)),
     special("gammaln", scipy_reference("gammaln"), c_in_double("gammaln", "float32",
             "lgamma_r; " + TAILS + " and near the roots"), "g * psi(x)", c_dtypes=("float32",)),
     special("gamma", scipy_reference("gamma"), c_in_double("gamma", "float32", "tgamma; " + TAILS),
             "g * gamma(x) * psi(x)", c_dtypes=("float32",)),
-    special("psi", scipy_reference("psi"), perform("psi"), "g * tri_gamma(x)", aliases=("digamma",)),
+    special("psi", scipy_reference("psi"), own_c("psi", (0, 12)), "g * tri_gamma(x)", ulp=(0, 12),
+            aliases=("digamma",), notes=PSI_ROOTS),
     special("tri_gamma", scipy_reference("tri_gamma", "polygamma", (1,)), perform("polygamma", "polygamma(1, x)"),
             "g * polygamma(2, x)", notes=POLYGAMMA),
     special("polygamma", scipy_reference("polygamma"), perform("polygamma"),
@@ -207,9 +233,10 @@ ROWS = [
     special("kve", scipy_reference("kve"), perform("kve"),
             ORDER + "g * (kve(v, x) - (kve(v - 1, x) + kve(v + 1, x)) / 2)", nin=2, domains=((-3.0, 3.0), None),
             grad_inputs=(1,)),
-    special("i0", scipy_reference("i0"), perform("i0"), "g * i1(x)", grad_domain=(-3.0, 3.0)),
-    special("i1", scipy_reference("i1"), perform("i1"), "g * (i0(x) - i1(x) / x), g / 2 at 0",
+    special("i0", scipy_reference("i0"), own_c("i0", (0, 7)), "g * i1(x)", ulp=(0, 7),
             grad_domain=(-3.0, 3.0)),
+    special("i1", scipy_reference("i1"), own_c("i1", (1, 17)),
+            "g * (i0(x) - i1(x) / x), g / 2 at 0", ulp=(1, 17), grad_domain=(-3.0, 3.0)),
     special("j0", scipy_reference("j0"), perform("j0", ROOTS), "-g * j1(x)", grad_domain=(-3.0, 3.0)),
     special("j1", scipy_reference("j1"), perform("j1", ROOTS), "g * (j0(x) - j1(x) / x), g / 2 at 0",
             grad_domain=(-3.0, 3.0)),

@@ -82,7 +82,8 @@ class Reduce(SectionOp):
     """
 
     # the elementwise files too: a fused reduction computes elementwise programs
-    section_files = ("../elementwise/broadcast.c", "../elementwise/elemwise.c", "../elementwise/scalar_math.c", "../elementwise/scalar_logic.c", "reduction.c")
+    section_files = ("../elementwise/broadcast.c", "../elementwise/elemwise.c", "../elementwise/scalar_math.c", "../elementwise/scalar_logic.c",
+                     "../scalars/scalar_special.c", "reduction.c")
 
     __props__ = ("kind", "axis", "keepdims")
     kind = "sum"

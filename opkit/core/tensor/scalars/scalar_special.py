@@ -9,7 +9,9 @@ PyTensor defines by a formula (log1mexp, xlogx, xlogy0, xlog1py).
   and rounded, as scipy's float loops do, which makes libm's erf, erfc, lgamma and tgamma scipy's to
   the last bit; libm's double erf is within 3 ulps of scipy's (cephes); its double erfc, lgamma and
   tgamma are hundreds of ulps from scipy's in the tails (and near the roots of lgamma), and libm's j0
-  and j1 millions near their roots: those run perform. Everywhere else perform calls scipy.special,
+  and j1 millions near their roots: those run perform. psi, i0, i1, erfcx and erfinv have C of opkit's own
+  (scalar_special.c beside this module: series, asymptotic expansions, a continued fraction and Halley steps,
+  each named there), within the ulps of their rows. Everywhere else perform calls scipy.special,
   imported on the first call (`scipy_special`), so that building graphs and running C never needs
   scipy; without it, perform raises ImportError saying what to install.
 - log1mexp, xlogx, xlogy0 and xlog1py have no scipy function: PyTensor's formula, written with numpy in the
@@ -194,15 +196,16 @@ def _polygamma(special):
 
 
 # The C expression of each is a macro of opkit/templates/scalar_ops.c.j2 (c_macro), computed in double
-# (scalar_math.c's helpers for lgamma, log1mexp, logit, xlogx, xlogy0).
+# (scalar_math.c's helpers for lgamma, log1mexp, logit, xlogx, xlogy0; psi, i0, i1, erfcx and erfinv are opkit's own
+# C, scalar_special.c beside this module).
 erf = _scipy("erf", c_dtypes=("float32", "float64"))
 erfc = _scipy("erfc", c_dtypes=("float32",))
-erfcx = _scipy("erfcx")
-erfinv = _scipy("erfinv")
+erfcx = _scipy("erfcx", c_dtypes=("float32", "float64"))
+erfinv = _scipy("erfinv", c_dtypes=("float32", "float64"))
 erfcinv = _scipy("erfcinv")
 gammaln = _scipy("gammaln", c_dtypes=("float32",))
 gamma = _scipy("gamma", c_dtypes=("float32",))
-psi = _scipy("psi")
+psi = _scipy("psi", c_dtypes=("float32", "float64"))
 tri_gamma = _scipy("tri_gamma", scipy_name="polygamma", leading=(1,), function=_polygamma)
 polygamma = _scipy("polygamma", 2, function=_polygamma)
 beta = _scipy("beta", 2)
@@ -222,8 +225,8 @@ ive = _scipy("ive", 2)
 kv = _scipy("kv", 2)
 kve = _scipy("kve", 2)
 gammaincc = _scipy("gammaincc", 2)
-i0 = _scipy("i0")
-i1 = _scipy("i1")
+i0 = _scipy("i0", c_dtypes=("float32", "float64"))
+i1 = _scipy("i1", c_dtypes=("float32", "float64"))
 j0 = _scipy("j0")
 j1 = _scipy("j1")
 logit = _scipy("logit", c_dtypes=("float32", "float64"))
