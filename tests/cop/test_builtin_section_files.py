@@ -132,4 +132,4 @@ def test_opkits_section_ops_are_coops_whose_files_opkit_info_lists():
     assert isinstance(op, opkit.COp) and op.func_files == section_paths(Reshape)
     info = opkit.ops.info("sum")  # registered as a class
     assert [pathlib.Path(f).name for f in info["c_files"]] == ["broadcast.c", "elemwise.c", "scalar_math.c",
-                                                          "scalar_logic.c", "reduction.c"]
+                                                          "scalar_logic.c", "scalar_special.c", "reduction.c"]
