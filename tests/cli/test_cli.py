@@ -54,7 +54,7 @@ def test_list_shows_opkits_own_ops_under_a_flag(capsys):
                    "op_class": "opkit.core.tensor.elementwise.elemwise.Elemwise", "conflict": False, "builtin": True}
     package = pathlib.Path(opkit.__file__).parent
     assert [pathlib.Path(f).name for f in c_files] == ["broadcast.c", "elemwise.c", "scalar_math.c",
-                                                        "scalar_logic.c"]
+                                                        "scalar_logic.c", "scalar_special.c"]
     assert all(pathlib.Path(f).is_file() and package in pathlib.Path(f).parents for f in c_files)
     assert {"name": "opkit", "distribution": dist, "version": "0.1.0", "module": "opkit.plugins.builtin",
             "status": "loaded", "error": "", "location": "", "warnings": []} in data["plugins"]
