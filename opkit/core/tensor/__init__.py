@@ -51,5 +51,6 @@ LAYERS = (
     ("gradients", ("elemwise_grad", "elemwise_math_grad", "elemwise_elementary_grad", "elemwise_special_grad",
                    "reduce_grad", "shape_grad", "advanced_grad")),
     ("language", ("row", "example_inputs", "shape_examples", "elementwise_rows", "special_rows", "reduction_rows",
-                  "product_rows", "shape_rows", "indexing_rows", "sort_rows", "porting_rows", "render", "__main__")),
+                  "product_rows", "shape_rows", "indexing_rows", "sort_rows", "porting_rows", "linalg_rows", "render",
+                  "__main__")),
 )

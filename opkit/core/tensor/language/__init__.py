@@ -11,7 +11,7 @@ import importlib
 from opkit.core.tensor.language.row import Row
 
 FAMILY_MODULES = ("elementwise_rows", "special_rows", "reduction_rows", "product_rows", "shape_rows",
-                  "indexing_rows", "sort_rows", "porting_rows")
+                  "indexing_rows", "sort_rows", "porting_rows", "linalg_rows")
 
 
 def rows() -> list[Row]:

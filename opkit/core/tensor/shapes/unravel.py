@@ -17,7 +17,8 @@ def _order(order, what):
     return order
 
 
-def _integers(value, what, name):
+def integer_tensor(value, what, name):
+    """`value` as a tensor of an integer dtype, or a TypeError naming `what`'s argument `name`."""
     value = as_tensor_variable(value)
     if np.dtype(value.dtype).kind not in "iu":
         raise TypeError(f"{what}: {name} must be integers, got {value} of type {value.type}")
@@ -30,8 +31,8 @@ def _dims_vector(dims, what):
     from opkit.core.tensor.shapes.reshape import _shape_vector
 
     if isinstance(dims, (list, tuple)) and any(isinstance(d, Variable) for d in dims):
-        dims = _shape_vector([_integers(d, what, "dims") for d in dims])
-    dims = cast(_integers(dims, what, "dims"), "int64")
+        dims = _shape_vector([integer_tensor(d, what, "dims") for d in dims])
+    dims = cast(integer_tensor(dims, what, "dims"), "int64")
     if dims.ndim != 1 or dims.type.shape[0] is None and getattr(dims, "data", None) is None:
         raise ValueError(f"{what}: dims must be a vector of known length (a tuple of ints, or specify_shape it)")
     return dims
@@ -50,7 +51,7 @@ class UnravelIndex(Op):
         self.order = _order(order, "unravel_index")
 
     def make_node(self, indices, dims):
-        indices, dims = _integers(indices, "unravel_index", "indices"), _dims_vector(dims, "unravel_index")
+        indices, dims = integer_tensor(indices, "unravel_index", "indices"), _dims_vector(dims, "unravel_index")
         outputs = [TensorType("int64", indices.type.shape)() for _ in range(_length(dims))]
         return Apply(self, [indices, dims], outputs)
 
@@ -86,7 +87,7 @@ class RavelMultiIndex(Op):
 
     def make_node(self, *inputs):
         *multi_index, dims = inputs
-        multi_index = [_integers(i, "ravel_multi_index", "multi_index") for i in multi_index]
+        multi_index = [integer_tensor(i, "ravel_multi_index", "multi_index") for i in multi_index]
         dims = _dims_vector(dims, "ravel_multi_index")
         if len(multi_index) != _length(dims):
             raise ValueError(f"ravel_multi_index: {len(multi_index)} coordinate arrays for {_length(dims)} dims")

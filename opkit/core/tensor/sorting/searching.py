@@ -14,16 +14,10 @@ import numpy as np
 from opkit.core.graph import Apply
 from opkit.core.op import Op
 from opkit.core.tensor.shapes.alloc import cast, float_zeros_like
+from opkit.core.tensor.shapes.unravel import integer_tensor
 from opkit.core.tensor.sorting.sort import KINDS, Argsort, Sort, argsort, lane_axis, sort
 from opkit.core.tensor.types.type import TensorType
 from opkit.core.tensor.types.variable import as_tensor_variable
-
-
-def _integer_tensor(value, what, name):
-    value = as_tensor_variable(value)
-    if np.dtype(value.dtype).kind not in "iu":
-        raise TypeError(f"{what}: {name} must be integers, got {value} of dtype {value.dtype}")
-    return value
 
 
 # -- PyTensor's sort ops ---------------------------------------------------------------------------------------
@@ -80,7 +74,7 @@ class SearchsortedOp(Op):
             raise ValueError(f"searchsorted: x must be a vector (1-d), got {x} with {x.ndim} dimensions")
         inputs = [x, v]
         if sorter is not None:
-            sorter = _integer_tensor(sorter, "searchsorted", "sorter")
+            sorter = integer_tensor(sorter, "searchsorted", "sorter")
             if sorter.ndim != 1:
                 raise ValueError(f"searchsorted: sorter must be a vector, got {sorter} with {sorter.ndim} "
                                  "dimensions")
@@ -201,7 +195,7 @@ def bincount(x, weights=None, minlength=None, assert_nonneg=False):
     if minlength is not None:
         if isinstance(minlength, (int, np.integer)) and not isinstance(minlength, bool) and minlength < 0:
             raise ValueError("'minlength' must not be negative")
-        length = maximum(length, cast(_integer_tensor(minlength, "bincount", "minlength"), "int64"))
+        length = maximum(length, cast(integer_tensor(minlength, "bincount", "minlength"), "int64"))
     if weights is None:
         return advanced_inc_subtensor(zeros([length], dtype="int64"), constant(np.int64(1)), x)
     weights = as_tensor_variable(weights)
@@ -253,7 +247,7 @@ def permute_row_elements(x, y, inverse=False):
     from opkit.core.tensor.shapes.take_along_axis import take_along_axis
 
     x = as_tensor_variable(x)
-    y = _integer_tensor(y, "permute_row_elements", "y (the permutations)")
+    y = integer_tensor(y, "permute_row_elements", "y (the permutations)")
     if x.ndim == 0 or y.ndim == 0:
         raise ValueError(f"permute_row_elements: x and y need at least one axis, got {x.ndim}-d and {y.ndim}-d")
     if x.ndim < y.ndim:
@@ -266,7 +260,7 @@ def permute_row_elements(x, y, inverse=False):
 
 def inverse_permutation(perm):
     """Return the inverse of each permutation in `perm`'s last axis (PyTensor's), in perm's dtype."""
-    perm = _integer_tensor(perm, "inverse_permutation", "perm")
+    perm = integer_tensor(perm, "inverse_permutation", "perm")
     if perm.ndim == 0:
         raise ValueError("inverse_permutation: perm must have at least one axis, got a scalar")
     return cast(argsort(perm, axis=-1), perm.dtype)

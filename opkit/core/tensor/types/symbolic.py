@@ -282,82 +282,6 @@ class _TensorOperators:
         """Return the running product along `axis` (None: flattened), numpy's dtype."""
         return find("cumprod")(self, axis)
 
-    # elementwise functions as methods (PyTensor's and Theano's TensorVariable): x.exp() is exp(x)
-    def arccos(self):
-        return find("arccos")(self)
-
-    def arccosh(self):
-        return find("arccosh")(self)
-
-    def arcsin(self):
-        return find("arcsin")(self)
-
-    def arcsinh(self):
-        return find("arcsinh")(self)
-
-    def arctan(self):
-        return find("arctan")(self)
-
-    def arctanh(self):
-        return find("arctanh")(self)
-
-    def ceil(self):
-        return find("ceil")(self)
-
-    def cos(self):
-        return find("cos")(self)
-
-    def cosh(self):
-        return find("cosh")(self)
-
-    def deg2rad(self):
-        return find("deg2rad")(self)
-
-    def exp(self):
-        return find("exp")(self)
-
-    def exp2(self):
-        return find("exp2")(self)
-
-    def expm1(self):
-        return find("expm1")(self)
-
-    def floor(self):
-        return find("floor")(self)
-
-    def log(self):
-        return find("log")(self)
-
-    def log10(self):
-        return find("log10")(self)
-
-    def log1p(self):
-        return find("log1p")(self)
-
-    def log2(self):
-        return find("log2")(self)
-
-    def rad2deg(self):
-        return find("rad2deg")(self)
-
-    def sin(self):
-        return find("sin")(self)
-
-    def sinh(self):
-        return find("sinh")(self)
-
-    def sqrt(self):
-        return find("sqrt")(self)
-
-    def tan(self):
-        return find("tan")(self)
-
-    def tanh(self):
-        return find("tanh")(self)
-
-    def trunc(self):
-        return find("trunc")(self)
-
     def clip(self, a_min, a_max):
         """Return this tensor limited to [a_min, a_max] elementwise (clip)."""
         return find("clip")(self, a_min, a_max)
@@ -446,6 +370,26 @@ class _TensorOperators:
         raise TypeError("the truth value of a symbolic tensor is not known until it is computed")
 
     __hash__ = object.__hash__
+
+
+# Elementwise functions as methods (PyTensor's and Theano's TensorVariable): x.exp() is exp(x).
+UNARY_METHODS = ("arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "ceil", "cos", "cosh", "deg2rad",
+                 "exp", "exp2", "expm1", "floor", "log", "log10", "log1p", "log2", "rad2deg", "sin", "sinh", "sqrt", "tan",
+                 "tanh", "trunc")
+
+
+def _unary_method(name):
+    def method(self):
+        return find(name)(self)
+
+    method.__name__, method.__qualname__ = name, f"_TensorOperators.{name}"
+    method.__doc__ = f"Return {name}(self)."
+    return method
+
+
+for _name in UNARY_METHODS:
+    setattr(_TensorOperators, _name, _unary_method(_name))
+del _name
 
 
 class TensorVariable(_TensorOperators, Variable):
