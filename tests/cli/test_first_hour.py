@@ -144,7 +144,15 @@ def test_opkit_list_shows_installed_packages_and_fits_the_terminal(sqplus, user)
     data = json.loads(user.sh("opkit list --json", cwd=work).stdout)
     names = {row["name"]: row for row in data["ops"]}
     assert names["sqplus"]["builtin"] is False and names["add"]["builtin"] is True
-    assert len(names["add"]["c_files"]) == 4 and data["types"] and data["plugins"]
+    # the clone's opkit lists add's section files, the ones this checkout's Elemwise names
+    from opkit.core.c_source import section_paths
+    from opkit.core.tensor.elementwise.elemwise import Elemwise
+
+    package = ROOT / "opkit"
+    expected = [os.path.relpath(path, package) for path in section_paths(Elemwise)]
+    listed = names["add"]["c_files"]
+    assert len(listed) == len(expected) and all(path.endswith(f"/opkit/{rel}") for path, rel in zip(listed, expected))
+    assert len(expected) >= 4 and data["types"] and data["plugins"]
 
 
 @pytest.mark.soak

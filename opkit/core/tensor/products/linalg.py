@@ -22,6 +22,7 @@ import numpy as np
 
 from opkit.core.graph import Apply
 from opkit.core.op import Op
+from opkit.core.tensor.types.shape_checks import check_chain
 from opkit.core.tensor.types.type import TensorType
 from opkit.core.tensor.types.variable import as_tensor_variable
 
@@ -43,9 +44,20 @@ def _matrix(x, what, square=True):
     return x
 
 
-def _as_result(x):
-    """`x` in its result dtype (numpy.linalg refuses float16; ints give float64)."""
+def _as_result(x, square=None):
+    """`x` in its result dtype (numpy.linalg refuses float16; ints give float64); checked square for `square`."""
+    if square is not None and x.shape[0] != x.shape[1]:
+        raise np.linalg.LinAlgError(_SQUARE.format(square).format(*x.shape))
     return np.asarray(x, dtype=_result_dtype(str(x.dtype)))
+
+
+_SQUARE = "{}: the last 2 dimensions of the array must be square, got shape ({{}}, {{}})"
+_ROWS = "solve: b has {} rows for the ({}, {}) matrix a"
+
+
+def _square_checks(what, shape):
+    """shape_checks of an op whose input of symbolic `shape` must be square: numpy's LinAlgError, with the shape."""
+    return [check_chain([("LinAlgError", _SQUARE.format(what), "eq", shape[0], shape[1], tuple(shape))])]
 
 
 class MatrixInverse(Op):
@@ -58,10 +70,13 @@ class MatrixInverse(Op):
         return Apply(self, [x], [TensorType(_result_dtype(x.dtype), x.type.shape)()])
 
     def perform(self, node, inputs, output_storage):
-        output_storage[0][0] = np.linalg.inv(_as_result(inputs[0]))
+        output_storage[0][0] = np.linalg.inv(_as_result(inputs[0], "matrix_inverse"))
 
     def infer_shape(self, node, input_shapes):
         return [input_shapes[0]]
+
+    def shape_checks(self, node, input_shapes):
+        return _square_checks("matrix_inverse", input_shapes[0])
 
     def grad(self, inputs, output_grads):
         from opkit.core.tensor.elementwise.basic import dot
@@ -80,10 +95,13 @@ class Det(Op):
         return Apply(self, [x], [TensorType(_result_dtype(x.dtype), ())()])
 
     def perform(self, node, inputs, output_storage):
-        output_storage[0][0] = np.asarray(np.linalg.det(_as_result(inputs[0])))
+        output_storage[0][0] = np.asarray(np.linalg.det(_as_result(inputs[0], "det")))
 
     def infer_shape(self, node, input_shapes):
         return [()]
+
+    def shape_checks(self, node, input_shapes):
+        return _square_checks("det", input_shapes[0])
 
     def grad(self, inputs, output_grads):
         (x,), (g,) = inputs, output_grads
@@ -105,11 +123,19 @@ class Solve(Op):
 
     def perform(self, node, inputs, output_storage):
         a, b = inputs
+        _as_result(a, "solve")
+        if b.shape[0] != a.shape[0]:
+            raise ValueError(_ROWS.format(b.shape[0], *a.shape))
         dtype = node.outputs[0].dtype
         output_storage[0][0] = np.asarray(np.linalg.solve(a.astype(dtype), b.astype(dtype)), dtype=dtype)
 
     def infer_shape(self, node, input_shapes):
         return [(input_shapes[0][1],) + tuple(input_shapes[1][1:])]
+
+    def shape_checks(self, node, input_shapes):
+        (n, m), rows = input_shapes[0], input_shapes[1][0]
+        return [check_chain([("LinAlgError", _SQUARE.format("solve"), "eq", n, m, (n, m)),
+                             ("ValueError", _ROWS, "eq", rows, n, (rows, n, m))])]
 
     def grad(self, inputs, output_grads):
         from opkit.core.tensor.elementwise.basic import dot
@@ -132,10 +158,13 @@ class Cholesky(Op):
         return Apply(self, [x], [TensorType(_result_dtype(x.dtype), x.type.shape)()])
 
     def perform(self, node, inputs, output_storage):
-        output_storage[0][0] = np.linalg.cholesky(_as_result(inputs[0]))
+        output_storage[0][0] = np.linalg.cholesky(_as_result(inputs[0], "cholesky"))
 
     def infer_shape(self, node, input_shapes):
         return [input_shapes[0]]
+
+    def shape_checks(self, node, input_shapes):
+        return _square_checks("cholesky", input_shapes[0])
 
     def grad(self, inputs, output_grads):
         from opkit.core.tensor.elementwise.basic import dot
@@ -170,11 +199,14 @@ class Eigh(Op):
         return Apply(self, [x], [TensorType(real, x.type.shape[:1])(), TensorType(dtype, x.type.shape)()])
 
     def perform(self, node, inputs, output_storage):
-        w, v = np.linalg.eigh(_as_result(inputs[0]), UPLO=self.UPLO)
+        w, v = np.linalg.eigh(_as_result(inputs[0], "eigh"), UPLO=self.UPLO)
         output_storage[0][0], output_storage[1][0] = w, v
 
     def infer_shape(self, node, input_shapes):
         return [input_shapes[0][:1], input_shapes[0]]
+
+    def shape_checks(self, node, input_shapes):
+        return _square_checks("eigh", input_shapes[0])
 
     def grad(self, inputs, output_grads):
         raise NotImplementedError("eigh: opkit does not implement the gradient of Eigh")

@@ -29,7 +29,7 @@ RELATIONS = {
     "in_range": lambda a, b: -b <= a < b,
     "broadcasts": lambda a, b: a == 1 or a == b,
 }
-EXCEPTIONS = {"ValueError": ValueError, "IndexError": IndexError}
+EXCEPTIONS = {"ValueError": ValueError, "IndexError": IndexError, "LinAlgError": np.linalg.LinAlgError}
 
 
 def _message_pieces(template):
@@ -86,7 +86,7 @@ class Assert(Op):
                       ctypes=[c_dtype(v.dtype) for v in node.inputs], fail=sub["fail"])
 
     def c_code_cache_version(self):
-        return (2,)
+        return (3,)
 
     def infer_shape(self, node, input_shapes):
         return [()]
