@@ -13,8 +13,8 @@ The C an op generates is the link layer's part of the identity (opkit.link.code_
 
 from __future__ import annotations
 
+import _thread
 import functools
-import threading
 import types
 import weakref
 
@@ -22,7 +22,8 @@ from opkit.core.digest import sha256
 
 _SIMPLE = (type(None), bool, int, float, complex, str, bytes, type(Ellipsis))
 _class_digests: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # class -> (its dict values, digest)
-_local = threading.local()  # .in_progress: the classes this thread is digesting (an attribute may hold an instance)
+# threading.local(), without importing threading (a warm process does not)
+_local = _thread._local()  # .in_progress: the classes this thread is digesting (an attribute may hold an instance)
 _DEPTH = 4  # how deep held objects are followed (an op's scalar function's loop's closure)
 _SKIPPED = frozenset(["__doc__", "__dict__", "__weakref__", "__module__", "__qualname__", "__annotations__",
                       "__firstlineno__", "__static_attributes__", "__slotnames__", "__abstractmethods__",

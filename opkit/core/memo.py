@@ -8,7 +8,7 @@ bound.
 
 from __future__ import annotations
 
-import threading
+import _thread
 from collections import OrderedDict
 
 
@@ -20,7 +20,7 @@ class BoundedMemo:
             raise ValueError(f"a memo keeps at least one entry, got limit={limit}")
         self.limit = limit
         self._entries: OrderedDict = OrderedDict()
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()  # threading.Lock(), without importing threading
 
     def get(self, key, default=None):
         with self._lock:

@@ -7,12 +7,12 @@ A GPU version is registered per op class with ``register_gpu_version(op_class, m
 
 from __future__ import annotations
 
-import threading
+import _thread
 
 from opkit.core.graph import Constant
 
 _REGISTRY: dict = {}
-_LOCK = threading.Lock()
+_LOCK = _thread.allocate_lock()  # threading.Lock(), without importing threading
 
 
 def register_gpu_version(op_class, make_gpu_node):

@@ -7,11 +7,12 @@ Python (between C regions, or under a Python linker) are timed around their thun
 
 from __future__ import annotations
 
+import _thread
 import contextlib
-import threading
 import time
 
-_local = threading.local()  # .stack: the ProfileStats of the functions this thread is linking
+# threading.local(), without importing threading (a warm process does not)
+_local = _thread._local()  # .stack: the ProfileStats of the functions this thread is linking
 
 
 class ProfileStats:

@@ -11,8 +11,6 @@ reading and writing inside its module; every other linker gets
 
 from __future__ import annotations
 
-import threading
-
 from opkit.core.graph import Constant, Variable, ancestors, io_toposort
 from opkit.core.record import Record
 from opkit.core.shared import SharedVariable
@@ -237,6 +235,8 @@ def python_update_runner(runner, plan, n_outputs):
     concurrent calls never lose an update; a call made from inside a running
     call (a Python op calling its own function) goes on.
     """
+    import threading
+
     cells, targets = plan.cells(), list(plan.updates)
     returned, total = len(plan.outputs), n_outputs
     lock = threading.RLock() if targets else None

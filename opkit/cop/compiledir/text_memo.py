@@ -14,9 +14,9 @@ and replaced, never compiled.
 
 from __future__ import annotations
 
+import _thread
 import functools
 import os
-import threading
 
 from opkit.core.digest import sha256
 from opkit.cop.compiledir.layout import rendered_dir
@@ -26,7 +26,7 @@ MAX_KEPT = 20000  # texts kept in the cache directory before a process clears th
 
 _PLAIN = (str, int, float, bool, type(None))
 _pending: dict = {}  # path -> (sealed data to write, folder to bound): made, not written yet
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()  # threading.Lock(), without importing threading
 _at_exit = False  # whether flush runs at exit
 
 

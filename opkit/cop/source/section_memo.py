@@ -21,10 +21,10 @@ Answers made of values that are not plain data are never kept.
 
 from __future__ import annotations
 
+import _thread
 import functools
 import json
 import os
-import threading
 import time
 
 from opkit.core.digest import sha256
@@ -38,7 +38,7 @@ ENGINE_MODULES = ("sections.py", "macros.py", "macro_values.py", "cop.py", "sect
 _files: dict = {}  # paths -> _Files
 _answers: dict = {}  # key -> answer, this process's
 _versions: dict = {}  # (files' key, added macros) -> (version, the headers, their stamp, when last stamped)
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()  # threading.Lock(), without importing threading
 
 
 @functools.lru_cache(maxsize=None)

@@ -15,7 +15,7 @@ import os
 import pathlib
 import stat
 import sys
-import threading
+import _thread
 import time
 import warnings
 
@@ -47,7 +47,7 @@ class _StaleEntry(_CorruptEntry):
     """A cache entry was built from a header that has changed since: built again, without a warning."""
 
 
-_events_lock = threading.Lock()
+_events_lock = _thread.allocate_lock()  # threading.Lock(), without importing threading
 
 
 def _count(events: collections.Counter, what: str) -> None:

@@ -7,10 +7,9 @@ config.compile_lock_timeout.
 
 from __future__ import annotations
 
-import fcntl
+import _thread
 import os
 import pathlib
-import threading
 import time
 import warnings
 
@@ -28,7 +27,7 @@ class CompileLockTimeout(CompileError, TimeoutError):
     """Another process held a module's compile lock longer than config.compile_lock_timeout."""
 
 
-_thread_locks: dict[str, threading.Lock] = {}  # lock file path -> lock; setdefault is atomic
+_thread_locks: dict[str, _thread.LockType] = {}  # lock file path -> lock; setdefault is atomic
 _held_fds: set[int] = set()
 
 
@@ -49,7 +48,7 @@ class KeyLock:
 
     def __init__(self, path: pathlib.Path):
         self.path, self.fd = str(path), None
-        self.thread_lock = _thread_locks.setdefault(self.path, threading.Lock())
+        self.thread_lock = _thread_locks.setdefault(self.path, _thread.allocate_lock())
 
     def acquire(self, wait: bool = True) -> bool:
         """Take the lock; without `wait`, return False at once if anyone holds it."""
@@ -72,6 +71,8 @@ class KeyLock:
         return False
 
     def _try_flock(self) -> bool:
+        import fcntl
+
         try:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         except FileNotFoundError:
@@ -103,6 +104,8 @@ class KeyLock:
 
     def release(self, unlink: bool = False):
         """Release the lock; with `unlink`, remove its file first (eviction does)."""
+        import fcntl
+
         fd, self.fd = self.fd, None
         _held_fds.discard(fd)
         try:
