@@ -8,7 +8,6 @@ and for Shape_i SHAPE_I_INDEX (its i). opkit's own TensorType registers files (o
 
 from __future__ import annotations
 
-import copy
 import os
 import pathlib
 
@@ -101,6 +100,8 @@ class DeepCopyOp(_RegisteredCOp):
         return Apply(self, [x], [x.type()])
 
     def perform(self, node, inputs, output_storage):
+        import copy
+
         value = inputs[0]
         output_storage[0][0] = value.copy() if hasattr(value, "copy") else copy.deepcopy(value)
 

@@ -8,7 +8,6 @@ so ``set_value`` between calls is seen by the next call of every function.
 
 from __future__ import annotations
 
-import copy
 import numbers
 from typing import Any
 
@@ -78,6 +77,8 @@ class SharedVariable(Variable):
         A borrowed array is never written by opkit (updates store new arrays), but
         writing into it changes what every function reads.
         """
+        import copy
+
         value = self.container.storage[0]
         return value if borrow else copy.deepcopy(value)
 
@@ -132,6 +133,8 @@ def shared(value: Any, name: str | None = None, strict: bool = False, borrow: bo
 
 def _filtered(value, filter, borrow):
     """Return filter(value), copied unless `borrow` when it is (or may share memory with) `value` itself."""
+    import copy
+
     result = filter(value)
     if not borrow and (result is value or (isinstance(result, np.ndarray) and isinstance(value, np.ndarray)
                                            and np.may_share_memory(result, value))):

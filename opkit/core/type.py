@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import functools
 from typing import Any
 
@@ -84,6 +83,8 @@ class Type:
         return self.make_variable(name)
 
     def clone(self):
+        import copy
+
         return copy.copy(self)
 
     def __eq__(self, other):

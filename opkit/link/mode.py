@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import importlib
 
 from opkit.core.rewrites import PIPELINES, REWRITES
@@ -75,6 +74,8 @@ class Mode:
 
     def with_device(self, device):
         """Return a copy of this mode whose functions are made for `device` (see Mode's `device`)."""
+        import copy
+
         made = copy.copy(self)
         from opkit.gpu.device import check_device
 

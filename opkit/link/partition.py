@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import heapq
-
 from opkit.cop.toolchain.extension import BASE_COMPILE_ARGS, build_flags
 from opkit.cop.generate.cinterface import op_has_c
 from opkit.cop.generate.flag_clash import ModuleFlags
@@ -67,6 +65,8 @@ def _reordered(nodes, c_ids, flags, batch_python):
     nodes only when no C node can run, all those ready then at once; without it, the first ready node
     of the toposort.
     """
+    import heapq
+
     position = {id(node): k for k, node in enumerate(nodes)}
     producer = {id(variable): node for node in nodes for variable in node.outputs}
     users, waiting = {}, {}
@@ -113,6 +113,8 @@ def _reordered(nodes, c_ids, flags, batch_python):
 
 def _first_joining(ready_c, run):
     """Pop and return the first ready C node that may join `run` (None if there is no run or none may)."""
+    import heapq
+
     if not run.nodes or not ready_c:
         return None
     if not run.checks:

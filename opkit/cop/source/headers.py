@@ -17,7 +17,6 @@ from __future__ import annotations
 import functools
 import os
 import re
-import shlex
 
 from opkit.core.digest import sha256
 
@@ -50,7 +49,11 @@ def search_dirs(include_dirs, compile_args=()) -> tuple[tuple[str, ...], tuple[s
 def _search_dirs(include_dirs, compile_args, cflags, environment):
     """search_dirs of everything it reads, given (a recompile reads the same again; see search_dirs)."""
     quoted, every = [], list(include_dirs)
-    words = list(compile_args) + shlex.split(cflags)
+    words = list(compile_args)
+    if cflags:  # most processes set none: no shlex to import
+        import shlex
+
+        words += shlex.split(cflags)
     for k, word in enumerate(words):
         option = next((o for o in _PATH_OPTIONS if word.startswith(o)), None)
         if option is None:

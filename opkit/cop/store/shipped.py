@@ -17,7 +17,6 @@ Sanitized modules are never shipped, and a sanitized process never loads a shipp
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import pathlib
@@ -220,6 +219,8 @@ def ship_module(parts, module, into, description: dict) -> pathlib.Path:
 @contextlib.contextmanager
 def _publish_lock(entry: pathlib.Path):
     """Hold an flock on the entry's directory: one publisher per key at a time; the kernel frees it if one dies."""
+    import fcntl
+
     fd = os.open(entry, os.O_RDONLY | os.O_DIRECTORY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)

@@ -15,7 +15,6 @@ Prune's leftovers (failed builds, trash, locks, unusable precompiled headers, ki
 
 from __future__ import annotations
 
-import fcntl
 import os
 import pathlib
 
@@ -39,6 +38,8 @@ class Upkeep:
 
     def account(self, delta: int) -> int | None:
         """Add `delta` bytes to the running total and return it (None where it cannot be kept)."""
+        import fcntl
+
         try:
             fd = os.open(self.cache.root / TOTAL, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         except OSError:
@@ -61,6 +62,8 @@ class Upkeep:
             os.close(fd)
 
     def set_total(self, total: int):
+        import fcntl
+
         try:
             fd = os.open(self.cache.root / TOTAL, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         except OSError:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import os
-import shlex
 import sys
 import sysconfig
 from typing import NamedTuple
@@ -38,6 +37,8 @@ def find_compiler() -> Compiler:
 def _locate() -> tuple[str, ...]:
     """Return the compiler command with its program resolved to a path, or raise CompileError."""
     if config.cxx:
+        import shlex
+
         command = shlex.split(config.cxx)
         path = _which(command[0]) if command else None
         if path is None:

@@ -12,11 +12,8 @@ from __future__ import annotations
 
 import functools
 import os
-import pathlib
 import re
-import shlex
 import sys
-import sysconfig
 
 from opkit.config import config
 from opkit.cop.toolchain.compiler import Compiler, find_compiler, python_include_dirs, run_tool
@@ -54,6 +51,9 @@ def shared_link_flags() -> tuple[str, ...]:
     so are its debug and optimisation flags; `-shared` (or macOS' `-bundle`) is
     always there.
     """
+    import shlex
+    import sysconfig
+
     link_shared = sysconfig.get_config_var("LDCXXSHARED") or sysconfig.get_config_var("LDSHARED") or ""
     words = shlex.split(link_shared)
     start = next((i for i, word in enumerate(words) if word.startswith("-")), len(words))
@@ -67,6 +67,8 @@ def shared_link_flags() -> tuple[str, ...]:
 
 def extension_suffix() -> str:
     """Return this Python's file name suffix for extension modules (e.g. .cpython-311-x86_64-linux-gnu.so)."""
+    import sysconfig
+
     return sysconfig.get_config_var("EXT_SUFFIX") or ".so"
 
 
@@ -93,6 +95,8 @@ def compile_object(source: str, name: str, work_dir, *, include_dirs=(), extra_c
 
     With `syntax_only`, only check it (g++ -fsyntax-only): no object is written.
     """
+    import pathlib
+
     work_dir = pathlib.Path(work_dir)
     work_dir.mkdir(parents=True, exist_ok=True)
     source_path = work_dir / f"{name}.cpp"
@@ -134,6 +138,8 @@ def link_extension(objects, module_name: str, work_dir, *, library_dirs=(), libr
     The error of a failed link names `<work_dir>/<module_name>.cpp` (the module's
     own source, when there is one) as where to look.
     """
+    import pathlib
+
     work_dir = pathlib.Path(work_dir)
     target = work_dir / f"{module_name}{extension_suffix()}"
     _, link_args = build_flags()
@@ -218,6 +224,8 @@ def _misspelt_macro_hints(output: str, source_path) -> list[str]:
 
 def _compile_error(failed: _CommandFailed, module_name: str, source_path: pathlib.Path) -> CompileError:
     """Turn a failed command into a CompileError: a header, the first errors, and where to look."""
+    import shlex
+
     log_path = source_path.with_suffix(".log")
     # A path in the command keeps its bytes, UTF-8 or not (Python holds the others as lone surrogates).
     log = f"full compiler output in {log_path}"

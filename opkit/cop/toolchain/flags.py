@@ -9,7 +9,6 @@ function's token's is opkit.cop.toolchain.identity.requested_toolchain: each tak
 from __future__ import annotations
 
 import functools
-import shlex
 
 from opkit.config import config
 from opkit.cop.toolchain.compiler import find_compiler
@@ -57,7 +56,11 @@ def _module_flags(march, openmp, sanitize, debug, cflags):
         link_args.append(OPENMP_FLAG)
     compile_args += _sanitize_flags(sanitize) + _debug_flags(debug)
     link_args += _sanitize_flags(sanitize)
-    words = shlex.split(cflags)
+    words = []
+    if cflags:  # most processes set none: no shlex to import
+        import shlex
+
+        words = shlex.split(cflags)
     return tuple(compile_args + words), tuple(link_args + words)
 
 

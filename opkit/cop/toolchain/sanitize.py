@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import os
 import platform
-import shlex
 import sys
 
 from opkit.config import config
@@ -72,6 +71,8 @@ def runtime_loaded():
 
 def preload_hint(runtime=None, argv=None):
     """Return the command line that reruns this process (or `argv`) with the ASan runtime preloaded."""
+    import shlex
+
     runtime = runtime or asan_runtime() or "libasan.so"
     preload = ":".join(filter(None, [runtime, os.environ.get("LD_PRELOAD", "")]))
     options = os.environ.get("ASAN_OPTIONS", "")
