@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import array
 import contextlib
+import ctypes
 import os
 import sys
 
@@ -391,13 +391,13 @@ def config_error() -> str | None:
 # [2] the fewest elements worth a thread of their own (about 30 us of a simple loop: a team of
 # OpenMP threads costs a few us to start). Tests lower [2] to run small arrays on threads.
 THREAD_GRAIN = 32768
-_threads_cell = array.array("i", [1, 0, THREAD_GRAIN])
+_threads_cell = (ctypes.c_int * 3)(1, 0, THREAD_GRAIN)  # numpy imports ctypes; array would cost a fresh process
 _forked_after_team = False
 
 
 def threads_cell_address() -> int:
     """Return the address of the three C ints compiled modules read their thread limit from."""
-    return _threads_cell.buffer_info()[0]
+    return ctypes.addressof(_threads_cell)
 
 
 def _publish_threads(value: int) -> None:
