@@ -13,12 +13,12 @@ import stat
 
 from opkit.core.digest import sha256
 
-_HEX = re.compile(r"[0-9a-f]+")
+_HEX = r"[0-9a-f]+"
 
 
 def is_hex_name(name: str, length: int) -> bool:
     """Return whether `name` is exactly `length` lowercase hex digits (a key, shard or digest)."""
-    return len(name) == length and _HEX.fullmatch(name) is not None
+    return len(name) == length and re.fullmatch(_HEX, name) is not None
 
 
 def is_key(name: str) -> bool:

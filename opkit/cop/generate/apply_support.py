@@ -30,11 +30,11 @@ from opkit.cop.generate.node_code import RESTORE_LINE_PRAGMA, unique
 # A system header (<...>) is included at global scope, and so is a quoted one found in the header directories
 # with an include guard; any other quoted one stays in place: it may be written to be included once per node
 # (no include guard, the section's macros expanded in it).
-_INCLUDE = re.compile(r"^\s*#\s*include\s*(<|\"([^\"]+)\")")
-_GUARD = re.compile(r"\A\s*#\s*(?:pragma\s+once\b|ifndef\s+(\w+)\s*\n\s*#\s*define\s+(\w+)\b|"
-                    r"if\s+!\s*defined\s*\(?\s*(\w+)\s*\)?\s*\n\s*#\s*define\s+(\w+)\b)")
+_INCLUDE = r"^\s*#\s*include\s*(<|\"([^\"]+)\")"
+_GUARD = (r"\A\s*#\s*(?:pragma\s+once\b|ifndef\s+(\w+)\s*\n\s*#\s*define\s+(\w+)\b|"
+          r"if\s+!\s*defined\s*\(?\s*(\w+)\s*\)?\s*\n\s*#\s*define\s+(\w+)\b)")
 # Comments, string and character literals: their braces are not the code's.
-_NOT_CODE = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+_NOT_CODE = r'(?s)//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\''
 
 
 def describe(node, names):
@@ -51,16 +51,16 @@ def _guarded(path, mtime_ns):
     """Return True if the header at `path` starts with an include guard (or #pragma once)."""
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
-            head = _NOT_CODE.sub(lambda m: "\n" * m.group(0).count("\n"), handle.read(1 << 16))
+            head = re.sub(_NOT_CODE, lambda m: "\n" * m.group(0).count("\n"), handle.read(1 << 16))
     except OSError:
         return False
-    match = _GUARD.match(head)
+    match = re.match(_GUARD, head)
     return bool(match) and (match.group(1) == match.group(2) and match.group(3) == match.group(4))
 
 
 def global_include(line, header_dirs=()):
     """Return True if the #include `line` belongs at global scope: a system header, or a guarded quoted one."""
-    match = _INCLUDE.match(line)
+    match = re.match(_INCLUDE, line)
     if match is None:
         return False
     if match.group(1) == "<":
@@ -85,7 +85,7 @@ def lift_includes(text, namespace, line_name=None, close=None, reopen=None, head
     close = f"}} // namespace {namespace}" if close is None else close
     reopen = f"namespace {namespace} {{" if reopen is None else reopen
     # The code without comments and literals, line for line (a comment over several lines keeps its newlines).
-    code = _NOT_CODE.sub(lambda m: "\n" * m.group(0).count("\n"), _EXTERN_C.sub("extern_C ", text))
+    code = re.sub(_NOT_CODE, lambda m: "\n" * m.group(0).count("\n"), re.sub(_EXTERN_C, "extern_C ", text))
     braces, out, before = [], [], []
     for number, (line, code_line) in enumerate(zip(text.split("\n"), code.split("\n")), start=1):
         if not braces and global_include(line, header_dirs):
@@ -103,17 +103,17 @@ def lift_includes(text, namespace, line_name=None, close=None, reopen=None, head
     return "\n".join(out), before
 
 
-_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(define|undef)[ \t]+(\w+)(.*)$", re.M)
-_EXTERN_C = re.compile(r'\bextern\s*"C"')
-_EXTERN_C_BLOCK = re.compile(r"\bextern_C\s*\{")
-_EXTERN_C_ONE = re.compile(r"\bextern_C\s+([^;{}()=]*?)\b(\w+)\s*(?:\[[^\]]*\]\s*)*(\([^;{}]*\)\s*\{|=)")
-_DEFINITION = re.compile(r"(?:^|[;}])\s*[A-Za-z_][\w\s\*&:<>,]*?\b(\w+)\s*(?:\[[^\]]*\]\s*)*(?:\([^;{}]*\)\s*\{|=)")
+_DIRECTIVE = r"(?m)^[ \t]*#[ \t]*(define|undef)[ \t]+(\w+)(.*)$"
+_EXTERN_C = r'\bextern\s*"C"'
+_EXTERN_C_BLOCK = r"\bextern_C\s*\{"
+_EXTERN_C_ONE = r"\bextern_C\s+([^;{}()=]*?)\b(\w+)\s*(?:\[[^\]]*\]\s*)*(\([^;{}]*\)\s*\{|=)"
+_DEFINITION = r"(?:^|[;}])\s*[A-Za-z_][\w\s\*&:<>,]*?\b(\w+)\s*(?:\[[^\]]*\]\s*)*(?:\([^;{}]*\)\s*\{|=)"
 
 
 def macros_left_defined(text):
     """Return {macro: its definition} for the macros `text` defines and does not #undef after."""
     macros = {}
-    for kind, name, rest in _DIRECTIVE.findall(text.replace("\\\n", " ")):
+    for kind, name, rest in re.findall(_DIRECTIVE, text.replace("\\\n", " ")):
         if kind == "define":
             macros[name] = rest.strip()
         else:
@@ -121,25 +121,24 @@ def macros_left_defined(text):
     return macros
 
 
-_APPLY_SPECIFIC_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+APPLY_SPECIFIC\(\s*(\w+)\s*\)[ \t]+\1[ \t]*##[ \t]*(\w+)",
-                                    re.M)
-_APPLY_SPECIFIC_USE = re.compile(r"\bAPPLY_SPECIFIC\s*\(\s*(\w+)\s*\)")
+_APPLY_SPECIFIC_DEFINE = r"(?m)^[ \t]*#[ \t]*define[ \t]+APPLY_SPECIFIC\(\s*(\w+)\s*\)[ \t]+\1[ \t]*##[ \t]*(\w+)"
+_APPLY_SPECIFIC_USE = r"\bAPPLY_SPECIFIC\s*\(\s*(\w+)\s*\)"
 
 
 def _expand_apply_specific(text):
     """Return `text` with APPLY_SPECIFIC(x) spelled out as its own `#define` says (x_node_0): two nodes'
     `extern "C" ... APPLY_SPECIFIC(kernel)` (a GPU node's kernels under the interpreter) are two names."""
-    found = _APPLY_SPECIFIC_DEFINE.search(text)
+    found = re.search(_APPLY_SPECIFIC_DEFINE, text)
     if found is None:
         return text
-    return _APPLY_SPECIFIC_USE.sub(lambda m: m.group(1) + found.group(2), text)
+    return re.sub(_APPLY_SPECIFIC_USE, lambda m: m.group(1) + found.group(2), text)
 
 
 def extern_c_definitions(text):
     """Return the names `text` defines with C linkage (no namespace separates them), as far as a regex sees."""
-    code = _NOT_CODE.sub(" ", _EXTERN_C.sub("extern_C ", _expand_apply_specific(text)))
-    names = {m.group(2) for m in _EXTERN_C_ONE.finditer(code)}
-    for start in _EXTERN_C_BLOCK.finditer(code):
+    code = re.sub(_NOT_CODE, " ", re.sub(_EXTERN_C, "extern_C ", _expand_apply_specific(text)))
+    names = {m.group(2) for m in re.finditer(_EXTERN_C_ONE, code)}
+    for start in re.finditer(_EXTERN_C_BLOCK, code):
         depth, k = 1, start.end()
         while k < len(code) and depth:
             depth += {"{": 1, "}": -1}.get(code[k], 0)
@@ -151,7 +150,7 @@ def extern_c_definitions(text):
             if depth == 0 or (depth == 1 and char == "{"):
                 flat.append(char)
             depth -= char == "}"
-        names |= set(_DEFINITION.findall("".join(flat).replace("{", "{ }")))
+        names |= set(re.findall(_DEFINITION, "".join(flat).replace("{", "{ }")))
     return names
 
 

@@ -35,7 +35,7 @@ from opkit.cop.generate.node_code import FLAG_METHODS, Collector, asked_flags
 _NEUTRAL_PREFIXES = ("-W", "-g", "-fdiagnostics", "-fmessage-length")
 _NEUTRAL = frozenset({"-w", "-pipe", "-fPIC", "-fpic", "-pthread", "-fopenmp", "-fno-openmp", "-fopenmp-simd",
                       "-ffp-contract=off"})
-_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_IDENTIFIER = r"[A-Za-z_]\w*"
 _OWN_MACRO = "OPKIT_"  # opkit's own macros (the GPU interpreter's switch): one value per process, read by opkit's C
 
 
@@ -112,7 +112,7 @@ class NodeFlags:
                     texts += as_list(call(owner, "c_support_code")) + as_list(call(owner, "c_init_code"))
         except Exception:  # noqa: BLE001  (what raises here raises again, named, when the module is made)
             return None
-        return frozenset(_IDENTIFIER.findall("\n".join(map(str, texts))))
+        return frozenset(re.findall(_IDENTIFIER, "\n".join(map(str, texts))))
 
     def names_of(self, macros):
         """The macros of `macros` this node leaves undefined and its C text names."""

@@ -20,7 +20,7 @@ def unique(items):
     return result
 
 
-_APPLY_LABEL = re.compile(r"APPLY_SPECIFIC\s*\([^()]*\)\s*:(?!:)")
+_APPLY_LABEL = r"APPLY_SPECIFIC\s*\([^()]*\)\s*:(?!:)"
 
 
 class _Shared(Record):
@@ -42,7 +42,7 @@ class _Shared(Record):
         if texts != self.texts or any(self.texts[2:]):
             return False
         body = f"{code}\n{cleanup}".replace(f"APPLY_SPECIFIC(str) str##_{self.name}", "")  # the macro's own line
-        return self.name not in body and not _APPLY_LABEL.search(body)
+        return self.name not in body and not re.search(_APPLY_LABEL, body)
 
 
 class Sharing:

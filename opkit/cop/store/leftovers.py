@@ -12,7 +12,6 @@ header and anything that is not opkit's stay.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import pathlib
 import re
@@ -29,6 +28,8 @@ def tidy_pch(pch: str, everything: bool):
     Only opkit's names go (a digest directory's PCH_FILES and .tmp-* files); a digest directory is
     removed only once nothing else is in it.
     """
+    import fcntl
+
     try:
         with os.scandir(pch) as items:
             inside = [(item.name, item.path, item.is_dir(follow_symlinks=False)) for item in items]
@@ -67,7 +68,7 @@ def _pch_usable(path: str) -> bool:
     return _intact(pathlib.Path(path))
 
 
-_SEALED_TMP = re.compile(re.escape(TMP_PREFIX) + r"([1-9][0-9]{0,9})-[0-9a-f]+")  # private_fs.write_sealed's name
+_SEALED_TMP = re.escape(TMP_PREFIX) + r"([1-9][0-9]{0,9})-[0-9a-f]+"  # private_fs.write_sealed's name
 # A sealed file is written and renamed in well under this: an older .tmp-* file is a leftover whoever wrote it.
 TMP_GRACE_SECONDS = 3600
 
@@ -97,7 +98,7 @@ def writer_gone(path: str, name: str) -> bool:
     """Return whether `name` is write_sealed's temporary file (.tmp-<pid>-<hex>) and no longer being written:
     its process is gone from this machine, or it has not changed for TMP_GRACE_SECONDS (a pid of another
     machine, or one reused). Another name is not opkit's: False."""
-    match = _SEALED_TMP.fullmatch(name)
+    match = re.fullmatch(_SEALED_TMP, name)
     if match is None:
         return False
     try:

@@ -39,7 +39,7 @@ from opkit.core.digest import sha256
 
 # `#line 12 "/abs/path/op.c"` names where the source was when the module was built: a portable identity
 # keeps the file name only.
-_LINE_PATH = re.compile(r'(#line \d+ ")([^"\n]*/)?([^"\n/]*")')
+_LINE_PATH = r'(#line \d+ ")([^"\n]*/)?([^"\n/]*")'
 # What makes the compiler generate code for this host's CPU, whatever it is: resolved by the toolchain's compiler.
 _NATIVE = ("-march=native", "-mcpu=native", "-mtune=native")
 
@@ -161,7 +161,7 @@ def requested_toolchain() -> Toolchain:
 
 def _portable(text):
     """Return `text` with the folders of its `#line` directives left out."""
-    return _LINE_PATH.sub(r"\1\3", text) if "#line" in text else text
+    return re.sub(_LINE_PATH, r"\1\3", text) if "#line" in text else text
 
 
 def region_request(parts, toolchain: Toolchain, *, portable=False) -> CompileRequest:
