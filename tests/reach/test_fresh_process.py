@@ -24,6 +24,10 @@ from opkit.core import digest
 BUILD_ONLY = ("subprocess", "tempfile", "shutil", "socket", "zipfile", "importlib.resources", "difflib",
               "jinja2", "setuptools", "bz2", "lzma", "opkit.cop.toolchain.pch",
               "opkit.cop.source.sections", "opkit.cop.source.macros", "opkit.cop.source.cop", "opkit.cop.source.section_op")
+# Standard-library modules that `import numpy` does not import and a warm process does not need (issue 47):
+# opkit imports them where they are used (flock, a failed build, a copied constant, a schedule's heap, cflags'
+# shell words), takes threading's locks and thread-locals from _thread, and keeps config's thread cell in ctypes.
+NOT_ON_WARM_PATH = ("array", "threading", "copy", "heapq", "shlex", "fcntl")
 
 WARM_SCRIPT = """
 import json, sys
@@ -70,6 +74,7 @@ def test_a_warm_process_spawns_no_compiler_and_imports_no_build_only_module(tmp_
     assert warm["events"] == {"loaded": 2}  # the call path and the graph's module, from disk
     assert (bin_dir / "log").read_text().count("asked") == 1  # not asked again
     assert [name for name in BUILD_ONLY if name in warm["modules"]] == []
+    assert [name for name in NOT_ON_WARM_PATH if name in warm["modules"]] == []
 
 
 def test_the_compiler_identity_is_asked_again_when_the_compiler_file_changes(tmp_path, monkeypatch):
