@@ -1,7 +1,7 @@
 """The nopython function raising a failed raw call's error (opkit.bridge.pytensor_numba; imports numba).
 
-A module of its own: numba pickles the function around an object-mode block, and the generated node
-functions hold a ctypes function pointer, which does not pickle.
+A module of its own: numba pickles the function around an object-mode block by reference, and the generated
+node functions are made by exec, so they have no module to find it in.
 """
 
 import numba

@@ -3,10 +3,15 @@
 For each node of a `PyTensorOp` (the op itself, or one its gradient bridges)
 `numba_funcify` returns a nopython function that computes the outputs' shapes
 from the op's ``infer_shape`` (translated to PyTensor, compiled by numba),
-allocates them (``np.empty``) and calls ``opkit_raw_call`` through a ctypes
-function pointer with each buffer's data pointer, dtype, shape and strides
+allocates them (``np.empty``) and calls ``opkit_raw_call_keyed`` by its symbol
+with the node's key and each buffer's data pointer, dtype, shape and strides
 (opkit.bridge.slot_call). The handler wraps the buffers as numpy arrays, no copy,
-and runs the op's one-node module, whose C writes into the outputs.
+and runs the op's one-node module, whose C writes into the outputs. The key (from
+the op's Python code identity and the node's types, ``cache_key``) is bound in each
+process to the slot of the op's module compiled there, so the compiled code holds
+nothing of this process: PyTensor gets the key with the function, and numba caches
+the graphs holding the node on disk as it does PyTensor's own (a second function
+of the same graph, as ``pm.sample`` compiles, or the next process, loads it).
 
 A node whose output shapes cannot be known before the call (no ``infer_shape``,
 or one that does not translate), of an op that writes into its inputs, or with
@@ -17,6 +22,7 @@ Registered when PyTensor's numba dispatch is imported (opkit.bridge.pytensor).
 
 from __future__ import annotations
 
+import functools
 import logging
 import warnings
 from importlib import import_module
@@ -26,6 +32,8 @@ import numpy as np
 logger = logging.getLogger(__name__)
 
 _DISPATCH = "pytensor.link.numba.dispatch.basic"
+_KEY_VERSION = 1  # the generated node function's form (its cache key's)
+_KEYED_SYMBOL = "opkit_raw_call_keyed"
 # dtypes numba's arrays hold (float16 has no numba type)
 _NUMBA_DTYPES = frozenset(["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                            "float32", "float64", "complex64", "complex128"])
@@ -36,21 +44,44 @@ class NotDirect(Exception):
 
 
 def register():
-    """Register the numba implementation of bridged ops with PyTensor's numba dispatch (imported by now)."""
-    from pytensor.link.numba.dispatch.basic import numba_funcify
+    """Register the numba implementation of bridged ops with PyTensor's numba dispatch (imported by now).
+
+    Where PyTensor takes a cache key with the function (PyTensor >= 3.x's ``register_funcify_and_cache_key``),
+    a direct node gives one, so numba caches the graphs holding it on disk as it does PyTensor's own.
+    """
+    from pytensor.link.numba.dispatch import basic
 
     from opkit.bridge.pytensor import PyTensorOp
 
-    numba_funcify.register(PyTensorOp)(funcify)
+    keyed = getattr(basic, "register_funcify_and_cache_key", None)
+    if keyed is None:
+        basic.numba_funcify.register(PyTensorOp)(funcify)
+    else:
+        keyed(PyTensorOp)(funcify_and_cache_key)
 
 
 def funcify(op, node=None, storage_map=None, **kwargs):
     """Return the nopython function of a bridged node; object mode, with the reason logged, where it cannot."""
+    return funcify_and_cache_key(op, node, storage_map, **kwargs)[0]
+
+
+def funcify_and_cache_key(op, node=None, storage_map=None, **kwargs):
+    """Return (the node's function, its numba cache key, or None for object mode, which is not cached)."""
     try:
-        return direct_function(op, node)
+        return direct_function(op, node), cache_key(op, node)
     except NotDirect as exc:
         logger.warning("%s", exc)
-        return object_mode_function(op, node, storage_map, **kwargs)
+        return object_mode_function(op, node, storage_map, **kwargs), None
+
+
+def cache_key(op, node) -> str:
+    """Return what decides the compiled code of a direct node: the op's Python code identity (its infer_shape, the
+    shapes' function), the node's types, and the bridge's code and versions. Not the op's C: the code calls it by
+    the key's number, bound in each process to the slot of the op's module compiled there (``_key_number``)."""
+    from opkit.core.code_identity import python_identity
+
+    types = tuple((v.type.dtype, v.type.shape) for v in (*node.inputs, *node.outputs))
+    return _digest(f"{_bridge_identity()} {python_identity(op.opkit_op)} {types}")
 
 
 def object_mode_function(op, node, storage_map=None, **kwargs):
@@ -65,7 +96,7 @@ def object_mode_function(op, node, storage_map=None, **kwargs):
 def direct_function(op, node):
     """Return the nopython function of `node` calling the op's C (NotDirect says why it cannot)."""
     from opkit.bridge.jax_graphs import tensor_types
-    from opkit.bridge.slot_call import raw_function, raw_slot
+    from opkit.bridge.slot_call import bind_key, raw_slot
     from opkit.core.code_identity import python_identity
     from opkit.link.node_runner import node_runner
 
@@ -82,7 +113,9 @@ def direct_function(op, node):
         return node_runner(op.opkit_op, tensor_types(signature), preallocated=True, trusted=True, name=label)
 
     slot = raw_slot(("pytensor_numba", op.opkit_op, python_identity(op.opkit_op), signature), make, label)
-    return _nopython(node, slot, shape_function, raw_function())
+    key = _key_number(cache_key(op, node))
+    bind_key(key, slot)
+    return _nopython(node, key, shape_function, _keyed_call())
 
 
 def _check_tensors(node, where):
@@ -116,7 +149,51 @@ def _shape_function(op, node, where):
     return numba_funcify(FunctionGraph(inputs, [vector], clone=True))
 
 
-def _nopython(node, slot, shape_function, call):
+def _key_number(key: str) -> int:
+    """Return the number naming the node's slot in compiled code: 60 bits of its cache key."""
+    return int(key[:15], 16)
+
+
+def _digest(text: str) -> str:
+    from opkit.core.digest import sha256
+
+    return sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@functools.lru_cache(maxsize=None)
+def _bridge_identity() -> str:
+    """The versions and the bridge's own code (these modules' bytes), which the compiled node's code follows."""
+    import pathlib
+
+    import numba
+    import pytensor
+
+    import opkit
+
+    from opkit.core.digest import sha256
+
+    here = pathlib.Path(__file__).resolve().parent
+    code = b"".join((here / name).read_bytes() for name in ("pytensor_numba.py", "pytensor.py", "numba_failure.py"))
+    return _digest(f"{_KEY_VERSION} {opkit.__version__} {pytensor.__version__} {numba.__version__} "
+                   f"{sha256(code).hexdigest()}")
+
+
+@functools.lru_cache(maxsize=None)
+def _keyed_call():
+    """Return ``opkit_raw_call_keyed`` as numba's external function, called by its symbol, which numba's cache keeps
+    (a ctypes pointer's address is this process's, so numba would not cache code holding one)."""
+    import llvmlite.binding
+    import numba
+
+    from opkit.bridge.slot_call import raw_module
+
+    llvmlite.binding.add_symbol(_KEYED_SYMBOL, raw_module().keyed_address())
+    # desc is passed as an integer (its address): numba hands nopython code an array's address as one
+    return numba.types.ExternalFunction(_KEYED_SYMBOL, numba.int32(numba.int64, numba.int64, numba.int64,
+                                                                    numba.int64))
+
+
+def _nopython(node, key, shape_function, call):
     """Generate and compile the node's nopython function (its arity and dims are the node's)."""
     n_in, n_out = len(node.inputs), len(node.outputs)
     args = [f"i{k}" for k in range(n_in)]
@@ -143,12 +220,12 @@ def _nopython(node, slot, shape_function, call):
             lines.append(f"    desc[{at + 3 + d}] = {name}.shape[{d}]")
             lines.append(f"    desc[{at + 3 + ndim + d}] = {name}.strides[{d}]")
         at += 3 + 2 * ndim
-    lines += [f"    if call({slot}, {n_in}, {n_out}, desc.ctypes.data) != 0:",
+    lines += [f"    if call({key}, {n_in}, {n_out}, desc.ctypes.data) != 0:",
               "        failed()"]
     outputs = [f"o{j}" for j in range(n_out)]
     lines.append(f"    return {outputs[0]}" if n_out == 1 else f"    return ({', '.join(outputs)},)")
     namespace = dict(globals_)
-    exec(compile("\n".join(lines) + "\n", f"<opkit numba node {slot}>", "exec"), namespace)  # noqa: S102
+    exec(compile("\n".join(lines) + "\n", f"<opkit numba node {key}>", "exec"), namespace)  # noqa: S102
     from pytensor.link.numba.dispatch.basic import numba_njit
 
     return numba_njit(namespace["opkit_node"])

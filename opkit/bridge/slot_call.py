@@ -2,9 +2,9 @@
 
 Two handlers share the slot machinery of templates/slot_call.h: opkit's XLA FFI
 handler (opkit.bridge.jax_ffi, templates/jax_ffi.cpp) and the raw-buffer handler
-here (templates/raw_call.cpp), whose C function ``opkit_raw_call(slot, n_inputs,
-n_outputs, desc)`` numba's nopython code calls through a ctypes function pointer
-(opkit.bridge.pytensor_numba). Each slot holds a compiled opkit function for the
+here (templates/raw_call.cpp), whose C function ``opkit_raw_call_keyed(key, n_inputs,
+n_outputs, desc)`` numba's nopython code calls by its symbol (opkit.bridge.pytensor_numba); the key names
+a slot bound in this process (``bind_key``), so numba may cache that code on disk. Each slot holds a compiled opkit function for the
 life of the process: compiled code may name the slot as long as it lives.
 The raw handler needs no JAX.
 """
@@ -45,16 +45,6 @@ def raw_module():
         raise
 
 
-@functools.lru_cache(maxsize=None)
-def raw_function():
-    """Return ``opkit_raw_call`` as a ctypes function (numba's nopython code calls it with no Python frame)."""
-    import ctypes
-
-    # desc is passed as an integer (its address): numba hands nopython code an array's address as one
-    prototype = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64)
-    return prototype(raw_module().address())
-
-
 def raw_slot(key, make_function, label) -> int:
     """Return the raw handler's slot of the graph `key`; `make_function()` compiles it the first time.
 
@@ -69,6 +59,12 @@ def raw_slot(key, make_function, label) -> int:
             if found is None:
                 found = _slots[key] = module.register(function, label, bool(preallocated))
     return found
+
+
+def bind_key(key: int, slot: int) -> None:
+    """Make ``opkit_raw_call_keyed(key, ...)`` run `slot`: compiled code cached on disk names a graph by a key that
+    is the same in every process (numba's cache, opkit.bridge.pytensor_numba), not by this process's slot."""
+    raw_module().bind(key, slot)
 
 
 def raise_last_error():

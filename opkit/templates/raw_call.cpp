@@ -1,7 +1,8 @@
-// opkit's raw-buffer handler (opkit.bridge.raw_call): compiled code that is not Python (numba's nopython code,
+// opkit's raw-buffer handler (opkit.bridge.slot_call): compiled code that is not Python (numba's nopython code,
 // opkit.bridge.pytensor_numba) calls a bridged graph's slot with data pointers, shapes and strides, no Python
 // frame. The slot machinery is the XLA handler's (slot_call.h); this file reads the caller's buffers.
 #include "slot_call.h"
+#include <unordered_map>
 
 static PyObject* opkit_last_exception = NULL;  // the last exception a slot's function raised (under the GIL)
 
@@ -53,17 +54,15 @@ static PyObject* opkit_raw_buffer(int64_t slot, size_t position, const int64_t* 
     return opkit_wrap_raw(data, (int)d[1], ndim, shape, given, writable, error);
 }
 
-// Run slot `slot` on n_inputs input buffers then n_outputs output buffers (described one after the other in
-// `desc`, see opkit_raw_buffer). Returns 0, or -1 with the error kept for take_error().
-extern "C" int opkit_raw_call(int64_t slot, int64_t n_inputs, int64_t n_outputs, const int64_t* desc)
+// Run slot `slot` (under the GIL; `error`: why there is no slot to run, or empty). Returns 0, or -1 with the
+// error kept for take_error().
+static int opkit_raw_run(int64_t slot, int64_t n_inputs, int64_t n_outputs, const int64_t* desc, std::string error)
 {
-    PyGILState_STATE gil = PyGILState_Ensure();
     Py_CLEAR(opkit_last_exception);
-    std::string error;
     std::vector<PyObject*> inputs, targets;
     inputs.reserve((size_t)(n_inputs + n_outputs));  // room for the targets a preallocated call appends
     targets.reserve((size_t)n_outputs);
-    if (slot < 0 || (size_t)slot >= opkit_functions.size())
+    if (error.empty() && (slot < 0 || (size_t)slot >= opkit_functions.size()))
         error = "no bridged opkit graph in slot " + std::to_string(slot) + " of this process";
     else if (opkit_kept_arrays.size() < opkit_functions.size())
         opkit_kept_arrays.resize(opkit_functions.size());
@@ -89,8 +88,45 @@ extern "C" int opkit_raw_call(int64_t slot, int64_t n_inputs, int64_t n_outputs,
         Py_XSETREF(opkit_last_exception, pair);
         PyErr_Clear();
     }
+    return status;
+}
+
+// key -> slot, bound by bind(key, slot) in this process (under the GIL). Compiled code that numba caches on disk
+// names a graph by its key, which is the same in every process, not by its slot, which is this process's.
+static std::unordered_map<int64_t, int64_t> opkit_slot_of_key;
+
+// Run the slot bound to `key` on n_inputs input buffers then n_outputs output buffers (described one after the
+// other in `desc`, see opkit_raw_buffer). Returns 0, or -1 with the error kept for take_error().
+extern "C" int opkit_raw_call_keyed(int64_t key, int64_t n_inputs, int64_t n_outputs, const int64_t* desc)
+{
+    PyGILState_STATE gil = PyGILState_Ensure();
+    auto found = opkit_slot_of_key.find(key);
+    std::string error;
+    if (found == opkit_slot_of_key.end())
+        error = "no bridged opkit graph bound to key " + std::to_string(key) + " in this process";
+    int status = opkit_raw_run(found == opkit_slot_of_key.end() ? -1 : found->second, n_inputs, n_outputs, desc,
+                               error);
     PyGILState_Release(gil);
     return status;
+}
+
+// bind(key, slot): opkit_raw_call_keyed(key, ...) runs `slot` from now on.
+static PyObject* bind(PyObject* module, PyObject* const* args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "bind(key, slot)");
+        return NULL;
+    }
+    long long key = PyLong_AsLongLong(args[0]);
+    if (key == -1 && PyErr_Occurred()) return NULL;
+    long long slot = PyLong_AsLongLong(args[1]);
+    if (slot == -1 && PyErr_Occurred()) return NULL;
+    if (slot < 0 || (size_t)slot >= opkit_functions.size()) {
+        PyErr_Format(PyExc_ValueError, "bind: no slot %lld in this process", slot);
+        return NULL;
+    }
+    opkit_slot_of_key[(int64_t)key] = (int64_t)slot;
+    Py_RETURN_NONE;
 }
 
 // take_error() -> (the exception the slot's function raised or None, the handler's text), or None.
@@ -102,14 +138,15 @@ static PyObject* take_error(PyObject* module, PyObject* unused)
     return pair;
 }
 
-static PyObject* call_address(PyObject* module, PyObject* unused)
+static PyObject* keyed_address(PyObject* module, PyObject* unused)
 {
-    return PyLong_FromVoidPtr((void*)opkit_raw_call);
+    return PyLong_FromVoidPtr((void*)opkit_raw_call_keyed);
 }
 
 static PyMethodDef module_methods[] = {
     {"register", (PyCFunction)(void(*)(void))opkit_register_function, METH_FASTCALL, "register(function, label, preallocated) -> slot"},
-    {"address", call_address, METH_NOARGS, "The address of opkit_raw_call(slot, n_inputs, n_outputs, desc)."},
+    {"keyed_address", keyed_address, METH_NOARGS, "The address of opkit_raw_call_keyed(key, n_inputs, n_outputs, desc)."},
+    {"bind", (PyCFunction)(void(*)(void))bind, METH_FASTCALL, "bind(key, slot): opkit_raw_call_keyed(key, ...) runs slot."},
     {"take_error", take_error, METH_NOARGS, "(exception or None, text) of the last failed call, or None."},
     {NULL, NULL, 0, NULL}
 };

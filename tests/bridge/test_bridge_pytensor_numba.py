@@ -214,12 +214,92 @@ def test_importing_the_bridge_imports_neither_backend(pytensor):
     code = ("import sys, opkit.bridge.pytensor\n"
             "print(sorted(m for m in ('pytensor.link.numba.dispatch.basic', 'pytensor.link.jax.dispatch.basic') "
             "if m in sys.modules))\n"
-            "from pytensor.link.numba.dispatch.basic import numba_funcify\n"
+            "from pytensor.link.numba.dispatch import basic\n"
             "from opkit.bridge.pytensor import PyTensorOp\n"
-            "from opkit.bridge.pytensor_numba import funcify\n"
-            "print(numba_funcify.dispatch(PyTensorOp) is funcify)\n")
+            "from opkit.bridge.pytensor_numba import funcify, funcify_and_cache_key\n"
+            "keyed = getattr(basic, 'numba_funcify_and_cache_key', None)\n"
+            "print(keyed.dispatch(PyTensorOp) is funcify_and_cache_key if keyed else "
+            "basic.numba_funcify.dispatch(PyTensorOp) is funcify)\n")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
                             env={**__import__("os").environ, "PYTENSOR_FLAGS": f"base_compiledir="
                                  f"{pytensor.config.base_compiledir}"})
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["[]", "True"]
+
+
+# A child process compiling bridged graphs in the numba backend, its caches in the folder given; `order` says which
+# function it compiles first, so the ops' slots in the raw-buffer handler differ between the two processes.
+_CACHED_CHILD = '''
+import sys
+import numpy as np
+import pytensor
+import pytensor.tensor as pt
+from pytensor.compile.mode import Mode
+from pytensor.graph.fg import FunctionGraph
+from pytensor.link.numba.dispatch.basic import numba_funcify_and_cache_key
+from opkit.bridge.pytensor import as_pytensor_op
+from helpers.tutorial_ops import shaped_vector_times_vector
+from test_bridge_pytensor_numba import Doubled
+
+
+mode = Mode(linker="numba")
+vtv, doubled = as_pytensor_op(shaped_vector_times_vector()), as_pytensor_op(Doubled())
+x, y = pt.dvector("x"), pt.dvector("y")
+outputs = [vtv(x, y), doubled(x)]
+outputs.append(pytensor.grad((outputs[0] ** 2).sum(), x))
+if sys.argv[1] == "doubled first":
+    assert list(pytensor.function([x], doubled(x), mode=mode)(np.ones(2))) == [2.0, 2.0]
+print(numba_funcify_and_cache_key(FunctionGraph([x, y], outputs, clone=True))[1] is not None)
+f = pytensor.function([x, y], outputs, mode=mode)
+a, b = np.linspace(-1, 2, 5), np.linspace(3, -2, 5)
+product, twice, gradient = f(a, b)
+np.testing.assert_array_equal(product, a * b)
+np.testing.assert_array_equal(twice, 2 * a)
+np.testing.assert_allclose(gradient, 2 * a * b * b, rtol=1e-14)
+print("ok")
+'''
+
+
+def test_numba_caches_a_graph_holding_bridged_nodes_and_the_next_process_loads_it(pytensor, numba_mode, tmp_path):
+    """A direct node gives PyTensor a cache key, so the graph's compiled code is kept on disk and the next process
+    loads it: no file of numba's cache written again, and each node calls its own op though the handler's slots
+    are numbered in another order there (the code names a node by its key, bound in each process)."""
+    import os
+    import pathlib
+
+    script = tmp_path / "child.py"
+    script.write_text(_CACHED_CHILD)
+    here = pathlib.Path(__file__).resolve().parent
+    env = {**os.environ, "PYTENSOR_FLAGS": f"base_compiledir={tmp_path / 'pytensor'}",
+           "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "OPKIT_COMPILEDIR": str(tmp_path / "opkit"),
+           "PYTHONPATH": os.pathsep.join([str(here.parent), str(here), os.environ.get("PYTHONPATH", "")])}
+
+    def run(order):
+        result = subprocess.run([sys.executable, str(script), order], capture_output=True, text=True, timeout=600,
+                                env=env, cwd=tmp_path)
+        assert result.returncode == 0, result.stderr[-3000:]
+        assert result.stdout.split() == ["True", "ok"]
+
+    def numba_files():
+        return {path: path.stat().st_mtime_ns for path in tmp_path.rglob("*") if path.suffix in (".nbi", ".nbc")}
+
+    run("vtv first")
+    written = numba_files()
+    assert written
+    run("doubled first")
+    again = numba_files()
+    assert {path: again[path] for path in written} == written
+
+
+def test_a_key_bound_to_no_slot_fails_with_its_reason(pytensor):
+    import ctypes
+
+    from opkit.bridge.slot_call import raise_last_error, raw_module
+
+    call = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64)(
+        raw_module().keyed_address())
+    assert call(12345, 0, 0, 0) == -1
+    with pytest.raises(RuntimeError, match="no bridged opkit graph bound to key 12345 in this process"):
+        raise_last_error()
+    with pytest.raises(ValueError, match="bind: no slot 1000000 in this process"):
+        raw_module().bind(1, 1000000)
