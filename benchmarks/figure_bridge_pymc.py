@@ -24,7 +24,6 @@ both, are not); the notes give each part's median, measured inside the child (se
 from __future__ import annotations
 
 import json
-import os
 import pathlib
 import sys
 import tempfile
@@ -182,11 +181,13 @@ def _cold_sampler(ctx: Context, name: str, parts: dict):
     """Return a sampler running the cold child of `name` with new, empty caches; it appends its parts to `parts`."""
     def sample():
         with tempfile.TemporaryDirectory(prefix="cold-", dir=ctx.workdir) as caches:
+            caches = pathlib.Path(caches)
             env = ctx.subprocess_env()
             flags = [f for f in env.get("PYTENSOR_FLAGS", "").split(",") if f and not f.startswith("base_compiledir=")]
-            env.update(OPKIT_COMPILEDIR=str(pathlib.Path(caches, "opkit")), NUMBA_CACHE_DIR=str(pathlib.Path(caches, "numba")),
-                       PYTENSOR_FLAGS=",".join([*flags, f"base_compiledir={pathlib.Path(caches, 'pytensor')}"]))
-            out = run_checked([sys.executable, str(pathlib.Path(__file__).resolve()), "--cold-child", name], env, ctx.cwd)
+            env.update(OPKIT_COMPILEDIR=str(caches / "opkit"), NUMBA_CACHE_DIR=str(caches / "numba"),
+                       PYTENSOR_FLAGS=",".join([*flags, f"base_compiledir={caches / 'pytensor'}"]))
+            child = [sys.executable, str(pathlib.Path(__file__).resolve()), "--cold-child", name]
+            out = run_checked(child, env, ctx.cwd)
         result = json.loads(out.strip().splitlines()[-1])
         parts.setdefault(name, []).append(result["parts"])
         return result["total"]

@@ -2,7 +2,8 @@
 
 For each node of a `PyTensorOp` (the op itself, or one its gradient bridges)
 `numba_funcify` returns a nopython function that computes the outputs' shapes
-from the op's ``infer_shape`` (translated to PyTensor, compiled by numba),
+from the op's ``infer_shape`` (an input's dims it hands back are read from the
+input; other expressions are translated to PyTensor and compiled by numba),
 allocates them (``np.empty``) and calls ``opkit_raw_call_keyed`` by its symbol
 with the node's key and each buffer's data pointer, dtype, shape and strides
 (opkit.bridge.slot_call). The handler wraps the buffers as numpy arrays, no copy,
@@ -32,7 +33,7 @@ import numpy as np
 logger = logging.getLogger(__name__)
 
 _DISPATCH = "pytensor.link.numba.dispatch.basic"
-_KEY_VERSION = 1  # the generated node function's form (its cache key's)
+_KEY_VERSION = 2  # the generated node function's form (its cache key's)
 _KEYED_SYMBOL = "opkit_raw_call_keyed"
 # dtypes numba's arrays hold (float16 has no numba type)
 _NUMBA_DTYPES = frozenset(["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -105,7 +106,7 @@ def direct_function(op, node):
         raise NotDirect(f"{where}: it writes into its inputs (destroy_map {op.destroy_map}), and the direct call "
                         "passes them read-only")
     _check_tensors(node, where)
-    shape_function = _shape_function(op, node, where)
+    output_dims = _output_dims(op, node, where)
     signature = tuple((v.type.dtype, v.type.ndim) for v in node.inputs)
     label = f"opkit.bridge.pytensor_numba {op}"
 
@@ -115,7 +116,7 @@ def direct_function(op, node):
     slot = raw_slot(("pytensor_numba", op.opkit_op, python_identity(op.opkit_op), signature), make, label)
     key = _key_number(cache_key(op, node))
     bind_key(key, slot)
-    return _nopython(node, key, shape_function, _keyed_call())
+    return _nopython(node, key, output_dims, _keyed_call())
 
 
 def _check_tensors(node, where):
@@ -129,8 +130,10 @@ def _check_tensors(node, where):
                 raise NotDirect(f"{where}: its {kind} {i} is {v.type.dtype}, which numba's arrays do not hold")
 
 
-def _shape_function(op, node, where):
-    """Return a nopython function of the node's inputs giving every output's dims, one int64 vector."""
+def _output_dims(op, node, where):
+    """Return every output's dims as code of the node function's arguments (``i0``, ...), and the nopython function
+    of the node's inputs giving them as one int64 vector (``dims``) where they are not all input dims or numbers
+    (None where they are: nothing more for numba to compile)."""
     import pytensor.tensor as pt
     from pytensor.graph.fg import FunctionGraph
     from pytensor.link.numba.dispatch.basic import numba_funcify
@@ -144,9 +147,17 @@ def _shape_function(op, node, where):
     except (ShapeError, NotImplementedError) as exc:
         raise NotDirect(f"{where}: the shapes of its outputs cannot be known before the call ({exc}); give the "
                         "opkit op an infer_shape that PyTensor can translate") from exc
-    dims = [pt.cast(d, "int64") for shape in out_shapes for d in shape]
-    vector = pt.stack(dims) if dims else pt.constant(np.zeros(0, dtype="int64"))
-    return numba_funcify(FunctionGraph(inputs, [vector], clone=True))
+    flat = [d for shape in out_shapes for d in shape]
+    input_dims = {id(d): f"i{k}.shape[{j}]" for k, shape in enumerate(shapes) for j, d in enumerate(shape)}
+    code = [input_dims.get(id(d)) if not _is_int(d) else str(int(d)) for d in flat]
+    if None not in code:  # infer_shape handed back the input dims it was given (elementwise ops), or numbers
+        return code, None
+    vector = pt.stack([pt.cast(d, "int64") for d in flat]) if flat else pt.constant(np.zeros(0, dtype="int64"))
+    return [f"dims[{i}]" for i in range(len(flat))], numba_funcify(FunctionGraph(inputs, [vector], clone=True))
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
 def _key_number(key: str) -> int:
@@ -193,18 +204,20 @@ def _keyed_call():
                                                                     numba.int64))
 
 
-def _nopython(node, key, shape_function, call):
+def _nopython(node, key, output_dims, call):
     """Generate and compile the node's nopython function (its arity and dims are the node's)."""
     n_in, n_out = len(node.inputs), len(node.outputs)
     args = [f"i{k}" for k in range(n_in)]
-    lines = [f"def opkit_node({', '.join(args)}):",
-             f"    dims = shape_function({', '.join(args)})[0]"]
+    dims, shape_function = output_dims
+    lines = [f"def opkit_node({', '.join(args)}):"]
+    if shape_function is not None:
+        lines.append(f"    dims = shape_function({', '.join(args)})[0]")
     globals_ = {"np": np, "shape_function": shape_function, "call": call,
                 "failed": import_module("opkit.bridge.numba_failure").failed}
     at = 0
     for j, out in enumerate(node.outputs):
         globals_[f"dtype{j}"] = np.dtype(out.type.dtype).type
-        shape = "".join(f"dims[{at + d}], " for d in range(out.type.ndim))
+        shape = "".join(f"{dims[at + d]}, " for d in range(out.type.ndim))
         lines.append(f"    o{j} = np.empty(({shape}), dtype{j})")
         at += out.type.ndim
     buffers = [(f"i{k}", v) for k, v in enumerate(node.inputs)] + [(f"o{j}", v) for j, v in enumerate(node.outputs)]

@@ -4,8 +4,8 @@ Two handlers share the slot machinery of templates/slot_call.h: opkit's XLA FFI
 handler (opkit.bridge.jax_ffi, templates/jax_ffi.cpp) and the raw-buffer handler
 here (templates/raw_call.cpp), whose C function ``opkit_raw_call_keyed(key, n_inputs,
 n_outputs, desc)`` numba's nopython code calls by its symbol (opkit.bridge.pytensor_numba); the key names
-a slot bound in this process (``bind_key``), so numba may cache that code on disk. Each slot holds a compiled opkit function for the
-life of the process: compiled code may name the slot as long as it lives.
+a slot bound in this process (``bind_key``), so numba may cache that code on disk. Each slot holds a compiled
+opkit function for the life of the process: compiled code may name the slot as long as it lives.
 The raw handler needs no JAX.
 """
 

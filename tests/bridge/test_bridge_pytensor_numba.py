@@ -303,3 +303,46 @@ def test_a_key_bound_to_no_slot_fails_with_its_reason(pytensor):
         raise_last_error()
     with pytest.raises(ValueError, match="bind: no slot 1000000 in this process"):
         raw_module().bind(1, 1000000)
+
+
+class Joined(Op):
+    """x and y one after the other, then `extra` zeros (no C): infer_shape gives a sum of input dims and a number."""
+
+    __props__ = ("extra",)
+
+    def __init__(self, extra=0):
+        self.extra = extra
+
+    def make_node(self, x, y):
+        x, y = ot.as_tensor_variable(x), ot.as_tensor_variable(y)
+        return Apply(self, [x, y], [x.type(), ot.TensorType(x.dtype, shape=(None, 2))()])
+
+    def perform(self, node, inputs, output_storage):
+        x, y = inputs
+        output_storage[0][0] = np.concatenate([x, y, np.zeros(self.extra, x.dtype)])
+        output_storage[1][0] = np.full((len(y), 2), 7, x.dtype)
+
+    def infer_shape(self, node, input_shapes):
+        (n,), (m,) = input_shapes
+        return [(n + m + self.extra,), (m, 2)]
+
+
+def test_output_dims_are_read_from_the_inputs_or_computed_by_a_shape_function(pytensor, pt, vtv, numba_mode,
+                                                                               no_perform):
+    """The tutorial op's infer_shape hands back its input's dims: the node reads them, with no shape function to
+    compile; an infer_shape computing a dim still gets one (its other dims read directly or written as numbers)."""
+    from opkit.bridge.pytensor import as_pytensor_op
+    from opkit.bridge.pytensor_numba import _output_dims
+
+    x, y = pt.dvector("x"), pt.dvector("y")
+    assert _output_dims(vtv, vtv(x, y).owner, "") == (["i0.shape[0]"], None)
+    joined = as_pytensor_op(Joined(extra=2))
+    node = joined(x, y)[0].owner
+    dims, shape_function = _output_dims(joined, node, "")
+    assert dims == ["dims[0]", "dims[1]", "dims[2]"] and shape_function is not None
+    f = pytensor.function([x, y], [vtv(x, y), *joined(x, y)], mode=numba_mode)
+    a, b = np.arange(4.0), np.arange(3.0) + 10
+    product, together, sevens = f(a[:3], b)
+    np.testing.assert_array_equal(product, a[:3] * b)
+    np.testing.assert_array_equal(together, np.concatenate([a[:3], b, [0.0, 0.0]]))
+    np.testing.assert_array_equal(sevens, np.full((3, 2), 7.0))
