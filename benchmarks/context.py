@@ -92,16 +92,21 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
+def cache_environment(directory: pathlib.Path, environ=os.environ) -> dict[str, str]:
+    """Return the variables that point opkit's, PyTensor's and numba's caches into `directory` (its opkit-cache,
+    pytensor-cache and numba-cache folders); PYTENSOR_FLAGS keeps `environ`'s other flags."""
+    flags = [f for f in environ.get("PYTENSOR_FLAGS", "").split(",") if f and not f.startswith("base_compiledir=")]
+    return {"OPKIT_COMPILEDIR": str(directory / "opkit-cache"),
+            "PYTENSOR_FLAGS": ",".join([*flags, f"base_compiledir={directory / 'pytensor-cache'}"]),
+            "NUMBA_CACHE_DIR": str(directory / "numba-cache")}
+
+
 def prepare_environment(ctx: Context) -> None:
     """Point opkit's, PyTensor's and numba's caches into the run's directory; call before importing them.
 
     The environment carries the choice to every child process too.
     """
-    os.environ["OPKIT_COMPILEDIR"] = str(ctx.compiledir)
-    flags = os.environ.get("PYTENSOR_FLAGS", "")
-    own = f"base_compiledir={ctx.workdir / 'pytensor-cache'}"
-    os.environ["PYTENSOR_FLAGS"] = ",".join(filter(None, [flags, own]))
-    os.environ["NUMBA_CACHE_DIR"] = str(ctx.workdir / "numba-cache")
+    os.environ.update(cache_environment(ctx.workdir))
     # opkit's config.threads, numba's and OpenMP's thread pools all follow --threads.
     os.environ["OMP_NUM_THREADS"] = str(ctx.threads)
     os.environ["NUMBA_NUM_THREADS"] = str(ctx.threads)

@@ -29,7 +29,7 @@ import sys
 import tempfile
 import time
 
-from context import Context
+from context import Context, cache_environment
 from needs import FigureSkipped, require  # noqa: F401  (FigureSkipped: where this figure's skip is defined)
 from example_ops import shaped_vector_times_vector
 from report import OPKIT, Figure, Target
@@ -181,11 +181,8 @@ def _cold_sampler(ctx: Context, name: str, parts: dict):
     """Return a sampler running the cold child of `name` with new, empty caches; it appends its parts to `parts`."""
     def sample():
         with tempfile.TemporaryDirectory(prefix="cold-", dir=ctx.workdir) as caches:
-            caches = pathlib.Path(caches)
             env = ctx.subprocess_env()
-            flags = [f for f in env.get("PYTENSOR_FLAGS", "").split(",") if f and not f.startswith("base_compiledir=")]
-            env.update(OPKIT_COMPILEDIR=str(caches / "opkit"), NUMBA_CACHE_DIR=str(caches / "numba"),
-                       PYTENSOR_FLAGS=",".join([*flags, f"base_compiledir={caches / 'pytensor'}"]))
+            env.update(cache_environment(pathlib.Path(caches), env))
             child = [sys.executable, str(pathlib.Path(__file__).resolve()), "--cold-child", name]
             out = run_checked(child, env, ctx.cwd)
         result = json.loads(out.strip().splitlines()[-1])

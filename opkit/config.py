@@ -159,6 +159,16 @@ def _detect_blas():
     return importlib.import_module("opkit.cop.blas").detect_ldflags()
 
 
+def cflag_words(text: str) -> list[str]:
+    """Return the words of compiler flags such as config.cflags (shell quoting allowed): [] for none, without
+    importing shlex (most processes set none)."""
+    if not text:
+        return []
+    import shlex
+
+    return shlex.split(text)
+
+
 def split_ldflags(text: str, flag: str = "blas__ldflags") -> list[str]:
     """Return the words of link flags (shell quoting allowed), or raise ValueError naming the bad word.
 

@@ -38,12 +38,6 @@ def merge(fgraph):
         merge(fgraph)
 
 
-def _deepcopy(value):
-    import copy  # only an op that overwrites a constant input needs it: a warm process does not import it
-
-    return copy.deepcopy(value)
-
-
 def constant_folding(fgraph):
     """Compute nodes whose inputs are all constants (unless the op declines).
 
@@ -62,7 +56,9 @@ def constant_folding(fgraph):
             storage = [[None] for _ in node.outputs]
             # An op that overwrites an input gets a copy: the constant's data is the user's graph's too.
             destroyed = {i for positions in (getattr(node.op, "destroy_map", None) or {}).values() for i in positions}
-            values = [_deepcopy(v.data) if i in destroyed else v.data for i, v in enumerate(node.inputs)]
+            if destroyed:
+                import copy  # only an op that overwrites a constant input needs it: a warm process does not import it
+            values = [copy.deepcopy(v.data) if i in destroyed else v.data for i, v in enumerate(node.inputs)]
             try:
                 _perform(node, values, storage)
             except Exception:  # noqa: BLE001  (raised again, with its node named, when the function runs)

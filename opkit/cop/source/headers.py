@@ -18,6 +18,7 @@ import functools
 import os
 import re
 
+from opkit.config import cflag_words
 from opkit.core.digest import sha256
 
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include(?:_next)?[ \t]*(?:"([^"\n]+)"|<([^>\n]+)>)', re.M)
@@ -49,11 +50,7 @@ def search_dirs(include_dirs, compile_args=()) -> tuple[tuple[str, ...], tuple[s
 def _search_dirs(include_dirs, compile_args, cflags, environment):
     """search_dirs of everything it reads, given (a recompile reads the same again; see search_dirs)."""
     quoted, every = [], list(include_dirs)
-    words = list(compile_args)
-    if cflags:  # most processes set none: no shlex to import
-        import shlex
-
-        words += shlex.split(cflags)
+    words = list(compile_args) + cflag_words(cflags)
     for k, word in enumerate(words):
         option = next((o for o in _PATH_OPTIONS if word.startswith(o)), None)
         if option is None:

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import functools
 import os
+import pathlib
 import re
 import sys
+import sysconfig
 
 from opkit.config import config
 from opkit.cop.toolchain.compiler import Compiler, find_compiler, python_include_dirs, run_tool
@@ -52,7 +54,6 @@ def shared_link_flags() -> tuple[str, ...]:
     always there.
     """
     import shlex
-    import sysconfig
 
     link_shared = sysconfig.get_config_var("LDCXXSHARED") or sysconfig.get_config_var("LDSHARED") or ""
     words = shlex.split(link_shared)
@@ -67,8 +68,6 @@ def shared_link_flags() -> tuple[str, ...]:
 
 def extension_suffix() -> str:
     """Return this Python's file name suffix for extension modules (e.g. .cpython-311-x86_64-linux-gnu.so)."""
-    import sysconfig
-
     return sysconfig.get_config_var("EXT_SUFFIX") or ".so"
 
 
@@ -95,8 +94,6 @@ def compile_object(source: str, name: str, work_dir, *, include_dirs=(), extra_c
 
     With `syntax_only`, only check it (g++ -fsyntax-only): no object is written.
     """
-    import pathlib
-
     work_dir = pathlib.Path(work_dir)
     work_dir.mkdir(parents=True, exist_ok=True)
     source_path = work_dir / f"{name}.cpp"
@@ -138,8 +135,6 @@ def link_extension(objects, module_name: str, work_dir, *, library_dirs=(), libr
     The error of a failed link names `<work_dir>/<module_name>.cpp` (the module's
     own source, when there is one) as where to look.
     """
-    import pathlib
-
     work_dir = pathlib.Path(work_dir)
     target = work_dir / f"{module_name}{extension_suffix()}"
     _, link_args = build_flags()

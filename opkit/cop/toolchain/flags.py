@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 
-from opkit.config import config
+from opkit.config import cflag_words, config
 from opkit.cop.toolchain.compiler import find_compiler
 from opkit.cop.toolchain.host import OPENMP_FLAG, openmp_supported
 
@@ -56,11 +56,7 @@ def _module_flags(march, openmp, sanitize, debug, cflags):
         link_args.append(OPENMP_FLAG)
     compile_args += _sanitize_flags(sanitize) + _debug_flags(debug)
     link_args += _sanitize_flags(sanitize)
-    words = []
-    if cflags:  # most processes set none: no shlex to import
-        import shlex
-
-        words = shlex.split(cflags)
+    words = cflag_words(cflags)
     return tuple(compile_args + words), tuple(link_args + words)
 
 

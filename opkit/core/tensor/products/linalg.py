@@ -44,20 +44,31 @@ def _matrix(x, what, square=True):
     return x
 
 
-def _as_result(x, square=None):
-    """`x` in its result dtype (numpy.linalg refuses float16; ints give float64); checked square for `square`."""
-    if square is not None and x.shape[0] != x.shape[1]:
-        raise np.linalg.LinAlgError(_SQUARE.format(square).format(*x.shape))
-    return np.asarray(x, dtype=_result_dtype(str(x.dtype)))
-
-
 _SQUARE = "{}: the last 2 dimensions of the array must be square, got shape ({{}}, {{}})"
 _ROWS = "solve: b has {} rows for the ({}, {}) matrix a"
 
 
+def _square_check(what, n, m):
+    """The check (shape_checks.check_chain's form) that the input of op `what`, of lengths n and m, is square."""
+    return "LinAlgError", _SQUARE.format(what), "eq", n, m, (n, m)
+
+
 def _square_checks(what, shape):
     """shape_checks of an op whose input of symbolic `shape` must be square: numpy's LinAlgError, with the shape."""
-    return [check_chain([("LinAlgError", _SQUARE.format(what), "eq", shape[0], shape[1], tuple(shape))])]
+    return [check_chain([_square_check(what, *shape)])]
+
+
+def _check_square(x, what):
+    """Raise the error of `_square_check` if the matrix `x` is not square: the same in every mode."""
+    if x.shape[0] != x.shape[1]:
+        raise np.linalg.LinAlgError(_SQUARE.format(what).format(*x.shape))
+
+
+def _as_result(x, square=None):
+    """`x` in its result dtype (numpy.linalg refuses float16; ints give float64); checked square for `square`."""
+    if square is not None:
+        _check_square(x, square)
+    return np.asarray(x, dtype=_result_dtype(str(x.dtype)))
 
 
 class MatrixInverse(Op):
@@ -123,7 +134,7 @@ class Solve(Op):
 
     def perform(self, node, inputs, output_storage):
         a, b = inputs
-        _as_result(a, "solve")
+        _check_square(a, "solve")
         if b.shape[0] != a.shape[0]:
             raise ValueError(_ROWS.format(b.shape[0], *a.shape))
         dtype = node.outputs[0].dtype
@@ -134,8 +145,7 @@ class Solve(Op):
 
     def shape_checks(self, node, input_shapes):
         (n, m), rows = input_shapes[0], input_shapes[1][0]
-        return [check_chain([("LinAlgError", _SQUARE.format("solve"), "eq", n, m, (n, m)),
-                             ("ValueError", _ROWS, "eq", rows, n, (rows, n, m))])]
+        return [check_chain([_square_check("solve", n, m), ("ValueError", _ROWS, "eq", rows, n, (rows, n, m))])]
 
     def grad(self, inputs, output_grads):
         from opkit.core.tensor.elementwise.basic import dot
