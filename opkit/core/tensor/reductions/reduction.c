@@ -52,8 +52,11 @@ static T opkit_reduce_zero_sign(const T* p, npy_intp n, npy_intp stride)
    (GNU vector extensions and builtins, no intrinsics header to parse): vectors of the widest registers the
    module targets (64 bytes with AVX-512, 32 with AVX, else SSE2's 16), OPKIT_REDUCE_MAXMIN_VECTORS
    independent accumulators, each step a > x ? a : x (a < x ? a : x), which is x86's max (min) instruction,
-   and NaN flags OR-accumulated apart, so no step waits on a blend: one unordered compare per two vectors
-   read (opkit_reduce_unordered). Whatever a NaN did to the accumulators, a set flag makes the result NaN.
+   and NaN flags OR-accumulated apart, so no step waits on a blend: one unordered compare per two accumulators
+   after each step (opkit_reduce_unordered). A NaN x always enters its accumulator (a > NaN is false), so the
+   accumulators, already in registers, show every NaN read; comparing them instead of the values read saves
+   the loads again (0.86x numpy's time against 1.05x at 10^7 float64, AVX2). Whatever a NaN did to the
+   accumulators afterwards, a set flag makes the result NaN.
    The tail is one more vector, the last values (some read twice: harmless for max and min). A step leaves
    a tie of zeros to x, so a result of zero (rare) takes its sign from a second look at the values: +0 if any
    is +0 (max), -0 if any is -0 (min). Elsewhere (another compiler) 8 lanes of the combine. */
@@ -121,7 +124,7 @@ static T opkit_reduce_maxmin(const T* p, npy_intp n)
 #pragma GCC unroll 16
                 for (int k = 0; k < K; ++k) a[k] = step(a[k], x[k]);
 #pragma GCC unroll 16
-                for (int k = 0; k < K; k += 2) if constexpr (IS_FLOAT) nan |= opkit_reduce_unordered<T>(x[k], x[k + 1]);
+                for (int k = 0; k < K; k += 2) if constexpr (IS_FLOAT) nan |= opkit_reduce_unordered<T>(a[k], a[k + 1]);
             }
 #pragma GCC unroll 4
             for (int h = K / 2; h >= 1; h /= 2)
