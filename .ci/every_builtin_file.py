@@ -61,6 +61,7 @@ def _built_in_ops():
         m.reshape((n - 1, -1)).shape, (x * y).shape, view_op(x),
         ot.alloc(y, 2, n - 1).shape,  # shape inference: resolved -1, checks
         ot.exp(opkit.scalar.as_scalar(m.sum())),  # scalar_from_tensor.c, tensor_from_scalar.c
+        ot.dot(m, x),  # dot.c
     ]
     f = opkit.function([x, y, m, i, n], outputs)
     got = f(a, b, c, np.array([1, 2, 3]), 4)
@@ -68,7 +69,7 @@ def _built_in_ops():
             c.sum(axis=0), c.max(axis=1), c.argmax(axis=1), (c * 2).mean(), c.reshape(-1), c.reshape(3, 2), c.T,
             c[1:, ::2], c[0], np.broadcast_to(a, (2, 3)), np.zeros((4, 2)), np.arange(4), np.concatenate([a, b]),
             a, np.array([3]), 3, np.array([2.0, 3.0, 4.0]), a, np.array([3, 2]), np.array([3]), a, np.array([2, 3]),
-            np.exp(c.sum())]
+            np.exp(c.sum()), c @ a]
     for index, (value, expected) in enumerate(zip(got, want)):
         np.testing.assert_allclose(value, expected, err_msg=f"output {index}")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from opkit.core.gradient_registry import registered
+from opkit.core.c_source import SectionOp
 from opkit.core.graph import Apply
-from opkit.core.op import Op
 from opkit.core.tensor.elementwise.elemwise import Elemwise
 from opkit.core.tensor.scalars import scalar_ops
 from opkit.core.tensor.types.shape_checks import check_chain, shape_template
@@ -31,10 +31,11 @@ def upcast(*dtypes):
     return str(np.result_type(*[np.dtype(d) for d in dtypes]))
 
 
-class Dot(Op):
-    """numpy.dot for vectors and matrices."""
+class Dot(SectionOp):
+    """numpy.dot for vectors and matrices; C in dot.c (numpy's own dot, no Python call)."""
 
     __props__ = ()
+    section_files = ("broadcast.c", "elemwise.c", "dot.c")
 
     def make_node(self, x, y):
         x, y = as_tensor_variable(x), as_tensor_variable(y)

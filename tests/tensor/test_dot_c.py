@@ -1,0 +1,99 @@
+"""Dot's C (dot.c): numpy's own dot, so every dtype, layout and length gives np.dot's numbers, dtype and errors,
+and a compiled function never goes through perform's Python call."""
+
+import numpy as np
+import pytest
+
+import opkit
+import opkit.tensor as ot
+from opkit.core.tensor.elementwise.basic import Dot
+
+DTYPES = ["bool", "int8", "uint16", "int64", "float16", "float32", "float64", "complex64", "complex128"]
+
+
+def _values(rng, dtype, shape):
+    if dtype == "bool":
+        return rng.random(shape) < 0.5
+    if np.dtype(dtype).kind in "iu":  # large enough that int8 and uint16 products wrap, as numpy's do
+        return rng.integers(0, 120, shape).astype(dtype)
+    values = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        values = values + 1j * rng.standard_normal(shape)
+    return values.astype(dtype)
+
+
+def _layouts(a):
+    """a in C order, Fortran order, every other row and column, reversed, and as a view of a bigger array."""
+    big = np.zeros(tuple(2 * n for n in a.shape), a.dtype)
+    big[tuple(slice(None, None, 2) for _ in a.shape)] = a
+    return {"C": a, "F": np.asfortranarray(a), "strided": big[tuple(slice(None, None, 2) for _ in a.shape)],
+            "reversed": a[tuple(slice(None, None, -1) for _ in a.shape)].copy()[tuple(slice(None, None, -1)
+                                                                                     for _ in a.shape)]}
+
+
+def _function(dtype, mode):
+    m, n = ot.matrix("m", dtype=dtype), ot.matrix("n", dtype=dtype)
+    v, w = ot.vector("v", dtype=dtype), ot.vector("w", dtype=dtype)
+    return opkit.function([m, n, v, w], [ot.dot(m, n), ot.dot(m, v), ot.dot(v, n), ot.dot(v, w)], mode=mode)
+
+
+def _check(got, want):
+    for g, expected in zip(got, want):
+        np.testing.assert_array_equal(g, expected, strict=True)  # dtype and 0-d shape too
+
+
+@pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE"])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_every_product_of_vectors_and_matrices_is_numpys_in_every_layout(dtype, mode):
+    rng = np.random.default_rng(DTYPES.index(dtype))
+    f = _function(dtype, mode)
+    m, n, v, w = (_values(rng, dtype, s) for s in [(5, 7), (7, 3), (7,), (7,)])
+    for (name, lm), ln, lv, lw in zip(_layouts(m).items(), _layouts(n).values(), _layouts(v).values(),
+                                      _layouts(w).values()):
+        want = [np.dot(lm, ln), np.dot(lm, lv), np.dot(lv, ln), np.asarray(np.dot(lv, lw))]
+        _check(f(lm, ln, lv, lw), want)
+
+
+@pytest.mark.parametrize("p, q, r", [(0, 7, 3), (5, 0, 3), (5, 7, 0)])
+def test_zero_length_axes_give_numpys_zeros_and_empties(p, q, r):
+    f = _function("float64", "FAST_RUN")
+    m, n, v, w = np.ones((p, q)), np.ones((q, r)), np.ones(q), np.ones(q)
+    _check(f(m, n, v, w), [np.dot(m, n), np.dot(m, v), np.dot(v, n), np.asarray(np.dot(v, w))])
+
+
+def test_mixed_dtypes_follow_numpys_promotion():
+    a, b = ot.matrix("a", dtype="int8"), ot.vector("b", dtype="float32")
+    f = opkit.function([a, b], ot.dot(a, b))
+    x, y = np.arange(6, dtype="int8").reshape(2, 3), np.array([0.5, -1.0, 2.0], dtype="float32")
+    np.testing.assert_array_equal(f(x, y), np.dot(x, y), strict=True)
+
+
+def test_a_compiled_function_never_calls_perform(monkeypatch):
+    def perform(self, node, inputs, output_storage):
+        raise AssertionError("Dot.perform ran: the compiled function went through Python")
+
+    monkeypatch.setattr(Dot, "perform", perform)
+    f = _function("float64", "FAST_RUN")
+    x = np.arange(6.0).reshape(2, 3)
+    got = f(x, x.T, np.ones(3), np.ones(3))
+    _check(got, [x @ x.T, x @ np.ones(3), np.ones(3) @ x.T, np.asarray(3.0)])
+
+
+@pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE"])
+def test_unaligned_shapes_raise_numpys_valueerror(mode):
+    f = _function("float64", mode)
+    with pytest.raises(ValueError, match=r"not aligned"):
+        f(np.ones((2, 3)), np.ones((4, 2)), np.ones(3), np.ones(3))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "float32", "complex128"])
+def test_debugmode_finds_c_and_perform_equal_in_every_layout(dtype):
+    rng = np.random.default_rng(7)
+    f = _function(dtype, "DebugMode")
+    m, n, v, w = (_values(rng, dtype, s) for s in [(3, 4), (4, 2), (4,), (4,)])
+    for lm, ln, lv, lw in zip(*(_layouts(a).values() for a in (m, n, v, w))):
+        got = f(lm, ln, lv, lw)  # DebugMode raises if C and perform disagree, or C mishandles an output cell
+        # DebugMode runs perform on copies of the inputs: BLAS on another layout may round float32 differently
+        for g, want in zip(got, [np.dot(lm, ln), np.dot(lm, lv), np.dot(lv, ln), np.dot(lv, lw)]):
+            assert g.dtype == want.dtype and g.shape == np.shape(want)
+            np.testing.assert_allclose(g, want, rtol=1e-6 if dtype == "float32" else 0)
