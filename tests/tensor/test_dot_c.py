@@ -97,3 +97,37 @@ def test_debugmode_finds_c_and_perform_equal_in_every_layout(dtype):
         for g, want in zip(got, [np.dot(lm, ln), np.dot(lm, lv), np.dot(lv, ln), np.dot(lv, lw)]):
             assert g.dtype == want.dtype and g.shape == np.shape(want)
             np.testing.assert_allclose(g, want, rtol=1e-6 if dtype == "float32" else 0)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_big_float_matrix_products_through_numpys_matmul_give_dots_bits(dtype):
+    """A float product of 4096 outputs or more goes through numpy.matmul (no zero-fill): np.dot's bits still, for
+    matrices in C and Fortran order, a product with its own transpose (BLAS's syrk), and a strided view (np.dot)."""
+    rng = np.random.default_rng(11)
+    a, b = ot.matrix("a", dtype=dtype), ot.matrix("b", dtype=dtype)
+    f = opkit.function([a, b], ot.dot(a, b))
+    x, y = rng.standard_normal((100, 80)).astype(dtype), rng.standard_normal((80, 70)).astype(dtype)
+    for lx in (x, np.asfortranarray(x)):
+        for ly in (y, np.asfortranarray(y), np.repeat(y, 2, axis=1)[:, ::2]):
+            np.testing.assert_array_equal(f(lx, ly), np.dot(lx, ly), strict=True)
+    z = rng.standard_normal((90, 70)).astype(dtype)
+    for lz in (z, np.asfortranarray(z)):
+        np.testing.assert_array_equal(f(lz, lz.T), np.dot(lz, lz.T), strict=True)
+        np.testing.assert_array_equal(f(lz.T, lz), np.dot(lz.T, lz), strict=True)
+
+
+def test_eight_threads_calling_one_function_get_their_own_products():
+    from concurrent.futures import ThreadPoolExecutor
+
+    f = _function("float64", "FAST_RUN")
+    rng = np.random.default_rng(5)
+    cases = [[rng.standard_normal(s) for s in [(70, 64), (64, 90), (64,), (64,)]] for _ in range(8)]
+
+    def run(case):
+        return [[np.array(r, copy=True) for r in f(*case)] for _ in range(20)]
+
+    with ThreadPoolExecutor(8) as pool:
+        for case, results in zip(cases, pool.map(run, cases)):
+            m, n, v, w = case
+            for got in results:
+                _check(got, [np.dot(m, n), np.dot(m, v), np.dot(v, n), np.asarray(np.dot(v, w))])
