@@ -76,6 +76,7 @@ def _graphs():
     yield [x, y, n], [ot.set_subtensor(x[n:], y), ot.inc_subtensor(x[::-1][0], 1.0)]  # IncSubtensor
     yield [x, y], [opkit.grad((x * y).sum(), x)]  # SumToShape: x may be broadcast when the graph runs
     yield [x], [ot.exp(ot.scalar_from_tensor(x.sum()))]  # ScalarFromTensor, then TensorFromScalar
+    yield [x, m], [ot.dot(m, m.T), ot.dot(x, x)]  # Dot (dot.c)
     rows = np.array([0, 1])  # the tensor language's C ops: sorting and scans, take, repeat, eye, diagonals, indexing
     yield [x, m, n], [ot.sort(m, axis=1), ot.argsort(x), ot.cumsum(m, axis=0), ot.take(x, rows), ot.repeat(x, 2),
                       ot.eye(n), ot.diag(x), ot.diagonal(m), x[rows], ot.inc_subtensor(x[rows], 1.0),
