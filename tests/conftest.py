@@ -5,6 +5,13 @@ import sys
 import pytest
 
 
+def pytest_collection_modifyitems(config, items):
+    """The long sweeps' cases that only `-m soak` runs (soak_cases.CASES): the README's run leaves them out."""
+    import soak_cases
+
+    soak_cases.mark(items)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def no_bytecode_files():
     """Write no .pyc file, in this process or its children, whatever the caller's environment.

@@ -1,0 +1,62 @@
+"""soak_cases.CASES: every entry names a test that exists and cases it has, and marks exactly the others soak."""
+
+import fnmatch
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import soak_cases
+
+TESTS = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def collected():
+    """{test under tests/: {case id or None: marked soak}} for the files CASES names, as pytest collects them."""
+    files = sorted({name.partition("::")[0] for name in soak_cases.CASES})
+    # One collection in a child process; it prints each test's node id and whether it is marked soak.
+    script = (
+        "import json, sys, pytest\n"
+        "class Record:\n"
+        "    def pytest_collection_finish(self, session):\n"
+        "        self.items = [(i.nodeid, i.get_closest_marker('soak') is not None) for i in session.items]\n"
+        "record = Record()\n"
+        "code = pytest.main(['--collect-only', '-q', '-p', 'no:cacheprovider', '-m', 'soak or not soak',"
+        " *sys.argv[1:]], plugins=[record])\n"
+        "print('RECORD' + json.dumps(record.items))\n"
+        "sys.exit(code)\n")
+    result = subprocess.run([sys.executable, "-c", script, *files], cwd=TESTS, capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    records = json.loads(result.stdout.rpartition("RECORD")[2])
+    found = {}
+    for nodeid, marked_soak in records:
+        name, _, case = nodeid.removeprefix("tests/").partition("[")
+        found.setdefault(name, {})[case[:-1] if case else None] = marked_soak
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(soak_cases.CASES))
+def test_each_entry_names_a_test_and_cases_it_has(collected, name):
+    assert name in collected, f"soak_cases.CASES names {name}, which pytest does not collect: rename or drop it"
+    cases = collected[name]
+    for pattern in soak_cases.CASES[name]:
+        if pattern != soak_cases.FAST_COMPILE:
+            assert any(fnmatch.fnmatchcase(case or "", pattern) for case in cases), (
+                f"soak_cases.CASES keeps {pattern!r} of {name}, which has no such case: {sorted(map(str, cases))}")
+
+
+@pytest.mark.parametrize("name", sorted(soak_cases.CASES))
+def test_the_cases_left_out_are_soak_and_the_kept_ones_run_by_default(collected, name):
+    kept = soak_cases.CASES[name]
+    cases = collected[name]
+    for case, marked_soak in cases.items():
+        if any(fnmatch.fnmatchcase(case or "", pattern) for pattern in kept):
+            # a case the test file itself marks soak stays soak
+            continue
+        assert marked_soak, f"{name}[{case}] is left out by soak_cases.CASES but the README's run collects it"
+    if kept:
+        assert not all(cases.values()), f"soak_cases.CASES keeps no case of {name} in the README's run"

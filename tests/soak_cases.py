@@ -1,0 +1,146 @@
+"""The cases of the long sweeps that only `-m soak` runs (.ci/run does); the README's run keeps the rest.
+
+Each entry names a test function (its path under tests/ and its name) and the ids of the cases the
+README's `python -m pytest -n auto` keeps, as fnmatch patterns; every other case of it is marked soak.
+An empty tuple sends the whole test to soak. What is kept covers each kind the sweep reaches (a float,
+a signed and an unsigned integer, bool, complex; each mode; each code path) once: the cases that go
+compile the same C templates for another type of the same kind, and .ci/run still runs every one.
+
+tests/test_soak_cases.py fails on an entry whose test or kept case no longer exists, so a renamed test
+cannot leave the README's run unnoticed. The figures are each test's seconds on 2 cores (a cold cache).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+
+import pytest
+
+FAST_COMPILE = "*FAST_COMPILE*"  # FAST_COMPILE runs each op's Python: no compile, always kept
+
+CASES: dict[str, tuple[str, ...]] = {
+    # 69 s: 11 left dtypes x every op and right dtype, one function each
+    "tensor/test_dtypes.py::test_binary_ops_match_numpy_for_every_dtype_pair":
+        (FAST_COMPILE, "float64-FAST_RUN", "int64-FAST_RUN", "float16-*", "complex*"),
+    # 10 s
+    "tensor/test_dtypes.py::test_integer_overflow_wraps_like_numpy":
+        (FAST_COMPILE, "int8-*", "int64-*", "uint8-*", "uint64-*"),
+    # 51 s: a function of every reduction and layout per dtype
+    "tensor/test_reductions.py::test_every_reduction_matches_numpy_on_every_layout":
+        ("bool", "int64", "uint8", "float32", "float64", "float16", "complex128"),
+    # 47 s and 34 s: the empty-array reductions and their gradients
+    "tensor/test_trust3_shapes.py::test_reductions_of_empty_arrays_match_numpy":
+        (FAST_COMPILE, "sum-*", "max-*", "argmax-*"),
+    "tensor/test_trust3_shapes.py::test_gradients_of_reductions_of_empty_arrays":
+        (FAST_COMPILE, "sum-*", "max-*"),
+    # 24 s: DebugMode checks the same C against perform as FAST_RUN's case runs it
+    "tensor/test_trust3_shapes.py::test_the_shape_of_an_op_that_raises_raises_the_same_error":
+        ("FAST_RUN", "FAST_COMPILE", "mode2"),
+    # 38 s: every reduction and axis of float64 on 1 to 8 threads (test_reduce_fusion keeps the thread sweep)
+    "tensor/test_reductions_speed_paths.py::"
+    "test_float64_every_reduction_and_axis_matches_numpy_on_any_thread_count": (),
+    # 38 s: 8 dtype pairs x 24 expressions and broadcasts
+    "tensor/test_tensor_elemwise.py::test_binary_expression_matches_numpy":
+        ("float64-float64-*", "int32-float64-*", "int64-int64-*"),
+    # 21 s
+    "tensor/test_tensor_elemwise.py::test_sum_matches_numpy": ("*-float64", "*-int32"),
+    "tensor/test_tensor_elemwise.py::test_dot_matches_numpy": ("vv-*", "mm-*", "*-float64-float64", "*-float32-float32"),
+    # 31 s: float32 compiles float64's rows again with other C types
+    "tensor/test_language_elementwise.py::test_every_row_matches_its_reference_under_fast_run_and_fast_compile":
+        ("float64", "int8", "complex128", "float16"),
+    # 30 s and 21 s
+    "tensor/test_reductions_order_free.py::test_integer_reductions_read_in_memory_order_equal_numpy":
+        ("int64", "bool"),
+    "tensor/test_reductions_order_free.py::test_float_max_and_min_order_zeros_and_give_one_nan_in_every_layout":
+        ("float64",),
+    # 29 s and 16 s: the fused case runs each op's C inside the fused loop
+    "tensor/test_trust4_ties.py::test_every_elementwise_op_matches_numpy_bit_for_bit": ("fused", "numpy"),
+    "tensor/test_trust4_ties.py::test_eager_compute_matches_numpy_bit_for_bit": ("float64",),
+    # 28 s
+    "tensor/test_inc_subtensor.py::test_gradients": (FAST_COMPILE, "set-*", "inc_scalar-*", "empty-*"),
+    "tensor/test_inc_subtensor.py::test_every_dtype":
+        (FAST_COMPILE, "*-bool", "*-int8", "*-int64", "*-uint64", "*-float16", "*-float64", "*-complex128"),
+    # 28 s: verify_grad of every op, FAST_RUN (FAST_COMPILE's case stays)
+    "tensor/test_runtime_broadcast_grad.py::"
+    "test_verify_grad_of_every_op_with_a_length_one_axis_its_type_does_not_state": ("FAST_COMPILE",),
+    "tensor/test_runtime_broadcast_grad.py::test_the_op_against_numpy":
+        ("float64-*", "int8-*", "bool-*", "complex128-*", FAST_COMPILE),
+    "tensor/test_runtime_broadcast_grad.py::test_alloc_fill_and_inc_subtensor_gradients": ("FAST_RUN", "FAST_COMPILE"),
+    # 19 s: DebugMode compares the FAST_RUN case's C with perform once more
+    "tensor/test_trust3_weak_scalars.py::test_compiled_c_code_gives_numpys_results_for_python_numbers": ("FAST_RUN",),
+    "tensor/test_trust3_weak_scalars.py::test_every_binary_op_with_every_python_number_matches_numpy":
+        ("bool", "int8", "uint64", "float32", "float64", "complex128"),
+    "tensor/test_trust3_weak_scalars.py::test_clip_and_switch_with_every_python_number_match_numpy":
+        ("bool", "int8", "uint64", "float64", "complex128"),
+    "tensor/test_reduce_fusion.py::test_fused_reductions_match_numpy_with_broadcasting_and_mixed_dtypes":
+        ("0-False", "1-True", "9-True"),
+    "tensor/test_graph_size.py::test_reductions_of_a_0d_integer_keep_numpys_dtype": ("int64", "bool"),
+    "tensor/test_trust5_indices.py::test_constant_slice_bounds_of_any_size_clamp_as_numpy":
+        ("FAST_RUN-shape0", FAST_COMPILE),
+    "tensor/test_trust5_indices.py::test_every_position_every_edge_value_matches_numpy":
+        (FAST_COMPILE, "int8-*", "int64-*", "uint8-*", "uint32-*", "uint64-*"),
+    "tensor/test_trust5_indices.py::test_drawn_index_values_match_numpy": (FAST_COMPILE, "int64-*", "uint64-*"),
+    "tensor/test_trust5_indices.py::test_numpy_reads_every_integer_before_it_checks_any": ("FAST_RUN", "FAST_COMPILE"),
+    "tensor/test_user_scalar_ops.py::test_ported_ops_match_scipy_alone_and_fused_with_opkit_ops": ("*-float64",),
+    "tensor/test_int_div_mod.py::test_python_numbers_are_weak_as_in_numpy":
+        ("int8-3-int8", "int16-2.5-float64", "bool-2-int64", "uint64--1-None", "int8-300-None"),
+    "core/test_trust3_api.py::test_grad_wrt_a_python_number_constant":
+        ("FAST_RUN-float64", FAST_COMPILE, "DebugMode-float32"),
+    "core/test_trust3_api.py::test_eval_on_intermediates_in_every_mode_agrees_with_givens": ("FAST_RUN", "FAST_COMPILE"),
+    "core/test_port_gaps.py::test_any_and_all_as_numpy": ("bool", "float64"),
+    "core/test_port_gaps.py::test_scalar_unary_operators_and_python_numbers_as_numpy": ("bool", "int64", "float64"),
+    "core/test_port_gaps.py::test_scalar_operators_give_numpys_values_and_dtypes":
+        ("int8-int8", "bool-bool", "int64-float32", "complex128-float64"),
+    "cop/test_support_code_apply.py::test_every_pair_of_dtypes_in_one_function":
+        ("float32-float64", "float64-int8", "int8-uint16", "int16-int64", "int32-uint8", "int64-uint16"),
+    "link/test_output_buffers.py::test_every_dtype_and_empty":
+        ("0-bool", "0-int8", "0-uint64", "0-float32", "0-float64", "0-float16", "0-complex*", "1-*", "7-*"),
+    "tensor/test_dot_c.py::test_every_product_of_vectors_and_matrices_is_numpys_in_every_layout":
+        (FAST_COMPILE, "bool-*", "int64-*", "float32-*", "float64-*", "complex128-*"),
+    "tensor/test_inc_subtensor.py::test_static_indices_in_every_mode_and_eager":
+        ("int-*", "neg_step-*", "empty-*", "scalar-set"),
+    "tensor/test_tensor_elemwise.py::test_python_scalar_constants_follow_nep50":
+        ("int32-2.5-float64", "float32-2-float32", "float64-3-float64"),
+    "bridge/test_bridge_pytensor_numba.py::test_the_ops_c_runs_from_nopython_code_for_every_dtype_and_layout":
+        ("contiguous-*", "reversed-float64", "step 2-*", "empty-*"),
+    # the ported tests: one case of each op family and mode
+    "ported/test_ported_scalar_math.py::test_scalar_math_ops_match_scipy_in_both_dtypes_and_every_mode":
+        ("shape0", "shape2"),
+    "ported/test_ported_blas.py::test_blas_ops_match_numpy": ("FAST_RUN", "FAST_COMPILE"),
+    "ported/test_ported_conv.py::test_conv_op_matches_scipy": ("FAST_RUN", "FAST_COMPILE"),
+    "ported/test_ported_pool.py::test_pool_gradient_through_max_and_average_pool_grad":
+        ("max-False-stride1-pad1", "average_inc_pad-True-stride4-pad4"),
+    "ported/test_ported_pool.py::test_pool_2d_matches_numpy_in_every_mode":
+        ("shape1-*", "shape2-*", "shape4-*"),
+    "ported/test_ported_basic_scipy.py::test_gradients_from_their_l_op": ("erf", "gammaln", "j0"),
+    "ported/test_ported_softmax.py::test_softmax_gradients": ("softmax", "logsoftmax"),
+    "ported/test_ported_cumop.py::test_cumop_gradient": ("0-add", "1-mul"),
+    "ported/test_ported_corr3d.py::test_corr3d_gradients_through_grad_weights_and_grad_inputs":
+        ("valid-sub0", "half-sub1"),
+    "ported/test_ported_scalar_math.py::test_gradients_from_their_pullback": ("gammaln",),
+    "ported/pytensor/test_gradient.py::TestJacobian::test_jacobian_matrix_expression":
+        ("False-*", "True-vectorize=True"),
+}
+
+
+def _key(item) -> tuple[str, str | None]:
+    """Return (path under tests/ :: name, the case's id or None) of a collected test."""
+    nodeid = item.nodeid.partition("tests/")[2] if item.nodeid.startswith("tests/") else item.nodeid
+    name, _, case = nodeid.partition("[")
+    return name, (case[:-1] if case else None)
+
+
+def soak_only(item) -> bool:
+    """Whether `item` is a case CASES sends to soak."""
+    name, case = _key(item)
+    kept = CASES.get(name)
+    if kept is None:
+        return False
+    return not any(fnmatch.fnmatchcase(case or "", pattern) for pattern in kept)
+
+
+def mark(items) -> None:
+    """Mark soak every collected case that CASES leaves out of the README's run."""
+    for item in items:
+        if soak_only(item):
+            item.add_marker(pytest.mark.soak)
