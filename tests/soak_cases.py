@@ -6,8 +6,10 @@ An empty tuple sends the whole test to soak. What is kept covers each kind the s
 a signed and an unsigned integer, bool, complex; each mode; each code path) once: the cases that go
 compile the same C templates for another type of the same kind, and .ci/run still runs every one.
 
-tests/test_soak_cases.py fails on an entry whose test or kept case no longer exists, so a renamed test
-cannot leave the README's run unnoticed. The figures are each test's seconds on 2 cores (a cold cache).
+tests/docs/test_soak_cases.py fails on an entry whose test or kept case no longer exists, so a renamed
+test cannot leave the README's run unnoticed. The figures are each test's seconds on 2 cores (a cold
+cache). tests/tensor/test_tensor_elemwise.py has no entry: .ci/run's DebugMode slice runs its default
+cases under DebugMode (its own DEFAULT_PAIRS slice them already).
 """
 
 from __future__ import annotations
@@ -36,12 +38,6 @@ CASES: dict[str, tuple[str, ...]] = {
     # 38 s: every reduction and axis of float64 on 1 to 8 threads (test_reduce_fusion keeps the thread sweep)
     "tensor/test_reductions_speed_paths.py::"
     "test_float64_every_reduction_and_axis_matches_numpy_on_any_thread_count": (),
-    # 38 s: 8 dtype pairs x 24 expressions and broadcasts
-    "tensor/test_tensor_elemwise.py::test_binary_expression_matches_numpy":
-        ("float64-float64-*", "int32-float64-*", "int64-int64-*"),
-    # 21 s
-    "tensor/test_tensor_elemwise.py::test_sum_matches_numpy": ("*-float64", "*-int32"),
-    "tensor/test_tensor_elemwise.py::test_dot_matches_numpy": ("vv-*", "mm-*", "*-float64-float64", "*-float32-float32"),
     # 30 s and 21 s
     "tensor/test_reductions_order_free.py::test_integer_reductions_read_in_memory_order_equal_numpy":
         ("int64", "bool"),
@@ -89,8 +85,6 @@ CASES: dict[str, tuple[str, ...]] = {
         ("float32-float64", "float64-int8", "int8-uint16", "int16-int64", "int32-uint8", "int64-uint16"),
     "tensor/test_dot_c.py::test_every_product_of_vectors_and_matrices_is_numpys_in_every_layout":
         (FAST_COMPILE, "bool-*", "int64-*", "float32-*", "float64-*", "complex128-*"),
-    "tensor/test_tensor_elemwise.py::test_python_scalar_constants_follow_nep50":
-        ("int32-2.5-float64", "float32-2-float32", "float64-3-float64"),
     "bridge/test_bridge_pytensor_numba.py::test_the_ops_c_runs_from_nopython_code_for_every_dtype_and_layout":
         ("contiguous-*", "reversed-float64", "step 2-*", "empty-*"),
     # the ported tests: one case of each op family and mode
