@@ -103,20 +103,22 @@ CASES: dict[str, tuple[str, ...]] = {
 }
 
 
-def _key(item) -> tuple[str, str | None]:
-    """Return (path under tests/ :: name, the case's id or None) of a collected test."""
-    nodeid = item.nodeid.partition("tests/")[2] if item.nodeid.startswith("tests/") else item.nodeid
-    name, _, case = nodeid.partition("[")
+def split(nodeid: str) -> tuple[str, str | None]:
+    """Return (path under tests/ :: name, the case's id or None) of a test's node id."""
+    name, _, case = nodeid.removeprefix("tests/").partition("[")
     return name, (case[:-1] if case else None)
+
+
+def matches(case: str | None, patterns) -> bool:
+    """Whether the case id `case` (None: an unparametrized test) matches one of `patterns`."""
+    return any(fnmatch.fnmatchcase(case or "", pattern) for pattern in patterns)
 
 
 def soak_only(item) -> bool:
     """Whether `item` is a case CASES sends to soak."""
-    name, case = _key(item)
+    name, case = split(item.nodeid)
     kept = CASES.get(name)
-    if kept is None:
-        return False
-    return not any(fnmatch.fnmatchcase(case or "", pattern) for pattern in kept)
+    return kept is not None and not matches(case, kept)
 
 
 def mark(items) -> None:

@@ -1,6 +1,5 @@
 """soak_cases.CASES: every entry names a test that exists and cases it has, and marks exactly the others soak."""
 
-import fnmatch
 import json
 import subprocess
 import sys
@@ -34,8 +33,8 @@ def collected():
     records = json.loads(result.stdout.rpartition("RECORD")[2])
     found = {}
     for nodeid, marked_soak in records:
-        name, _, case = nodeid.removeprefix("tests/").partition("[")
-        found.setdefault(name, {})[case[:-1] if case else None] = marked_soak
+        name, case = soak_cases.split(nodeid)
+        found.setdefault(name, {})[case] = marked_soak
     return found
 
 
@@ -45,7 +44,7 @@ def test_each_entry_names_a_test_and_cases_it_has(collected, name):
     cases = collected[name]
     for pattern in soak_cases.CASES[name]:
         if pattern != soak_cases.FAST_COMPILE:
-            assert any(fnmatch.fnmatchcase(case or "", pattern) for case in cases), (
+            assert any(soak_cases.matches(case, (pattern,)) for case in cases), (
                 f"soak_cases.CASES keeps {pattern!r} of {name}, which has no such case: {sorted(map(str, cases))}")
 
 
@@ -54,9 +53,8 @@ def test_the_cases_left_out_are_soak_and_the_kept_ones_run_by_default(collected,
     kept = soak_cases.CASES[name]
     cases = collected[name]
     for case, marked_soak in cases.items():
-        if any(fnmatch.fnmatchcase(case or "", pattern) for pattern in kept):
-            # a case the test file itself marks soak stays soak
-            continue
+        if soak_cases.matches(case, kept):
+            continue  # kept: default unless its own file marks it soak
         assert marked_soak, f"{name}[{case}] is left out by soak_cases.CASES but the README's run collects it"
     if kept:
         assert not all(cases.values()), f"soak_cases.CASES keeps no case of {name} in the README's run"
