@@ -7,6 +7,7 @@ import circle joins opkit's modules (module-level and function-level imports), t
 
 import ast
 import pathlib
+import re
 import sys
 
 import pytest
@@ -22,11 +23,39 @@ def _type_checking(node):
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
 
 
+LOADERS = ("import_module", "__import__")  # calls that import the module a string names
+LAZY_HELPER = "opkit.lazy"  # a module that imports this one names, in string tables, the modules it loads by name
+
+
+def _loader_call(node):
+    """Whether `node` calls importlib.import_module (or __import__)."""
+    func = node.func if isinstance(node, ast.Call) else None
+    return isinstance(func, ast.Name) and func.id in LOADERS or isinstance(func, ast.Attribute) and func.attr in LOADERS
+
+
+def _docstrings(tree):
+    """Return the ids of the docstring nodes of `tree` (a module's, a class's, a function's)."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                found.add(id(first.value))
+    return found
+
+
 def _imports(path, run_time=False):
     """Yield (node, module, inside_a_function) for every import in `path`; relative ones resolved.
+
+    An import is an import statement, or a call of import_module (or __import__) with a literal name. A module
+    that imports by a name it computes (a non-literal import_module argument, or the lazy-name helper
+    opkit.lazy) imports every module its string constants name, as full names or as names in its own package
+    (``import_module(f"{__name__}.{name}")``): each such string is yielded as at module level.
     `run_time`: leave out the body of ``if TYPE_CHECKING:`` (imported by type checkers only)."""
     parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-    package = parts[:-1] if parts[-1] != "__init__" else parts
+    package = parts[:-1]  # a package's __init__ lies in its package, as a module does
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    by_name = []
 
     def walk(node, inside):
         for child in ast.iter_child_nodes(node):
@@ -45,9 +74,33 @@ def _imports(path, run_time=False):
                 yield child, base, inside
                 for alias in child.names:  # `from opkit import link` imports opkit.link
                     yield child, f"{base}.{alias.name}", inside
+            elif _loader_call(child) and child.args:
+                name = child.args[0]
+                if isinstance(name, ast.Constant) and isinstance(name.value, str):
+                    yield child, name.value, inside
+                else:
+                    by_name.append(child)
             yield from walk(child, inside or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
 
-    yield from walk(ast.parse(path.read_text(encoding="utf-8"), str(path)), False)
+    yield from walk(tree, False)
+    imported = [module for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
+                for module in ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                               [node.module or "", *(f"{node.module}.{a.name}" for a in node.names)])]
+    if by_name or LAZY_HELPER in imported:
+        docstrings = _docstrings(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings \
+                    and re.fullmatch(r"[A-Za-z_][\w.]*", node.value):
+                own = [".".join([*package, node.value])] if parts[-1] == "__init__" else []  # its submodules
+                for name in [node.value, *own]:
+                    if name.split(".")[0] == "opkit" and _is_module(name):
+                        yield node, name, False
+
+
+def _is_module(dotted):
+    """Whether `dotted` names a module or package of the tree under PACKAGE."""
+    base = PACKAGE.parent.joinpath(*dotted.split("."))
+    return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
 
 
 def imported_modules(path):
@@ -320,6 +373,84 @@ def test_the_circle_check_sees_function_level_imports_and_leaves_out_the_facade(
     ]
     assert strongly_connected(import_graph(leave_out=set())) == [
         ["opkit.pkg.a", "opkit.pkg.b", "opkit.pkg.c"], ["opkit.pkg.low", "opkit.pkg.up"]]
+
+
+# ---- imports at the top ----
+# Load order is the import graph's: a module imports what it uses at module level. An import inside a function
+# is the exception (a door to what only some calls need: the build stage, a CLI command, a lazy public name),
+# each marked `# lazy: <reason>` on its line or the line above, and few. Optional dependencies (torch, jax,
+# cupy, pytensor, ...) are not opkit's own modules: they stay lazy and are not counted.
+LAZY_MARK = "# lazy:"
+MOST_FUNCTION_LEVEL_IMPORTS = 20
+
+
+def function_level_imports():
+    """Yield (file, line, what) for each import of an opkit module inside a function (import statements and
+    import_module calls; one per statement or call), and for each import_module call inside a function whose
+    argument is computed (it may load any module)."""
+    for path in sorted(PACKAGE.rglob("*.py")):
+        where = str(path.relative_to(PACKAGE.parent))
+        seen = set()
+        for node, dotted, inside in _imports(path, run_time=True):
+            if inside and id(node) not in seen and dotted.split(".")[0] == "opkit":
+                seen.add(id(node))
+                yield where, node.lineno, dotted
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for function in ast.walk(tree):
+            if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                for call in ast.walk(function):
+                    if _loader_call(call) and call.args and not isinstance(call.args[0], ast.Constant) \
+                            and id(call) not in seen:
+                        seen.add(id(call))
+                        yield where, call.lineno, f"a computed name ({ast.unparse(call.args[0])})"
+
+
+def unmarked(sites):
+    """Yield the sites (file, line, what) that carry no `# lazy:` comment on their line or the line above."""
+    for file, line, what in sites:
+        lines = (PACKAGE.parent / file).read_text(encoding="utf-8").splitlines()
+        if LAZY_MARK not in lines[line - 1] and (line < 2 or LAZY_MARK not in lines[line - 2]):
+            yield f"{file}:{line} imports {what} inside a function without '{LAZY_MARK} <reason>'"
+
+
+def test_imports_are_at_module_level_but_a_few_marked_doors():
+    sites = list(function_level_imports())
+    assert list(unmarked(sites)) == []
+    assert len(sites) <= MOST_FUNCTION_LEVEL_IMPORTS, "\n".join(f"{f}:{n} {w}" for f, n, w in sites)
+
+
+def test_the_import_count_sees_statements_and_import_module_calls(tmp_path, monkeypatch):
+    fake = tmp_path / "opkit"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("")
+    (fake / "low.py").write_text("")
+    (fake / "a.py").write_text(
+        "import importlib, numpy\n"
+        "def f():\n    import numpy  # not opkit's\n    from opkit import low\n"
+        "def g(name):\n    # lazy: a door\n    return importlib.import_module(name)\n"
+        "def h():\n    return importlib.import_module('opkit.low')  # lazy: the literal door\n")
+    monkeypatch.setattr(__import__(__name__), "PACKAGE", fake)
+    sites = list(function_level_imports())
+    assert sites == [("opkit/a.py", 4, "opkit"), ("opkit/a.py", 9, "opkit.low"),
+                     ("opkit/a.py", 7, "a computed name (name)")]
+    assert list(unmarked(sites)) == ["opkit/a.py:4 imports opkit inside a function without '# lazy: <reason>'"]
+
+
+def test_the_circle_check_reads_import_module_names_and_lazy_tables(tmp_path, monkeypatch):
+    fake = tmp_path / "opkit"
+    (fake / "pkg").mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    (fake / "lazy.py").write_text("")
+    (fake / "pkg" / "__init__.py").write_text(
+        "import importlib\nNAMES = ('b',)\n"
+        "def __getattr__(name):\n    return importlib.import_module(f'{__name__}.{name}')\n")
+    (fake / "pkg" / "b.py").write_text("def f():\n    import importlib\n    importlib.import_module('opkit.pkg.c')\n")
+    (fake / "pkg" / "c.py").write_text("from opkit import lazy\nTABLE = {'x': 'opkit.pkg.d', 'y': 'not.a.module'}\n")
+    (fake / "pkg" / "d.py").write_text('"""opkit.pkg.b (a docstring names no module)"""\nfrom opkit.pkg import b\n')
+    monkeypatch.setattr(__import__(__name__), "PACKAGE", fake)
+    graph = import_graph(leave_out=set())
+    assert sorted(graph["opkit.pkg"]) == ["opkit.pkg.b"]
+    assert strongly_connected(graph) == [["opkit.pkg.b", "opkit.pkg.c", "opkit.pkg.d"]]
 
 
 # ---- opkit/cop in stages ----
