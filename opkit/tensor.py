@@ -18,6 +18,7 @@ from opkit.core.tensor.types.constructors import (MORE_KINDS, col, matrix, more_
                                                   scalar, tensor, tensor3, tensor4, tensor5, tensor6, tensor7, vector)
 from opkit.core.tensor.types.type import TensorType, named_types
 from opkit.core.tensor.types.variable import TensorConstant, TensorVariable, as_tensor_variable, constant
+from opkit.lazy import lazy_names as _lazy_names
 
 # Lazy (PEP 562): imported on first use, so a fresh process that only builds `x * y` does not pay for them.
 _LAZY = {
@@ -79,7 +80,7 @@ _LAZY = {
     "opkit.core.tensor.shapes.extra_shapes": (
         "ShapeError", "concat_with_broadcast", "consider_constant", "diff", "extract_diag", "geomspace", "identity",
         "is_flat", "slice_at_axis"),
-    "opkit.core.scalar_tensor": ("ScalarFromTensor", "TensorFromScalar", "scalar_from_tensor", "tensor_from_scalar"),
+    "opkit.core.tensor.shapes.scalar_tensor": ("ScalarFromTensor", "TensorFromScalar", "scalar_from_tensor", "tensor_from_scalar"),
     "opkit.core.tensor.shapes.reshape_dims": ("join_dims", "pack", "split_dims", "unpack"),
     "opkit.core.tensor.shapes.vectorize": ("vectorize",),
     "opkit.core.tensor.sorting.topk": ("argtopk", "topk", "topk_and_argtopk"),
@@ -92,19 +93,7 @@ _LAZY = {
 _HOME = {name: module for module, names in _LAZY.items() for name in names}
 
 
-def __getattr__(name):
-    module = _HOME.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted({*globals(), *_HOME})
+__getattr__, __dir__ = _lazy_names(globals(), _HOME)
 
 
 # PyTensor's home of Elemwise, pytensor.tensor.elemwise: `from opkit.tensor.elemwise import Elemwise` works too.
@@ -122,7 +111,7 @@ globals().update(_more_plural_constructors)
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the lazy names and what globals().update() above defines, for type checkers and editors
     from opkit.core.gradient import Lop, Rop, grad
-    from opkit.core.scalar_tensor import ScalarFromTensor, TensorFromScalar, scalar_from_tensor, tensor_from_scalar
+    from opkit.core.tensor.shapes.scalar_tensor import ScalarFromTensor, TensorFromScalar, scalar_from_tensor, tensor_from_scalar
     from opkit.core.tensor.elementwise.elemwise_math import (abs, ceil, clip, cos, expm1, floor, floor_div, int_div,
                                                              log1p, minimum, mod, round, sigmoid, sign, sin,
                                                              softplus, tanh)

@@ -16,6 +16,7 @@ import numpy as np
 from opkit.core.c_source import file_sections
 from opkit.core.graph import Apply, Variable
 from opkit.core.op import Op
+from opkit.core.tensor.types.operators import find  # TensorType: a shape is a tensor
 from opkit.core.type import MethodNotDefined
 
 # Type class -> (code, version) (for Shape_i: (code, check_input, version)); code is a str or a Path
@@ -140,8 +141,6 @@ class Shape(_RegisteredCOp):
     _registry = _SHAPE_C
 
     def make_node(self, x):
-        from opkit.core.tensor.types.operators import find  # a shape is a tensor (a later layer)
-
         TensorType = find("TensorType")
 
         if not isinstance(x, Variable):
@@ -172,8 +171,6 @@ class Shape_i(_RegisteredCOp):
         self.i = int(i)
 
     def make_node(self, x):
-        from opkit.core.tensor.types.operators import find  # a shape is a tensor (a later layer)
-
         TensorType = find("TensorType")
 
         ndim = getattr(x.type, "ndim", None)

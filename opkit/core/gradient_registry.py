@@ -12,8 +12,8 @@ and the op's method only looks its rule up::
     class Alloc(SectionOp):
         grad = registered("grad")
 
-A lookup that finds nothing loads the gradient layer once, through the one upward edge of the tensor
-layers (opkit/core/tensor/types/operators.py), and looks again.
+A lookup that finds nothing loads the gradient layer once and looks again: the tensor package
+(opkit/core/tensor/__init__.py), which Python imports before any built-in op, installs that loader.
 """
 
 from __future__ import annotations
@@ -21,6 +21,13 @@ from __future__ import annotations
 KINDS = ("grad", "L_op", "R_op")
 _RULES: dict = {}  # (op class, kind) -> function(op, *the method's arguments)
 _loaded = False
+_load_rules = None  # the loader of the rules not yet imported (installed by opkit.core.tensor)
+
+
+def install_loader(load):
+    """Take `load`, which imports the modules that register rules (the tensor package's gradient layer)."""
+    global _load_rules
+    _load_rules = load
 
 
 def register(op_class, kind):
@@ -43,12 +50,10 @@ def lookup(op, kind):
             function = _RULES.get((cls, kind))
             if function is not None:
                 return function
-        if _loaded:
+        if _loaded or _load_rules is None:
             break
         _loaded = True
-        from opkit.core.tensor.types import operators  # the tensor layers' one upward edge (its docstring)
-
-        operators.load_gradients()
+        _load_rules()
     raise LookupError(f"no {kind} rule is registered for {type(op).__name__} (opkit.core.gradient_registry)")
 
 

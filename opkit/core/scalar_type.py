@@ -8,6 +8,7 @@ import numpy as np
 
 from opkit.core.c_source import render
 from opkit.core.graph import Constant, Variable
+from opkit.core.tensor.types.operators import find  # the 0-d tensor ops and TensorType: later layers
 from opkit.core.type import CType
 
 DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -28,12 +29,10 @@ def _typenum(dtype):
 
 def _operator(name):
     def method(self, *other):
-        from opkit.core.tensor.types.operators import find  # builds tensor ops (opkit.core.scalar_tensor)
-
         return find("apply_operator")(name, self, *other)
 
     method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"The 0-d tensor's {name} (opkit.core.scalar_tensor): a scalar variable when the result is 0-d."
+    method.__doc__ = f"The 0-d tensor's {name} (opkit.core.tensor.shapes.scalar_tensor): a scalar variable when the result is 0-d."
     return method
 
 
@@ -176,8 +175,6 @@ def as_scalar(value, name=None):
     if isinstance(value, Variable):
         if isinstance(value.type, ScalarType):
             return value
-        from opkit.core.tensor.types.operators import find  # a graph op: only when a variable is converted
-
         if isinstance(value.type, find("TensorType")) and value.type.ndim == 0:
             return find("scalar_from_tensor")(value)
         raise TypeError(f"as_scalar: {value} has type {value.type}, not a ScalarType or a 0-d tensor")

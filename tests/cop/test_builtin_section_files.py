@@ -21,7 +21,7 @@ SECTION_FILES = sorted(PACKAGE.rglob("*.c"))
 def _section_op_classes():
     import importlib
 
-    import opkit.core.scalar_tensor  # noqa: F401 (opkit.scalar's conversions: imported by no tensor layer)
+    import opkit.core.tensor.shapes.scalar_tensor  # noqa: F401 (opkit.scalar's conversions: imported by no tensor layer)
     import opkit.gpu.ops  # noqa: F401 (the built-in GPU ops: gpu_walk.c, gpu_shape*.c)
     import opkit.tensor  # noqa: F401
     from opkit.core.tensor import LAYERS

@@ -1,8 +1,10 @@
-"""The gradient registry (opkit.core.gradient_registry) and the tensor layers' facade (types/operators.py).
+"""The gradient registry (opkit.core.gradient_registry) and the tensor layers' late-bound names (types/operators.py).
 
 An op's grad/L_op/R_op looks its rule up by class; a rule registers itself when the gradient layer is imported.
+The tensor package (opkit/core/tensor/__init__.py) tells both where the later layers are (LATE, GRADIENTS).
 """
 
+import importlib
 import subprocess
 import sys
 
@@ -10,6 +12,7 @@ import numpy as np
 import pytest
 
 import opkit.tensor as T
+import opkit.core.tensor as tensor_package
 from opkit.core import gradient_registry
 from opkit.core.op import Op
 from opkit.core.tensor.elementwise.basic import Dot
@@ -25,7 +28,8 @@ from opkit.core.tensor.types import operators
                                                 (Reduce, "grad"), (Reduce, "L_op"), (Alloc, "grad"),
                                                 (Fill, "grad"), (DimShuffle, "grad"), (IncSubtensor, "grad")])
 def test_each_built_in_rule_is_registered_for_its_op_class(op_class, kind):
-    operators.load_gradients()
+    for module in tensor_package.GRADIENTS:
+        importlib.import_module(module)
     assert (op_class, kind) in gradient_registry._RULES
     assert getattr(op_class, kind).__name__ == kind
 
@@ -76,8 +80,8 @@ def test_the_gradient_layer_loads_on_the_first_lookup_in_a_fresh_process():
 
 
 def test_every_name_of_the_facade_is_found_in_its_layer():
-    for home, names in operators.HOMES.items():
-        module = home()
+    for home, names in tensor_package.LATE.items():
+        module = importlib.import_module(home)
         for name in names:
             assert operators.find(name) is getattr(module, name)
 
@@ -97,3 +101,8 @@ def test_gradients_through_the_registry_match_numpy():
     # 4 * sum(x); sum(x.T @ x) = sum over rows of (the row's sum) ** 2; row 0 set to 1, row 1 summed
     expected = 4 + 2 * value.sum(axis=1, keepdims=True).repeat(3, axis=1) + np.array([[0.0] * 3, [1.0] * 3])
     np.testing.assert_allclose(got, expected)
+
+
+def test_the_gradient_layer_is_the_layer_of_layers():
+    assert tensor_package.GRADIENTS == tuple(f"opkit.core.tensor.gradients.{name}"
+                                             for name in dict(tensor_package.LAYERS)["gradients"])

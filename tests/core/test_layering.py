@@ -1,8 +1,9 @@
 """The layers stay apart: core (the graph) knows no C and no linkers; cop (the C toolchain) knows no linkers.
 
 Inside core, the tensor layers (LAYERS in opkit/core/tensor/__init__.py) import only the layers before them,
-at module level and inside functions; one module, the facade (FACADE below), imports later layers. No
-import circle joins opkit's modules (module-level and function-level imports), the facade's imports aside.
+at module level and inside functions. No import circle joins opkit's modules (module-level and function-level
+imports, and the modules import_module loads by name). Imports sit at module level but a few marked doors.
+cop's stages import only earlier stages, also by way of modules outside cop; no linker imports another.
 """
 
 import ast
@@ -137,14 +138,9 @@ def test_the_check_sees_imports_inside_functions_and_relative_ones(tmp_path, mon
 
 
 TENSOR = ("core", "tensor")
-MARK = "# later layer:"
-# The one module of the tensor layers that imports later layers (inside functions, each import marked), and why.
-FACADE = {
-    "operators": "types/operators.py, the late-bound facade: a tensor's operators and methods (x + y, x.sum(), "
-                 "x[0], x.reshape()) build ops of later layers, a type's filter_variable builds SpecifyShape, a "
-                 "scalar op applied to arrays builds Elemwise, the gradient registry loads the gradient layer, and "
-                 "core's ScalarType and Shape ops (below the tensor layers) reach TensorType and scalar_tensor",
-}
+# No module of a tensor layer imports a later layer, at module level or inside a function. What the first layer's
+# operators build (x + y, x.sum()) it finds through types/operators.py, whose table (LATE) is the package's own.
+OPERATORS = "opkit.core.tensor.types.operators"
 
 
 def tensor_layers():
@@ -165,10 +161,9 @@ def _tensor_module(dotted, layers):
     return rest[0] if rest and rest[0] in layers else None
 
 
-def tensor_violations(facade=FACADE):
-    """Yield what breaks the order: a module in no layer or in another layer's folder, an import of a later layer
-    outside `facade`, or in `facade` one at module level or without a `# later layer:` comment on its line or the
-    line above. Imports inside functions count as much as those at module level."""
+def tensor_violations():
+    """Yield what breaks the order: a module in no layer or in another layer's folder, or an import of a later
+    layer (at module level or inside a function)."""
     root = PACKAGE.joinpath(*TENSOR)
     layers = tensor_layers()
     names = {layer for _, layer in layers.values()}
@@ -185,35 +180,26 @@ def tensor_violations(facade=FACADE):
         index, layer = layers[path.stem]
         if (moved or path.parent != root) and path.parent.relative_to(root).parts != (layer,):
             yield f"{where}: the module {path.stem} of layer {layer} is not in the folder {layer}/"
-        lines = path.read_text(encoding="utf-8").splitlines()
         seen = set()
         for node, dotted, inside in _imports(path):
             target = _tensor_module(dotted, layers)
             if target is None or layers[target][0] <= index or (node.lineno, target) in seen:
                 continue
             seen.add((node.lineno, target))
-            marked = MARK in lines[node.lineno - 1] or (node.lineno > 1 and MARK in lines[node.lineno - 2])
-            if path.stem not in facade:
-                yield (f"{where}:{node.lineno} ({layer}) imports {target} ({layers[target][1]}) "
-                       f"{'inside a function' if inside else 'at module level'}: only the facade "
-                       f"({', '.join(sorted(facade))}) imports a later layer")
-            elif not inside:
-                yield f"{where}:{node.lineno} ({layer}) imports {target} ({layers[target][1]}) at module level"
-            elif not marked:
-                yield f"{where}:{node.lineno} ({layer}) imports {target} ({layers[target][1]}) without '{MARK}'"
+            yield (f"{where}:{node.lineno} ({layer}) imports {target} ({layers[target][1]}) "
+                   f"{'inside a function' if inside else 'at module level'}")
 
 
 def test_tensor_layers_import_only_the_layers_before_them():
     assert list(tensor_violations()) == []
 
 
-def test_the_facade_is_one_module_of_the_first_layer_and_reaches_later_layers_only_inside_functions():
-    layers = tensor_layers()
-    assert [layers[name][1] for name in FACADE] == ["types"]
-    path = PACKAGE.joinpath(*TENSOR, "types", "operators.py")
-    upward = [(node.lineno, inside) for node, dotted, inside in _imports(path)
-              if (target := _tensor_module(dotted, layers)) is not None and layers[target][0] > 0]
-    assert upward and all(inside for _, inside in upward)
+def test_the_late_bound_names_module_imports_nothing_of_opkit():
+    graph = import_graph()
+    assert graph[OPERATORS] == {}
+    # the package names each later-layer module whose names it finds, and the gradient layer's modules
+    assert {"opkit.core.tensor.shapes.reshape", "opkit.core.tensor.gradients.reduce_grad"} <= set(
+        graph["opkit.core.tensor"])
 
 
 def test_the_tensor_check_sees_later_layers_and_misplaced_modules(tmp_path, monkeypatch):
@@ -225,29 +211,22 @@ def test_the_tensor_check_sees_later_layers_and_misplaced_modules(tmp_path, monk
     (tensor / "low" / "a.py").write_text(
         "from opkit.core.tensor.high.c import x\n"         # a later layer at module level
         "def f():\n"
-        "    from opkit.core.tensor.high import d\n"        # inside a function, unmarked
-        "    from ..high.c import y  # later layer: f's gradient\n"  # marked: allowed
-        "    # later layer: a marked import may say why on the line above\n"
-        "    from opkit.core.tensor import c\n"
+        "    from opkit.core.tensor.high import d\n"        # inside a function
         "    from opkit.core.tensor.low import b\n")          # the same layer: allowed
-    (tensor / "low" / "b.py").write_text("class B:\n    def g(self):\n        from ..high import c\n"
-                                         "        from ..high import d  # later layer: marked, but b is no facade\n")
+    (tensor / "low" / "b.py").write_text("class B:\n    def g(self):\n        from ..high import c\n")
     (tensor / "high" / "c.py").write_text("from opkit.core.tensor.low.a import f\n")  # an earlier layer
     (tensor / "high" / "b.py").write_text("")  # layer low's module in the folder of high
     (tensor / "odd" / "e.py").write_text("")  # a module and a folder in no layer
     (tensor / "flat.py").write_text("")  # in no layer
     (tensor / "d.py").write_text("")  # once there are layer folders, a module outside its folder
     monkeypatch.setattr(__import__(__name__), "PACKAGE", tmp_path / "opkit")
-    assert sorted(tensor_violations(facade={"a": "the fake facade"})) == [
+    assert sorted(tensor_violations()) == [
         "opkit/core/tensor/d.py: the module d of layer high is not in the folder high/",
         "opkit/core/tensor/flat.py: the module flat is in no layer of LAYERS",
         "opkit/core/tensor/high/b.py: the module b of layer low is not in the folder low/",
         "opkit/core/tensor/low/a.py:1 (low) imports c (high) at module level",
-        "opkit/core/tensor/low/a.py:3 (low) imports d (high) without '# later layer:'",
-        "opkit/core/tensor/low/b.py:3 (low) imports c (high) inside a function: only the facade (a) imports a "
-        "later layer",
-        "opkit/core/tensor/low/b.py:4 (low) imports d (high) inside a function: only the facade (a) imports a "
-        "later layer",
+        "opkit/core/tensor/low/a.py:3 (low) imports d (high) inside a function",
+        "opkit/core/tensor/low/b.py:3 (low) imports c (high) inside a function",
         "opkit/core/tensor/odd/__init__.py: the folder odd is no layer of LAYERS",
         "opkit/core/tensor/odd/e.py: the module e is in no layer of LAYERS",
     ]
@@ -256,9 +235,7 @@ def test_the_tensor_check_sees_later_layers_and_misplaced_modules(tmp_path, monk
 # ---- no import circle among opkit's modules ----
 # Edges are the imports that run (module level and inside functions; not `if TYPE_CHECKING:`), each to the
 # module it names: `from a.b import c` to a.b.c if that is a module, else to a.b. Importing a module also runs
-# its packages' __init__, which is no edge here. The facade's own imports are left out: they are the tensor
-# layers' one documented upward edge (FACADE above).
-FACADE_MODULES = {"opkit.core.tensor.types." + name for name in FACADE}
+# its packages' __init__, which is no edge here. Nothing is left out.
 
 
 def module_name(path):
@@ -267,7 +244,7 @@ def module_name(path):
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def import_graph(leave_out=FACADE_MODULES):
+def import_graph(leave_out=frozenset()):
     """Return {module: {imported module: [(line, inside a function), ...]}} over opkit/**, inside opkit only."""
     paths = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
 

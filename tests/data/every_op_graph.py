@@ -10,7 +10,7 @@ import opkit.tensor as ot
 from opkit.core.builtin_ops import view_op
 from opkit.core.scalar_type import DTYPES
 from opkit.core.tensor.elementwise.elemwise import Elemwise
-from opkit.core.tensor.scalars.scalar_ops import builtin_scalar_ops
+from opkit.core.tensor.scalars.builtins import builtin_scalar_ops
 
 VALUES = [np.array([[1.5, -2.0, 0.0], [3.0, 0.25, -1.0]]), np.array([1.0, 4.0, 9.0]), np.int64(4),
           np.array([[3, -2, 0], [5, 1, 7]])]

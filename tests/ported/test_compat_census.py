@@ -109,7 +109,7 @@ def test_resolve_maps_upstream_names_onto_compat():
 
 def test_get_scalar_constant_value_follows_constant_graphs():
     from opkit.compat.theano.tensor import NotScalarConstantError, get_scalar_constant_value
-    from opkit.compat.theano.tensor.constants import EmptyConstantError
+    from opkit.core.tensor.types.constant_value import EmptyConstantError
 
     three = ot.constant(3.0)
     assert get_scalar_constant_value(three) == 3.0 and get_scalar_constant_value(np.float32(2)) == 2

@@ -29,7 +29,7 @@ from opkit.core.op import Op
 from opkit.core.scalar_type import DTYPES
 from opkit.core.tensor.elementwise.elemwise import Elemwise
 from opkit.core.tensor.scalars.scalar_logic import cast as scalar_cast
-from opkit.core.tensor.scalars.scalar_ops import builtin_scalar_ops
+from opkit.core.tensor.scalars.builtins import builtin_scalar_ops
 from opkit.link import pickling
 from opkit.link.function import FunctionMaker
 

@@ -1,8 +1,8 @@
 """pytensor.tensor.basic: the tensor functions, opkit.tensor's; ``fill`` is opkit's Fill op (``fill(model, value)``:
 `value` broadcast to `model`'s shape, what a zero gradient is built from)."""
 
-from opkit.compat.pytensor.tensor import *  # noqa: F403
-from opkit.compat.pytensor.tensor import __all__ as _names
+from opkit.compat.pytensor.tensor._namespace import *  # noqa: F403
+from opkit.compat.pytensor.tensor._namespace import __all__ as _names
 from opkit.core.tensor.shapes.fill import _fill as fill
 
 __all__ = [*_names, "fill"]
@@ -10,9 +10,9 @@ __all__ = [*_names, "fill"]
 # Helpers PyTensor's op modules import from tensor.basic (the constant-value search is Theano's, constants.py).
 from opkit.compat.pytensor.tensor.shape import shape_padleft, shape_padright  # noqa: E402
 from opkit.compat.theano.tensor.basic import get_vector_length, second, tensor_copy  # noqa: E402
-from opkit.compat.theano.tensor.constants import get_scalar_constant_value as _constant_value  # noqa: E402
-from opkit.compat.theano.tensor.constants import NotScalarConstantError as _NotConstant  # noqa: E402
-from opkit.core.scalar_tensor import scalar_from_tensor  # noqa: E402
+from opkit.core.tensor.types.constant_value import get_scalar_constant_value as _constant_value  # noqa: E402
+from opkit.core.tensor.types.constant_value import NotScalarConstantError as _NotConstant  # noqa: E402
+from opkit.core.tensor.shapes.scalar_tensor import scalar_from_tensor  # noqa: E402
 from opkit.core.tensor.shapes.shape_ops import MakeVector  # noqa: E402
 
 
@@ -58,6 +58,6 @@ __all__ += ["MakeVector", "expand_dims", "get_scalar_constant_value", "get_under
 
 
 # Each name opkit.tensor gains (issue 48's functions) is here too, looked up on first use.
-from opkit.compat.pytensor.tensor._from_opkit_tensor import getattr_from_opkit_tensor as _from_tensor  # noqa: E402
+from opkit.lazy import lazy_names as _lazy_names  # noqa: E402
 
-__getattr__ = _from_tensor(__name__)
+__getattr__, __dir__ = _lazy_names(globals(), search=("opkit.tensor",))

@@ -21,9 +21,9 @@ from opkit.compat.theano.tensor import elemwise
 from opkit.compat.theano.tensor.broadcasting import addbroadcast, patternbroadcast, unbroadcast
 from opkit.compat.theano.tensor.op_classes import *  # noqa: F403  (Theano's op classes: Join, Split...)
 from opkit.compat.theano.tensor.op_classes import __all__ as _op_classes
-from opkit.compat.theano.tensor.constants import EmptyConstantError, NotScalarConstantError, get_scalar_constant_value
+from opkit.core.tensor.types.constant_value import EmptyConstantError, NotScalarConstantError, get_scalar_constant_value
 from opkit.core.builtin_ops import Shape
-from opkit.core.scalar_tensor import scalar_from_tensor, tensor_from_scalar
+from opkit.core.tensor.shapes.scalar_tensor import scalar_from_tensor, tensor_from_scalar
 from opkit.core.shared import shared as _shared
 from opkit.core.graph import Apply, Constant, Variable
 from opkit.core.op import Op
@@ -166,6 +166,6 @@ __all__ = [*_names, *_MORE_TYPES, "ARange", "Alloc", "Apply", "AsTensorError", "
 
 
 # Each name opkit.tensor gains (issue 48's functions) is here too, looked up on first use.
-from opkit.compat.pytensor.tensor._from_opkit_tensor import getattr_from_opkit_tensor as _from_tensor  # noqa: E402
+from opkit.lazy import lazy_names as _lazy_names  # noqa: E402
 
-__getattr__ = _from_tensor(__name__)
+__getattr__, __dir__ = _lazy_names(globals(), search=("opkit.tensor",))

@@ -21,7 +21,7 @@ import numpy as np
 
 import opkit.tensor as _ot
 from opkit.compat.theano.tensor.broadcasting import patternbroadcast
-from opkit.compat.theano.tensor.constants import NotScalarConstantError, get_scalar_constant_value
+from opkit.core.tensor.types.constant_value import NotScalarConstantError, get_scalar_constant_value
 from opkit.core.builtin_ops import view_op
 from opkit.core.graph import Variable
 from opkit.core.op import Op

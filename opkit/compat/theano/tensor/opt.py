@@ -1,7 +1,7 @@
 """theano.tensor.opt: rewrite registration decorators, documented no-ops (the rewrite is not applied), and the
 names Theano's op modules import from it: ``MakeVector``, ``Shape_i``, ``get_scalar_constant_value``."""
 
-from opkit.compat.theano.tensor.constants import get_scalar_constant_value
+from opkit.core.tensor.types.constant_value import get_scalar_constant_value
 from opkit.core.builtin_ops import Shape_i
 from opkit.core.tensor.shapes.shape_ops import MakeVector
 

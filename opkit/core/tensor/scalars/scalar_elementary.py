@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from opkit.core.tensor.scalars.scalar_ops import ScalarOp
+from opkit.core.tensor.scalars.scalar_ops import ScalarOp, mark_builtins
 
 
 def _own_dtype_loop(operands, out_dtype):
@@ -129,3 +129,5 @@ ALL = {op.name: op for op in (tan, sinh, cosh, arcsin, arccos, arctan, arcsinh, 
                               exp2, deg2rad, rad2deg, reciprocal, arctan2, hypot, logaddexp, trunc,
                               round_half_away_from_zero, complex, isnan, isinf, isfinite, isposinf, isneginf, real,
                               imag, conj)}
+
+mark_builtins(globals())

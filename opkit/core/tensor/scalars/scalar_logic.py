@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from opkit.core.tensor.scalars.scalar_ops import ScalarOp
+from opkit.core.tensor.scalars.scalar_ops import ScalarOp, mark_builtins
 from opkit.core.tensor.types.weak import fits_64_bits
 
 
@@ -121,3 +121,5 @@ def cast(dtype):
 
 
 ALL = {op.name: op for op in (lt, gt, le, ge, eq, neq, and_, or_, xor, invert, switch)}
+
+mark_builtins(globals())

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from opkit.core.tensor.scalars.scalar_ops import ScalarOp
+from opkit.core.tensor.scalars.scalar_ops import ScalarOp, mark_builtins
 
 
 def _float_result(x, name):
@@ -105,3 +105,5 @@ ge_mask = ScalarOp("ge_mask", 2, _ge_mask, c_macro="ge_mask")
 
 ALL = {op.name: op for op in (abs, sign, tanh, sin, cos, log1p, expm1, sigmoid, softplus, floor, ceil, round,
                               minimum, clip, int_div, mod)}
+
+mark_builtins(globals())

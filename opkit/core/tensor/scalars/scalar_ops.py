@@ -16,6 +16,7 @@ some (float32 exp, log, tanh, sin, cos and float64 tanh on AVX2; more on AVX-512
 from __future__ import annotations
 
 import functools
+import importlib
 
 import numpy as np
 
@@ -180,40 +181,28 @@ class ScalarOp:
         return (type(self), tuple(getattr(self, name) for name in _FIELDS))
 
 
-# The modules whose module-level ScalarOp instances are opkit's built-ins (pickled by reference).
-BUILTIN_MODULES = ("opkit.core.tensor.scalars.scalar_ops", "opkit.core.tensor.scalars.scalar_math",
-                   "opkit.core.tensor.scalars.scalar_logic", "opkit.core.tensor.scalars.scalar_elementary",
-                   "opkit.core.tensor.scalars.scalar_special")
-_builtin_locations: dict = {}  # id(op) -> (module, name); the dict below keeps the ops alive
+_builtin_locations: dict = {}  # id(op) -> (module, name); the list below keeps the ops alive
 _builtin_ops: list = []
 
 
-def builtin_scalar_ops() -> dict:
-    """Return {(module, name): op} for every built-in scalar function defined at module level."""
-    import importlib
-
-    found = {}
-    for module_name in BUILTIN_MODULES:
-        for name, value in vars(importlib.import_module(module_name)).items():
-            if isinstance(value, ScalarOp):
-                found.setdefault((module_name, name), value)
-    return found
+def mark_builtins(namespace):
+    """Record the module-level ScalarOps of `namespace` (a built-in module's globals()) as built-ins: they
+    pickle by reference. Each module of built-in scalar functions calls it last; the first name of an op wins."""
+    module = namespace["__name__"]
+    for name, value in list(namespace.items()):
+        if isinstance(value, ScalarOp) and id(value) not in _builtin_locations:
+            _builtin_locations[id(value)] = (module, name)
+            _builtin_ops.append(value)
 
 
 def builtin_location(op):
     """Return (module, name) of a built-in scalar function, or None for one made elsewhere."""
-    if not _builtin_locations:
-        for location, value in builtin_scalar_ops().items():
-            _builtin_locations.setdefault(id(value), location)
-            _builtin_ops.append(value)
     return _builtin_locations.get(id(op))
 
 
 def load_builtin(module, name):
     """Return the built-in scalar function `name` of `module` (what a pickled one refers to)."""
-    import importlib
-
-    op = getattr(importlib.import_module(module), name, None)
+    op = getattr(importlib.import_module(module), name, None)  # lazy: a pickle names the module, as pickle's own do
     if not isinstance(op, ScalarOp):
         raise AttributeError(f"cannot unpickle the scalar function {module}.{name}: that name is now {op!r}")
     return op
@@ -250,3 +239,5 @@ def program_operand_dtypes(program, input_dtypes):
 
 
 ALL = {op.name: op for op in (add, sub, mul, true_div, neg, exp, log, sqr, sqrt, maximum, pow)}
+
+mark_builtins(globals())

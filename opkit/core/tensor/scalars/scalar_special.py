@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from opkit.core.tensor.scalars.scalar_ops import ScalarOp
+from opkit.core.tensor.scalars.scalar_ops import ScalarOp, mark_builtins
 
 _PYTHON_NUMBERS = (bool, int, float, complex)
 
@@ -239,3 +239,5 @@ ALL = {op.name: op for op in (erf, erfc, erfcx, erfinv, erfcinv, gammaln, gamma,
                               betaln, poch, gammainc, gammaincc, gammaincinv, gammainccinv, betainc, betaincinv, hyp2f1,
                               owens_t, ndtri_exp, jv, iv, ive, kv, kve, i0, i1, j0, j1, logit, log1mexp, xlogx, xlogy0,
                               xlog1py)}
+
+mark_builtins(globals())

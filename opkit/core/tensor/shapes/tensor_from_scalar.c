@@ -1,4 +1,4 @@
-/* TensorFromScalar's C (opkit/core/scalar_tensor.py): a 0-d array holding the scalar variable's value. */
+/* TensorFromScalar's C (opkit/core/tensor/shapes/scalar_tensor.py): a 0-d array holding the scalar variable's value. */
 
 #section code
 if (!OUTPUT_0) {

@@ -14,7 +14,10 @@ import numpy as np
 
 from opkit.core.c_source import SectionOp
 from opkit.core.graph import Apply, Constant, Variable
+from opkit.config import config
 from opkit.core.scalar_type import SCALAR_TYPES, ScalarType
+from opkit.core.tensor.types.type import TensorType
+from opkit.core.tensor.types.variable import as_tensor_variable, constant
 
 
 def _is_scalar(value):
@@ -28,8 +31,6 @@ class TensorFromScalar(SectionOp):
     section_files = ("tensor_from_scalar.c",)
 
     def make_node(self, s):
-        from opkit.core.tensor.types.type import TensorType  # the tensor layer: a 0-d tensor of s's dtype
-
         if not _is_scalar(s):
             raise TypeError(f"tensor_from_scalar: expected a scalar variable, got {s!r}")
         return Apply(self, [s], [TensorType(s.type.dtype, ())()])
@@ -57,8 +58,6 @@ class ScalarFromTensor(SectionOp):
     section_files = ("scalar_from_tensor.c",)
 
     def make_node(self, t):
-        from opkit.core.tensor.types.variable import as_tensor_variable  # the tensor layer
-
         t = as_tensor_variable(t)
         if t.ndim != 0:
             raise TypeError(f"scalar_from_tensor: expected a 0-d tensor, got {t} of type {t.type} ({t.ndim}-d)")
@@ -84,15 +83,12 @@ def _gradient_of(x, g):
     """`g` for a float `x`; zeros of config.floatX for an integer or bool one (PyTensor's rule)."""
     if np.dtype(x.type.dtype).kind in "fc":
         return g
-    from opkit.config import config
 
     zero = np.zeros((), config.floatX)
     return SCALAR_TYPES[config.floatX].make_constant(zero[()]) if _is_scalar(x) else _tensor_constant(zero)
 
 
 def _tensor_constant(value):
-    from opkit.core.tensor.types.variable import constant  # the tensor layer
-
     return constant(value)
 
 
@@ -116,8 +112,6 @@ def scalar_from_tensor(t):
 
 def apply_operator(name, scalar, *other):
     """`scalar <name> other` computed on 0-d tensors: a scalar variable if the result is 0-d, else a tensor."""
-    from opkit.core.tensor.types.type import TensorType  # the tensor layer
-
     operands = [tensor_from_scalar(o) if _is_scalar(o) else o for o in other]
     result = getattr(tensor_from_scalar(scalar), name)(*operands)
     if isinstance(result, Variable) and isinstance(result.type, TensorType) and result.ndim == 0:

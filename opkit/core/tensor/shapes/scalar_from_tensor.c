@@ -1,4 +1,4 @@
-/* ScalarFromTensor's C (opkit/core/scalar_tensor.py): the element of a 0-d array (aligned, native byte order
+/* ScalarFromTensor's C (opkit/core/tensor/shapes/scalar_tensor.py): the element of a 0-d array (aligned, native byte order
    once extracted) as the numpy C scalar of its dtype. */
 
 #section code
