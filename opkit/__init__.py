@@ -7,6 +7,7 @@ imports neither numpy, nor a compiler toolchain, nor any plugin.
 from opkit.config import config as config  # eager: the submodule opkit.config would shadow a lazy name
 from opkit.errors import CompileError as CompileError, PluginError as PluginError, SectionError as SectionError
 from opkit.errors import MissingModuleError as MissingModuleError
+from opkit.lazy import lazy_names as _lazy_names
 
 __version__ = "0.1.0"
 
@@ -73,25 +74,11 @@ _LAZY = {
 }
 
 # Subpackages reachable as attributes after a bare `import opkit` (`opkit.tensor.matrix()`).
-_SUBMODULES = ("tensor", "scalar", "gradient", "testing", "printing")
+_SUBMODULES = {"tensor": "opkit.tensor", "scalar": "opkit.scalar", "gradient": "opkit.gradient",
+               "testing": "opkit.testing", "printing": "opkit.printing"}
 
 __all__ = sorted([*_LAZY, "config", "CompileError", "MissingModuleError", "PluginError", "SectionError"])
 
-
-def __getattr__(name):
-    import importlib
-
-    if name in _SUBMODULES:
-        return importlib.import_module(f"opkit.{name}")
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'opkit' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module_name), name)
-    if module_name.startswith("opkit.core."):
-        importlib.import_module("opkit.link")  # graphs built from these names can be evaluated
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return __all__
+# A name from opkit.core comes with opkit.link loaded too: graphs built from it can be evaluated.
+__getattr__, __dir__ = _lazy_names(globals(), _LAZY, submodules=_SUBMODULES, listing=__all__,
+                                   also={"opkit.core": "opkit.link"})

@@ -6,10 +6,9 @@ loaded on first use, and CuPy when a GPU value is first made or checked.
 
 from __future__ import annotations
 
-import importlib
-
 from opkit.gpu.device import DEVICES, current_device, using_device
 from opkit.gpu.placement import register_gpu_version
+from opkit.lazy import lazy_names as _lazy_names
 
 # The type and its constructors are taken from opkit.gpu.transfers, which re-exports them: loading it
 # registers to_gpu/to_host for the operators of GPU variables (opkit.gpu.types cannot import it: a circle).
@@ -28,14 +27,4 @@ _LAZY = {
 __all__ = ["DEVICES", "current_device", "using_device", "register_gpu_version", *_LAZY]
 
 
-def __getattr__(name):
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'opkit.gpu' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(__all__)
+__getattr__, __dir__ = _lazy_names(globals(), _LAZY, listing=sorted(__all__))

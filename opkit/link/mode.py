@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-import importlib
-
 from opkit.core.rewrites import PIPELINES, REWRITES
+from opkit.lazy import load
 
 MODE_NAMES = ("FAST_RUN", "FAST_COMPILE", "DebugMode")
 
 _LINKERS = {
-    "py": "opkit.link.py_linker:PyLinker",
-    "cop": "opkit.link.c_linker:NodeCLinker",
-    "c": "opkit.link.c_linker:GraphCLinker",
+    "py": ("opkit.link.py_linker", "PyLinker"),
+    "cop": ("opkit.link.c_linker", "NodeCLinker"),
+    "c": ("opkit.link.c_linker", "GraphCLinker"),
 }
 
 
 # Modes made by a class of their own, named like the linkers: DebugMode (a Mode) is built on this module.
-_MODE_CLASSES = {"DebugMode": "opkit.link.debugmode:DebugMode",
-                 "DEBUG_MODE": "opkit.link.debugmode:DebugMode"}  # Theano's and PyTensor's other name of it
+_MODE_CLASSES = {"DebugMode": ("opkit.link.debugmode", "DebugMode"),
+                 "DEBUG_MODE": ("opkit.link.debugmode", "DebugMode")}  # Theano's and PyTensor's other name of it
 
 
 def get_linker(linker):
@@ -25,16 +24,10 @@ def get_linker(linker):
     if not isinstance(linker, str):
         return linker
     try:
-        path = _LINKERS[linker]
+        module, name = _LINKERS[linker]
     except KeyError:
         raise ValueError(f"unknown linker {linker!r}; valid linkers: {', '.join(_LINKERS)}") from None
-    return _named(path)()
-
-
-def _named(path):
-    """Return the object `path` ('module:name') names, importing its module (linkers and modes are leaves)."""
-    module, _, name = path.partition(":")
-    return getattr(importlib.import_module(module), name)
+    return load(module, name)()  # linkers are leaves, imported when first named
 
 
 class Mode:
@@ -111,5 +104,5 @@ def get_mode(mode):
     if mode == "FAST_COMPILE":
         return Mode(linker="py", optimizer="fast_compile")
     if mode in _MODE_CLASSES:
-        return _named(_MODE_CLASSES[mode])()
+        return load(*_MODE_CLASSES[mode])()
     raise ValueError(f"unknown mode {mode!r}; valid modes: {', '.join(MODE_NAMES)} or an opkit.Mode")

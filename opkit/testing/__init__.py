@@ -7,6 +7,8 @@ does not import opkit's core.
 # eager: the submodule opkit.testing.verify_grad would shadow a lazy name
 from opkit.testing.verify_grad import verify_grad
 
+from opkit.lazy import lazy_names as _lazy_names
+
 _LAZY = {
     "InferShapeTester": "opkit.testing.infer_shape",
     "InferShapeError": "opkit.testing.infer_shape",
@@ -29,17 +31,4 @@ _ALIASES = {"RopLop_checker": "RopLopChecker"}  # the name Theano's test_rop use
 __all__ = sorted([*_LAZY, *_ALIASES, "verify_grad"])
 
 
-def __getattr__(name):
-    import importlib
-
-    target = _ALIASES.get(name, name)
-    module_name = _LAZY.get(target)
-    if module_name is None:
-        raise AttributeError(f"module 'opkit.testing' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module_name), target)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return __all__
+__getattr__, __dir__ = _lazy_names(globals(), _LAZY, aliases=_ALIASES, listing=__all__)

@@ -13,12 +13,18 @@ def to_return_values(values):
 
 __all__ = ["PYTHON_INT_BITWIDTH", "to_return_values"]
 
-# PyTensor's small helpers (pytensor/utils.py, BSD-3), and lazy_scipy_module from opkit.compat.pytensor.
+# PyTensor's small helpers (pytensor/utils.py, BSD-3), and lazy_scipy_module (also at opkit.compat.pytensor).
 import hashlib  # noqa: E402
 import struct  # noqa: E402
 
-from opkit.compat.pytensor import lazy_scipy_module  # noqa: E402
 from opkit.compat.theano.gof.utils import difference, uniq  # noqa: E402
+from opkit.lazy import load as _load  # noqa: E402
+
+
+def lazy_scipy_module(name):
+    """PyTensor's ``lazy_scipy_module("special")``: here ``scipy.special`` itself, imported on the call."""
+    return _load(f"scipy.{name}")
+
 
 LOCAL_BITWIDTH = struct.calcsize("P") * 8  # the width of a pointer, not of a C long
 

@@ -15,20 +15,16 @@ from opkit.compat.theano.compile import SharedVariable
 from opkit.compat.theano.gof import (CLinker, Container, DualLinker, FunctionGraph, Linker, LocalLinker,
                                      OpWiseCLinker, PerformLinker, generic)
 from opkit.compat.theano.misc.safe_asarray import _asarray
+from opkit.lazy import lazy_names as _lazy_names
 from opkit.link.mode import Mode
 from opkit.link.profiling import ProfileStats
 from opkit.tensor import dot
 
 change_flags = config.change_flags  # theano.change_flags(**{"section.flag": value}) as a decorator
 
+# The names other opkit modules own, resolved on first use.
 _LAZY = {"In": "opkit.compile.io"}
-def __getattr__(name):
-    """Resolve the names other opkit modules own on first use: In."""
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = _lazy_names(globals(), _LAZY)
 
 
 def scan(*args, **kwargs):

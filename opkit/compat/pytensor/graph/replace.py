@@ -1,4 +1,8 @@
-"""pytensor.graph.replace: ``clone_replace``, a copy of a graph with some of its variables replaced."""
+"""pytensor.graph.replace: ``clone_replace``, a copy of a graph with some of its variables replaced, and
+``_vectorize_node``, PyTensor's vectorization dispatch (its ``register`` keeps the function; opkit never calls it:
+opkit has no Blockwise vectorization)."""
+
+import functools
 
 from opkit.compat.pytensor.graph.basic import clone_get_equiv
 
@@ -18,7 +22,11 @@ def clone_replace(output, replace=None, **rebuild_kwds):
 
 __all__ = ["clone_replace"]
 
-# PyTensor's vectorization hook: registrations are kept, never run (opkit.compat.pytensor._vectorize_node).
-from opkit.compat.pytensor import _vectorize_node  # noqa: E402
+
+@functools.singledispatch
+def _vectorize_node(op, node, *batched_inputs):
+    """PyTensor's vectorization hook: opkit does not vectorize graphs; registrations are kept, not run."""
+    raise NotImplementedError(f"opkit does not vectorize {op}: it has no Blockwise")
+
 
 __all__ += ["_vectorize_node"]

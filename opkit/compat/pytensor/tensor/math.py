@@ -1,7 +1,7 @@
 """pytensor.tensor.math: opkit.tensor's arithmetic and reductions, and ``max_and_argmax``."""
 
-from opkit.compat.pytensor.tensor import *  # noqa: F403
-from opkit.compat.pytensor.tensor import __all__ as _names
+from opkit.compat.pytensor.tensor._namespace import *  # noqa: F403
+from opkit.compat.pytensor.tensor._namespace import __all__ as _names
 from opkit.tensor import argmax, max  # noqa: A004
 
 
@@ -20,6 +20,6 @@ __all__ += ["ceil_intdiv", "dense_dot", "sgn"]
 
 
 # Each name opkit.tensor gains (issue 48's functions) is here too, looked up on first use.
-from opkit.compat.pytensor.tensor._from_opkit_tensor import getattr_from_opkit_tensor as _from_tensor  # noqa: E402
+from opkit.lazy import lazy_names as _lazy_names  # noqa: E402
 
-__getattr__ = _from_tensor(__name__)
+__getattr__, __dir__ = _lazy_names(globals(), search=("opkit.tensor",))

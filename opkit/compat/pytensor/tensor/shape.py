@@ -48,9 +48,9 @@ __all__ = ["Reshape", "Shape", "Shape_i", "shape", "shape_padaxis", "shape_padle
 
 
 # PyTensor's other names here, from opkit.tensor on first use (issue 48's functions as they land).
-from opkit.compat.pytensor.tensor._from_opkit_tensor import getattr_from_opkit_tensor as _from_tensor  # noqa: E402
+from opkit.lazy import lazy_names as _lazy_names  # noqa: E402
 
-__getattr__ = _from_tensor(__name__, (
+__getattr__, __dir__ = _lazy_names(globals(), search=("opkit.tensor",), wanted=(
     "ShapeValueType", "SpecifyShape", "register_shape_c_code", "register_shape_i_c_code", "reshape",
     "shape_i", "vectorize_shape"
 ))

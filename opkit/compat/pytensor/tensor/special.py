@@ -24,8 +24,8 @@ __all__ = ["log_softmax", "softmax"]
 
 
 # PyTensor's other names here, from opkit.tensor on first use (issue 48's functions as they land).
-from opkit.compat.pytensor.tensor._from_opkit_tensor import getattr_from_opkit_tensor as _from_tensor  # noqa: E402
+from opkit.lazy import lazy_names as _lazy_names  # noqa: E402
 
-__getattr__ = _from_tensor(__name__, (
+__getattr__, __dir__ = _lazy_names(globals(), search=("opkit.tensor",), wanted=(
     "beta", "betaln", "factorial", "logaddexp", "logit", "logsumexp", "poch", "xlog1py", "xlogy"
 ))

@@ -2,7 +2,7 @@
 functions (``set_subtensor``, ``inc_subtensor``, ``advanced_subtensor1``, ``advanced_inc_subtensor``...),
 ``take_along_axis``, ``take``, ``slice_at_axis`` and ``flip``."""
 
-from opkit.compat.pytensor.tensor import flip
+from opkit.compat.pytensor.tensor._namespace import flip
 from opkit.tensor import (AdvancedIncSubtensor, AdvancedIncSubtensor1, AdvancedSubtensor, AdvancedSubtensor1,
                           IncSubtensor, Subtensor, advanced_inc_subtensor, advanced_inc_subtensor1,
                           advanced_set_subtensor, advanced_set_subtensor1, advanced_subtensor, advanced_subtensor1,

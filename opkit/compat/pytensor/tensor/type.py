@@ -1,8 +1,8 @@
 """pytensor.tensor.type: TensorType and the variable constructors (``matrix``, ``iscalars``...), opkit.tensor's;
 also PyTensor's int8, int16 and complex constructors (``bscalar``... ``wrow``... ``ztensor7``) and its dtype lists."""
 
-from opkit.compat.pytensor.tensor import *  # noqa: F403
-from opkit.compat.pytensor.tensor import __all__ as _names
+from opkit.compat.pytensor.tensor._namespace import *  # noqa: F403
+from opkit.compat.pytensor.tensor._namespace import __all__ as _names
 from opkit.core.tensor.types.constructors import small_int_and_complex_types as _small_int_and_complex_types
 from opkit.scalar import continuous_types as _continuous, discrete_dtypes as _discrete
 
@@ -14,7 +14,7 @@ continuous_dtypes = [t.dtype for t in _continuous]
 __all__ = [*_names, *_SMALL_INTS, "discrete_dtypes", "continuous_dtypes"]
 
 # PyTensor's dtype-name lists, DenseTensorType and the comparison DebugMode skips with.
-from opkit.compat.pytensor import DenseTensorType  # noqa: E402
+from opkit.tensor import TensorType as DenseTensorType  # noqa: E402
 from opkit.compat.theano.tensor.basic import complex_dtypes, float_dtypes, int_dtypes, integer_dtypes, uint_dtypes  # noqa: E402
 from opkit.compat.theano.tensor.type import values_eq_approx_always_true  # noqa: E402
 from opkit.core.graph import Variable  # noqa: E402

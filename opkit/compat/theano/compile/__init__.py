@@ -15,7 +15,9 @@ from opkit.compat.theano.compile.ops import (DeepCopyOp, Shape, Shape_i, ViewOp,
                                              view_op)
 from opkit.compat.theano.compile.pfunc import pfunc
 from opkit.compat.theano.compile.sharedvalue import SharedVariable
+from opkit.lazy import lazy_names as _lazy_names
 
+# The names other opkit modules own, resolved on first use.
 _LAZY = {"In": "opkit.compile.io", "MissingInputError": "opkit.link.function",
          "UnusedInputError": "opkit.link.function"}
 
@@ -24,13 +26,5 @@ __all__ = ["DebugMode", "DeepCopyOp", "In", "MissingInputError", "Mode", "Shape"
            "get_default_mode", "get_mode", "io", "mode", "optdb", "ops", "pfunc", "register_deep_copy_op_c_code",
            "register_shape_c_code", "register_shape_i_c_code", "register_view_op_c_code", "shape", "shape_i",
            "shared", "sharedvalue", "view_op"]
-
-
-def __getattr__(name):
-    """Resolve the names other opkit modules own on first use: In, MissingInputError, UnusedInputError."""
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = _lazy_names(globals(), _LAZY)
 

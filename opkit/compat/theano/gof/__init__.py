@@ -19,6 +19,7 @@ from opkit.compat.theano.gof.op import CLinkerObject, PureOp
 from opkit.compat.theano.gof.opt import inherit_stack_trace, local_optimizer, optimizer
 from opkit.compat.theano.gof.type import generic
 from opkit.compat.theano.gof.utils import MethodNotDefined, hashtype, object2
+from opkit.lazy import lazy_names as _lazy_names
 
 __all__ = ["Apply", "CDataType", "CEnumType", "CLinkerObject", "COp", "Constant", "CType", "EnumList", "EnumType",
            "FunctionGraph", "Generic", "InconsistencyError", "MissingInputError", "Op", "OpenMPOp", "Params",
@@ -27,14 +28,7 @@ __all__ = ["Apply", "CDataType", "CEnumType", "CLinkerObject", "COp", "Constant"
            "local_optimizer", "MethodNotDefined", "null_type", "object2", "op", "opt", "optimizer", "params_type",
            "type", "utils", "view_roots", "CLinker", "OpWiseCLinker", "DualLinker", "PerformLinker", "HideC",
            "Container", "Linker", "LocalLinker", "WrapLinker", "WrapLinkerMany"]
+# The names other opkit modules own, resolved on first use.
 _LAZY = {"MissingInputError": "opkit.link.function"}
-
-
-def __getattr__(name):
-    """Resolve the names other opkit modules own on first use: MissingInputError."""
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = _lazy_names(globals(), _LAZY)
 

@@ -2,7 +2,9 @@
 ``InconsistencyError``."""
 
 from opkit.core.fgraph import FunctionGraph
+from opkit.lazy import lazy_names as _lazy_names
 
+# The names other opkit modules own, resolved on first use.
 _LAZY = {"MissingInputError": "opkit.link.function"}
 __all__ = ["FunctionGraph", "InconsistencyError", "MissingInputError"]
 
@@ -12,10 +14,4 @@ class InconsistencyError(Exception):
     handler), ops do: Theano's Gemm refuses an output buffer that aliases an input with it."""
 
 
-def __getattr__(name):
-    """Resolve the names other opkit modules own on first use: MissingInputError."""
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = _lazy_names(globals(), _LAZY)

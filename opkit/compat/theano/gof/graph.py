@@ -10,6 +10,7 @@ from collections import deque
 from opkit.compat.pytensor.graph.basic import clone_get_equiv
 from opkit.compat.pytensor.graph.traversal import general_toposort, stack_search
 from opkit.core.graph import Apply, Constant, Variable, io_toposort
+from opkit.lazy import lazy_names as _lazy_names
 
 
 def ancestors(variable_list, blockers=None):
@@ -60,16 +61,9 @@ def view_roots(r):
     return roots
 
 
+# The names other opkit modules own, resolved on first use.
 _LAZY = {"as_string": "opkit.compat.pytensor.graph.basic",
          "is_same_graph": "opkit.compat.pytensor.graph.rewriting.utils"}
 __all__ = ["Apply", "Constant", "Variable", "ancestors", "as_string", "clone", "general_toposort", "inputs",
            "io_toposort", "is_same_graph", "list_of_nodes", "stack_search", "view_roots"]
-
-
-def __getattr__(name):
-    """Resolve the names other opkit modules own on first use: as_string, clone."""
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = _lazy_names(globals(), _LAZY)

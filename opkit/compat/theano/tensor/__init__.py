@@ -16,15 +16,16 @@ __all__ = [*_names, "basic", "blas", "blas_headers", "elemwise", "nnet", "opt", 
 
 
 # Each name opkit.tensor gains (issue 48's functions) is here too, looked up on first use.
-from opkit.compat.pytensor.tensor._from_opkit_tensor import getattr_from_opkit_tensor as _from_tensor  # noqa: E402
+from opkit.lazy import lazy_names as _lazy_names  # noqa: E402
 
-__getattr__ = _from_tensor(__name__, also=[f"{__name__}.{m}" for m in ("subtensor", "type_other", "var", "elemwise",
-                                                                     "extra_ops", "sort", "type", "constants")]
-                           + ["opkit.compat.theano.gof", "opkit.compat.theano.gradient",
-                              "opkit.compat.pytensor.tensor.shape"])
+__getattr__, __dir__ = _lazy_names(globals(), search=(
+    "opkit.tensor", "opkit.compat.theano.tensor.subtensor", "opkit.compat.theano.tensor.type_other",
+    "opkit.compat.theano.tensor.var", "opkit.compat.theano.tensor.elemwise", "opkit.compat.theano.tensor.extra_ops",
+    "opkit.compat.theano.tensor.sort", "opkit.compat.theano.tensor.type", "opkit.compat.theano.tensor.constants",
+    "opkit.compat.theano.gof", "opkit.compat.theano.gradient", "opkit.compat.pytensor.tensor.shape"))
 
 # theano.tensor.sort is the function, its module loaded first (Theano's order; see pytensor.tensor's __init__).
-import importlib as _importlib  # noqa: E402
+import opkit.compat.theano.tensor.sort as _sort_module  # noqa: E402  (not `from . import`: __getattr__ has sort)
 
-_importlib.import_module(f"{__name__}.sort")
+del _sort_module
 globals().pop("sort", None)

@@ -1,9 +1,5 @@
 """theano.tests: ``unittest_tools`` (opkit.testing's names), loaded on first use as ``theano.tests.unittest_tools``."""
 
-import importlib
+from opkit.lazy import lazy_names as _lazy_names
 
-
-def __getattr__(name):
-    if name == "unittest_tools":
-        return importlib.import_module(f"{__name__}.unittest_tools")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = _lazy_names(globals(), submodules={"unittest_tools": "opkit.compat.theano.tests.unittest_tools"})
