@@ -9,6 +9,8 @@ returning it as the output). Both make an output an alias of an input.
 from __future__ import annotations
 
 from opkit.core.graph import Constant
+from opkit.core.builtin_ops import ViewOp
+from opkit.core.builtin_ops import deep_copy_op
 
 
 def view_roots(variable, stop=()):
@@ -17,8 +19,6 @@ def view_roots(variable, stop=()):
     An op may declare that an output views several inputs ({0: [0, 1]}): each is followed.
     Variables in `stop` (ids) are roots: what they view is not followed.
     """
-    from opkit.core.builtin_ops import ViewOp
-
     roots, pending, seen = [], [variable], set()
     while pending:
         variable = pending.pop()
@@ -46,8 +46,6 @@ def protect_destroyed_inputs(fgraph):
     output, or something another node reads (in any order): otherwise a deep
     copy is inserted just for the destroying node.
     """
-    from opkit.core.builtin_ops import deep_copy_op
-
     order = fgraph.toposort()
     if not any(getattr(node.op, "destroy_map", None) for node in order):
         return
@@ -73,8 +71,6 @@ def protect_destroyed_inputs(fgraph):
 
 def protect_outputs(fgraph):
     """Copy outputs that share memory with an input, a constant, or an earlier output."""
-    from opkit.core.builtin_ops import deep_copy_op
-
     inputs = set(map(id, fgraph.inputs))
     taken, outputs = set(), []
     for variable in fgraph.outputs:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from opkit.core.builtin_ops import ViewOp
 from opkit.core.gradient_points import zero_gradient
 from opkit.core.gradient_types import disconnected_type, grad_undefined
+from opkit.core.tensor.elementwise.elemwise_math import clip
 
 
 class GradientOp(ViewOp):
@@ -67,8 +68,6 @@ class GradClip(GradientOp):
         self.clip_upper_bound = clip_upper_bound
 
     def grad(self, inputs, output_grads):
-        from opkit.core.tensor.elementwise.elemwise_math import clip
-
         return [clip(output_grads[0], self.clip_lower_bound, self.clip_upper_bound)]
 
 

@@ -7,6 +7,7 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any
 from itertools import count
+from opkit.printing import debugprint
 
 _evaluator = None
 
@@ -120,8 +121,6 @@ class Variable:
 
     def dprint(self, **kwargs):
         """Print this variable's graph: ``opkit.debugprint(self, **kwargs)`` (``file="str"`` returns the text)."""
-        from opkit.printing import debugprint
-
         return debugprint(self, **kwargs)
 
     def __str__(self):
@@ -307,8 +306,6 @@ class Apply:
 
     def dprint(self, **kwargs):
         """Print the graph of this node's outputs: ``opkit.debugprint(self, **kwargs)``."""
-        from opkit.printing import debugprint
-
         return debugprint(self, **kwargs)
 
     def __str__(self):

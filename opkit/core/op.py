@@ -6,9 +6,11 @@ import sys
 from itertools import chain
 from typing import Any
 
+from opkit.core.references import attribute_path, load_reference
 from opkit.core.clinker import CLinkerObject
 from opkit.core.graph import Apply, Variable
 from opkit.core.type import MethodNotDefined
+from opkit.core.code_identity import describe_as
 
 
 def _props_eq(self, other):
@@ -54,8 +56,6 @@ def install_compute_dispatcher(dispatcher_type):
     serves warm calls (an op and argument types it was given) without a Python frame
     and calls the Python ``Op.compute`` below for everything else.
     """
-    from opkit.core.code_identity import describe_as
-
     current = Op.__dict__["compute"]
     if isinstance(current, dispatcher_type):
         return current
@@ -326,22 +326,14 @@ class FromFunctionOp(Op):
         cannot be pickled by reference: the op is looked up where it was defined.
         """
         module, qualname = getattr(self.fn, "__module__", None), getattr(self.fn, "__qualname__", None)
-        if module and qualname and _attribute_path(sys.modules.get(module), qualname) is self:
+        if module and qualname and attribute_path(sys.modules.get(module), qualname) is self:
             return (load_as_op, (module, qualname))
         return (FromFunctionOp, (self.fn, self.itypes, self.otypes, self.infer_shape_fn))
 
 
-def _attribute_path(target, qualname):
-    for part in qualname.split("."):
-        target = getattr(target, part, None)
-    return target
-
-
 def load_as_op(module, qualname):
     """Return the ``@as_op`` op named `qualname` in `module` (what a pickled as_op op refers to)."""
-    import importlib
-
-    op = _attribute_path(importlib.import_module(module), qualname)
+    op = load_reference(module, qualname)
     if not isinstance(op, FromFunctionOp):
         raise AttributeError(f"cannot unpickle the as_op op {module}.{qualname}: that name is now {op!r}, "
                              "not an op made by opkit.as_op")

@@ -7,6 +7,18 @@ outputs reach, so a node no output uses is gone from ``toposort()``.
 from __future__ import annotations
 
 from opkit.core.graph import Constant
+from opkit.core.builtin_ops import Shape, Shape_i
+from opkit.core.shape_inference import ShapeInference
+from opkit.core.tensor.shapes.shape_ops import make_vector
+from opkit.core.tensor.types.shape_checks import depend
+from opkit.core.tensor.shapes.alloc import alloc_like
+from opkit.core.tensor.shapes.fill import Fill
+from opkit.core.tensor.fused.fusion import fuse_elementwise
+from opkit.core.tensor.shapes.check_rewrites import simplify_checks as simplify
+from opkit.core.tensor.reductions.scalar_reduce import scalar_reductions
+from opkit.core.tensor.shapes.check_rewrites import redundant_allocs, static_sum_to_shape
+from opkit.core.tensor.shapes.proven_sum_to_shape import proven_sum_to_shape
+from opkit.core.tensor.reductions.reduce_fusion import fuse_reductions
 
 
 def merge(fgraph):
@@ -85,11 +97,6 @@ def _has_python_impl(op):
 
 def infer_shapes(fgraph):
     """Replace Shape / Shape_i of computed variables with their inferred shapes (and the op's checks)."""
-    from opkit.core.builtin_ops import Shape, Shape_i
-    from opkit.core.shape_inference import ShapeInference
-    from opkit.core.tensor.shapes.shape_ops import make_vector
-    from opkit.core.tensor.types.shape_checks import depend
-
     inference = ShapeInference()
     pairs = []
     for node in fgraph.toposort():
@@ -114,9 +121,6 @@ def fill_to_alloc(fgraph):
     The next shape pass replaces the model's shape by its inferred one, so the
     model itself is computed only if something else needs it.
     """
-    from opkit.core.tensor.shapes.alloc import alloc_like
-    from opkit.core.tensor.shapes.fill import Fill
-
     pairs = []
     for node in fgraph.toposort():
         if isinstance(node.op, Fill):
@@ -129,15 +133,11 @@ def fill_to_alloc(fgraph):
 
 def fusion(fgraph):
     """Fuse trees of elementwise nodes into one loop (see opkit.core.tensor.fused.fusion)."""
-    from opkit.core.tensor.fused.fusion import fuse_elementwise
-
     fuse_elementwise(fgraph)
 
 
 def simplify_checks(fgraph):
     """Drop the checks of a Depend that its value already computes (see opkit.core.tensor.shapes.check_rewrites)."""
-    from opkit.core.tensor.shapes.check_rewrites import simplify_checks as simplify
-
     simplify(fgraph)
 
 
@@ -147,9 +147,6 @@ def shrink(fgraph):
 
     See opkit.core.tensor.reductions.scalar_reduce and opkit.core.tensor.shapes.check_rewrites.
     """
-    from opkit.core.tensor.reductions.scalar_reduce import scalar_reductions
-    from opkit.core.tensor.shapes.check_rewrites import redundant_allocs, static_sum_to_shape
-
     scalar_reductions(fgraph)
     static_sum_to_shape(fgraph)
     redundant_allocs(fgraph)
@@ -159,15 +156,11 @@ def sum_to_shape(fgraph):
     """Drop each SumToShape whose input shape inference proves has the target shape, where no check is lost
     (see opkit.core.tensor.shapes.proven_sum_to_shape). Once, after the last shrink: its proofs infer the
     shapes of the graph behind each SumToShape."""
-    from opkit.core.tensor.shapes.proven_sum_to_shape import proven_sum_to_shape
-
     proven_sum_to_shape(fgraph)
 
 
 def reduce_fusion(fgraph):
     """Fuse reductions with their elementwise input (see opkit.core.tensor.reductions.reduce_fusion)."""
-    from opkit.core.tensor.reductions.reduce_fusion import fuse_reductions
-
     fuse_reductions(fgraph)
 
 

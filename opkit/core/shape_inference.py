@@ -14,6 +14,10 @@ nowhere its infer_shape does not; opkit's own ops all declare theirs
 from __future__ import annotations
 
 from opkit.core.graph import Constant, Variable
+from opkit.core.tensor.types.shape_checks import combine, depend
+from opkit.core.builtin_ops import Shape_i
+from opkit.core.tensor.types.variable import as_tensor_variable, constant
+from opkit.config import config
 
 
 class ShapeInference:
@@ -60,8 +64,6 @@ class ShapeInference:
 
     def _infer(self, node):
         """Return (guarded shapes of node's outputs, or None; node's token)."""
-        from opkit.core.tensor.types.shape_checks import combine, depend
-
         input_shapes = [self.shape_of(v) for v in node.inputs]
         try:
             result, checks = self._op_shapes(node, input_shapes)
@@ -109,14 +111,10 @@ class ShapeInference:
 
     @staticmethod
     def _from_shape_i(variable, ndim):
-        from opkit.core.builtin_ops import Shape_i
-
         return tuple(Shape_i(i)(variable) for i in range(ndim))
 
     @staticmethod
     def _as_dim(dim, static):
-        from opkit.core.tensor.types.variable import as_tensor_variable, constant
-
         if static is not None:
             return constant(static, dtype="int64")
         if isinstance(dim, int) or hasattr(dim, "__index__"):
@@ -139,7 +137,6 @@ def infer_shape_failed(node, exc):
     config.on_shape_error = "raise"."""
     import logging
 
-    from opkit.config import config
 
     op = node.op
     message = (f"infer_shape of {op} (op {type(op).__module__}.{type(op).__qualname__}) raised "

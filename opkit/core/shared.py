@@ -15,6 +15,9 @@ import numpy as np
 
 from opkit.core.graph import Variable
 from opkit.core.tensor.types.symbolic import _TensorOperators
+from opkit.core.type import generic
+from opkit.core.tensor.types.type import TensorType
+from opkit.config import config
 
 
 class Container:
@@ -125,7 +128,6 @@ def shared(value: Any, name: str | None = None, strict: bool = False, borrow: bo
     if tensor_type is None:
         if shape is not None:
             raise TypeError(f"shared(): shape= is for numeric arrays, not {type(value).__name__} values")
-        from opkit.core.type import generic
 
         return SharedVariable(generic, value, strict, allow_downcast, name=name, borrow=borrow)
     return TensorSharedVariable(tensor_type, value, strict, allow_downcast, name=name, borrow=borrow)
@@ -144,8 +146,6 @@ def _filtered(value, filter, borrow):
 
 def _tensor_type_of(value, shape=None):
     """Return the TensorType a shared variable of `value` gets, or None for a generic Python object."""
-    from opkit.core.tensor.types.type import TensorType
-
     if isinstance(value, np.ndarray):
         dtype = value.dtype
     elif isinstance(value, np.generic):
@@ -155,8 +155,6 @@ def _tensor_type_of(value, shape=None):
     elif isinstance(value, numbers.Integral):
         dtype = np.dtype("int64")
     elif isinstance(value, numbers.Real):
-        from opkit.config import config
-
         dtype = np.dtype(config.floatX)
     elif isinstance(value, numbers.Complex):
         dtype = np.dtype("complex128")

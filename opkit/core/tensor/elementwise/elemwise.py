@@ -10,6 +10,13 @@ from opkit.core.graph import Apply, Variable
 from opkit.core.tensor.types.type import TensorType
 from opkit.core.tensor.types.variable import as_tensor_variable, constant
 from opkit.core.tensor.types.weak import is_weak_number, weak_constant_data
+from opkit.core.c_source import render
+from opkit.core.tensor.scalars.scalar_ops import has_c_dtype, program_operand_dtypes
+from opkit.core.tensor.scalars.user_scalar import is_user_scalar_op
+from opkit.core.tensor.elementwise.elemwise_c import scalar_step_name
+from opkit.core.tensor.scalars.scalar_ops import program_operand_dtypes
+from opkit.core.tensor.scalars.user_scalar import is_user_scalar_op, scalar_node
+from opkit.core.tensor.elementwise.elemwise_c import elemwise_c_code
 
 
 def _shape_str(shape):
@@ -99,8 +106,6 @@ class BroadcastAxis(SectionOp):
         return all(v.dtype == "int64" for v in node.inputs)
 
     def c_code(self, node, name, inputs, outputs, sub):
-        from opkit.core.c_source import render
-
         return render("elemwise.c.j2", "broadcast_axis", inputs=list(inputs), out=outputs[0], ndims=list(self.ndims),
                       axis=self.axis, what=self.what, fail=sub["fail"])
 
@@ -180,8 +185,6 @@ class Elemwise(SectionOp):
 
     def has_c_code(self, node):
         """C only where it computes numpy's exact result: no float16 or complex, see scalar_ops."""
-        from opkit.core.tensor.scalars.scalar_ops import has_c_dtype, program_operand_dtypes
-
         if not all(has_c_dtype(v.dtype) for v in node.inputs + node.outputs):
             return False
         steps = self._steps(node)
@@ -205,8 +208,6 @@ class Elemwise(SectionOp):
 
     def _user_c(self, method):
         """What the user scalar ops (user_scalar.ScalarOp) among _scalar_ops give for a C method, as a list."""
-        from opkit.core.tensor.scalars.user_scalar import is_user_scalar_op
-
         found = []
         for op in self._scalar_ops():
             if is_user_scalar_op(op):
@@ -219,10 +220,6 @@ class Elemwise(SectionOp):
 
     def c_support_code_apply(self, node, name):
         """The section files' apply code, and each user scalar op's for its step (on its scalar node)."""
-        from opkit.core.tensor.elementwise.elemwise_c import scalar_step_name
-        from opkit.core.tensor.scalars.scalar_ops import program_operand_dtypes
-        from opkit.core.tensor.scalars.user_scalar import is_user_scalar_op, scalar_node
-
         codes = [super().c_support_code_apply(node, name)]
         steps = self._steps(node)
         for k, ((op, _, _), dtypes) in enumerate(zip(steps, program_operand_dtypes(steps, [v.dtype for v in
@@ -244,8 +241,6 @@ class Elemwise(SectionOp):
         return [*super().c_lib_dirs(c_compiler), *self._user_c("c_lib_dirs")]
 
     def c_code(self, node, name, inputs, outputs, sub):
-        from opkit.core.tensor.elementwise.elemwise_c import elemwise_c_code
-
         return elemwise_c_code(node, name, inputs, outputs, sub, self._steps(node))
 
     def c_code_cache_version(self):

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from opkit.core.c_source import render
 from opkit.core.tensor.types.c_interface import c_dtype, c_typenum
+from opkit.core.tensor.scalars.scalar_ops import program_operand_dtypes
+from opkit.core.tensor.scalars.user_scalar import is_user_scalar_op
 
 TEMPLATE = "elemwise.c.j2"
 STEP_MARK = "@@opkit-step@@"  # the program macro's STEP_MARK
@@ -36,9 +38,6 @@ def program_statements(program, input_dtypes, scalar_inputs=(), name="opkit", on
     known at run time, see elemwise_c_code): the functions in RUN_TIME_UNIFORM
     (clip, pow) choose their loop by it, as numpy's do.
     """
-    from opkit.core.tensor.scalars.scalar_ops import program_operand_dtypes
-    from opkit.core.tensor.scalars.user_scalar import is_user_scalar_op
-
     n_inputs = len(input_dtypes)
     uniform = [bool(f) for f in scalar_inputs] + [False] * (n_inputs - len(scalar_inputs))
     one = list(uniform) if one is None else list(one)

@@ -12,6 +12,7 @@ import numpy as np
 from opkit.core.tensor.elementwise import basic, elemwise_math, logic
 from opkit.core.tensor.elementwise.elemwise import Elemwise
 from opkit.core.tensor.scalars import scalar_elementary, scalar_logic
+from opkit.core.tensor.types.variable import as_tensor_variable
 
 tan = Elemwise(scalar_elementary.tan)
 sinh = Elemwise(scalar_elementary.sinh)
@@ -49,8 +50,6 @@ _to_int64 = Elemwise(scalar_logic.cast("int64"))
 def angle(z):
     """Return the argument of `z` elementwise, arctan2(imag(z), real(z)), as np.angle computes it (arctan2(0, z) for a
     real `z`: 0 or pi, in arctan2's dtype of a Python 0 and z)."""
-    from opkit.core.tensor.types.variable import as_tensor_variable
-
     z = as_tensor_variable(z)
     if np.dtype(z.dtype).kind == "c":
         return arctan2(imag(z), real(z))
@@ -95,8 +94,6 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
     """Return `x` with NaN replaced by `nan`, +inf by `posinf` and -inf by `neginf` (np.nan_to_num; the infinities
     default to the largest finite numbers of x's dtype). Integers and bools are returned as they are; a complex
     `x` has each part replaced."""
-    from opkit.core.tensor.types.variable import as_tensor_variable
-
     x = as_tensor_variable(x)
     kind = np.dtype(x.dtype).kind
     if kind in "biu":
@@ -125,8 +122,6 @@ def smallest(*args):
 
 
 def _fold(op, args, name):
-    from opkit.core.tensor.types.variable import as_tensor_variable
-
     if not args:
         raise TypeError(f"{name} takes at least one tensor")
     result = as_tensor_variable(args[0])

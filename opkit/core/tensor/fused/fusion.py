@@ -14,19 +14,17 @@ from opkit.core.graph import Apply
 from opkit.core.tensor.elementwise.elemwise import Elemwise, broadcast_shape
 from opkit.core.tensor.scalars.scalar_ops import program_operand_dtypes
 from opkit.core.tensor.types.type import TensorType
+from opkit.core.gradient import Lop
+from opkit.core.gradient import Rop
 
 
 class DerivedFromExpansion:
     """Gradients of a fused op: those of the graph it stands for (``self.expand(inputs)``, one output)."""
 
     def grad(self, inputs, output_grads):
-        from opkit.core.gradient import Lop
-
         return Lop(self.expand(inputs), list(inputs), output_grads[0])
 
     def R_op(self, inputs, eval_points):
-        from opkit.core.gradient import Rop
-
         pairs = [(i, e) for i, e in zip(inputs, eval_points) if e is not None]
         if not pairs:
             return [None]

@@ -14,6 +14,10 @@ from opkit.core.tensor.scalars.user_scalar import is_user_scalar_op
 from opkit.core.tensor.shapes.alloc import alloc_like, cast, float_zeros_like, is_float_dtype, ones_like
 from opkit.core.tensor.shapes.sum_to_shape import sum_to_shape
 from opkit.core.tensor.types.variable import as_tensor_variable
+from opkit.core.gradient_types import grad_not_implemented
+from opkit.core.tensor.gradients.elemwise_elementary_grad import RULES as elementary
+from opkit.core.tensor.gradients.elemwise_math_grad import RULES as standard
+from opkit.core.tensor.gradients.elemwise_special_grad import RULES as special
 
 ge_mask = Elemwise(scalar_ge_mask)
 
@@ -174,8 +178,6 @@ def grad(op, inputs, output_grads):
         return _user_grad(op, inputs, out, g)
     rule = RULES.get(op.scalar_op.name)
     if rule is None:
-        from opkit.core.gradient_types import grad_not_implemented
-
         return [grad_not_implemented(op, i, x, _MISSING) for i, x in enumerate(inputs)]
     return [_fitted(rule(inputs, out, i, g), x, inputs) for i, x in enumerate(inputs)]
 
@@ -248,10 +250,6 @@ def _covers(term, out):
 
 
 def _merge_standard_rules():
-    from opkit.core.tensor.gradients.elemwise_elementary_grad import RULES as elementary
-    from opkit.core.tensor.gradients.elemwise_math_grad import RULES as standard
-    from opkit.core.tensor.gradients.elemwise_special_grad import RULES as special
-
     RULES.update(standard)
     RULES.update(elementary)
     RULES.update(special)

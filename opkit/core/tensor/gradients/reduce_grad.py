@@ -14,6 +14,10 @@ from opkit.core.tensor.shapes.alloc import (alloc_like, cast, expand_dims, float
 from opkit.core.tensor.types.shape_checks import broadcast_into_checks, broadcast_into_error, check_chain
 from opkit.core.tensor.types.type import TensorType
 from opkit.core.tensor.types.variable import constant
+from opkit.core.tensor.elementwise.basic import mul, true_div
+from opkit.core.tensor.elementwise.basic import mul
+from opkit.core.tensor.elementwise.logic import eq
+from opkit.core.tensor.elementwise.basic import dot
 
 
 def _like_input(term, x):
@@ -43,8 +47,6 @@ def reduce_grad(op, inputs, output, output_grads):
     if op.kind == "sum":
         return sum_grad(op, inputs, output_grads)
     if op.kind == "mean":
-        from opkit.core.tensor.elementwise.basic import mul, true_div
-
         dims = shape_dims(x)
         count = constant(np.ones((), dtype=x.dtype))
         for axis in op._axes(x.ndim):
@@ -53,9 +55,6 @@ def reduce_grad(op, inputs, output, output_grads):
     if op.kind == "prod":
         return [ProdGrad(op._axes(x.ndim))(x, _keep(op, x, g))]
     # max/min, as PyTensor: the gradient goes to every position equal to the extremum (ties all get it).
-    from opkit.core.tensor.elementwise.basic import mul
-    from opkit.core.tensor.elementwise.logic import eq
-
     return [mul(eq(x, _keep(op, x, output)), _keep(op, x, g))]
 
 
@@ -106,8 +105,6 @@ def dot_grad(op, inputs, output_grads):
     An integer operand of a float product gets its real gradient: the
     product is defined at y + eps, so the derivative exists.
     """
-    from opkit.core.tensor.elementwise.basic import dot
-
     (x, y), (g,) = inputs, output_grads
     if x.ndim == 1 and y.ndim == 1:
         gx, gy = g * y, g * x

@@ -1,12 +1,11 @@
 """`python -m opkit.core.tensor.language --markdown`: print the reference page of the tensor functions."""
 
 import argparse
+from opkit.core.tensor.language import rows
+from opkit.core.tensor.language.render import markdown
 
 
 def main(argv=None) -> int:
-    from opkit.core.tensor.language import rows
-    from opkit.core.tensor.language.render import markdown
-
     parser = argparse.ArgumentParser(prog="python -m opkit.core.tensor.language",
                                      description="Print the tensor language's table.")
     parser.add_argument("--markdown", action="store_true", help="print docs/tensor_functions.md's text (the default)")

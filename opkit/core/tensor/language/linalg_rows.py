@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opkit.core.tensor.elementwise import elemwise_math, logic
 from opkit.core.tensor.language.example_inputs import LAYOUTS
 from opkit.core.tensor.language.reduction_rows import values
 from opkit.core.tensor.language.row import Row
+from opkit.core.tensor.reductions import reduction
+from opkit.core.tensor.shapes.alloc import cast
+from opkit.core.tensor.shapes.take_along_axis import take_along_axis
 
 
 # -- linalg: numpy.linalg in perform ops ------------------------------------------------------------------------------
@@ -69,11 +73,9 @@ def _apply_eigh(eigh, x, **kwargs):
 
 
 def _signs_fixed_graph(v, axis):
-    import opkit.tensor as ot
-
-    at = ot.argmax(ot.abs(v), axis=axis, keepdims=True)
-    picked = ot.take_along_axis(v, at, axis=axis)
-    return v * ot.cast(ot.switch(ot.lt(picked, 0), -1, 1), v.dtype)
+    at = reduction.argmax(elemwise_math.abs(v), axis=axis, keepdims=True)
+    picked = take_along_axis(v, at, axis=axis)
+    return v * cast(logic.switch(logic.lt(picked, 0), -1, 1), v.dtype)
 
 
 def _np_svd(a, full_matrices=True, compute_uv=True):

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opkit.core.tensor.elementwise import basic
 from opkit.core.tensor.language.example_inputs import LAYOUTS
 from opkit.core.tensor.language.reduction_rows import values
 from opkit.core.tensor.language.row import ALL_DTYPES, Row
+from opkit.core.tensor.reductions import reduction
+from opkit.core.tensor.shapes.specify_shape import specify_shape
 
 SHAPES = "opkit/core/tensor/shapes"
 NUMERIC = tuple(d for d in ALL_DTYPES if d != "bool")
@@ -203,9 +206,7 @@ def _interpolate1d_examples(rng):
 # -- vectorize --------------------------------------------------------------------------------------------------------
 
 def _softmax(x):
-    import opkit.tensor as ot
-
-    return ot.exp(x - ot.max(x)) / ot.sum(ot.exp(x - ot.max(x)))
+    return basic.exp(x - reduction.max(x)) / reduction.sum(basic.exp(x - reduction.max(x)))
 
 
 def _first_and_last(x):
@@ -213,9 +214,7 @@ def _first_and_last(x):
 
 
 def _matvec(a, b):
-    import opkit.tensor as ot
-
-    return ot.dot(a, b)
+    return basic.dot(a, b)
 
 
 def _np_softmax(x):
@@ -235,8 +234,6 @@ def _np_vectorize(*arrays, func, shapes):
 
 def _apply_vectorize(vectorize, *tensors, func, shapes):
     """vectorize(func, signature) applied to the tensors given their static `shapes` (batch lengths must be known)."""
-    from opkit.core.tensor.shapes.specify_shape import specify_shape
-
     core, signature, _ = _VECTORIZED[func]
     return vectorize(core, signature)(*(specify_shape(t, shape) for t, shape in zip(tensors, shapes)))
 

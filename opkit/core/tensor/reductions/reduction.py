@@ -21,6 +21,10 @@ from opkit.core.tensor.shapes.alloc import float_zeros_like
 from opkit.core.tensor.types.shape_checks import check_chain, nonempty_checks
 from opkit.core.tensor.types.type import TensorType
 from opkit.core.tensor.types.variable import as_tensor_variable
+from opkit.core.tensor.reductions.reduction_c import reduce_has_c
+from opkit.core.tensor.reductions.reduction_c import reduce_c_code
+from opkit.core.tensor.reductions.reduction_arg_c import arg_has_c
+from opkit.core.tensor.reductions.reduction_arg_c import arg_c_code
 
 KINDS = ("sum", "prod", "max", "min", "mean")
 
@@ -143,8 +147,6 @@ class Reduce(SectionOp):
         return (), 1
 
     def has_c_code(self, node):
-        from opkit.core.tensor.reductions.reduction_c import reduce_has_c
-
         return reduce_has_c(self, node)
 
     def c_compile_args(self, c_compiler=None):
@@ -152,8 +154,6 @@ class Reduce(SectionOp):
         return [*super().c_compile_args(c_compiler), "-ffp-contract=off"]
 
     def c_code(self, node, name, inputs, outputs, sub):
-        from opkit.core.tensor.reductions.reduction_c import reduce_c_code
-
         return reduce_c_code(self, node, inputs, outputs, sub)
 
     def c_code_cache_version(self):
@@ -240,13 +240,9 @@ class Argmax(SectionOp):
 
     # C code: see opkit.core.tensor.reductions.reduction_arg_c.
     def has_c_code(self, node):
-        from opkit.core.tensor.reductions.reduction_arg_c import arg_has_c
-
         return arg_has_c(self, node)
 
     def c_code(self, node, name, inputs, outputs, sub):
-        from opkit.core.tensor.reductions.reduction_arg_c import arg_c_code
-
         return arg_c_code(self, node, inputs, outputs, sub)
 
     def c_code_cache_version(self):

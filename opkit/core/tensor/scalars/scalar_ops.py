@@ -16,9 +16,11 @@ some (float32 exp, log, tanh, sin, cos and float64 tanh on AVX2; more on AVX-512
 from __future__ import annotations
 
 import functools
-import importlib
 
 import numpy as np
+from opkit.core.references import load_reference
+from opkit.core.type import MethodNotDefined
+from opkit.core.c_source import render
 
 C_DTYPES = frozenset(["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                       "float32", "float64"])
@@ -144,8 +146,6 @@ class ScalarOp:
         each one number for the whole loop, scalars by type; numpy's float power has a fast path there,
         and its clip a constant-bounds loop). Raises MethodNotDefined without C code.
         """
-        from opkit.core.type import MethodNotDefined
-
         if not self.has_c(out_dtype):
             raise MethodNotDefined("c_code", f"{self.name} has no C code for dtype {out_dtype}")
         kind = np.dtype(out_dtype).kind
@@ -162,8 +162,6 @@ class ScalarOp:
 
     def c_expression(self, args, out_dtype, uniform_last=False):
         """Return the C expression for operands `args` (C expressions of type `out_dtype`); see c_values."""
-        from opkit.core.c_source import render
-
         return render("scalar_ops.c.j2", "expression", args=list(args), **self.c_values(out_dtype, uniform_last))
 
     def __str__(self):
@@ -202,7 +200,7 @@ def builtin_location(op):
 
 def load_builtin(module, name):
     """Return the built-in scalar function `name` of `module` (what a pickled one refers to)."""
-    op = getattr(importlib.import_module(module), name, None)  # lazy: a pickle names the module, as pickle's own do
+    op = load_reference(module, name)
     if not isinstance(op, ScalarOp):
         raise AttributeError(f"cannot unpickle the scalar function {module}.{name}: that name is now {op!r}")
     return op

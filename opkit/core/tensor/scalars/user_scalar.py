@@ -16,16 +16,18 @@ scalar functions (scalar_ops.ScalarOp) follow too.
 from __future__ import annotations
 
 import functools
-import importlib
 
 import numpy as np
 
+from opkit.core.references import find_path
 from opkit.core.graph import Apply, Variable
 from opkit.core.op import Op
 from opkit.core.scalar_type import SCALAR_TYPES, ScalarType, as_scalar
 from opkit.core.tensor.scalars.compute_dtype import call_in, converted, target_dtype
 from opkit.core.tensor.scalars.scalar_ops import has_c_dtype
 from opkit.core.type import MethodNotDefined
+from opkit.core.tensor.types.operators import find
+from opkit.core.gradient_types import grad_not_implemented
 
 bool_types = (SCALAR_TYPES["bool"],)
 int_types = tuple(SCALAR_TYPES[d] for d in ("int8", "int16", "int32", "int64"))
@@ -50,20 +52,7 @@ def function_from_path(path):
     ("exp"), or the longest importable module prefix then attributes ("scipy.stats.chi2.sf": the module
     scipy.stats, then chi2, then sf); None when it names nothing."""
     found = getattr(np, path, None)
-    if found is not None:
-        return found
-    items = path.split(".")
-    for cut in range(len(items), 0, -1):
-        try:
-            found = importlib.import_module(".".join(items[:cut]))
-        except ImportError:
-            continue
-        for attribute in items[cut:]:
-            found = getattr(found, attribute, None)
-            if found is None:
-                return None
-        return found
-    return None
+    return found if found is not None else find_path(path)
 
 
 def get_scalar_type(dtype):
@@ -214,8 +203,6 @@ class ScalarOp(Op):
         """On scalars, the scalar output; on tensors (or arrays), ``Elemwise(self)`` applied to them."""
         if any(isinstance(i, Variable) and not isinstance(i.type, ScalarType) or isinstance(i, np.ndarray)
                and i.ndim for i in inputs):
-            from opkit.core.tensor.types.operators import find  # Elemwise: the op over arrays, a later layer
-
             return find("Elemwise")(self)(*inputs, **kwargs)
         return super().__call__(*inputs, **kwargs)
 
@@ -263,7 +250,6 @@ class ScalarOp(Op):
             return self.pullback(inputs, outputs, output_gradients)
         if cls.grad is not ScalarOp.grad:
             return self.grad(inputs, output_gradients)
-        from opkit.core.gradient_types import grad_not_implemented
 
         return [grad_not_implemented(self, i, x, f"{type(self).__name__} defines no grad, L_op or pullback")
                 for i, x in enumerate(inputs)]

@@ -12,6 +12,7 @@ import pathlib
 import numpy as np
 
 from opkit.core.c_source import render
+from opkit.core import builtin_ops
 
 
 @functools.lru_cache(maxsize=None)
@@ -90,8 +91,6 @@ TENSOR_C_FILES = {op: pathlib.Path(__file__).with_name(f"tensor_{op}.c")
 
 def register_tensor_c_code(tensor_type_class):
     """Register the built-in ops' C code for TensorType: the section files TENSOR_C_FILES."""
-    from opkit.core import builtin_ops
-
     files = TENSOR_C_FILES
     builtin_ops.register_deep_copy_op_c_code(tensor_type_class, files["deep_copy"], version=(1,))
     builtin_ops.register_view_op_c_code(tensor_type_class, files["view"], version=(1,))

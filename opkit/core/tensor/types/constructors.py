@@ -8,12 +8,11 @@ import numbers
 
 from opkit.core.tensor.types.static_shape import shape_or_broadcastable, static_shape
 from opkit.core.tensor.types.type import TensorType
+from opkit.config import config
 
 
 def _floatx(dtype):
     if dtype is None:
-        from opkit.config import config
-
         return config.floatX
     return dtype
 

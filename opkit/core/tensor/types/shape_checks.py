@@ -20,6 +20,8 @@ from opkit.core.c_source import SectionOp, render
 from opkit.core.graph import Apply, Constant
 from opkit.core.op import Op
 from opkit.core.tensor.types.variable import as_tensor_variable, constant
+from opkit.core.tensor.types.c_interface import c_dtype
+from opkit.core.builtin_ops import Shape_i
 
 # relation: its Python test of (lhs, rhs); its C test is the macro `relation` of templates/shape_checks.c.j2
 RELATIONS = {
@@ -79,8 +81,6 @@ class Assert(Op):
         output_storage[0][0] = inputs[0]
 
     def c_code(self, node, name, inputs, outputs, sub):
-        from opkit.core.tensor.types.c_interface import c_dtype
-
         return render("shape_checks.c.j2", "assert_", relation_kind=self.relation, exception=self.exception,
                       pieces=_message_pieces(self.template), out=outputs[0], inputs=list(inputs),
                       ctypes=[c_dtype(v.dtype) for v in node.inputs], fail=sub["fail"])
@@ -191,8 +191,6 @@ def broadcast_into_error(value_shape, target_shape):
 
 def known_nonnegative(dim):
     """Return True if `dim` is a length read from a shape (or a nonnegative constant): it needs no check."""
-    from opkit.core.builtin_ops import Shape_i
-
     while dim.owner is not None and isinstance(dim.owner.op, Depend):
         dim = dim.owner.inputs[0]
     value = static_int(dim)

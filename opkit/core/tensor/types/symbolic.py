@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from opkit.core.graph import Constant, Variable
 from opkit.core.tensor.types.operators import find  # the later layers' ops, found on first use
+from opkit.core.builtin_ops import deep_copy_op
 
 
 class _TensorOperators:
@@ -209,8 +210,6 @@ class _TensorOperators:
 
     def copy(self, name=None):
         """Return a symbolic copy of this tensor (a new array when run), named `name`."""
-        from opkit.core.builtin_ops import deep_copy_op
-
         copied = deep_copy_op(self)
         copied.name = name
         return copied

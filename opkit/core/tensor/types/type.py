@@ -10,6 +10,10 @@ from opkit.core.tensor.types.c_interface import TensorCInterface, register_tenso
 from opkit.core.tensor.types.static_shape import shape_or_broadcastable, static_shape
 from opkit.core.tensor.types.symbolic import TensorConstant, TensorVariable
 from opkit.core.type import CType
+from opkit.config import config
+from opkit.core.tensor.types.operators import find
+from opkit.core.scalar_type import ScalarType
+from opkit.errors import ValueOverflowError
 
 _SHORT = {"float64": "d", "float32": "f", "int32": "i", "int64": "l"}
 _NAMES = {0: "scalar", 1: "vector", 2: "matrix", 3: "tensor3", 4: "tensor4"}
@@ -86,8 +90,6 @@ class ArrayTypeNaming:
 def dtype_name(dtype):
     """Return numpy's name of `dtype`; ``"floatX"`` (Theano's and PyTensor's name) is config.floatX."""
     if isinstance(dtype, str) and dtype == "floatX":
-        from opkit.config import config
-
         dtype = config.floatX
     return str(np.dtype(dtype))
 
@@ -239,7 +241,6 @@ class TensorType(ArrayTypeNaming, TensorCInterface, CType):
         if any(mine is not None and theirs is not None and mine != theirs
                for mine, theirs in zip(self.shape, other.shape)):
             return None
-        from opkit.core.tensor.types.operators import find  # SpecifyShape: a shape op of a later layer
 
         return find("specify_shape")(var, self.shape)
 
@@ -248,8 +249,6 @@ class TensorType(ArrayTypeNaming, TensorCInterface, CType):
 
     def dtype_specs(self):
         """Theano's (numpy scalar type, C type name, C API class name) of the element type: C ops read [1]."""
-        from opkit.core.scalar_type import ScalarType
-
         return ScalarType(self.dtype).dtype_specs()
 
     def values_eq(self, a, b):
@@ -283,8 +282,6 @@ def _check_integers_fit(data, tensor_type):
     info = np.iinfo(target)
     low, high = data.min(), data.max()
     if low < info.min or high > info.max:
-        from opkit.errors import ValueOverflowError
-
         bad = low if low < info.min else high
         raise ValueOverflowError(f"expected {tensor_type.describe()}, got the integer {bad}, out of bounds for "
                                  f"{target} ({info.min} to {info.max}).\nHint: pass allow_downcast=True (or "
