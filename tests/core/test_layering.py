@@ -452,26 +452,43 @@ def cop_violations():
         parts = module.split(".")
         return stages.index(parts[2]) if len(parts) > 2 and parts[2] in stages else len(stages)
 
+    def in_cop(module):
+        return module == "opkit.cop" or module.startswith("opkit.cop.")
+
     graph = import_graph(leave_out=set())
     for module in sorted(graph):
-        if not module.startswith("opkit.cop.") and module != "opkit.cop":
+        if not in_cop(module):
             continue
         if rank(module) == len(stages):
             if module not in COP_TOP:
                 yield f"{module} is in no stage of STAGES and not on top ({', '.join(sorted(COP_TOP))})"
             continue
         for target, sites in sorted(graph[module].items()):
-            if (target == "opkit.cop" or target.startswith("opkit.cop.")) and rank(target) > rank(module):
+            if in_cop(target) and rank(target) > rank(module):
                 where = ", ".join(f"{line}{' (in a function)' if inside else ''}" for line, inside in sites)
                 later = stages[rank(target)] if rank(target) < len(stages) else "the top"
                 yield f"{module}:{where} ({stages[rank(module)]}) imports {target} ({later})"
+        # an import that leaves cop and comes back: the path through modules outside cop reaches a later stage
+        paths = {target: [target] for target in sorted(graph[module]) if not in_cop(target)}
+        work = list(paths)
+        while work:
+            outside = work.pop(0)
+            for target in sorted(graph.get(outside, ())):
+                if in_cop(target):
+                    if rank(target) > rank(module):
+                        later = stages[rank(target)] if rank(target) < len(stages) else "the top"
+                        yield (f"{module} ({stages[rank(module)]}) imports {target} ({later}) by way of "
+                               f"{' -> '.join(paths[outside])}")
+                elif target not in paths:
+                    paths[target] = [*paths[outside], target]
+                    work.append(target)
 
 
 def test_cop_stages_import_only_earlier_stages():
     assert list(cop_violations()) == []
 
 
-def test_the_cop_check_sees_a_back_edge_inside_a_function_and_an_import_of_the_top(tmp_path, monkeypatch):
+def test_the_cop_check_sees_a_back_edge_inside_a_function_an_import_of_the_top_and_a_way_round(tmp_path, monkeypatch):
     cop = tmp_path / "opkit" / "cop"
     for folder in ("low", "high"):
         (cop / folder).mkdir(parents=True)
@@ -483,10 +500,16 @@ def test_the_cop_check_sees_a_back_edge_inside_a_function_and_an_import_of_the_t
     (cop / "low" / "a.py").write_text("def f():\n    from opkit.cop.high.c import name\n")  # a back edge
     (cop / "low" / "b.py").write_text("from opkit.cop import compile\nfrom . import a\n")  # the top; its own stage
     (cop / "high" / "c.py").write_text("from ..low import b\nfrom opkit.cop.low.a import f\n")  # earlier: fine
+    (cop / "low" / "d.py").write_text("from opkit.gpu import glue\n")  # leaves cop ...
+    (tmp_path / "opkit" / "gpu").mkdir()
+    (tmp_path / "opkit" / "gpu" / "__init__.py").write_text("")
+    (tmp_path / "opkit" / "gpu" / "glue.py").write_text("from opkit.gpu import more\n")
+    (tmp_path / "opkit" / "gpu" / "more.py").write_text("import opkit.cop.compile\nimport opkit.cop.low.b\n")  # ... back
     monkeypatch.setattr(__import__(__name__), "PACKAGE", tmp_path / "opkit")
     assert list(cop_violations()) == [
         "opkit.cop.low.a:2 (in a function) (low) imports opkit.cop.high.c (high)",
         "opkit.cop.low.b:1 (low) imports opkit.cop.compile (the top)",
+        "opkit.cop.low.d (low) imports opkit.cop.compile (the top) by way of opkit.gpu.glue -> opkit.gpu.more",
         "opkit.cop.stray is in no stage of STAGES and not on top (opkit.cop, opkit.cop.blas, opkit.cop.compile, "
         "opkit.cop.incremental, opkit.cop.kernels)",
     ]
