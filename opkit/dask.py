@@ -23,6 +23,9 @@ except ImportError as exc:  # pragma: no cover - depends on the installation
 
 import numpy as np
 
+from opkit.cop.store.cache import module_events
+from opkit.link.function import FunctionAPI
+
 __all__ = ["blockwise", "WarmCache", "modules_built"]
 
 
@@ -35,8 +38,6 @@ def blockwise(f, *arrays, **kwargs):
     `drop_axis` or `new_axis` (see dask.array.map_blocks). With several outputs,
     each output's array calls `f` on its chunks (Dask makes one task per output).
     """
-    from opkit.link.function import FunctionAPI
-
     if not isinstance(f, FunctionAPI):
         raise TypeError(f"blockwise takes a compiled opkit function (opkit.function(...)), not {f!r}")
     types = [v.type for v in f.maker.inputs]
@@ -111,8 +112,6 @@ class WarmCache(WorkerPlugin):
     def __init__(self, *functions):
         if not functions:
             raise TypeError("WarmCache needs at least one compiled function: WarmCache(f, ...)")
-        from opkit.link.function import FunctionAPI
-
         for f in functions:
             if not isinstance(f, FunctionAPI):
                 raise TypeError(f"WarmCache takes compiled opkit functions (opkit.function(...)), not {f!r}")
@@ -129,6 +128,4 @@ class WarmCache(WorkerPlugin):
 
 def modules_built() -> int:
     """Return how many modules this process compiled (for `client.run(opkit.dask.modules_built)`)."""
-    from opkit.cop.store.cache import module_events
-
     return module_events["built"]

@@ -7,14 +7,14 @@ application can attach its own handler to `logging.getLogger("opkit")`.
 
 from __future__ import annotations
 
+from opkit.config import config
+
 _handler_added = False
 
 
 def log_info(message: str, *args) -> None:
     """Log `message % args` at INFO on the `opkit` logger; with config.verbose, on stderr too."""
-    import logging
-
-    from opkit.config import config
+    import logging  # here: the store imports this module, and logging imports threading (not on the warm path)
 
     global _handler_added
     logger = logging.getLogger("opkit")

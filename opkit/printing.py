@@ -7,9 +7,7 @@ graph that actually runs (after rewrites, with fused nodes shown with their expr
 from __future__ import annotations
 
 import os
-import shutil
 import string
-import subprocess
 import sys
 from typing import Any
 
@@ -144,6 +142,9 @@ def to_dot(obj: Any, print_type: bool = True) -> str:
 
 def pydotprint(obj: Any, outfile: str | os.PathLike[str], format: str = "svg", dot: str | None = None) -> str:
     """Render `obj`'s graph to `outfile` with Graphviz's `dot` in `format` (svg, png, pdf...); return the path."""
+    import shutil  # here: opkit.core.graph imports this module, and a warm process spawns nothing (subprocess)
+    import subprocess
+
     command = dot or shutil.which("dot")
     if command is None:
         raise RuntimeError("pydotprint needs Graphviz's `dot` program, which is not on PATH; install Graphviz "

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from opkit.config import config as opkit_config
+
 
 def pytest_addoption(parser):
     group = parser.getgroup("opkit")
@@ -14,8 +16,6 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     mode = config.getoption("--opkit-mode", default=None)
     if mode:
-        from opkit.config import config as opkit_config
-
         opkit_config.mode = mode
 
 
@@ -37,8 +37,6 @@ def opkit_rng(request):
 @pytest.fixture
 def opkit_compiledir(tmp_path, monkeypatch):
     """Point opkit's compile cache at a private directory for this test."""
-    from opkit.config import config as opkit_config
-
     path = tmp_path / "opkit-cache"
     monkeypatch.setenv("OPKIT_COMPILEDIR", str(path))
     with opkit_config.change_flags(compiledir=str(path)):

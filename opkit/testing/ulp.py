@@ -9,6 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
+import opkit.tensor as ot
+from opkit.cop.generate.cinterface import op_has_c
+from opkit.core.tensor.scalars import scalar_math
+from opkit.link.function import function
+
 _INT = {np.dtype("float32"): np.int32, np.dtype("float64"): np.int64}
 
 
@@ -88,9 +93,6 @@ def numpy_simd(dtype="float32") -> str:
 
 def _unary_functions():
     """name -> (opkit function, numpy reference) for the float functions with C code."""
-    import opkit.tensor as ot
-    from opkit.core.tensor.scalars import scalar_math
-
     return {
         "exp": (ot.exp, np.exp), "log": (ot.log, np.log), "sqrt": (ot.sqrt, np.sqrt),
         "log1p": (ot.log1p, np.log1p), "expm1": (ot.expm1, np.expm1), "tanh": (ot.tanh, np.tanh),
@@ -103,13 +105,9 @@ def _unary_functions():
 
 def compiled_functions(dtype, mode="FAST_RUN"):
     """Return (f, names, numpy references, all C?): one compiled function computing every unary float function."""
-    import opkit
-    import opkit.tensor as ot
-    from opkit.cop.generate.cinterface import op_has_c
-
     functions = _unary_functions()
     x = ot.tensor(dtype, (None,), name="x")
-    f = opkit.function([x], [build(x) for build, _ in functions.values()], mode=mode)
+    f = function([x], [build(x) for build, _ in functions.values()], mode=mode)
     all_c = all(op_has_c(node) for node in f.maker.fgraph.toposort())
     return f, list(functions), [reference for _, reference in functions.values()], all_c
 
