@@ -7,10 +7,12 @@ CuPy's current stream. Nothing here runs at ``import opkit`` or ``import opkit.g
 
 from __future__ import annotations
 
+import _thread
 import functools
-import threading
 
 import numpy as np
+
+from opkit.cop.store.kernel_cache import kernel_binary
 
 HINT = ("Hint: install the GPU extra (pip install 'opkit-sdk[cuda]') on a machine with an NVIDIA GPU, "
         "or run the same kernels on the CPU with device='cuda-interpret' (opkit.Mode(device='cuda-interpret') "
@@ -83,7 +85,7 @@ def current_stream() -> int:
 
 _BINARIES: dict = {}  # module key -> (cubin bytes, PTX text): what this process compiled
 _MODULES: dict = {}  # (device id, module key) -> cupy.cuda.function.Module, kept for the process
-_LOCK = threading.Lock()
+_LOCK = _thread.allocate_lock()  # threading.Lock(), without importing threading
 
 
 def register_kernel_binary(module_key, cubin, ptx=None):
@@ -93,15 +95,10 @@ def register_kernel_binary(module_key, cubin, ptx=None):
 
 
 def _binary(module_key):
+    """The kernels of `module_key`: this process's, else the compile cache's (a module a fresh process loaded from
+    the cache)."""
     found = _BINARIES.get(module_key)
-    if found is not None:
-        return found
-    from opkit.cop import kernels  # the compile cache's copy (a module loaded from the cache by a fresh process)
-
-    loader = getattr(kernels, "kernel_binary", None)
-    if loader is None:
-        raise RuntimeError(f"no compiled kernels for module key {module_key!r} in this process")
-    return loader(module_key)
+    return found if found is not None else kernel_binary(module_key)
 
 
 def kernel_function(module_key: str, kernel_name: str) -> int:

@@ -16,7 +16,8 @@ from helpers.requires import has_nvrtc, needs_nvrtc
 import opkit
 import opkit.tensor as ot
 from opkit.cop import kernels
-from opkit.cop.toolchain import identity, nvrtc
+from opkit.cop.store import kernel_cache as kernel_store
+from opkit.cop.toolchain import identity, nvrtc, nvrtc_kernels
 from opkit.cop.source.lint import check_file
 from opkit.errors import CompileError
 from tests.gpu.ops.kernel_ops import HERE, MethodKernels, Unary, axpy_node, unary_node
@@ -206,7 +207,7 @@ def test_identity_changes_on_kernel_header_arch_options_name_and_dtype(tmp_path)
 def test_identity_covers_the_nvrtc_version_and_the_prelude(monkeypatch):
     node = axpy_node()
     key = kernels.kernel_module_key(node)
-    monkeypatch.setattr(kernels, "nvrtc_version", lambda: (99, 1))
+    monkeypatch.setattr(nvrtc_kernels, "nvrtc_version", lambda: (99, 1))
     assert kernels.kernel_module_key(node) != key
     monkeypatch.undo()
     request = kernels.kernel_request(node)
@@ -270,7 +271,7 @@ def test_a_damaged_ptx_is_refused_then_rebuilt(tmp_path, monkeypatch):
         module = kernels.kernel_module(axpy_node("int8", "int8"))
         ptx = kernels.kernel_cache().entry_dir(module.key) / kernels.PTX_NAME
         ptx.write_text(module.ptx.replace(".target", ".targex"))
-        monkeypatch.setattr(kernels, "_binaries", {})
+        monkeypatch.setattr(kernel_store, "_binaries", {})
         with pytest.raises(CompileError, match="kernels.ptx does not match its sha256 in meta.json; `opkit cache "
                                                "clear`"):
             kernels.kernel_binary(module.key)

@@ -26,6 +26,9 @@ import sys
 import threading
 from typing import NamedTuple
 
+from opkit.cop.compiledir.private_fs import write_private
+from opkit.cop.source.lint import misspelt_macro_hints
+from opkit.cop.toolchain.host import remembered
 from opkit.errors import CompileError
 
 ENVIRONMENT = "OPKIT_NVRTC"
@@ -237,8 +240,6 @@ def nvrtc_version() -> tuple[int, int]:
     facts = (path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
     known = _versions.get(facts)
     if known is None:
-        from opkit.cop.toolchain.host import remembered
-
         text = remembered("nvrtc-version", [str(fact) for fact in facts], lambda: "%d.%d" % _version_of(path))
         try:
             major, minor = map(int, text.split("."))
@@ -379,8 +380,6 @@ def _builtins_hint(log: str) -> list[str]:
 
 def _hints(log: str) -> list[str]:
     """Return hints for what NVRTC could not find, and for misspelt opkit macros in the files it points at."""
-    from opkit.cop.source.lint import misspelt_macro_hints
-
     hints = []
     for header in dict.fromkeys(re.findall(_MISSING_HEADER, log)):
         hints.append(f"hint: header {header!r} not found: NVRTC has no C library and no CUDA toolkit headers; "
@@ -395,8 +394,6 @@ def _compile_error(lib, result, log, arch, command, source_path) -> CompileError
     lines = [f"compiling CUDA kernels with NVRTC {version} for {arch} failed ({_error_name(lib, result)})",
              *errors, *_builtins_hint(log), *_hints(log)]
     if source_path is not None:
-        from opkit.cop.compiledir.private_fs import write_private
-
         log_path = os.path.splitext(os.fspath(source_path))[0] + ".log"
         lines.append(f"full source kept at {source_path}")
         try:
