@@ -12,6 +12,8 @@ from __future__ import annotations
 import contextlib
 
 from opkit.config import config as _config
+from opkit.cop.toolchain.compiler import find_compiler
+from opkit.errors import CompileError
 
 _TEST_VALUE_MODES = ("off", "ignore", "warn", "raise", "pdb")
 
@@ -56,9 +58,6 @@ class UpstreamConfig:
 
 
 def _found_compiler():
-    from opkit.cop.toolchain.compiler import find_compiler
-    from opkit.errors import CompileError
-
     try:
         return " ".join(find_compiler().command)
     except CompileError:

@@ -4,7 +4,8 @@
 PyTensor's order (depth first, last input first), which callers of theirs may rely on.
 """
 
-from opkit.core.graph import ancestors, graph_inputs, io_toposort
+from opkit.core.graph import Constant, ancestors, graph_inputs, io_toposort
+from opkit.core.shared import SharedVariable
 
 
 def _depth_first(outputs, blockers=(), expand=lambda v: v.owner.inputs):
@@ -118,25 +119,18 @@ def general_toposort(outputs, deps, debug_print=False, compute_deps_cache=None, 
 
 def explicit_graph_inputs(graph):
     """Yield the inputs of `graph` (a variable or a sequence of them) that are neither constants nor shared."""
-    from opkit.core.graph import Constant, graph_inputs
-    from opkit.core.shared import SharedVariable
-
     graph = [graph] if hasattr(graph, "owner") else list(graph)
     return (v for v in graph_inputs(graph) if not isinstance(v, (Constant, SharedVariable)))
 
 
 def variable_depends_on(variable, depends_on, stop_search_at=None):
     """Return True if `variable` is computed from one of `depends_on` (the search stops at `stop_search_at`)."""
-    from opkit.core.graph import ancestors
-
     wanted = set(map(id, depends_on))
     return any(id(v) in wanted for v in ancestors([variable], stop_search_at or ()))
 
 
 def apply_depends_on(apply, depends_on):
     """Return True if node `apply` is computed from `depends_on` (a node, or a collection of nodes or variables)."""
-    from opkit.core.graph import ancestors
-
     targets = {id(d) for d in ([depends_on] if hasattr(depends_on, "op") else depends_on)}
     return any(id(v) in targets or (v.owner is not None and id(v.owner) in targets) for v in ancestors(apply.inputs))
 

@@ -4,6 +4,7 @@
 from opkit.compat.pytensor.tensor._namespace import *  # noqa: F403
 from opkit.compat.pytensor.tensor._namespace import __all__ as _names
 from opkit.core.tensor.shapes.fill import _fill as fill
+from opkit.tensor import as_tensor_variable
 
 __all__ = [*_names, "fill"]
 
@@ -37,8 +38,6 @@ def get_scalar_constant_value(v, elemwise=True, only_process_constants=False, ma
 
 def expand_dims(a, axis):
     """Return `a` with length-1 axes inserted at `axis` (an int or a sequence, positions in the result)."""
-    from opkit.tensor import as_tensor_variable
-
     a = as_tensor_variable(a)
     axes = [axis] if isinstance(axis, int) else list(axis)
     ndim = a.ndim + len(axes)

@@ -3,14 +3,13 @@
 from opkit.compile.ops import *  # noqa: F403
 from opkit.compile.ops import __all__ as _names
 from opkit.compile.ops import Shape_i
+from opkit.tensor import constant
 
 
 def shape_i(var, i, fgraph=None):
     """Return the length of `var` along axis `i`: a constant when its type knows it, else a Shape_i node."""
     length = getattr(var.type, "shape", (None,) * (i + 1))[i]
     if length is not None:
-        from opkit.tensor import constant
-
         return constant(length, dtype="int64")
     return Shape_i(i)(var)
 

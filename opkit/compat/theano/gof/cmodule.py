@@ -11,14 +11,14 @@ from __future__ import annotations
 import os
 import tempfile
 
+from opkit.cop.blas import detect_ldflags
+from opkit.cop.toolchain.compiler import find_compiler, run_tool
 from opkit.errors import CompileError
 
 PROBE_TIMEOUT = 120  # seconds: a probe is a tiny program
 
 
 def _compiler_command():
-    from opkit.cop.toolchain.compiler import find_compiler
-
     try:
         return find_compiler().command
     except CompileError:
@@ -27,8 +27,6 @@ def _compiler_command():
 
 def gcc_version():
     """Return the compiler's version (``-dumpversion``: '12' or '12.2.0'); '' without a compiler."""
-    from opkit.cop.toolchain.compiler import run_tool
-
     command = _compiler_command()
     if command is None:
         return ""
@@ -38,8 +36,6 @@ def gcc_version():
 
 def default_blas_ldflags():
     """Return the BLAS link flags opkit detects (PyTensor's name; config.blas__ldflags)."""
-    from opkit.cop.blas import detect_ldflags
-
     return detect_ldflags()
 
 
@@ -54,8 +50,6 @@ class GCC_compiler:  # noqa: N801  (Theano's name)
     @classmethod
     def try_compile_tmp(cls, src_code, tmp_prefix="", flags=(), try_run=False, output=False, comp_args=True):
         """Compile (and with `try_run`, run) a test program; return Theano's tuple or bool (see try_flags)."""
-        from opkit.cop.toolchain.compiler import run_tool
-
         command = _compiler_command()
         if command is None:
             return _probe_result(False, False, None, "no C++ compiler", try_run, output)

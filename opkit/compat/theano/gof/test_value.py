@@ -12,8 +12,11 @@ import warnings
 
 import numpy as np
 
+from opkit.compat.config import theano_config as config
 from opkit.core.graph import Constant, Variable, graph_inputs
 from opkit.core.shared import SharedVariable
+from opkit.link.function import function
+from opkit.link.mode import Mode
 
 
 def get_test_value(v):
@@ -28,9 +31,6 @@ def get_test_value(v):
         raise AttributeError(f"{v} has no test value: set {v}.tag.test_value")
     inputs = [i for i in graph_inputs([v]) if not isinstance(i, (Constant, SharedVariable))]
     values = {i: get_test_value(i) for i in inputs}
-    from opkit.link.function import function
-    from opkit.link.mode import Mode
-
     return function(inputs, v, mode=Mode(linker="py"), on_unused_input="ignore")(*[values[i] for i in inputs])
 
 
@@ -51,8 +51,6 @@ def get_debug_values(*args):
     A missing value gives [] under 'ignore', a warning and [] under 'warn', and an AttributeError
     under 'raise' (Theano's behaviour).
     """
-    from opkit.compat.config import theano_config as config
-
     if config.compute_test_value == "off":
         return []
     try:
@@ -67,8 +65,6 @@ def get_debug_values(*args):
 
 def debug_error_message(msg):
     """Report a test-value problem: ValueError under 'raise' or 'ignore', a warning under 'warn'."""
-    from opkit.compat.config import theano_config as config
-
     action = config.compute_test_value
     if action == "off":
         raise ValueError(f"debug_error_message called while config.compute_test_value is off: {msg}")

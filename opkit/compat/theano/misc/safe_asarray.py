@@ -2,12 +2,12 @@
 
 import numpy as np
 
+from opkit.config import config
+
 
 def _asarray(a, dtype, order=None):
     """Return `a` as an array of `dtype` ('floatX': config.floatX), converting only when needed."""
     if str(dtype) == "floatX":
-        from opkit.config import config
-
         dtype = config.floatX
     dtype = np.dtype(dtype)
     result = np.asarray(a, dtype=dtype, order=order)

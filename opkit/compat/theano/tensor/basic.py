@@ -22,7 +22,7 @@ from opkit.compat.theano.tensor.broadcasting import addbroadcast, patternbroadca
 from opkit.compat.theano.tensor.op_classes import *  # noqa: F403  (Theano's op classes: Join, Split...)
 from opkit.compat.theano.tensor.op_classes import __all__ as _op_classes
 from opkit.core.tensor.types.constant_value import EmptyConstantError, NotScalarConstantError, get_scalar_constant_value
-from opkit.core.builtin_ops import Shape
+from opkit.core.builtin_ops import Shape, deep_copy_op
 from opkit.core.tensor.shapes.scalar_tensor import scalar_from_tensor, tensor_from_scalar
 from opkit.core.shared import shared as _shared
 from opkit.core.graph import Apply, Constant, Variable
@@ -54,8 +54,6 @@ integer_dtypes = [*int_dtypes, *uint_dtypes]
 
 def tensor_copy(x):
     """Return a copy of `x` (Theano's elementwise identity that never aliases its input)."""
-    from opkit.core.builtin_ops import deep_copy_op
-
     return deep_copy_op(_ot.as_tensor_variable(x))
 
 

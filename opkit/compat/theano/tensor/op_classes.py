@@ -20,6 +20,7 @@ from collections import OrderedDict
 import numpy as np
 
 import opkit.tensor as _ot
+from opkit.config import config
 from opkit.compat.theano.tensor.broadcasting import patternbroadcast
 from opkit.core.tensor.types.constant_value import NotScalarConstantError, get_scalar_constant_value
 from opkit.core.builtin_ops import view_op
@@ -175,8 +176,6 @@ class Tri(_Factory):
     __props__ = ("dtype",)
 
     def __init__(self, dtype=None):
-        from opkit import config
-
         self.dtype = str(np.dtype(config.floatX if dtype is None else dtype))
 
     def make_node(self, N, M, k):
