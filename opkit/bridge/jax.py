@@ -43,6 +43,7 @@ from opkit.bridge.one_per_op import one_per_op
 from opkit.bridge.weak_args import number_arrays, representative
 from opkit.core.code_identity import python_identity
 from opkit.core.op import Op
+from opkit.core.tensor.elementwise.elemwise import Elemwise
 from opkit.core.tensor.types.weak import is_weak_number
 from opkit.link.node_runner import node_runner
 
@@ -81,8 +82,6 @@ class JaxOp:
     """A JAX function running the opkit op `op` (made by `as_jax_op`)."""
 
     def __init__(self, op):
-        from opkit.core.tensor.elementwise.elemwise import Elemwise
-
         self.op = op
         try:
             hash(op)

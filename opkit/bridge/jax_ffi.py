@@ -11,6 +11,10 @@ from __future__ import annotations
 import functools
 import threading
 
+from opkit.bridge import slot_call
+from opkit.cop.compile import compile_generated
+from opkit.errors import CompileError, add_note
+
 _lock = threading.Lock()
 _targets = {}  # graph key -> (target name, slot)
 
@@ -21,14 +25,8 @@ def handler_module():
     import jax
     from jax import ffi
 
-    from opkit.cop.compile import compile_generated
-
-    from opkit.errors import CompileError, add_note
-
-    from opkit.bridge.slot_call import handler_module
-
     # jax's version is part of the source, so of the module's key: another jaxlib's headers build another module
-    generated = handler_module("jax_ffi.cpp", f"// jax {jax.__version__}\n", [ffi.include_dir()])
+    generated = slot_call.handler_module("jax_ffi.cpp", f"// jax {jax.__version__}\n", [ffi.include_dir()])
     try:
         return compile_generated(generated, f"opkit's XLA FFI handler (jax {jax.__version__})")
     except CompileError as exc:

@@ -5,13 +5,17 @@ Nothing here imports JAX: types are (dtype name, ndim) pairs, shapes tuples of i
 
 from __future__ import annotations
 
+from opkit.bridge.weak_args import refused
+from opkit.core.gradient import Lop, Rop
 from opkit.core.graph import Constant, graph_inputs
+from opkit.core.shape_inference import ShapeInference
+from opkit.core.tensor.shapes.alloc import cast, zeros_like
+from opkit.core.tensor.types.type import TensorType
+from opkit.link.function import function
 
 
 def tensor_types(signature):
     """Return shape-free opkit tensor types for ((dtype, ndim), ...): one module serves every shape."""
-    from opkit.core.tensor.types.type import TensorType
-
     return [TensorType(dtype, shape=(None,) * ndim) for dtype, ndim in signature]
 
 
@@ -20,8 +24,6 @@ def node_outputs(op, signature):
 
     make_node's TypeError or ValueError comes back naming the op and the call (the original as its cause).
     """
-    from opkit.bridge.weak_args import refused
-
     variables = [t() for t in tensor_types(signature)]
     try:
         node = op.make_node(*variables)
@@ -36,9 +38,6 @@ def output_shapes(op, signature, shapes):
     Raises ValueError when an output's shape depends on the inputs' values (or the op has no infer_shape):
     XLA must know every output's shape before the call.
     """
-    from opkit.core.shape_inference import ShapeInference
-    from opkit.core.tensor.types.type import TensorType
-
     variables = [TensorType(dtype, shape=shape)() for (dtype, _), shape in zip(signature, shapes)]
     node = op.make_node(*variables)
     if getattr(op, "infer_shape", None) is None:
@@ -62,16 +61,12 @@ def output_shapes(op, signature, shapes):
 def _evaluate(dims):
     if all(isinstance(d, Constant) for d in dims):
         return tuple(int(d.data) for d in dims)
-    from opkit.link.function import function
-
     # only constants feed these: Python's linker folds them without compiling C
     return tuple(int(v) for v in function([], list(dims), mode="FAST_COMPILE")())
 
 
 def compile_graph(inputs, outputs, name, givens=None):
     """Return (the opkit function of the graph, False), trusting its inputs (XLA has checked dtype and rank)."""
-    from opkit.link.function import function
-
     compiled = function(inputs, outputs, name=name, on_unused_input="ignore", givens=givens or None)
     compiled.trust_input = True
     return compiled, False
@@ -83,9 +78,6 @@ def jvp_graph(op, signature, wrt, out_positions):
     The outputs are the tangents of the outputs at `out_positions`, from the op's R_op; an op without
     R_op gets them by transposing its L_op (the L_op of the L_op with respect to its cotangents).
     """
-    from opkit.core.gradient import Lop, Rop
-    from opkit.core.tensor.shapes.alloc import zeros_like
-
     xs, outs = node_outputs(op, signature)
     chosen = [outs[j] for j in out_positions]
     tangents = [xs[i].type() for i in wrt]
@@ -109,8 +101,6 @@ def vjp_graph(op, signature, wrt, out_positions):
 
     The outputs are the cotangents of the inputs at `wrt`, from the op's L_op (grad).
     """
-    from opkit.core.gradient import Lop
-
     xs, outs = node_outputs(op, signature)
     chosen = [outs[j] for j in out_positions]
     cotangents = [o.type() for o in chosen]
@@ -120,7 +110,5 @@ def vjp_graph(op, signature, wrt, out_positions):
 
 def _cast_like(results, models):
     """Cast each result to its model's dtype (JAX wants a tangent of its primal's dtype), in the graph."""
-    from opkit.core.tensor.shapes.alloc import cast
-
     return [r if r.type.dtype == m.type.dtype else cast(r, m.type.dtype) for r, m in zip(results, models)]
 

@@ -13,7 +13,6 @@ Needs the ``opkit-sdk[pytensor]`` extra.
 from __future__ import annotations
 
 import re
-from importlib import import_module
 
 import pytensor.tensor as pt
 from pytensor.gradient import DisconnectedType as PtDisconnectedType
@@ -25,6 +24,7 @@ from pytensor.tensor.exceptions import ShapeError
 from pytensor.tensor.type import TensorType as PtTensorType
 from pytensor.graph.utils import MethodNotDefined as PtMethodNotDefined
 
+from opkit.bridge.after_import import after_import
 from opkit.bridge.pytensor_graph import mirror_variable, set_op_bridge, to_pytensor_graph
 from opkit.bridge.pytensor_types import TypeNotMapped, to_pytensor_params, to_pytensor_type
 from opkit.bridge.weak_args import refused
@@ -38,6 +38,7 @@ from opkit.core.op import Op
 from opkit.core.params_type import ParamsType
 from opkit.core.type import MethodNotDefined
 from opkit.cop.generate.cinterface import as_list, call, op_has_c
+from opkit.lazy import load
 from opkit.link.node_runner import run_node as run_op
 
 __all__ = ["as_pytensor_op", "PyTensorOp", "TypeNotMapped"]
@@ -307,16 +308,20 @@ class PyTensorOp(PtCOp):
         return self.opkit_op.make_node(*mirrored), list(zip(mirrored, pt_inputs))
 
 
+# PyTensor's dispatch module of a backend -> opkit's module whose register(PyTensorOp) adds bridged ops to it.
+# numba: the op's C called from nopython code; JAX: opkit's JAX bridge. Each needs its backend (numba, JAX).
+_BACKENDS = {"pytensor.link.numba.dispatch.basic": "opkit.bridge.pytensor_numba",
+             "pytensor.link.jax.dispatch.basic": "opkit.bridge.pytensor_jax"}
+
+
 def _register_backends():
     """Register bridged ops with PyTensor's numba and JAX backends once their dispatch modules are imported.
 
-    numba: the op's C called from nopython code (opkit.bridge.pytensor_numba); JAX: opkit's JAX bridge
-    (opkit.bridge.pytensor_jax). Neither backend is imported here.
+    Neither backend is imported here, nor opkit's module for it until then.
     """
-    from opkit.bridge.after_import import after_import
-
-    after_import("pytensor.link.numba.dispatch.basic", lambda: import_module("opkit.bridge.pytensor_numba").register())
-    after_import("pytensor.link.jax.dispatch.basic", lambda: import_module("opkit.bridge.pytensor_jax").register())
+    for dispatch, bridge in _BACKENDS.items():
+        # lazy: opkit's module for a backend imports that backend: it loads once PyTensor's dispatch for it is
+        after_import(dispatch, lambda bridge=bridge: load(bridge, "register")(PyTensorOp))
 
 
 def _named(name, produce):

@@ -5,26 +5,25 @@
 FFI handler, and ``jax.grad`` differentiates it with the op's own JVP and VJP
 graphs. So PyMC's JAX samplers (``pm.sample(nuts_sampler="numpyro")`` or
 ``"blackjax"``) run a model with a bridged op. Registered when PyTensor's JAX
-dispatch is imported (opkit.bridge.pytensor); needs JAX (``opkit-sdk[jax]``).
+dispatch is imported (opkit.bridge.pytensor loads this module then); needs JAX (``opkit-sdk[jax]``).
 """
 
 from __future__ import annotations
 
+from opkit.bridge.jax import as_jax_op
 
-def register():
-    """Register the JAX implementation of bridged ops with PyTensor's JAX dispatch (imported by now)."""
+
+def register(bridged_op_class):
+    """Register the JAX implementation of `bridged_op_class`'s nodes (opkit.bridge.pytensor's PyTensorOp) with
+    PyTensor's JAX dispatch (imported by now)."""
     from pytensor.link.jax.dispatch.basic import jax_funcify
 
-    from opkit.bridge.pytensor import PyTensorOp
-
-    jax_funcify.register(PyTensorOp)(funcify)
+    jax_funcify.register(bridged_op_class)(funcify)
 
 
 def funcify(op, node=None, **kwargs):
     """Return a function of JAX arrays computing every output of the bridged node (a tuple where several)."""
     from pytensor.tensor.type import TensorType
-
-    from opkit.bridge.jax import as_jax_op
 
     for kind, variables in (("input", node.inputs), ("output", node.outputs)):
         for i, v in enumerate(variables):

@@ -18,17 +18,26 @@ A node whose output shapes cannot be known before the call (no ``infer_shape``,
 or one that does not translate), of an op that writes into its inputs, or with
 an input or output that is not a tensor of a dtype numba passes, runs the op's ``perform`` in numba's object mode
 instead, as before; the reason is logged (logger ``opkit.bridge.pytensor_numba``).
-Registered when PyTensor's numba dispatch is imported (opkit.bridge.pytensor).
+Registered when PyTensor's numba dispatch is imported (opkit.bridge.pytensor loads this module then: it imports
+numba, through opkit.bridge.numba_failure).
 """
 
 from __future__ import annotations
 
 import functools
 import logging
+import pathlib
 import warnings
-from importlib import import_module
 
 import numpy as np
+
+import opkit
+from opkit.bridge import numba_failure
+from opkit.bridge.jax_graphs import tensor_types
+from opkit.bridge.slot_call import bind_key, raw_module, raw_slot
+from opkit.core.code_identity import python_identity
+from opkit.core.digest import sha256
+from opkit.link.node_runner import node_runner
 
 logger = logging.getLogger(__name__)
 
@@ -44,21 +53,20 @@ class NotDirect(Exception):
     """Why a node runs in object mode rather than calling the op's C directly."""
 
 
-def register():
-    """Register the numba implementation of bridged ops with PyTensor's numba dispatch (imported by now).
+def register(bridged_op_class):
+    """Register the numba implementation of `bridged_op_class`'s nodes (opkit.bridge.pytensor's PyTensorOp) with
+    PyTensor's numba dispatch (imported by now).
 
     Where PyTensor takes a cache key with the function (PyTensor >= 3.x's ``register_funcify_and_cache_key``),
     a direct node gives one, so numba caches the graphs holding it on disk as it does PyTensor's own.
     """
     from pytensor.link.numba.dispatch import basic
 
-    from opkit.bridge.pytensor import PyTensorOp
-
     keyed = getattr(basic, "register_funcify_and_cache_key", None)
     if keyed is None:
-        basic.numba_funcify.register(PyTensorOp)(funcify)
+        basic.numba_funcify.register(bridged_op_class)(funcify)
     else:
-        keyed(PyTensorOp)(funcify_and_cache_key)
+        keyed(bridged_op_class)(funcify_and_cache_key)
 
 
 def funcify(op, node=None, storage_map=None, **kwargs):
@@ -79,8 +87,6 @@ def cache_key(op, node) -> str:
     """Return what decides the compiled code of a direct node: the op's Python code identity (its infer_shape, the
     shapes' function), the node's types, and the bridge's code and versions. Not the op's C: the code calls it by
     the key's number, bound in each process to the slot of the op's module compiled there (``_key_number``)."""
-    from opkit.core.code_identity import python_identity
-
     types = tuple((v.type.dtype, v.type.shape) for v in (*node.inputs, *node.outputs))
     return _digest(f"{_bridge_identity()} {python_identity(op.opkit_op)} {types}")
 
@@ -96,11 +102,6 @@ def object_mode_function(op, node, storage_map=None, **kwargs):
 
 def direct_function(op, node):
     """Return the nopython function of `node` calling the op's C (NotDirect says why it cannot)."""
-    from opkit.bridge.jax_graphs import tensor_types
-    from opkit.bridge.slot_call import bind_key, raw_slot
-    from opkit.core.code_identity import python_identity
-    from opkit.link.node_runner import node_runner
-
     where = f"PyTensor's numba backend runs {op} in object mode (about 5 us a call)"
     if op.destroy_map:
         raise NotDirect(f"{where}: it writes into its inputs (destroy_map {op.destroy_map}), and the direct call "
@@ -166,22 +167,14 @@ def _key_number(key: str) -> int:
 
 
 def _digest(text: str) -> str:
-    from opkit.core.digest import sha256
-
     return sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @functools.lru_cache(maxsize=None)
 def _bridge_identity() -> str:
     """The versions and the bridge's own code (these modules' bytes), which the compiled node's code follows."""
-    import pathlib
-
     import numba
     import pytensor
-
-    import opkit
-
-    from opkit.core.digest import sha256
 
     here = pathlib.Path(__file__).resolve().parent
     code = b"".join((here / name).read_bytes() for name in ("pytensor_numba.py", "pytensor.py", "numba_failure.py"))
@@ -195,8 +188,6 @@ def _keyed_call():
     (a ctypes pointer's address is this process's, so numba would not cache code holding one)."""
     import llvmlite.binding
     import numba
-
-    from opkit.bridge.slot_call import raw_module
 
     llvmlite.binding.add_symbol(_KEYED_SYMBOL, raw_module().keyed_address())
     # desc is passed as an integer (its address): numba hands nopython code an array's address as one
@@ -213,7 +204,7 @@ def _nopython(node, key, output_dims, call):
     if shape_function is not None:
         lines.append(f"    dims = shape_function({', '.join(args)})[0]")
     globals_ = {"np": np, "shape_function": shape_function, "call": call,
-                "failed": import_module("opkit.bridge.numba_failure").failed}
+                "failed": numba_failure.failed}
     at = 0
     for j, out in enumerate(node.outputs):
         globals_[f"dtype{j}"] = np.dtype(out.type.dtype).type

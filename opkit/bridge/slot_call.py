@@ -15,6 +15,11 @@ import functools
 import pathlib
 import threading
 
+from opkit.cop.compile import compile_generated
+from opkit.cop.generate.codegen import GeneratedModule
+from opkit.cop.generate.templates import TEMPLATES
+from opkit.errors import CompileError, add_note
+
 _lock = threading.Lock()
 _slots = {}  # graph key -> slot in the raw handler
 
@@ -24,9 +29,6 @@ def handler_module(name: str, prefix: str = "", include_dirs=()):
 
     The header is found through the include path, so its bytes are part of the module's identity (its cache key).
     """
-    from opkit.cop.generate.codegen import GeneratedModule
-    from opkit.cop.generate.templates import TEMPLATES
-
     text = pathlib.Path(TEMPLATES, name).read_text(encoding="utf-8")
     return GeneratedModule(prefix + text, include_dirs=[TEMPLATES, *include_dirs])
 
@@ -34,9 +36,6 @@ def handler_module(name: str, prefix: str = "", include_dirs=()):
 @functools.lru_cache(maxsize=None)
 def raw_module():
     """Return the compiled raw-buffer handler module (register, address, take_error), from opkit's cache."""
-    from opkit.cop.compile import compile_generated
-    from opkit.errors import CompileError, add_note
-
     try:
         return compile_generated(handler_module("raw_call.cpp"), "opkit's raw-buffer handler")
     except CompileError as exc:
@@ -69,8 +68,6 @@ def bind_key(key: int, slot: int) -> None:
 
 def raise_last_error():
     """Raise the error of the last failed raw call: the slot's own exception (the handler's text as a note)."""
-    from opkit.errors import add_note
-
     taken = raw_module().take_error()
     if taken is None:
         raise RuntimeError("opkit's raw-buffer handler failed without an error (a bug in opkit)")

@@ -13,6 +13,7 @@ from __future__ import annotations
 from opkit.core.gradient import node_input_grads
 from opkit.core.gradient_types import DisconnectedType, NullType
 from opkit.core.tensor.types.type import TensorType
+from opkit.link.function import function
 
 
 def input_variables(op, input_types):
@@ -60,8 +61,6 @@ class GradGraph:
     def function(self):
         """Return the compiled function of the computed gradients (compiled on first use)."""
         if self._function is None:
-            from opkit.link.function import function
-
             self._function = function(self.inputs + self.cotangents, self.outputs, name=f"grad of {self.where}",
                                       on_unused_input="ignore")
         return self._function

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from opkit.bridge.torch_grad import input_variables
 from opkit.core.graph import Constant
 from opkit.core.tensor.types.weak import is_weak_number
 
@@ -38,8 +39,6 @@ def make_node(op, operands, call):
     its cause; so does an AttributeError of a make_node that reads `.type` of a Python number it does
     not take (as opkit's own `op(x, 2.0)` would raise it).
     """
-    from opkit.bridge.torch_grad import input_variables
-
     types = [o for o in operands if not is_weak_number(o)]
     fresh = iter(input_variables(op, types))
     variables = [o if is_weak_number(o) else next(fresh) for o in operands]
