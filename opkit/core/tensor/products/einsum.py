@@ -16,6 +16,11 @@ import string
 
 import numpy as np
 
+from opkit.core.tensor.elementwise.basic import mul
+from opkit.core.tensor.reductions.reduction import sum as sum_
+from opkit.core.tensor.reductions.statistics import any as any_
+from opkit.core.tensor.shapes.alloc import cast
+from opkit.core.tensor.shapes.diagonal import diagonal
 from opkit.core.tensor.types.variable import as_tensor_variable
 
 _LETTERS = string.ascii_letters
@@ -76,8 +81,6 @@ def _parse(subscripts, operands):
 
 def _take_diagonals(x, letters):
     """`x` with each letter repeated in `letters` reduced to its diagonal (moved last), and its new letters."""
-    from opkit.core.tensor.shapes.diagonal import diagonal
-
     while len(set(letters)) != len(letters):
         c = next(c for c in letters if letters.count(c) > 1)
         first = letters.index(c)
@@ -89,10 +92,6 @@ def _take_diagonals(x, letters):
 
 def einsum(subscripts, *operands, optimize=None):
     """Return numpy.einsum(subscripts, *operands) as a graph (see the module's docstring)."""
-    from opkit.core.tensor.elementwise.basic import mul
-    from opkit.core.tensor.reductions.reduction import sum as sum_
-    from opkit.core.tensor.shapes.alloc import cast
-
     if not operands:
         raise ValueError("einsum: no operands")
     operands = [as_tensor_variable(x) for x in operands]
@@ -109,8 +108,6 @@ def einsum(subscripts, *operands, optimize=None):
         product = mul(product, x)
     summed = [i for i, c in enumerate(order) if c not in output]
     if dtype == "bool":
-        from opkit.core.tensor.reductions.statistics import any as any_
-
         result = any_(product, axis=summed) if summed else product
     else:
         result = sum_(product, axis=summed) if summed else product

@@ -22,6 +22,14 @@ import numpy as np
 
 from opkit.core.graph import Apply
 from opkit.core.op import Op
+from opkit.core.tensor.elementwise.basic import dot, sqrt
+from opkit.core.tensor.elementwise.elemwise_math import abs as abs_
+from opkit.core.tensor.elementwise.logic import neq
+from opkit.core.tensor.products.matmul import outer
+from opkit.core.tensor.reductions.reduction import max as max_, min as min_, sum as sum_
+from opkit.core.tensor.shapes.alloc import cast
+from opkit.core.tensor.shapes.diagonal import diag, diagonal
+from opkit.core.tensor.shapes.filled import tril
 from opkit.core.tensor.types.shape_checks import check_chain
 from opkit.core.tensor.types.type import TensorType
 from opkit.core.tensor.types.variable import as_tensor_variable
@@ -90,8 +98,6 @@ class MatrixInverse(Op):
         return _square_checks("matrix_inverse", input_shapes[0])
 
     def grad(self, inputs, output_grads):
-        from opkit.core.tensor.elementwise.basic import dot
-
         xi = self(inputs[0])
         return [-dot(dot(xi.T, output_grads[0]), xi.T)]
 
@@ -148,9 +154,6 @@ class Solve(Op):
         return [check_chain([_square_check("solve", n, m), ("ValueError", _ROWS, "eq", rows, n, (rows, n, m))])]
 
     def grad(self, inputs, output_grads):
-        from opkit.core.tensor.elementwise.basic import dot
-        from opkit.core.tensor.products.matmul import outer
-
         (a, b), (g,) = inputs, output_grads
         x = self(a, b)
         gb = self(a.T, g)
@@ -177,10 +180,6 @@ class Cholesky(Op):
         return _square_checks("cholesky", input_shapes[0])
 
     def grad(self, inputs, output_grads):
-        from opkit.core.tensor.elementwise.basic import dot
-        from opkit.core.tensor.shapes.diagonal import diag, diagonal
-        from opkit.core.tensor.shapes.filled import tril
-
         (x,), (g,) = inputs, output_grads
         lower = self(x)
         inverse = matrix_inverse(lower)
@@ -281,12 +280,6 @@ def svd(x, full_matrices=True, compute_uv=True):
 
 def norm(x, ord=None, axis=None, keepdims=False):
     """Return numpy.linalg.norm(x, ord, axis, keepdims): vector norms over one axis, matrix norms over two."""
-    from opkit.core.tensor.elementwise.basic import sqrt
-    from opkit.core.tensor.elementwise.elemwise_math import abs as abs_
-    from opkit.core.tensor.elementwise.logic import neq
-    from opkit.core.tensor.reductions.reduction import max as max_, min as min_, sum as sum_
-    from opkit.core.tensor.shapes.alloc import cast
-
     x = as_tensor_variable(x)
     x = cast(x, _result_dtype(x.dtype)) if x.dtype not in ("float32", "float64", "complex64", "complex128") else x
     if axis is None:

@@ -18,6 +18,8 @@ from opkit.core.tensor.elementwise.logic import eq, switch
 from opkit.core.tensor.reductions.reduction import normalize_axis, sum
 from opkit.core.tensor.shapes.alloc import cast, is_float_dtype, shape_dims, transpose
 from opkit.core.tensor.shapes.reshape import reshape
+from opkit.core.tensor.shapes.shape_ops import shape
+from opkit.core.tensor.shapes.sum_to_shape import sum_to_shape
 from opkit.core.tensor.types.shape_checks import check_chain, shape_template
 from opkit.core.tensor.types.type import TensorType
 from opkit.core.tensor.types.variable import as_tensor_variable, constant
@@ -110,9 +112,6 @@ def swapaxes(x):
 
 def _sum_to(g, x):
     """The gradient `g` of a broadcast operand summed back to x's shape (leading axes, then runtime 1s)."""
-    from opkit.core.tensor.shapes.shape_ops import shape
-    from opkit.core.tensor.shapes.sum_to_shape import sum_to_shape
-
     extra = g.ndim - x.ndim
     if extra:
         g = sum(g, tuple(range(extra)))

@@ -6,9 +6,11 @@ from __future__ import annotations
 import numpy as np
 
 from opkit.core.tensor.elementwise.basic import sub, true_div
+from opkit.core.tensor.elementwise.elemwise_elementary import conj
 from opkit.core.tensor.products.matmul import _matmul, _product, _tensordot_axes, matmul
 from opkit.core.tensor.reductions.reduction import mean
 from opkit.core.tensor.shapes.alloc import cast, shape_dims, transpose
+from opkit.core.tensor.shapes.join import concatenate
 from opkit.core.tensor.shapes.reshape import reshape
 from opkit.core.tensor.types.variable import as_tensor_variable
 
@@ -16,8 +18,6 @@ from opkit.core.tensor.types.variable import as_tensor_variable
 def _conj(x):
     if np.dtype(x.dtype).kind != "c":
         return x
-    from opkit.core.tensor.elementwise.elemwise_elementary import conj
-
     return conj(x)
 
 
@@ -73,8 +73,6 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         raise TypeError(f"cov: ddof must be an integer, got {ddof!r}")
     x = _variables(m, rowvar, "m")
     if y is not None:
-        from opkit.core.tensor.shapes.join import concatenate
-
         x = concatenate([x, _variables(y, rowvar, "y")], axis=0)
     dt = np.result_type(np.dtype(x.dtype), np.float64)
     x = cast(x, dt)

@@ -18,15 +18,17 @@ import functools
 import numpy as np
 
 from opkit.core.c_source import SectionOp
-from opkit.core.graph import Apply
 from opkit.core.gradient_registry import registered
+from opkit.core.graph import Apply
 from opkit.core.op import Op
+from opkit.core.params_type import ParamsType
+from opkit.core.scalar_type import SCALAR_TYPES
 from opkit.core.tensor.shapes.advanced_subtensor import (AdvancedSubtensor, AdvancedSubtensor1, IndicesInRange,
                                                          _index_text, check_index_array, check_index_list,
                                                          index_array, numpy_index, result_shape, shape_text,
                                                          static_indexed_shape, static_shape_of)
 from opkit.core.tensor.shapes.write_values import value_of
-from opkit.core.tensor.types.shape_checks import check_chain
+from opkit.core.tensor.types.shape_checks import check_chain, shape_template
 from opkit.core.tensor.types.variable import as_tensor_variable
 
 
@@ -64,9 +66,6 @@ def write(out, idx_list, index, y, set_instead_of_inc, ignore_duplicates):
 @functools.lru_cache(maxsize=None)
 def _params():
     """AdvancedIncSubtensor1's params type, made when one is first compiled (importing builds none)."""
-    from opkit.core.params_type import ParamsType
-    from opkit.core.scalar_type import SCALAR_TYPES
-
     int8 = SCALAR_TYPES["int8"]
     return ParamsType(inplace=int8, set_instead_of_inc=int8, ignore_duplicates=int8)
 
@@ -176,8 +175,6 @@ class AdvancedIncSubtensor(_WriteOp, Op):
 
 def value_checks(value_dims, target_dims):
     """Checks that y of `value_dims` broadcasts into x[idx] of `target_dims` (for check_chain), numpy's message."""
-    from opkit.core.tensor.types.shape_checks import shape_template
-
     template = (f"shape mismatch: value array of shape {shape_template(len(value_dims), ',')} could not be "
                 f"broadcast to indexing result of shape {shape_template(len(target_dims), ',')}")
     args = (*value_dims, *target_dims)

@@ -20,6 +20,7 @@ import numpy as np
 from opkit.core.graph import Variable
 from opkit.core.tensor.shapes.advanced_subtensor import NOT_INTEGER, AdvancedSubtensor, AdvancedSubtensor1
 from opkit.core.tensor.shapes.alloc import expand_dims
+from opkit.core.tensor.shapes.inc_subtensor import inc_subtensor
 from opkit.core.tensor.shapes.index_values import index_input
 from opkit.core.tensor.shapes.mask_index import mask_coordinates
 from opkit.core.tensor.shapes.subtensor import NEW_AXES_TAG, parse_index, subtensor
@@ -173,8 +174,6 @@ def advanced_subtensor(x, *index):
 
 def advanced_inc_subtensor(x, y, *index, set_instead_of_inc=False, inplace=False, ignore_duplicates=False):
     """Return x with x[index] incremented by y (repeated indices accumulate, as numpy.add.at), or set to y."""
-    from opkit.core.tensor.shapes.inc_subtensor import inc_subtensor  # a later module of this layer
-
     return inc_subtensor(index_tensor(x, tuple(index)), y, inplace, set_instead_of_inc,
                          ignore_duplicates=ignore_duplicates)
 

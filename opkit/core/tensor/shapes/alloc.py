@@ -6,10 +6,14 @@ import functools
 
 import numpy as np
 
+from opkit.config import config
+from opkit.core.builtin_ops import Shape_i
 from opkit.core.c_source import SectionOp, render
 from opkit.core.gradient_registry import registered
 from opkit.core.graph import Apply, Constant
 from opkit.core.tensor.elementwise.elemwise import Elemwise
+from opkit.core.tensor.scalars import scalar_logic
+from opkit.core.tensor.types.c_interface import c_dtype
 from opkit.core.tensor.types.shape_checks import broadcast_into_checks, check_chain, known_nonnegative
 from opkit.core.tensor.types.type import TensorType
 from opkit.core.tensor.types.variable import as_tensor_variable, constant
@@ -24,8 +28,6 @@ def float_dtype(dtype):
     """Return `dtype` if it is a float dtype, else config.floatX (no integer gradients)."""
     if is_float_dtype(dtype):
         return str(np.dtype(dtype))
-    from opkit.config import config
-
     return config.floatX
 
 
@@ -69,8 +71,6 @@ class Alloc(SectionOp):
         return all(d.dtype != "uint64" for d in node.inputs[1:])
 
     def c_code(self, node, name, inputs, outputs, sub):
-        from opkit.core.tensor.types.c_interface import c_dtype
-
         (value, *dims), (z,) = inputs, outputs
         return _alloc_code(value, z, sub["fail"], tuple((d, c_dtype(v.dtype)) for v, d in zip(node.inputs[1:], dims)))
 
@@ -110,8 +110,6 @@ def _alloc_code(value, z, fail, dims):
 
 def shape_dims(x):
     """Return the dimensions of `x` as int64 scalars (constants where the static shape is known)."""
-    from opkit.core.builtin_ops import Shape_i
-
     return [constant(s, dtype="int64") if s is not None else Shape_i(axis)(x)
             for axis, s in enumerate(x.type.shape)]
 
@@ -145,8 +143,6 @@ class Cast(Elemwise):
     __props__ = ("dtype",)
 
     def __init__(self, dtype):
-        from opkit.core.tensor.scalars import scalar_logic
-
         self.dtype = known_dtype(dtype, "cast")
         self.scalar_op = scalar_logic.cast(self.dtype)
 

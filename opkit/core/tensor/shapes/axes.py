@@ -9,6 +9,15 @@ from __future__ import annotations
 import numpy as np
 
 from opkit.core.graph import Variable
+from opkit.core.tensor.elementwise.basic import maximum
+from opkit.core.tensor.elementwise.logic import eq, switch
+from opkit.core.tensor.shapes.alloc import alloc, shape_dims
+from opkit.core.tensor.shapes.creation import _dims
+from opkit.core.tensor.shapes.join import concatenate
+from opkit.core.tensor.shapes.reshape import flatten
+from opkit.core.tensor.shapes.shape_ops import shape
+from opkit.core.tensor.shapes.subtensor import subtensor
+from opkit.core.tensor.types.shape_checks import check_chain
 from opkit.core.tensor.types.variable import as_tensor_variable, constant
 
 
@@ -48,10 +57,6 @@ def squeeze(x, axis=None):
 
     An axis given whose static length is unknown is checked when the graph runs, with numpy's error.
     """
-    from opkit.core.tensor.shapes.alloc import shape_dims
-    from opkit.core.tensor.shapes.subtensor import subtensor
-    from opkit.core.tensor.types.shape_checks import check_chain
-
     x = as_tensor_variable(x)
     if axis is None:
         axes = tuple(a for a, s in enumerate(x.type.shape) if s == 1)
@@ -106,22 +111,16 @@ def matrix_transpose(x):
 
 def ravel(x):
     """Return `x` flattened to a vector in C order (numpy.ravel: a view where one is possible)."""
-    from opkit.core.tensor.shapes.reshape import flatten
-
     return flatten(as_tensor_variable(x), 1)
 
 
 def _dims_of(shape, what):
     """Return a shape (an int, ints and int scalars, or an int vector of known length) as int scalars."""
-    from opkit.core.tensor.shapes.creation import _dims
-
     return _dims(shape, what)
 
 
 def broadcast_to(x, shape):
     """Return `x` broadcast to `shape` (numpy.broadcast_to; a new array, as PyTensor's alloc)."""
-    from opkit.core.tensor.shapes.alloc import alloc
-
     x = as_tensor_variable(x)
     dims = _dims_of(shape, "broadcast_to")
     if len(dims) < x.ndim:
@@ -132,9 +131,6 @@ def broadcast_to(x, shape):
 
 def broadcast_shape(*arrays):
     """Return numpy's broadcast shape of the tensors as int64 scalars (constants where the types know them)."""
-    from opkit.core.tensor.elementwise.logic import eq, switch
-    from opkit.core.tensor.shapes.alloc import shape_dims
-
     arrays = [as_tensor_variable(a) for a in arrays]
     ndim = max((a.ndim for a in arrays), default=0)
     result = []
@@ -162,8 +158,6 @@ def broadcast_shape(*arrays):
 
 def broadcast_arrays(*args):
     """Return the tensors broadcast against each other (numpy.broadcast_arrays), as a list."""
-    from opkit.core.tensor.shapes.alloc import alloc
-
     arrays = [as_tensor_variable(a) for a in args]
     dims = broadcast_shape(*arrays)
     return [a if a.type.shape == tuple(_static(d) for d in dims) and None not in a.type.shape
@@ -177,12 +171,6 @@ def _static(dim):
 
 def roll(x, shift, axis=None):
     """Return `x` with its elements shifted by `shift` along `axis` (numpy.roll; axis=None: the flat array)."""
-    from opkit.core.tensor.elementwise.basic import maximum
-    from opkit.core.tensor.shapes.alloc import shape_dims
-    from opkit.core.tensor.shapes.join import concatenate
-    from opkit.core.tensor.shapes.shape_ops import shape
-    from opkit.core.tensor.shapes.subtensor import subtensor
-
     x = as_tensor_variable(x)
     if axis is None:
         if x.ndim == 1:
@@ -210,8 +198,6 @@ def roll(x, shift, axis=None):
 
 def tile(A, reps):
     """Return `A` repeated `reps` times along each axis (numpy.tile): an alloc of interleaved axes, reshaped."""
-    from opkit.core.tensor.shapes.alloc import alloc, shape_dims
-
     A = as_tensor_variable(A)
     if isinstance(reps, Variable) and reps.ndim == 1:
         length = reps.type.shape[0]

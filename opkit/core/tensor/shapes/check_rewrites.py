@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from opkit.core.builtin_ops import Shape, Shape_i
 from opkit.core.graph import Constant
 from opkit.core.tensor.elementwise.elemwise import BroadcastAxis, Elemwise
 from opkit.core.tensor.shapes.alloc import Alloc
@@ -43,9 +44,6 @@ class _Proofs:
     a shape reads), so a graph of n checks costs O(n), never the whole graph behind each."""
 
     def __init__(self):
-        from opkit.core.builtin_ops import Shape, Shape_i
-
-        self._shapes = (Shape, Shape_i)
         self._near = {}
 
     def near(self, variable):
@@ -57,7 +55,7 @@ class _Proofs:
                 found.add(_key(v))
                 found.add(id(v))
                 node = v.owner
-                if node is None or isinstance(node.op, self._shapes):
+                if node is None or isinstance(node.op, (Shape, Shape_i)):
                     continue
                 for i in node.inputs:
                     if id(i) not in seen and len(seen) < SEARCH_LIMIT:
@@ -112,8 +110,6 @@ def static_sum_to_shape(fgraph):
 
 def _dim_key(dim):
     """What a length is: Shape_i(i) of a variable, a constant, or the variable itself."""
-    from opkit.core.builtin_ops import Shape_i
-
     if isinstance(dim, Constant) and np.ndim(dim.data) == 0:
         return ("constant", int(dim.data))
     if dim.owner is not None and isinstance(dim.owner.op, Shape_i):

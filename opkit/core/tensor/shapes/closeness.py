@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from opkit.core.tensor.elementwise.elemwise_math import abs as abs_
+from opkit.core.tensor.elementwise.logic import and_, eq, le, neq, or_
 from opkit.core.tensor.shapes.alloc import cast
 from opkit.core.tensor.types.variable import as_tensor_variable
 
@@ -20,9 +22,6 @@ def _tolerance(value, name, what):
 
 def isclose(a, b, rtol=1.0e-5, atol=1.0e-8, equal_nan=False):
     """Return where `a` and `b` are equal within the tolerances, as a bool tensor (numpy.isclose)."""
-    from opkit.core.tensor.elementwise.elemwise_math import abs
-    from opkit.core.tensor.elementwise.logic import and_, eq, le, neq, or_
-
     rtol, atol = _tolerance(rtol, "rtol", "isclose"), _tolerance(atol, "atol", "isclose")
     a, b = as_tensor_variable(a), as_tensor_variable(b)
     for name, v in (("a", a), ("b", b)):
@@ -33,7 +32,7 @@ def isclose(a, b, rtol=1.0e-5, atol=1.0e-8, equal_nan=False):
     if a.dtype == "bool":
         a = cast(a, float_dtype)
     b_finite = eq(b - b, 0)  # inf - inf and NaN - NaN are NaN
-    result = or_(and_(le(abs(a - b), atol + rtol * abs(b)), b_finite), eq(a, b))
+    result = or_(and_(le(abs_(a - b), atol + rtol * abs_(b)), b_finite), eq(a, b))
     if equal_nan:
         result = or_(result, and_(neq(a, a), neq(b, b)))
     return result

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from opkit.config import config
+from opkit.core.gradient_types import disconnected_type
 from opkit.core.graph import Apply, Variable
 from opkit.core.op import Op
 from opkit.core.tensor.shapes.alloc import alloc, known_dtype
+from opkit.core.tensor.shapes.shape_ops import getitem
 from opkit.core.tensor.types.type import TensorType
 from opkit.core.tensor.types.variable import as_tensor_variable, constant
 
 
 def _dims(shape, what):
     """Return `shape` (an int, a sequence of ints/int scalars, or an int vector) as int scalars."""
-    from opkit.core.tensor.shapes.shape_ops import getitem
-
     if isinstance(shape, (int, np.integer)) or (isinstance(shape, Variable) and shape.ndim == 0):
         shape = [shape]
     if isinstance(shape, Variable):
@@ -35,8 +36,6 @@ def _dims(shape, what):
 
 
 def _filled(value, shape, dtype, what):
-    from opkit.config import config
-
     dtype = known_dtype(dtype, what) if dtype is not None else config.floatX
     return alloc(constant(np.asarray(value, dtype=dtype)), *_dims(shape, what))
 
@@ -82,8 +81,6 @@ class ARange(Op):
         return [[False], [False], [False]]
 
     def grad(self, inputs, output_grads):
-        from opkit.core.gradient_types import disconnected_type
-
         return [disconnected_type() for _ in inputs]
 
 

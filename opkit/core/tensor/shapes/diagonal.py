@@ -10,11 +10,18 @@ import functools
 
 import numpy as np
 
+from opkit.config import config
 from opkit.core.c_source import SectionOp
+from opkit.core.gradient_types import disconnected_type, grad_undefined
 from opkit.core.graph import Apply, Constant
 from opkit.core.op import Op
+from opkit.core.params_type import ParamsType
+from opkit.core.scalar_type import SCALAR_TYPES
+from opkit.core.tensor.elementwise.basic import maximum
+from opkit.core.tensor.elementwise.elemwise_math import minimum
 from opkit.core.tensor.shapes.alloc import cast, float_zeros_like, is_float_dtype, known_dtype
 from opkit.core.tensor.shapes.axes import normalize_axis
+from opkit.core.tensor.shapes.shape_ops import shape
 from opkit.core.tensor.types.shape_checks import check_chain, known_nonnegative
 from opkit.core.tensor.types.type import TensorType
 from opkit.core.tensor.types.variable import as_tensor_variable
@@ -23,9 +30,6 @@ from opkit.core.tensor.types.variable import as_tensor_variable
 @functools.lru_cache(maxsize=None)
 def _diag_params():
     """The params type of ExtractDiag and AllocDiag (made on first compile: importing builds no ParamsType)."""
-    from opkit.core.params_type import ParamsType
-    from opkit.core.scalar_type import SCALAR_TYPES
-
     int64 = SCALAR_TYPES["int64"]
     return ParamsType(offset=int64, axis1=int64, axis2=int64)
 
@@ -46,9 +50,6 @@ def diagonal_length(n1, n2, offset):
     """numpy's length of the `offset` diagonal of an n1 x n2 matrix (ints or int64 scalar variables)."""
     if isinstance(n1, int) and isinstance(n2, int):
         return max(0, min(n1, n2 - offset) if offset >= 0 else min(n1 + offset, n2))
-    from opkit.core.tensor.elementwise.basic import maximum
-    from opkit.core.tensor.elementwise.elemwise_math import minimum
-
     longest = minimum(n1, n2 - offset) if offset >= 0 else minimum(n1 + offset, n2)
     return maximum(longest, 0)
 
@@ -82,8 +83,6 @@ class Eye(SectionOp):
         return [[False], [False], [False]]
 
     def grad(self, inputs, output_grads):
-        from opkit.core.gradient_types import grad_undefined
-
         return [grad_undefined(self, i, v) for i, v in enumerate(inputs)]
 
     def do_constant_folding(self, node):
@@ -224,8 +223,6 @@ class ExtractDiagGrad(Op):
         return [[False], [True]]
 
     def grad(self, inputs, output_grads):
-        from opkit.core.gradient_types import disconnected_type
-
         return [disconnected_type(), ExtractDiag(self.offset, self.axis1, self.axis2)(output_grads[0])]
 
 
@@ -297,9 +294,6 @@ class FillDiagonalOffset(Op):
         return [[True], [True], [False]]
 
     def grad(self, inputs, output_grads):
-        from opkit.core.gradient_types import grad_undefined
-        from opkit.core.tensor.shapes.shape_ops import shape
-
         a, val, offset = inputs
         g = output_grads[0]
         ga = self(g, 0, offset) if is_float_dtype(a.dtype) else float_zeros_like(a)
@@ -317,15 +311,11 @@ def fill_diagonal_offset(a, val, offset):
 
 def eye(n, m=None, k=0, dtype=None):
     """Return numpy.eye(n, m, k): ones on the `k` diagonal (dtype: config.floatX unless given)."""
-    from opkit.config import config
-
     return Eye(dtype if dtype is not None else config.floatX)(n, n if m is None else m, k)
 
 
 def identity_like(x, dtype=None):
     """Return an identity matrix shaped like the matrix `x` (dtype: x's unless given)."""
-    from opkit.core.tensor.shapes.shape_ops import shape
-
     x = as_tensor_variable(x)
     if x.ndim != 2:
         raise ValueError(f"identity_like: x must be a matrix, got {x} with {x.ndim} dimensions")

@@ -9,8 +9,18 @@ import operator
 
 import numpy as np
 
-from opkit.core.builtin_ops import DeepCopyOp
+from opkit.core.builtin_ops import DeepCopyOp, Shape_i
+from opkit.core.gradient_ops import zero_grad
+from opkit.core.tensor.elementwise.basic import mul, sub, true_div
+from opkit.core.tensor.elementwise.elemwise_elementary import log10
+from opkit.core.tensor.elementwise.elemwise_math import sign
+from opkit.core.tensor.elementwise.logic import gt, neq, switch
 from opkit.core.tensor.shapes.alloc import cast
+from opkit.core.tensor.shapes.axes import broadcast_arrays, broadcast_to, moveaxis
+from opkit.core.tensor.shapes.diagonal import diagonal
+from opkit.core.tensor.shapes.filled import linspace
+from opkit.core.tensor.shapes.inc_subtensor import set_subtensor
+from opkit.core.tensor.shapes.join import concatenate
 from opkit.core.tensor.types.variable import as_tensor_variable, constant
 
 
@@ -48,9 +58,6 @@ def slice_at_axis(sl, axis):
 
 def diff(x, n=1, axis=-1):
     """Return numpy.diff(x, n, axis): the n-th discrete difference along `axis` (slices subtracted n times)."""
-    from opkit.core.tensor.elementwise.basic import sub
-    from opkit.core.tensor.elementwise.logic import neq
-
     x = as_tensor_variable(x)
     n = _index(n, "diff", "n")
     if n < 0:
@@ -68,10 +75,6 @@ def diff(x, n=1, axis=-1):
 def concat_with_broadcast(tensor_list, axis=0):
     """Concatenate `tensor_list` along `axis`, each broadcast first to the others' lengths on the other axes
     (PyTensor's)."""
-    from opkit.core.builtin_ops import Shape_i
-    from opkit.core.tensor.shapes.axes import broadcast_to
-    from opkit.core.tensor.shapes.join import concatenate
-
     tensors = [as_tensor_variable(t) for t in tensor_list]
     if not tensors:
         raise ValueError("Cannot concatenate an empty list of tensors.")
@@ -98,14 +101,6 @@ def concat_with_broadcast(tensor_list, axis=0):
 def geomspace(start, stop, num=50, base=10.0, endpoint=True, dtype=None, axis=0):
     """Return `num` samples from `start` to `stop` spaced evenly on a log scale (numpy.geomspace; PyTensor's
     signature: `base` only changes the rounding). A zero endpoint gives NaN (numpy raises ValueError)."""
-    from opkit.core.tensor.elementwise.basic import mul, true_div
-    from opkit.core.tensor.elementwise.elemwise_elementary import log10
-    from opkit.core.tensor.elementwise.elemwise_math import sign
-    from opkit.core.tensor.elementwise.logic import gt, switch
-    from opkit.core.tensor.shapes.axes import broadcast_arrays, moveaxis
-    from opkit.core.tensor.shapes.filled import linspace
-    from opkit.core.tensor.shapes.inc_subtensor import set_subtensor
-
     start, stop = broadcast_arrays(as_tensor_variable(start), as_tensor_variable(stop))
     if np.dtype(start.dtype).kind == "c" or np.dtype(stop.dtype).kind == "c":
         raise TypeError("geomspace: complex start or stop is not supported")
@@ -153,8 +148,6 @@ def identity(x):
 
 def extract_diag(x):
     """Return the main diagonal of `x`'s first two axes (PyTensor's deprecated name of diagonal(x))."""
-    from opkit.core.tensor.shapes.diagonal import diagonal
-
     return diagonal(x)
 
 
@@ -165,6 +158,4 @@ def is_flat(var, ndim=1):
 
 def consider_constant(x):
     """Return `x`, with a zero gradient through it (Theano's consider_constant, zero_grad's older name)."""
-    from opkit.core.gradient_ops import zero_grad
-
     return zero_grad(as_tensor_variable(x))

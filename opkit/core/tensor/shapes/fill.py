@@ -17,7 +17,7 @@ from opkit.core.op import Op
 from opkit.core.tensor.shapes.alloc import broadcast_copy
 from opkit.core.tensor.types.shape_checks import broadcast_into_checks, check_chain
 from opkit.core.tensor.types.type import TensorType
-from opkit.core.tensor.types.variable import as_tensor_variable
+from opkit.core.tensor.types.variable import as_tensor_variable, constant
 
 
 class Fill(Op):
@@ -67,6 +67,4 @@ def fill(model, value):
 
 def fill_like(model, number, dtype):
     """Return `number` in `dtype` broadcast to the shape of `model`: ones_like/zeros_like that keep the link."""
-    from opkit.core.tensor.types.variable import constant
-
     return fill(model, constant(np.asarray(number, dtype=dtype)))

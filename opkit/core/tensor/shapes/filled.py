@@ -9,16 +9,22 @@ from __future__ import annotations
 
 import numpy as np
 
+from opkit.config import config
+from opkit.core.gradient_types import disconnected_type
 from opkit.core.graph import Apply, Variable
 from opkit.core.op import Op
+from opkit.core.tensor.elementwise.basic import maximum, pow as pow_
+from opkit.core.tensor.elementwise.elemwise_math import floor
+from opkit.core.tensor.elementwise.logic import eq, ge, gt, invert, switch
+from opkit.core.tensor.shapes.alloc import alloc, alloc_like, cast, known_dtype, shape_dims
+from opkit.core.tensor.shapes.axes import broadcast_arrays, moveaxis
+from opkit.core.tensor.shapes.creation import _dims, arange
+from opkit.core.tensor.shapes.inc_subtensor import set_subtensor
 from opkit.core.tensor.types.type import TensorType
-from opkit.core.tensor.shapes.alloc import alloc, alloc_like, cast, known_dtype
 from opkit.core.tensor.types.variable import as_tensor_variable, constant
 
 
 def _floatx():
-    from opkit.config import config
-
     return config.floatX
 
 
@@ -31,8 +37,6 @@ def _value_dtype(value):
 
 def full(shape, fill_value, dtype=None):
     """Return a tensor of `shape` filled with `fill_value` (numpy.full; dtype: the value's unless given)."""
-    from opkit.core.tensor.shapes.creation import _dims
-
     dtype = known_dtype(dtype if dtype is not None else _value_dtype(fill_value), "full")
     value = cast(as_tensor_variable(np.asarray(fill_value, dtype=dtype) if not isinstance(fill_value, Variable)
                                     else fill_value), dtype)
@@ -64,13 +68,6 @@ def empty_like(prototype, dtype=None):
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
     """Return `num` evenly spaced samples from `start` to `stop` (numpy.linspace, its arithmetic and dtypes)."""
-    from opkit.core.tensor.elementwise.basic import maximum
-    from opkit.core.tensor.elementwise.elemwise_math import floor
-    from opkit.core.tensor.elementwise.logic import eq, gt, switch
-    from opkit.core.tensor.shapes.axes import broadcast_arrays, moveaxis
-    from opkit.core.tensor.shapes.creation import arange
-    from opkit.core.tensor.shapes.inc_subtensor import set_subtensor
-
     if isinstance(num, (int, np.integer)) and not isinstance(num, bool):
         if num < 0:
             raise ValueError(f"linspace: num must be non-negative, got {num}")
@@ -103,13 +100,11 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     """Return `base` to the powers linspace(start, stop, num) (numpy.logspace)."""
-    from opkit.core.tensor.elementwise.basic import pow
-
     y = linspace(start, stop, num, endpoint=endpoint, axis=axis)
     base = as_tensor_variable(base)
     if base.ndim:
         raise ValueError(f"logspace: base must be a scalar, got {base} with {base.ndim} dimensions")
-    result = pow(cast(base, y.dtype) if base.owner is None and "weak_value" in base.tag else base, y)
+    result = pow_(cast(base, y.dtype) if base.owner is None and "weak_value" in base.tag else base, y)
     return cast(result, dtype) if dtype is not None else result
 
 
@@ -128,8 +123,6 @@ class Bartlett(Op):
         output_storage[0][0] = np.bartlett(int(inputs[0]))
 
     def infer_shape(self, node, input_shapes):
-        from opkit.core.tensor.elementwise.basic import maximum
-
         return [(maximum(cast(node.inputs[0], "int64"), 0),)]
 
     def shape_checks(self, node, input_shapes):
@@ -139,8 +132,6 @@ class Bartlett(Op):
         return [[False]]
 
     def grad(self, inputs, output_grads):
-        from opkit.core.gradient_types import disconnected_type
-
         return [disconnected_type()]
 
 
@@ -160,9 +151,6 @@ class NDGrid:
         self.sparse = sparse
 
     def __getitem__(self, key):
-        from opkit.core.tensor.shapes.axes import broadcast_arrays
-        from opkit.core.tensor.shapes.creation import arange
-
         slices = key if isinstance(key, tuple) else (key,)
         name = "ogrid" if self.sparse else "mgrid"
         for sl in slices:
@@ -184,9 +172,6 @@ ogrid = NDGrid(sparse=True)
 
 def tri(N, M=None, k=0, dtype=None):
     """Return numpy.tri(N, M, k): ones at and below the `k` diagonal (dtype: config.floatX unless given)."""
-    from opkit.core.tensor.elementwise.logic import ge
-    from opkit.core.tensor.shapes.creation import arange
-
     M = N if M is None else M
     rows = arange(0, N, 1, dtype="int64").dimshuffle(0, "x")
     columns = arange(0, M, 1, dtype="int64").dimshuffle("x", 0)
@@ -194,9 +179,6 @@ def tri(N, M=None, k=0, dtype=None):
 
 
 def _triangle(m, k, what, lower):
-    from opkit.core.tensor.elementwise.logic import invert, switch
-    from opkit.core.tensor.shapes.alloc import shape_dims
-
     m = as_tensor_variable(m)
     if m.ndim == 0:
         raise ValueError(f"{what}: m must have at least one dimension, got the 0-d {m}")

@@ -18,6 +18,7 @@ from opkit.core.builtin_ops import Shape_i, shape_op
 from opkit.core.c_source import SectionOp, render
 from opkit.core.gradient_registry import registered
 from opkit.core.graph import Apply
+from opkit.core.tensor.shapes.advanced_inc_subtensor import advanced_write
 from opkit.core.tensor.shapes.index_values import check_index_inputs
 from opkit.core.tensor.shapes.subtensor import (NEW_AXES_TAG, Subtensor, _static_shape, build_index, index_kinds,
                                                 parse_index, subtensor, write_checks)
@@ -148,8 +149,6 @@ def inc_subtensor(x, y, inplace=False, set_instead_of_inc=False, tolerate_inplac
     With an advanced index, a repeated index accumulates as numpy.add.at does, or, with `ignore_duplicates`,
     is written once as numpy's buffered ``r[idx] += y`` (a set: the last write wins).
     """
-    from opkit.core.tensor.shapes.advanced_inc_subtensor import advanced_write  # a later module of this layer
-
     what = "set_subtensor" if set_instead_of_inc else "inc_subtensor"
     x = as_tensor_variable(x)
     written = advanced_write(x, y, inplace, set_instead_of_inc, ignore_duplicates)

@@ -6,6 +6,8 @@ import numpy as np
 
 from opkit.core.graph import Apply
 from opkit.core.op import Op
+from opkit.core.tensor.shapes.alloc import cast, expand_dims, float_zeros_like, is_float_dtype, shape_dims, zeros_like
+from opkit.core.tensor.shapes.subtensor import subtensor
 from opkit.core.tensor.types.shape_checks import check_chain, shape_template
 from opkit.core.tensor.types.type import TensorType
 from opkit.core.tensor.types.variable import as_tensor_variable
@@ -78,9 +80,6 @@ class Concatenate(Op):
         return [check_chain(checks)]
 
     def grad(self, inputs, output_grads):
-        from opkit.core.tensor.shapes.alloc import cast, float_zeros_like, is_float_dtype, shape_dims
-        from opkit.core.tensor.shapes.subtensor import subtensor
-
         g = output_grads[0]
         axis = _axis(self.axis, g.ndim, "concatenate")
         start, result = 0, []
@@ -94,8 +93,6 @@ class Concatenate(Op):
     def R_op(self, inputs, eval_points):
         if all(e is None for e in eval_points):
             return [None]
-        from opkit.core.tensor.shapes.alloc import zeros_like
-
         return [self(*[e if e is not None else zeros_like(x) for x, e in zip(inputs, eval_points)])]
 
     def __str__(self):
@@ -109,8 +106,6 @@ def concatenate(tensors, axis=0):
 
 def stack(tensors, axis=0):
     """Return the tensors joined along a new `axis` (numpy.stack): each gets a length-1 axis there."""
-    from opkit.core.tensor.shapes.alloc import expand_dims
-
     tensors, ndim = _tensors_of_one_rank(tensors, "stack")
     axis = _axis(axis, ndim + 1, "stack")
     return Concatenate(axis)(*[expand_dims(t, [axis]) for t in tensors])

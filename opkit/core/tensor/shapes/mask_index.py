@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from opkit.core.builtin_ops import shape_op
+from opkit.core.gradient_types import disconnected_type
 from opkit.core.graph import Apply, Constant
 from opkit.core.op import Op
 from opkit.core.tensor.types.type import TensorType
@@ -64,8 +65,6 @@ class MaskNonzero(Op):
         return [[False] * len(node.outputs) for _ in node.inputs]
 
     def grad(self, inputs, output_grads):
-        from opkit.core.gradient_types import disconnected_type
-
         return [disconnected_type() for _ in inputs]
 
     def __str__(self):

@@ -5,6 +5,13 @@ The coordinates come from MaskNonzero (mask_index.py, numpy.nonzero in perform);
 
 from __future__ import annotations
 
+from opkit.core.tensor.elementwise.logic import invert, neq
+from opkit.core.tensor.shapes.alloc import shape_dims
+from opkit.core.tensor.shapes.axes import ravel
+from opkit.core.tensor.shapes.filled import tri
+from opkit.core.tensor.shapes.join import stack
+from opkit.core.tensor.shapes.mask_index import MaskNonzero
+from opkit.core.tensor.shapes.repeat_take import take
 from opkit.core.tensor.types.variable import as_tensor_variable
 
 
@@ -13,11 +20,6 @@ def nonzero(a, return_matrix=False):
 
     return_matrix: the vectors stacked as the rows of one matrix (PyTensor's).
     """
-    from opkit.core.tensor.elementwise.logic import neq
-    from opkit.core.tensor.shapes.alloc import shape_dims
-    from opkit.core.tensor.shapes.join import stack
-    from opkit.core.tensor.shapes.mask_index import MaskNonzero
-
     a = as_tensor_variable(a)
     if a.ndim == 0:
         raise ValueError("nonzero: calling nonzero on a 0-d tensor is not allowed (numpy's rule); use atleast_1d")
@@ -29,24 +31,17 @@ def nonzero(a, return_matrix=False):
 
 def flatnonzero(a):
     """Return the int64 indices of the nonzero elements of `a` flattened (numpy.flatnonzero)."""
-    from opkit.core.tensor.shapes.axes import ravel
-
     return nonzero(ravel(a))[0]
 
 
 def nonzero_values(a):
     """Return the nonzero elements of `a` flattened, in order (a[a != 0] of the flat array)."""
-    from opkit.core.tensor.shapes.axes import ravel
-    from opkit.core.tensor.shapes.repeat_take import take
-
     a = as_tensor_variable(a)
     return take(ravel(a), flatnonzero(a), axis=0)
 
 
 def compress(condition, x, axis=None):
     """Return the slices of `x` along `axis` where `condition` is nonzero (numpy.compress; axis=None: flattened)."""
-    from opkit.core.tensor.shapes.repeat_take import take
-
     condition = as_tensor_variable(condition)
     if condition.ndim != 1:
         raise ValueError(f"compress: condition must be a vector, got {condition} with {condition.ndim} dimensions")
@@ -55,22 +50,15 @@ def compress(condition, x, axis=None):
 
 def tril_indices(n, k=0, m=None):
     """Return the (rows, columns) int64 indices of the lower triangle of an n x m array (numpy.tril_indices)."""
-    from opkit.core.tensor.shapes.filled import tri
-
     return nonzero(tri(n, m, k, dtype="bool"))
 
 
 def triu_indices(n, k=0, m=None):
     """Return the (rows, columns) int64 indices of the upper triangle of an n x m array (numpy.triu_indices)."""
-    from opkit.core.tensor.elementwise.logic import invert
-    from opkit.core.tensor.shapes.filled import tri
-
     return nonzero(invert(tri(n, m, k - 1, dtype="bool")))
 
 
 def _matrix_dims(a, what):
-    from opkit.core.tensor.shapes.alloc import shape_dims
-
     a = as_tensor_variable(a)
     if a.ndim != 2:
         raise ValueError(f"{what}: the input array must be 2-d, got {a} with {a.ndim} dimensions")

@@ -31,14 +31,16 @@ length is a constant, a Shape_i of a graph input (it never raises), or a length 
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
+from opkit.core.builtin_ops import Shape, Shape_i
 from opkit.core.graph import Constant
+from opkit.core.shape_inference import ShapeInference
 from opkit.core.tensor.elementwise.elemwise import BroadcastAxis
 from opkit.core.tensor.shapes.check_rewrites import _Proofs
+from opkit.core.tensor.shapes.reshape import ResolvedShape
 from opkit.core.tensor.shapes.shape_ops import MakeVector
+from opkit.core.tensor.shapes.subtensor import Subtensor
 from opkit.core.tensor.shapes.sum_to_shape import SumToShape
 from opkit.core.tensor.types.shape_checks import Depend
 
@@ -52,9 +54,6 @@ class _Lengths:
     """Keys of lengths (int scalars): two lengths with the same key have the same value when the graph runs."""
 
     def __init__(self):
-        from opkit.core.builtin_ops import Shape, Shape_i
-
-        self.shape_op, self.shape_i_op = Shape, Shape_i
         self._keys = {}  # id(variable) -> (variable, key): the variable is kept, so its id is not reused
 
     def key(self, variable, depth=0):
@@ -80,7 +79,7 @@ class _Lengths:
         op = node.op
         if isinstance(op, Depend):
             return self.key(node.inputs[0], depth + 1)
-        if isinstance(op, self.shape_i_op):
+        if isinstance(op, Shape_i):
             source = node.inputs[0]
             static = getattr(source.type, "shape", None)
             if static is not None and op.i < len(static) and static[op.i] is not None:
@@ -88,9 +87,7 @@ class _Lengths:
             return ("shape_i", op.i, id(source))
         if isinstance(op, BroadcastAxis):
             return self._broadcast(node, depth)
-        # No graph holds a Subtensor before its module is imported (a lazy module: x * y must not load it).
-        subtensor = sys.modules.get("opkit.core.tensor.shapes.subtensor")
-        if subtensor is not None and isinstance(op, subtensor.Subtensor):
+        if isinstance(op, Subtensor):
             entry = self._vector_entry(node, depth)
             if entry is not None:
                 return entry
@@ -134,8 +131,6 @@ class _Lengths:
         target with its -1 resolved): the target's k-th entry where that is a length (never -1), which the
         reshape keeps (it raises where the lengths do not hold its elements).
         """
-        from opkit.core.tensor.shapes.reshape import ResolvedShape
-
         if k < 0 or vector.ndim != 1 or (vector.type.shape[0] is not None and k >= vector.type.shape[0]):
             return None
         if isinstance(vector, Constant):
@@ -148,7 +143,7 @@ class _Lengths:
             return self._entry(node.inputs[0], k, depth + 1)
         if isinstance(node.op, MakeVector):
             return self.key(node.inputs[k], depth + 1) if k < len(node.inputs) else None
-        if isinstance(node.op, self.shape_op):
+        if isinstance(node.op, Shape):
             source = node.inputs[0]
             return self.key(self._length(source, k), depth + 1) if k < source.ndim else None
         if isinstance(node.op, ResolvedShape):
@@ -158,7 +153,7 @@ class _Lengths:
 
     def _length(self, source, k):
         """Shape_i(k)(source): a new variable each time, but its key is by source and k."""
-        return self.shape_i_op(k)(source)
+        return Shape_i(k)(source)
 
     def entries(self, vector):
         """Return the variables (or ints) of an int64 shape vector's entries, or None where they are unknown."""
@@ -169,9 +164,9 @@ class _Lengths:
             return None
         if isinstance(node.op, MakeVector):
             return list(node.inputs)
-        if isinstance(node.op, self.shape_op):
+        if isinstance(node.op, Shape):
             source = node.inputs[0]
-            return [self.shape_i_op(i)(source) for i in range(source.ndim)]
+            return [Shape_i(i)(source) for i in range(source.ndim)]
         return None
 
 
@@ -199,7 +194,7 @@ def _proven(node, lengths, inference):
     return targets
 
 
-def _loses_no_check(node, targets, lengths, proofs):
+def _loses_no_check(node, targets, proofs):
     """Whether dropping `node` keeps every check its target vector computes (see the module).
 
     Another client of the vector is no proof: a later rewrite may drop it too.
@@ -207,14 +202,14 @@ def _loses_no_check(node, targets, lengths, proofs):
     g, vector = node.inputs
     if isinstance(vector, Constant):
         return True
-    if vector.owner is not None and isinstance(vector.owner.op, lengths.shape_op):
+    if vector.owner is not None and isinstance(vector.owner.op, Shape):
         source = vector.owner.inputs[0]  # Shape(x) raises where computing x does
         return source.owner is None or proofs.proves(g, source)
     for target in targets:
         if isinstance(target, Constant):
             continue
         owner = target.owner
-        if owner is not None and isinstance(owner.op, lengths.shape_i_op) and owner.inputs[0].owner is None:
+        if owner is not None and isinstance(owner.op, Shape_i) and owner.inputs[0].owner is None:
             continue  # the length of a graph input: it raises nothing
         if not proofs.proves(g, target):
             return False
@@ -225,8 +220,6 @@ def _quiet_inference():
     """A ShapeInference for proofs only: each op's infer_shape, none of its checks (a proof computes nothing;
     _loses_no_check keeps the checks). An op whose infer_shape raises proves nothing, silently: the shape
     rewrite warns (or raises, with on_shape_error='raise') where a function asks for a shape; a proof asks none."""
-    from opkit.core.shape_inference import ShapeInference
-
     class QuietInference(ShapeInference):
         def _op_shapes(self, node, input_shapes):
             try:
@@ -264,6 +257,6 @@ def proven_sum_to_shape(fgraph):
         if g.type != node.outputs[0].type:
             continue  # the output's type states more (a constant target): keep the node that makes it so
         targets = _proven(node, lengths, inference)
-        if targets is not None and _loses_no_check(node, targets, lengths, proofs):
+        if targets is not None and _loses_no_check(node, targets, proofs):
             fgraph.replace_all([(node.outputs[0], g)], "proven_sum_to_shape")
             proofs = _Proofs()  # what a variable's graph computes has changed

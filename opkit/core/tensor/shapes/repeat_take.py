@@ -11,10 +11,16 @@ import functools
 import numpy as np
 
 from opkit.core.c_source import SectionOp
+from opkit.core.gradient_types import disconnected_type
 from opkit.core.graph import Apply, Constant
 from opkit.core.op import Op
+from opkit.core.params_type import ParamsType
+from opkit.core.scalar_type import SCALAR_TYPES
+from opkit.core.tensor.elementwise.logic import eq, switch
 from opkit.core.tensor.shapes.alloc import cast, float_dtype, float_zeros_like, is_float_dtype
-from opkit.core.tensor.shapes.axes import normalize_axis
+from opkit.core.tensor.shapes.axes import broadcast_arrays, normalize_axis
+from opkit.core.tensor.shapes.join import stack
+from opkit.core.tensor.shapes.reshape import flatten
 from opkit.core.tensor.types.type import TensorType
 from opkit.core.tensor.types.variable import as_tensor_variable
 
@@ -24,9 +30,6 @@ CLIP_MODES = {"clip": 0, "wrap": 1, "raise": 2}
 
 @functools.lru_cache(maxsize=None)
 def _params(*fields):
-    from opkit.core.params_type import ParamsType
-    from opkit.core.scalar_type import SCALAR_TYPES
-
     return ParamsType(**{f: SCALAR_TYPES["int64"] for f in fields})
 
 
@@ -77,8 +80,6 @@ class Repeat(SectionOp):
         return [[True], [False]]
 
     def grad(self, inputs, output_grads):
-        from opkit.core.gradient_types import disconnected_type
-
         x, repeats = inputs
         if not is_float_dtype(x.dtype):
             return [float_zeros_like(x), disconnected_type()]
@@ -150,16 +151,12 @@ class RepeatGrad(Op):
         return [[False], [False], [True]]
 
     def grad(self, inputs, output_grads):
-        from opkit.core.gradient_types import disconnected_type
-
         x, repeats, g = inputs
         return [disconnected_type(), disconnected_type(), Repeat(self.axis)(output_grads[0], repeats)]
 
 
 def repeat(a, repeats, axis=None):
     """Return numpy.repeat(a, repeats, axis): each element repeated (axis=None: of the flattened `a`)."""
-    from opkit.core.tensor.shapes.reshape import flatten
-
     a = as_tensor_variable(a)
     if axis is None:
         a, axis = flatten(a, 1), 0
@@ -218,8 +215,6 @@ class Take(SectionOp):
         return [[True], [False]]
 
     def grad(self, inputs, output_grads):
-        from opkit.core.gradient_types import disconnected_type
-
         x, indices = inputs
         if not is_float_dtype(x.dtype):
             return [float_zeros_like(x), disconnected_type()]
@@ -262,16 +257,12 @@ class TakeGrad(Op):
         return [[False], [False], [True]]
 
     def grad(self, inputs, output_grads):
-        from opkit.core.gradient_types import disconnected_type
-
         x, indices, g = inputs
         return [disconnected_type(), disconnected_type(), Take(self.axis, self.mode)(output_grads[0], indices)]
 
 
 def take(a, indices, axis=None, mode="raise"):
     """Return numpy.take(a, indices, axis, mode): elements at `indices` along `axis` (None: the flattened `a`)."""
-    from opkit.core.tensor.shapes.reshape import flatten
-
     a = as_tensor_variable(a)
     if axis is None:
         a, axis = flatten(a, 1), 0
@@ -307,8 +298,6 @@ class Choose(Op):
         output_storage[0][0] = np.asarray(np.choose(a, choices, mode=self.mode), dtype=node.outputs[0].dtype)
 
     def infer_shape(self, node, input_shapes):
-        from opkit.core.tensor.elementwise.logic import eq, switch
-
         shapes = [tuple(input_shapes[0]), tuple(input_shapes[1][1:])]
         ndim = len(node.outputs[0].type.shape)
         result = []
@@ -327,9 +316,6 @@ class Choose(Op):
 
 def choose(a, choices, mode="raise"):
     """Return numpy.choose(a, choices, mode): the element of choices[a] at each position."""
-    from opkit.core.tensor.shapes.axes import broadcast_arrays
-    from opkit.core.tensor.shapes.join import stack
-
     if isinstance(choices, (list, tuple)):
         if not choices:
             raise ValueError("choose: choices must not be empty")

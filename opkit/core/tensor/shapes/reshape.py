@@ -7,8 +7,14 @@ import functools
 import numpy as np
 
 from opkit.core.c_source import SectionOp, render
+from opkit.core.gradient_types import disconnected_type
 from opkit.core.graph import Apply, Constant, Variable
+from opkit.core.params_type import ParamsType
+from opkit.core.scalar_type import SCALAR_TYPES
+from opkit.core.tensor.elementwise.elemwise_math import minimum
+from opkit.core.tensor.shapes.alloc import cast, shape_dims
 from opkit.core.tensor.shapes.index_values import INTP_MAX, bound_int
+from opkit.core.tensor.shapes.shape_ops import getitem, make_vector, shape as shape_of
 from opkit.core.tensor.types.type import TensorType
 from opkit.core.tensor.types.variable import as_tensor_variable, constant
 
@@ -31,8 +37,6 @@ def resolve_shape(size, shape, source_shape):
 
 def _shape_vector(shape):
     """Return `shape` (ints, int scalar variables, or an int vector) as an int64 vector variable."""
-    from opkit.core.tensor.shapes.shape_ops import make_vector
-
     if isinstance(shape, (int, np.integer)) or (isinstance(shape, Variable) and shape.ndim == 0):
         shape = [shape]
     if isinstance(shape, (list, tuple)):
@@ -48,9 +52,6 @@ def _shape_vector(shape):
 
 def _int64_lengths(lengths):
     """Integer lengths as int64: a uint64 beyond int64 stays too long (numpy refuses it), never wraps to -1."""
-    from opkit.core.tensor.elementwise.elemwise_math import minimum
-    from opkit.core.tensor.shapes.alloc import cast
-
     if lengths.dtype == "uint64":
         lengths = minimum(lengths, constant(np.uint64(INTP_MAX)))
     return cast(lengths, "int64")
@@ -59,9 +60,6 @@ def _int64_lengths(lengths):
 @functools.lru_cache(maxsize=None)
 def _reshape_params():
     """Reshape's params type, made when a Reshape is first compiled: importing opkit.tensor builds no ParamsType."""
-    from opkit.core.params_type import ParamsType
-    from opkit.core.scalar_type import SCALAR_TYPES
-
     return ParamsType(ndim=SCALAR_TYPES["int64"])
 
 
@@ -94,8 +92,6 @@ class Reshape(SectionOp):
         output_storage[0][0] = np.reshape(x, resolve_shape(x.size, shape, x.shape))
 
     def infer_shape(self, node, input_shapes):
-        from opkit.core.tensor.shapes.shape_ops import getitem
-
         x, shape = node.inputs
         static = node.outputs[0].type.shape
         if None not in static:
@@ -115,9 +111,6 @@ class Reshape(SectionOp):
         return [[True], [False]]
 
     def grad(self, inputs, output_grads):
-        from opkit.core.gradient_types import disconnected_type
-        from opkit.core.tensor.shapes.shape_ops import shape as shape_of
-
         x, _ = inputs
         return [reshape(output_grads[0], shape_of(x), ndim=x.ndim), disconnected_type()]
 
@@ -186,8 +179,6 @@ def reshape(x, shape, ndim=None):
 
 def flatten(x, ndim=1):
     """Return `x` with its trailing axes merged so that it has `ndim` dimensions (numpy's C order)."""
-    from opkit.core.tensor.shapes.alloc import shape_dims
-
     x = as_tensor_variable(x)
     if not 1 <= ndim <= max(x.ndim, 1):
         raise ValueError(f"flatten: ndim={ndim} must be between 1 and the {x.ndim} dimensions of {x}")

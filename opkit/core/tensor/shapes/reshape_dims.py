@@ -19,6 +19,10 @@ from itertools import pairwise
 
 import numpy as np
 
+from opkit.core.tensor.shapes.alloc import shape_dims
+from opkit.core.tensor.shapes.join import concatenate
+from opkit.core.tensor.shapes.reshape import reshape
+from opkit.core.tensor.shapes.split import split
 from opkit.core.tensor.types.variable import TensorVariable, as_tensor_variable, constant
 
 
@@ -40,15 +44,11 @@ def _product(dims):
 
 def _dims(x):
     """`x`'s lengths: an int where the type knows it, else the symbolic length."""
-    from opkit.core.tensor.shapes.alloc import shape_dims
-
     return [known if known is not None else symbolic for known, symbolic in zip(x.type.shape, shape_dims(x))]
 
 
 def join_dims(x, start_axis=0, n_axes=None):
     """Return `x` with its axes start_axis .. start_axis + n_axes - 1 merged into one (C order)."""
-    from opkit.core.tensor.shapes.reshape import reshape
-
     x = as_tensor_variable(x)
     ndim = x.ndim
     start_axis = _int(start_axis, "join_dims: start_axis")
@@ -100,8 +100,6 @@ def _split_lengths(shape):
 
 def split_dims(x, shape, axis=0):
     """Return `x` with `axis` split into the lengths `shape` (their product must be the axis's length)."""
-    from opkit.core.tensor.shapes.reshape import reshape
-
     x = as_tensor_variable(x)
     axis = _int(axis, "split_dims: axis")
     if not -x.ndim <= axis < x.ndim:
@@ -145,8 +143,6 @@ def _analyze_keep_axes(axes):
 
 def pack(*tensors, keep_axes=None):
     """Return (packed, packed_shapes): each tensor's axes but `keep_axes` raveled into one, concatenated along it."""
-    from opkit.core.tensor.shapes.join import concatenate
-
     if not tensors:
         raise ValueError("pack needs at least one tensor")
     tensors = [as_tensor_variable(t) for t in tensors]
@@ -165,8 +161,6 @@ def pack(*tensors, keep_axes=None):
 
 def unpack(packed_input, packed_shapes, keep_axes=None):
     """Return the tensors `pack` packed: `packed_input` split along its raveled axis and each piece reshaped."""
-    from opkit.core.tensor.shapes.split import split
-
     packed_input = as_tensor_variable(packed_input)
     if keep_axes is None:
         if packed_input.ndim != 1:

@@ -8,6 +8,9 @@ from opkit.core.builtin_ops import Shape, Shape_i, shape_op
 from opkit.core.c_source import render
 from opkit.core.graph import Apply
 from opkit.core.op import Op
+from opkit.core.tensor.shapes.advanced_index import index_tensor
+from opkit.core.tensor.shapes.subtensor import subtensor
+from opkit.core.tensor.types.c_interface import c_dtype
 from opkit.core.tensor.types.type import TensorType
 from opkit.core.tensor.types.variable import as_tensor_variable
 
@@ -37,8 +40,6 @@ class MakeVector(Op):
         return all(v.dtype != "uint64" for v in node.inputs)
 
     def c_code(self, node, name, inputs, outputs, sub):
-        from opkit.core.tensor.types.c_interface import c_dtype
-
         return render("make_vector.c.j2", "make_vector", out=outputs[0], inputs=list(inputs),
                       ctypes=[c_dtype(v.dtype) for v in node.inputs], fail=sub["fail"])
 
@@ -57,8 +58,6 @@ make_vector = MakeVector()
 
 def getitem(x, index):
     """Return x[index] as numpy reads `index` (advanced_index.index_tensor); x.shape[i] gives Shape_i."""
-    from opkit.core.tensor.shapes.advanced_index import index_tensor  # a later module of this layer
-
     owner = getattr(x, "owner", None)
     if owner is not None and isinstance(owner.op, Shape) and isinstance(index, (int, np.integer)) \
             and not isinstance(index, bool) and index >= 0:
@@ -67,8 +66,6 @@ def getitem(x, index):
 
 
 def _getitem(x, index):
-    from opkit.core.tensor.shapes.subtensor import subtensor
-
     owner = x.owner
     if owner is not None and isinstance(owner.op, Shape) and isinstance(index, (int, np.integer)) \
             and not isinstance(index, bool) and index >= 0:

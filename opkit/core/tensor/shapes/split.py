@@ -8,7 +8,11 @@ from __future__ import annotations
 import numpy as np
 
 from opkit.core.graph import Variable
+from opkit.core.tensor.shapes.alloc import cast, shape_dims
 from opkit.core.tensor.shapes.axes import normalize_axis
+from opkit.core.tensor.shapes.join import concatenate, stack
+from opkit.core.tensor.shapes.subtensor import subtensor
+from opkit.core.tensor.types.shape_checks import check_chain, depend
 from opkit.core.tensor.types.variable import as_tensor_variable, constant
 
 
@@ -17,10 +21,6 @@ def split(x, splits_size, n_splits=None, axis=0):
 
     The lengths must be nonnegative and add up to the axis's length, checked when the graph runs.
     """
-    from opkit.core.tensor.shapes.alloc import cast, shape_dims
-    from opkit.core.tensor.shapes.subtensor import subtensor
-    from opkit.core.tensor.types.shape_checks import depend
-
     x = as_tensor_variable(x)
     if x.ndim == 0:
         raise ValueError(f"split: x must have at least one dimension, got the 0-d {x}")
@@ -61,8 +61,6 @@ def split(x, splits_size, n_splits=None, axis=0):
 
 def _checked(value, checks):
     """`value` (an int64 scalar) as the Assert of `checks` returns it, or itself when constants satisfy them."""
-    from opkit.core.tensor.types.shape_checks import check_chain
-
     checked = check_chain(checks)
     return value if checked is None else checked
 
@@ -79,22 +77,16 @@ def _matrices(args, what):
 
 def horizontal_stack(*args):
     """Return the matrices joined column-wise (PyTensor's; numpy.hstack of matrices)."""
-    from opkit.core.tensor.shapes.join import concatenate
-
     return concatenate(_matrices(args, "horizontal_stack"), axis=1)
 
 
 def vertical_stack(*args):
     """Return the matrices joined row-wise (PyTensor's; numpy.vstack of matrices)."""
-    from opkit.core.tensor.shapes.join import concatenate
-
     return concatenate(_matrices(args, "vertical_stack"), axis=0)
 
 
 def stacklists(arg):
     """Return nested lists of tensors stacked into one tensor, the lists' nesting as its first axes (PyTensor's)."""
-    from opkit.core.tensor.shapes.join import stack
-
     if isinstance(arg, (list, tuple)):
         return stack([stacklists(item) for item in arg])
     return as_tensor_variable(arg)

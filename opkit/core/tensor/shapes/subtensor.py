@@ -12,8 +12,10 @@ import functools
 import numpy as np
 
 from opkit.core.c_source import SectionOp, render
+from opkit.core.gradient_types import disconnected_type
 from opkit.core.graph import Apply, Constant
 from opkit.core.op import Op
+from opkit.core.tensor.shapes.alloc import float_zeros_like, is_float_dtype
 from opkit.core.tensor.shapes.index_values import IndexValue, check_index_inputs, index_input, index_int
 from opkit.core.tensor.types.shape_checks import broadcast_into_checks, check_chain, depend
 from opkit.core.tensor.types.type import TensorType
@@ -141,9 +143,6 @@ class Subtensor(SectionOp):
         return [[True]] + [[False] for _ in node.inputs[1:]]
 
     def grad(self, inputs, output_grads):
-        from opkit.core.gradient_types import disconnected_type
-        from opkit.core.tensor.shapes.alloc import float_zeros_like, is_float_dtype
-
         x, *index_inputs = inputs
         if not is_float_dtype(x.dtype):
             return [float_zeros_like(x)] + [disconnected_type() for _ in index_inputs]
@@ -255,8 +254,6 @@ class SubtensorGrad(Op):
         return [[False], [True]] + [[False] for _ in node.inputs[2:]]
 
     def grad(self, inputs, output_grads):
-        from opkit.core.gradient_types import disconnected_type
-
         x, g, *index_inputs = inputs
         return [disconnected_type(), Subtensor(self.idx_list)(output_grads[0], *index_inputs)] + \
             [disconnected_type() for _ in index_inputs]

@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opkit.core.builtin_ops import Shape_i
 from opkit.core.c_source import SectionOp
+from opkit.core.gradient_types import disconnected_type
 from opkit.core.graph import Apply, Constant
+from opkit.core.tensor.shapes.alloc import alloc_like
+from opkit.core.tensor.shapes.shape_ops import getitem
 from opkit.core.tensor.types.shape_checks import check_chain, shape_template
 from opkit.core.tensor.types.type import TensorType
 from opkit.core.tensor.types.variable import as_tensor_variable
@@ -64,15 +68,10 @@ class SumToShape(SectionOp):
         output_storage[0][0] = sum_to_shape_value(g, shape, np.dtype(node.outputs[0].dtype))
 
     def infer_shape(self, node, input_shapes):
-        from opkit.core.tensor.shapes.shape_ops import getitem
-
         static = node.outputs[0].type.shape
         return [tuple(s if s is not None else getitem(node.inputs[1], i) for i, s in enumerate(static))]
 
     def shape_checks(self, node, input_shapes):
-        from opkit.core.builtin_ops import Shape_i
-        from opkit.core.tensor.shapes.shape_ops import getitem
-
         g, shape = node.inputs
         checks = []
         if shape.type.shape[0] is None:
@@ -90,9 +89,6 @@ class SumToShape(SectionOp):
         return [[True], [False]]
 
     def grad(self, inputs, output_grads):
-        from opkit.core.gradient_types import disconnected_type
-        from opkit.core.tensor.shapes.alloc import alloc_like
-
         return [alloc_like(output_grads[0], inputs[0]), disconnected_type()]
 
     def R_op(self, inputs, eval_points):

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from opkit.core.graph import Apply
+from opkit.core.gradient_types import disconnected_type
+from opkit.core.graph import Apply, Variable
 from opkit.core.op import Op
 from opkit.core.tensor.shapes.alloc import cast
+from opkit.core.tensor.shapes.axes import broadcast_shape
+from opkit.core.tensor.shapes.reshape import _shape_vector
 from opkit.core.tensor.types.type import TensorType
 from opkit.core.tensor.types.variable import as_tensor_variable
 
@@ -27,9 +30,6 @@ def integer_tensor(value, what, name):
 
 def _dims_vector(dims, what):
     """`dims` (ints, int scalars, or an int vector) as an int64 vector of known length."""
-    from opkit.core.graph import Variable
-    from opkit.core.tensor.shapes.reshape import _shape_vector
-
     if isinstance(dims, (list, tuple)) and any(isinstance(d, Variable) for d in dims):
         dims = _shape_vector([integer_tensor(d, what, "dims") for d in dims])
     dims = cast(integer_tensor(dims, what, "dims"), "int64")
@@ -70,8 +70,6 @@ class UnravelIndex(Op):
         return [[False] * len(node.outputs) for _ in node.inputs]
 
     def grad(self, inputs, output_grads):
-        from opkit.core.gradient_types import disconnected_type
-
         return [disconnected_type() for _ in inputs]
 
 
@@ -100,8 +98,6 @@ class RavelMultiIndex(Op):
         output_storage[0][0] = np.asarray(flat, dtype="int64")
 
     def infer_shape(self, node, input_shapes):
-        from opkit.core.tensor.shapes.axes import broadcast_shape
-
         return [tuple(broadcast_shape(*node.inputs[:-1]))]
 
     def shape_checks(self, node, input_shapes):
@@ -111,8 +107,6 @@ class RavelMultiIndex(Op):
         return [[False] for _ in node.inputs]
 
     def grad(self, inputs, output_grads):
-        from opkit.core.gradient_types import disconnected_type
-
         return [disconnected_type() for _ in inputs]
 
 

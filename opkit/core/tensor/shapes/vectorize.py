@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 import re
 
+from opkit.core.tensor.shapes.join import stack
 from opkit.core.tensor.types.variable import TensorVariable
 
 _DIMS = r"\((?:\w+(?:,\s*\w+)*)?\)"
@@ -50,8 +51,6 @@ def vectorize(func, signature=None):
     core_in, core_out = parse_signature(signature) if signature is not None else (None, None)
 
     def vectorized(*inputs):
-        from opkit.core.tensor.shapes.join import stack
-
         signatures = core_in if core_in is not None else [()] * len(inputs)
         if len(inputs) != len(signatures):
             raise ValueError(f"vectorize: {len(inputs)} input(s), the signature {signature!r} has {len(signatures)}")

@@ -17,6 +17,8 @@ import numpy as np
 
 from opkit.core.c_source import SectionOp
 from opkit.core.graph import Apply
+from opkit.core.params_type import ParamsType
+from opkit.core.scalar_type import SCALAR_TYPES
 from opkit.core.tensor.shapes.alloc import cast, float_zeros_like, is_float_dtype
 from opkit.core.tensor.sorting.sort import lane_axis
 from opkit.core.tensor.types.type import TensorType
@@ -28,9 +30,6 @@ MODES = ("add", "mul")
 @functools.lru_cache(maxsize=None)
 def cum_params():
     """CumOp's params type (axis, multiply), made on first compile."""
-    from opkit.core.params_type import ParamsType
-    from opkit.core.scalar_type import SCALAR_TYPES
-
     return ParamsType(axis=SCALAR_TYPES["int64"], multiply=SCALAR_TYPES["int64"])
 
 

@@ -13,6 +13,10 @@ increasing; `period` is not supported (numpy's periodic form: NotImplementedErro
 
 from __future__ import annotations
 
+from opkit.core.tensor.elementwise.elemwise_math import clip
+from opkit.core.tensor.elementwise.logic import gt, le, lt, switch
+from opkit.core.tensor.sorting.searching import searchsorted
+from opkit.core.tensor.sorting.sort import argsort
 from opkit.core.tensor.types.variable import as_tensor_variable
 
 METHODS = ("linear", "nearest", "first", "last", "mean")
@@ -20,11 +24,6 @@ METHODS = ("linear", "nearest", "first", "last", "mean")
 
 def interpolate1d(x, y, method="linear", left_pad=None, right_pad=None, extrapolate=True):
     """Return a function of query points x_hat interpolating the points (x, y) by `method` (PyTensor's)."""
-    from opkit.core.tensor.elementwise.elemwise_math import clip
-    from opkit.core.tensor.elementwise.logic import gt, le, lt, switch
-    from opkit.core.tensor.sorting.searching import searchsorted
-    from opkit.core.tensor.sorting.sort import argsort
-
     if method not in METHODS:
         import difflib
 

@@ -11,13 +11,24 @@ from __future__ import annotations
 
 import numpy as np
 
+from opkit.core.gradient_types import disconnected_type
 from opkit.core.graph import Apply
 from opkit.core.op import Op
-from opkit.core.tensor.shapes.alloc import cast, float_zeros_like
+from opkit.core.tensor.elementwise.basic import add, maximum, true_div
+from opkit.core.tensor.elementwise.elemwise_elementary import isnan
+from opkit.core.tensor.elementwise.elemwise_math import int_div
+from opkit.core.tensor.elementwise.logic import switch
+from opkit.core.tensor.reductions.reduction import max as max_, min as min_, normalize_axis
+from opkit.core.tensor.shapes.advanced_index import advanced_inc_subtensor
+from opkit.core.tensor.shapes.alloc import cast, float_zeros_like, shape_dims
+from opkit.core.tensor.shapes.creation import zeros
+from opkit.core.tensor.shapes.join import concatenate
+from opkit.core.tensor.shapes.take_along_axis import take_along_axis
 from opkit.core.tensor.shapes.unravel import integer_tensor
 from opkit.core.tensor.sorting.sort import KINDS, Argsort, Sort, argsort, lane_axis, sort
+from opkit.core.tensor.types.shape_checks import Assert, Depend
 from opkit.core.tensor.types.type import TensorType
-from opkit.core.tensor.types.variable import as_tensor_variable
+from opkit.core.tensor.types.variable import as_tensor_variable, constant
 
 
 # -- PyTensor's sort ops ---------------------------------------------------------------------------------------
@@ -96,8 +107,6 @@ class SearchsortedOp(Op):
         return [[True], [True]] + [[False]] * (len(node.inputs) - 2)
 
     def grad(self, inputs, output_grads):
-        from opkit.core.gradient_types import disconnected_type
-
         # As PyTensor: zero for x and v (the indices are piecewise constant), disconnected for the sorter.
         return [float_zeros_like(inputs[0]), float_zeros_like(inputs[1])] + \
             [disconnected_type() for _ in inputs[2:]]
@@ -150,8 +159,6 @@ class Unique(Op):
         return [[False] * len(node.outputs)]
 
     def grad(self, inputs, output_grads):
-        from opkit.core.gradient_types import disconnected_type
-
         return [disconnected_type()]
 
 
@@ -172,15 +179,6 @@ def bincount(x, weights=None, minlength=None, assert_nonneg=False):
 
     A negative value raises numpy's ValueError whatever `assert_nonneg` says (PyTensor's flag, kept for its
     callers): without the check it would count at an index from the end, a wrong number without an error."""
-    from opkit.core.tensor.elementwise.basic import maximum
-    from opkit.core.tensor.reductions.reduction import max as max_
-    from opkit.core.tensor.reductions.reduction import min as min_
-    from opkit.core.tensor.shapes.advanced_index import advanced_inc_subtensor
-    from opkit.core.tensor.shapes.creation import zeros
-    from opkit.core.tensor.shapes.join import concatenate
-    from opkit.core.tensor.types.shape_checks import Assert, Depend
-    from opkit.core.tensor.types.variable import constant
-
     x = as_tensor_variable(x)
     if x.ndim != 1:
         raise TypeError(f"bincount: x must be a vector (1-d), got {x} with {x.ndim} dimensions")
@@ -209,13 +207,6 @@ def bincount(x, weights=None, minlength=None, assert_nonneg=False):
 def median(x, axis=None):
     """Return numpy.median(x, axis): the middle of the sorted values over `axis` (None: all), the mean of the two
     middle ones for an even count; NaN where a value is NaN; numpy's dtype (ints and bool: float64)."""
-    from opkit.core.tensor.elementwise.basic import add, true_div
-    from opkit.core.tensor.elementwise.elemwise_elementary import isnan
-    from opkit.core.tensor.elementwise.elemwise_math import int_div
-    from opkit.core.tensor.elementwise.logic import switch
-    from opkit.core.tensor.reductions.reduction import normalize_axis
-    from opkit.core.tensor.shapes.alloc import shape_dims
-
     x = as_tensor_variable(x)
     if np.dtype(x.dtype).kind == "c":
         raise TypeError(f"median: complex input is not supported, got {x} of dtype {x.dtype}")
@@ -244,8 +235,6 @@ def permute_row_elements(x, y, inverse=False):
     """Return each row (last axis) of `x` permuted by the matching row of `y` (PyTensor's): out[..., i] =
     x[..., y[..., i]], or with `inverse` out[..., y[..., i]] = x[..., i]; leading axes broadcast, the smaller
     operand padded on the left."""
-    from opkit.core.tensor.shapes.take_along_axis import take_along_axis
-
     x = as_tensor_variable(x)
     y = integer_tensor(y, "permute_row_elements", "y (the permutations)")
     if x.ndim == 0 or y.ndim == 0:

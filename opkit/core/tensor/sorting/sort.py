@@ -14,7 +14,10 @@ import functools
 import numpy as np
 
 from opkit.core.c_source import SectionOp
+from opkit.core.gradient_types import disconnected_type, grad_not_implemented
 from opkit.core.graph import Apply
+from opkit.core.params_type import ParamsType
+from opkit.core.scalar_type import SCALAR_TYPES
 from opkit.core.tensor.shapes.alloc import float_zeros_like, is_float_dtype
 from opkit.core.tensor.types.type import TensorType
 from opkit.core.tensor.types.variable import as_tensor_variable
@@ -25,9 +28,6 @@ KINDS = ("quicksort", "mergesort", "heapsort", "stable")
 @functools.lru_cache(maxsize=None)
 def axis_params():
     """The params type of an op with one int64 `axis`, made on first compile (importing builds none)."""
-    from opkit.core.params_type import ParamsType
-    from opkit.core.scalar_type import SCALAR_TYPES
-
     return ParamsType(axis=SCALAR_TYPES["int64"])
 
 
@@ -164,8 +164,6 @@ class TakeAlongAxis(_LaneOp):
         return [[True], [False]]
 
     def grad(self, inputs, output_grads):
-        from opkit.core.gradient_types import disconnected_type, grad_not_implemented
-
         return [grad_not_implemented(self, 0, inputs[0], "the gradient of take_along_axis (a scatter-add)"),
                 disconnected_type()]
 

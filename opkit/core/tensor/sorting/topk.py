@@ -16,16 +16,16 @@ import numbers
 
 import numpy as np
 
+from opkit.core.tensor.elementwise.logic import switch
+from opkit.core.tensor.shapes.alloc import cast
+from opkit.core.tensor.shapes.take_along_axis import take_along_axis
+from opkit.core.tensor.sorting.sort import argsort
 from opkit.core.tensor.types.variable import as_tensor_variable
 
 INTEGER_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 
 
 def _topk_indices(x, kth, axis, idx_dtype, what):
-    from opkit.core.tensor.elementwise.logic import switch
-    from opkit.core.tensor.shapes.alloc import cast
-    from opkit.core.tensor.sorting.sort import argsort
-
     x = as_tensor_variable(x)
     if idx_dtype not in INTEGER_DTYPES:
         raise TypeError(f"{what}: idx_dtype must be an integer dtype, got {idx_dtype!r}")
@@ -63,16 +63,12 @@ def _topk_indices(x, kth, axis, idx_dtype, what):
 
 def topk_and_argtopk(x, kth, axis=-1, sorted=True, idx_dtype="int64"):
     """Return [the `kth` largest values of `x` along `axis` (negative kth: smallest), their indices]."""
-    from opkit.core.tensor.shapes.take_along_axis import take_along_axis
-
     x, axis, indices = _topk_indices(x, kth, axis, idx_dtype, "topk_and_argtopk")
     return [take_along_axis(x, indices, axis=axis), indices]
 
 
 def topk(x, kth, axis=-1, sorted=True, idx_dtype="int64"):
     """Return the `kth` largest values of `x` along `axis`, largest first (negative kth: smallest, smallest first)."""
-    from opkit.core.tensor.shapes.take_along_axis import take_along_axis
-
     x, axis, indices = _topk_indices(x, kth, axis, idx_dtype, "topk")
     return take_along_axis(x, indices, axis=axis)
 
