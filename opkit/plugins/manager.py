@@ -18,8 +18,13 @@ import threading
 import warnings
 from dataclasses import dataclass, field
 
+import pluggy
+
+from opkit import hookspecs
+from opkit.core.op import Op
+from opkit.core.type import Type
 from opkit.errors import PluginError, SectionError
-from opkit.plugins.validate import CCodeRegistry, PluginRecord, Register
+from opkit.plugins.validate import CCodeRegistry, GpuVersionRegister, PluginRecord, Register
 
 GROUP = "opkit"
 DISABLE_VARIABLE = "OPKIT_DISABLE_PLUGINS"
@@ -46,11 +51,13 @@ class Registration:
 
 @dataclass
 class PluginState:
-    """Everything loading the plugins produced: the plugins, and ops and types by name."""
+    """Everything loading the plugins produced: the plugins, ops and types by name, and the GPU versions
+    ((host op class, make_gpu_node) pairs, in plugin order: opkit.gpu.placement takes them)."""
 
     plugins: list[PluginRecord] = field(default_factory=list)
     ops: dict[str, list[Registration]] = field(default_factory=dict)
     types: dict[str, list[Registration]] = field(default_factory=dict)
+    gpu_versions: list[tuple[type, object]] = field(default_factory=list)
 
     @property
     def broken(self) -> list[PluginRecord]:
@@ -121,10 +128,6 @@ def _discover() -> list:
 
 
 def _load() -> PluginState:
-    import pluggy
-
-    from opkit import hookspecs
-
     manager = pluggy.PluginManager(GROUP)
     manager.add_hookspecs(hookspecs)
     state, disabled, loaded = PluginState(), disabled_names(), []
@@ -150,8 +153,6 @@ def _register(manager, record: PluginRecord, plugin):
     """Register `plugin` with pluggy, refusing hook implementations that match no opkit hook."""
     import difflib
 
-    from opkit import hookspecs
-
     manager.register(plugin, name=record.name)
     unknown = [caller.name for caller in manager.get_hookcallers(plugin) or () if caller.spec is None]
     if unknown:
@@ -164,8 +165,6 @@ def _register(manager, record: PluginRecord, plugin):
 
 
 def _hook_names() -> list[str]:
-    from opkit import hookspecs
-
     return [name for name, value in vars(hookspecs).items() if hasattr(value, "opkit_spec")]
 
 
@@ -288,12 +287,10 @@ def _hook_implementations(manager, hook_name: str, plugin_name: str):
 
 def _collect(manager, record: PluginRecord, state: PluginState):
     """Call one plugin's hooks with validating callbacks; keep its registrations only if all succeed."""
-    from opkit.core.op import Op
-    from opkit.core.type import Type
-
     register_ops, register_types = Register(record, "op", Op), Register(record, "type", Type)
-    c_code = CCodeRegistry(record)
-    arguments = {"register_types": register_types, "register_c_code": c_code, "register_ops": register_ops}
+    c_code, gpu_versions = CCodeRegistry(record), GpuVersionRegister(record)
+    arguments = {"register_types": register_types, "register_c_code": c_code, "register_ops": register_ops,
+                 "register_gpu_versions": gpu_versions}
     try:
         for hook_name, argument in arguments.items():
             for impl in _hook_implementations(manager, hook_name, record.name):
@@ -305,6 +302,7 @@ def _collect(manager, record: PluginRecord, state: PluginState):
         _mark_broken(record, exc, "raised in a hook")
         return
     c_code.apply()
+    state.gpu_versions.extend(gpu_versions.registered)
     for table, register in ((state.ops, register_ops), (state.types, register_types)):
         for name, obj in register.registered.items():
             table.setdefault(name, []).append(Registration(name, obj, record))

@@ -12,8 +12,9 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
+from opkit.core.c_source import section_paths
 from opkit.errors import PluginError
-from opkit.plugins.manager import DISABLE_VARIABLE, Registration, load_plugins, normalize
+from opkit.plugins.manager import DISABLE_VARIABLE, Registration, fix_advice, load_plugins, normalize
 from opkit.plugins.validate import qualified_name
 
 
@@ -149,8 +150,6 @@ class PluginRegistry:
                            f"disable one", name=name, distributions=distributions)
 
     def _broken_message(self, name, record) -> str:
-        from opkit.plugins.manager import fix_advice
-
         return (f"the {self._kind} {name!r} is not available: {record.describe()}, which provides it, failed to "
                 f"load:\n{record.error}\n{fix_advice(record)}")
 
@@ -172,8 +171,6 @@ types = PluginRegistry("type", "types")
 
 def _c_files(obj):
     """Return the C files of a registered op (an instance or a class): a COp's, or an opkit SectionOp's."""
-    from opkit.core.c_source import section_paths
-
     cls = obj if isinstance(obj, type) else type(obj)
     files = None if isinstance(obj, type) else getattr(obj, "func_files", None)
     return files or section_paths(cls)

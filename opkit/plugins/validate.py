@@ -6,6 +6,9 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from opkit.core import builtin_ops
+from opkit.core.op import Op
+from opkit.core.type import Type
 from opkit.errors import PluginError
 
 _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
@@ -92,6 +95,28 @@ class Register:
         return obj
 
 
+class GpuVersionRegister:
+    """The `register(op_class, make_gpu_node)` callback of register_gpu_versions (opkit.gpu.placement reads them).
+
+    `make_gpu_node(node, gpu_inputs)` gets a host node of `op_class` and its inputs already on the GPU, and
+    returns a GPU Apply node (or None to keep the node on the host).
+    """
+
+    def __init__(self, record: PluginRecord):
+        self.record = record
+        self.registered: list[tuple[type, object]] = []
+
+    def __call__(self, op_class, make_gpu_node):
+        """Validate and stage one GPU version; raise PluginError naming the plugin if it is wrong."""
+        if not isinstance(op_class, type) or not issubclass(op_class, Op):
+            raise self.record.error_for(f"register_gpu_versions: op_class must be a subclass of opkit.Op (the host "
+                                        f"op's class), got {op_class!r}")
+        if not callable(make_gpu_node):
+            raise self.record.error_for(f"register_gpu_versions: make_gpu_node of {qualified_name(op_class)} must "
+                                        f"be callable (node, gpu_inputs) -> GPU Apply node, got {make_gpu_node!r}")
+        self.registered.append((op_class, make_gpu_node))
+
+
 _C_CODE_FUNCTIONS = ("register_deep_copy_op_c_code", "register_view_op_c_code",
                      "register_shape_c_code", "register_shape_i_c_code")
 
@@ -123,8 +148,6 @@ class CCodeRegistry:
         self._stage("register_shape_i_c_code", type_class, code, check_input, version=version)
 
     def _stage(self, function, type_class, code, *extra, version=()):
-        from opkit.core.type import Type
-
         if not isinstance(type_class, type) or not issubclass(type_class, Type):
             raise self.record.error_for(f"{function}: expected a subclass of opkit.Type, got {type_class!r}")
         if not isinstance(code, (str, os.PathLike)):  # C, or a section file
@@ -137,7 +160,5 @@ class CCodeRegistry:
 
     def apply(self):
         """Hand the staged C code to opkit.core.builtin_ops (after the plugin's hooks all succeeded)."""
-        from opkit.core import builtin_ops
-
         for function, args, kwargs in self.calls:
             getattr(builtin_ops, function)(*args, **kwargs)
