@@ -2,41 +2,16 @@
 
 from __future__ import annotations
 
-import argparse
+import json
 
-from opkit.cli import whole_number
-from opkit.cli.cache_ops import human_size
-
-
-def add_commands(commands):
-    """Add cache (with info, prune and clear) to the `opkit` subcommands."""
-    cache = commands.add_parser("cache", help="show, prune or clear the compiled-module cache (default: info)")
-    cache.set_defaults(run=run_info)  # `opkit cache` alone is `opkit cache info`, and takes info's options
-    _info_options(cache, argparse.SUPPRESS)
-    actions = cache.add_subparsers(dest="action", metavar="ACTION")
-    info = actions.add_parser("info", help="where the cache is, how many modules, how big")
-    _info_options(info, argparse.SUPPRESS)  # given before `info` (`opkit cache --json info`) they still count
-    info.set_defaults(run=run_info)
-    prune = actions.add_parser("prune", help="remove leftovers (failed or killed builds, trash, stale files)"
-                                                     " and evict least recently used modules")
-    prune.add_argument("--max-bytes", type=whole_number("--max-bytes", 0), default=None,
-                       help="evict down to this size (default: config.cache_max_bytes)")
-    prune.set_defaults(run=run_prune)
-    actions.add_parser("clear", help="remove everything in the cache (modules, precompiled headers, leftovers)"
-                       ).set_defaults(run=run_clear)
-
-
-def _info_options(parser, default):
-    parser.add_argument("--json", action="store_true", default=default, help="print JSON")
-    parser.add_argument("--by-op", action="store_true", default=default,
-                        help="one row per C file (an op's #section file) the cached modules were generated from: "
-                             "its op, how many modules, how big")
+from opkit.cli.cache_ops import by_op, human_size, print_by_op
+from opkit.cli.errors import BadArguments, CommandFailed
+from opkit.cop.store.cache import default_cache
+from opkit.cop.store.owner import NotOpkitCacheError, foreign_names
 
 
 def _refuse_info_options(args):
     """prune and clear print what they removed; --json and --by-op given before them are info's, not theirs."""
-    from opkit.cli import BadArguments
-
     given = [option for option, dest in (("--json", "json"), ("--by-op", "by_op")) if getattr(args, dest, False)]
     if given:
         what = f"{given[0]} is an option" if len(given) == 1 else f"{' and '.join(given)} are options"
@@ -44,21 +19,14 @@ def _refuse_info_options(args):
 
 
 def run_info(args):
-    from opkit.cop.store.cache import default_cache
-
     args.json, args.by_op = getattr(args, "json", False), getattr(args, "by_op", False)
-
     cache = default_cache()
     info = cache.upkeep.info()
     if args.by_op:
-        from opkit.cli.cache_ops import by_op, print_by_op
-
         info["by_op"] = by_op(cache)
         if not args.json:
             return print_by_op(info)
     if args.json:
-        import json
-
         print(json.dumps(info, indent=2, default=str))
         return 0
     print(f"root:     {info['root']}")
@@ -75,8 +43,6 @@ def run_info(args):
 
 def _report_removed(cache, before, after, removed, verb):
     """Print what went: the modules (as the first line always began), then every other kind, as measured."""
-    from opkit.cop.store.owner import foreign_names
-
     gone = {kind: max(0, size - after["bytes_by_kind"].get(kind, 0)) for kind, size in before["bytes_by_kind"].items()}
     line = f"{verb} {len(removed)} module(s), {human_size(gone.pop('modules', 0))}"
     others = [f"{kind} {human_size(size)}" for kind, size in gone.items() if size]
@@ -92,10 +58,6 @@ def _report_removed(cache, before, after, removed, verb):
 
 def _remove(action, verb):
     """Run the cache's clear or prune; a root that is not opkit's is one error line."""
-    from opkit.cli import CommandFailed
-    from opkit.cop.store.cache import default_cache
-    from opkit.cop.store.owner import NotOpkitCacheError
-
     cache = default_cache()
     before = cache.upkeep.info()  # every count printed is measured: what was there, less what is left
     try:

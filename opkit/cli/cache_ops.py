@@ -9,6 +9,9 @@ from __future__ import annotations
 import os
 import re
 
+from opkit.cli.listing import c_files_cell, fit_table, listing, load_quietly
+from opkit.cop.compiledir.layout import SOURCE
+
 _LINE = re.compile(rb'^#line \d+ "([^"\n]*)"', re.M)
 NO_FILE = "(C from c_code methods)"
 
@@ -24,8 +27,6 @@ def human_size(n: int) -> str:
 
 def _files_of(entry_path: str) -> list[str]:
     """Return the #section files a cached module's source names, or [NO_FILE] if it names none."""
-    from opkit.cop.compiledir.layout import SOURCE
-
     try:
         with open(os.path.join(entry_path, SOURCE), "rb") as handle:
             text = handle.read()
@@ -38,8 +39,6 @@ def _files_of(entry_path: str) -> list[str]:
 
 def _ops_by_file() -> dict[str, list[str]]:
     """Return, for each C file of an installed op, the names it is registered under."""
-    from opkit.cli.ops import listing, load_quietly
-
     names: dict[str, list[str]] = {}
     for row in listing(load_quietly())["ops"]:
         for path in row["c_files"]:
@@ -76,13 +75,9 @@ def _names(ops: list[str]) -> str:
 
 def print_by_op(info) -> int:
     """Print the rows of by_op() as a table fitting the terminal; return 0."""
-    from opkit.cli.ops import fit_table
-
     print(f"root:     {info['root']}")
     print(f"entries:  {info['entries']} ({human_size(info['bytes_by_kind']['modules'])}); a module of several ops counts "
           f"in each of their rows (`--json` lists every file)\n")
-    from opkit.cli.ops import c_files_cell
-
     table = [("OPS", "MODULES", "SIZE", "C FILES")]
     table += [(_names(row["ops"]), str(row["modules"]), human_size(row["bytes"]), c_files_cell(row["c_files"]))
               for row in info["by_op"]]

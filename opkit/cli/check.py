@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import sys
 
-
-def add_commands(commands):
-    """Add check to the `opkit` subcommands."""
-    check = commands.add_parser("check", help="lint #section C files (tags, stray code, macros, return)")
-    check.add_argument("files", metavar="OP|FILE|DIR", nargs="+",
-                       help="a C file split by #section lines, a directory (its .c and .cu files, recursively) or an "
-                            "installed op's name (its C files)")
-    check.add_argument("--strict", action="store_true", help="exit with status 1 on warnings too")
-    check.add_argument("--json", action="store_true", help="print the problems as JSON")
-    check.set_defaults(run=run_check)
+from opkit.cli.errors import BadArguments, CommandFailed
+from opkit.cli.listing import load_quietly
+from opkit.cop.kernels import check_kernels
+from opkit.cop.source.lint import check_files
+from opkit.cop.toolchain.nvrtc import NvrtcNotFoundError
+from opkit.plugins.registry import BrokenPluginError, UnknownNameError, ops
 
 
 # Directories a search for .c and .cu files never enters: build output, environments, caches, version control.
@@ -34,8 +32,6 @@ def _c_files_in(directory: str) -> list[str]:
 
 def resolve_targets(targets) -> list[str]:
     """Return the C files that OP names, FILE paths and DIRECTORY paths stand for, in order; raise BadArguments."""
-    from opkit.cli import BadArguments
-
     files = []
     for target in targets:
         if os.path.isdir(target):
@@ -53,10 +49,6 @@ def resolve_targets(targets) -> list[str]:
 
 def _op_files(name: str) -> list[str]:
     """Return the C files of the installed op `name`; BadArguments if no op and no file has that name."""
-    from opkit.cli import BadArguments, CommandFailed
-    from opkit.cli.ops import load_quietly
-    from opkit.plugins.registry import BrokenPluginError, UnknownNameError, ops
-
     load_quietly()
     try:
         paths = ops.info(name)["c_files"]
@@ -74,9 +66,6 @@ def _compiled_kernels(files, diagnostics) -> list:
     with_kernels = [path for path in files if _has_kernels_section(path)]
     if not with_kernels:
         return []
-    from opkit.cop.toolchain.nvrtc import NvrtcNotFoundError
-    from opkit.cop.kernels import check_kernels
-
     flagged = {(d.path, d.line) for d in diagnostics if d.severity == "error"}
     found = []
     for path in with_kernels:
@@ -91,8 +80,6 @@ def _compiled_kernels(files, diagnostics) -> list:
 
 def _has_kernels_section(path) -> bool:
     """Return True if the file has a `#section kernels` line (read cheaply; the lint reports unreadable files)."""
-    import re
-
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
             return re.search(r"^[ \t]*#[ \t]*section[ \t]+kernels\b", handle.read(), re.M) is not None
@@ -101,8 +88,6 @@ def _has_kernels_section(path) -> bool:
 
 
 def run_check(args):
-    from opkit.cop.source.lint import check_files
-
     files = resolve_targets(args.files)
     # Report each file the way the user spelt it (or found it), so editors can jump to `file:line:`.
     spelt = {os.path.abspath(path): path for path in files}
@@ -113,8 +98,6 @@ def run_check(args):
     errors = sum(d.severity == "error" for d in diagnostics)
     warnings = len(diagnostics) - errors
     if args.json:
-        import json
-
         print(json.dumps({"files": files, "errors": errors, "warnings": warnings, "diagnostics": [
             {"path": spelt.get(d.path, d.path), "line": d.line, "severity": d.severity, "message": d.message}
             for d in diagnostics]}, indent=2))

@@ -6,68 +6,54 @@ then compile it again in a fresh process to show the on-disk cache hit.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
 import sys
 import time
 
-from opkit.cli import whole_number
+import numpy as np
+
+import opkit.tensor as ot
+from opkit.cli.errors import CommandFailed
+from opkit.cli.new import render_scaffold
+from opkit.cop.compiledir.layout import SOURCE, demo_dir
+from opkit.cop.source.sections import c_string_literal
+from opkit.cop.store.cache import default_cache
+from opkit.lazy import load
+from opkit.link.function import function
+from opkit.plugins.registry import UnknownNameError, ops
 
 # The built-in copy: the `opkit new` scaffold's op, which is VectorTimesVector with a `code` section.
 _BUILTIN_NAMES = {"directory": "opkit-demo", "dist": "opkit-demo", "package": "opkit_demo_vector_times_vector",
                   "class_name": "VectorTimesVector", "op_name": "vector_times_vector"}
 
 
-def add_commands(commands):
-    """Add demo to the `opkit` subcommands."""
-    demo = commands.add_parser("demo", help="VectorTimesVector end to end: compile, check, time, cache hit")
-    demo.add_argument("--size", type=whole_number("--size", 1, 10**9), default=1_000_000,
-                      help="vector length (default: 1000000)")
-    demo.add_argument("--repeat", type=whole_number("--repeat", 1, 10**9), default=20,
-                      help="timed calls, best taken (default: 20)")
-    demo.add_argument("--child", action="store_true", help=argparse.SUPPRESS)  # the fresh second process
-    demo.set_defaults(run=run_demo)
-
-
 def builtin_vector_times_vector():
     """Return VectorTimesVector from the scaffold, rendered where the cache lives so every run shares it."""
-    import importlib
-
-    from opkit.cli.new import render_scaffold
-    from opkit.cop.compiledir.layout import demo_dir
-
     project = str(demo_dir())  # a fixed directory: the generated C names its source file, so a new one would miss
     render_scaffold(_BUILTIN_NAMES, project)
     source = os.path.join(project, "src")  # the scaffold's src/ layout
     if source not in sys.path:
         sys.path.insert(0, source)
-    module = importlib.import_module(f"{_BUILTIN_NAMES['package']}.op")
-    return module.VectorTimesVector(), f"built-in copy in {project}"
+    op_class = load(f"{_BUILTIN_NAMES['package']}.op", "VectorTimesVector")  # importable from `source` on
+    return op_class(), f"built-in copy in {project}"
 
 
 def find_vector_times_vector():
     """Return (op, where it comes from): the installed example package's op, else the built-in copy."""
-    import opkit
-    from opkit.plugins.registry import UnknownNameError
-
     try:
-        op = opkit.ops["vector_times_vector"]
+        op = ops["vector_times_vector"]
     except UnknownNameError:
         op, where = builtin_vector_times_vector()
         return op, f"{where}\n  (pip install ./examples/vector_times_vector for the example package)"
-    info = opkit.ops.info("vector_times_vector")
+    info = ops.info("vector_times_vector")
     return op, (f"installed package {info['distribution']} {info['version']}, "
                 f"C code in {', '.join(info['c_files'])}")
 
 
 def _modules_with(func_files) -> set:
     """Return the keys of cached modules whose source includes one of these C files (by its #line path)."""
-    from opkit.cop.compiledir.layout import SOURCE
-    from opkit.cop.store.cache import default_cache
-    from opkit.cop.source.sections import c_string_literal
-
     found = set()
     for entry in default_cache().upkeep.entries():
         try:
@@ -84,13 +70,10 @@ def compile_timed(op):
 
     Other modules the call may build (opkit's own call path, once per cache) do not count.
     """
-    import opkit
-    import opkit.tensor as ot
-
     before = _modules_with(op.func_files)
     x, y = ot.dvector("x"), ot.dvector("y")
     started = time.perf_counter()
-    f = opkit.function([x, y], op(x, y))
+    f = function([x, y], op(x, y))
     seconds = time.perf_counter() - started
     return f, seconds, bool(_modules_with(op.func_files) - before)
 
@@ -114,11 +97,9 @@ def run_child(args):
 
 def _second_process() -> dict:
     started = time.perf_counter()
-    result = subprocess.run([sys.executable, "-m", "opkit.cli", "demo", "--child"],
+    result = subprocess.run([sys.executable, "-m", "opkit", "demo", "--child"],
                             capture_output=True, text=True, timeout=600)
     if result.returncode != 0:
-        from opkit.cli import CommandFailed
-
         raise CommandFailed(f"the second process failed (exit status {result.returncode}):\n{result.stderr}")
     report = json.loads(result.stdout.strip().splitlines()[-1])
     report["process_seconds"] = time.perf_counter() - started
@@ -127,13 +108,8 @@ def _second_process() -> dict:
 
 def time_fused_expression(a, b, repeat: int):
     """Time `(a * b + a) * 2 - b`: FAST_RUN fuses it into one C loop, numpy makes four passes."""
-    import numpy as np
-
-    import opkit
-    import opkit.tensor as ot
-
     x, y = ot.dvector("x"), ot.dvector("y")
-    f = opkit.function([x, y], (x * y + x) * 2 - y)
+    f = function([x, y], (x * y + x) * 2 - y)
     np.testing.assert_allclose(f(a, b), (a * b + a) * 2 - b, rtol=1e-15)
     ours = best_time(lambda: f(a, b), repeat)
     theirs = best_time(lambda: (a * b + a) * 2 - b, repeat)
@@ -155,8 +131,6 @@ def compared_with_numpy(ours: float, theirs: float) -> str:
 def run_demo(args):
     if args.child:
         return run_child(args)
-    import numpy as np
-
     op, where = find_vector_times_vector()
     print(f"VectorTimesVector: {where}")
     f, seconds, built = compile_timed(op)

@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
+import pathlib
+import platform
+import re
 import sys
 
-
-def add_commands(commands):
-    """Add doctor to the `opkit` subcommands."""
-    doctor = commands.add_parser("doctor", help="check the compiler, headers, cache and plugins")
-    doctor.add_argument("--json", action="store_true", help="print the checks as JSON")
-    doctor.set_defaults(run=run_doctor)
+from opkit.cli.errors import CommandFailed
+from opkit.cli.listing import load_quietly
+from opkit.cli.ops import make_node
+from opkit.config import config
+from opkit.cop.blas import describe
+from opkit.cop.generate.codegen import collect_module
+from opkit.cop.generate.region import Region
+from opkit.cop.store.shipped import built_for, entry_problem, shipped_dir, shipped_entries, shipped_key
+from opkit.cop.toolchain import nvrtc
+from opkit.cop.toolchain.compiler import describe_toolchain
+from opkit.errors import CompileError
+from opkit.gpu.device import using_device
+from opkit.gpu.shipped_kernels import building_for
+from opkit.plugins.manager import fix_advice, load_plugins
 
 
 def platform_check(system: str) -> tuple[str, bool, str]:
@@ -46,13 +59,7 @@ def cache_check(path: str) -> tuple[str, bool, str]:
 
 def plugin_checks() -> list[tuple[str, bool, str]]:
     """Report each broken plugin as a problem, with how to fix or skip it."""
-    import warnings
-
-    from opkit.plugins.manager import PluginLoadWarning, fix_advice, load_plugins
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PluginLoadWarning)
-        state = load_plugins()
+    state = load_quietly()
     loaded = sum(record.status == "loaded" for record in state.plugins)
     checks = [("plugins", True, f"{loaded} loaded, {len(state.ops)} ops")]
     for record in state.broken:
@@ -64,8 +71,6 @@ def plugin_checks() -> list[tuple[str, bool, str]]:
 def shipped_checks() -> list[tuple[str, bool, str]]:
     """List, per installed op, the signatures its package ships modules for that load on this machine, and the
     shipped modules that do not (what each was built for and why it does not fit; a damaged one is a problem)."""
-    from opkit.plugins.manager import load_plugins
-
     state = load_plugins()
     checks = []
     for name, registrations in sorted(state.ops.items()):
@@ -82,15 +87,6 @@ def shipped_checks() -> list[tuple[str, bool, str]]:
 def shipped_modules(name, op) -> tuple[list[str], list[tuple[str, bool]]]:
     """Return the signatures of `op`'s shipped modules that load here (sorted), and for each one that does not
     a line (its signature, what it was built for, why it does not fit) and whether it is damaged."""
-    import pathlib
-
-    from opkit.cli import CommandFailed
-    from opkit.cli.ops import make_node
-    from opkit.cop.generate.codegen import collect_module
-    from opkit.cop.generate.region import Region
-    from opkit.cop.store.shipped import built_for, entry_problem, shipped_dir, shipped_entries, shipped_key
-    from opkit.errors import CompileError
-
     op_class = f"{type(op).__module__}.{type(op).__qualname__}"
     found, unusable = set(), []
     for meta in shipped_entries(shipped_dir(op)):
@@ -121,13 +117,8 @@ def shipped_modules(name, op) -> tuple[list[str], list[tuple[str, bool]]]:
 def _built_for_device(meta: dict):
     """Return a context in which a shipped module's node is made as it was built: a GPU node's for device
     'cuda' and the architecture it was built for (`opkit build --arch`), any other as usual."""
-    import contextlib
-
     if not meta.get("arch"):
         return contextlib.nullcontext()
-    from opkit.gpu.device import using_device
-    from opkit.gpu.shipped_kernels import building_for
-
     stack = contextlib.ExitStack()
     stack.enter_context(using_device(meta.get("device", "cuda")))
     stack.enter_context(building_for(meta["arch"]))
@@ -136,8 +127,6 @@ def _built_for_device(meta: dict):
 
 def blas_check() -> tuple[str, bool, str]:
     """Name the BLAS that ops calling BLAS link (config.blas__ldflags), or say how to get one."""
-    from opkit.cop.blas import describe
-
     try:
         return describe()
     except ValueError as exc:  # a malformed OPKIT_FLAGS: reported once, by the command itself
@@ -201,42 +190,9 @@ def nvrtc_check(cupy_installed: bool) -> tuple[str, bool, str]:
 def nvrtc_version_and_path() -> tuple[tuple[int, int], str]:
     """Return NVRTC's (major, minor) and the library it came from; OSError if there is none."""
     try:
-        from opkit.cop.toolchain import nvrtc
-    except ImportError:
-        nvrtc = None
-    if nvrtc is None:
-        return _ctypes_nvrtc_version()
-    from opkit.errors import CompileError
-
-    try:
         return tuple(nvrtc.nvrtc_version()), nvrtc.find_library()  # the library opkit compiles kernels with
     except CompileError as exc:  # NvrtcNotFoundError: not installed, or not loadable
         raise OSError(str(exc).partition("\n")[0]) from None
-
-
-def _ctypes_nvrtc_version() -> tuple[tuple[int, int], str]:
-    import ctypes
-    import ctypes.util
-    import importlib.util
-
-    candidates = []
-    spec = importlib.util.find_spec("nvidia.cuda_nvrtc") if importlib.util.find_spec("nvidia") else None
-    for folder in (spec.submodule_search_locations or []) if spec is not None else []:
-        candidates.append(os.path.join(folder, "lib", "libnvrtc.so.12"))
-    candidates += [name for name in ("libnvrtc.so.12", ctypes.util.find_library("nvrtc")) if name]
-    errors = []
-    for candidate in candidates:
-        try:
-            library = ctypes.CDLL(candidate)
-        except OSError as exc:
-            errors.append(str(exc))
-            continue
-        major, minor = ctypes.c_int(), ctypes.c_int()
-        if library.nvrtcVersion(ctypes.byref(major), ctypes.byref(minor)) != 0:
-            errors.append(f"{candidate}: nvrtcVersion failed")
-            continue
-        return (major.value, minor.value), candidate
-    raise OSError("; ".join(errors[-1:]) or "no libnvrtc.so.12 (the wheel nvidia-cuda-nvrtc-cu12) on this machine")
 
 
 def device_checks(cupy) -> list[tuple[str, bool, str]]:
@@ -284,24 +240,15 @@ def _kernel_module_version() -> str:
 
 def kernel_module_version(text: str) -> str:
     """Return the version (e.g. 550.54.15) in the text of /proc/driver/nvidia/version, or ''."""
-    import re
-
     found = re.search(r"Kernel Module\s+(?:for \S+\s+)?([\d.]+)", text)
     return found.group(1) if found else ""
 
 
 def run_doctor(args):
-    from opkit.config import config
-    from opkit.cop.toolchain.compiler import describe_toolchain
-
-    import platform
-
     checks = [platform_check(platform.system()), *describe_toolchain(), ("Python", True, f"{sys.version.split()[0]} at {sys.executable}"),
               cache_check(config.compiledir), blas_check(), *plugin_checks(), *shipped_checks(), *gpu_checks()]
     problems = sum(not ok for _, ok, _ in checks)
     if args.json:
-        import json
-
         print(json.dumps({"problems": problems, "checks": [{"name": name, "ok": ok, "detail": detail}
                                                            for name, ok, detail in checks]}, indent=2))
         return 1 if problems else 0

@@ -9,7 +9,15 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
+
+from opkit.cli.errors import BadArguments
+from opkit.cli.listing import load_quietly
 from opkit.cop.source.cop import COp
+from opkit.cop.source.sections import parse_file
+from opkit.core.graph import Apply
+from opkit.core.tensor.types.type import TensorType
+from opkit.plugins.registry import ops
 
 C_SUFFIXES = (".c", ".cu", ".cpp", ".cc", ".h")
 
@@ -29,11 +37,6 @@ class SectionFileOp(COp):
         super().__init__(self.path)
 
     def make_node(self, *inputs):
-        import numpy as np
-
-        from opkit import Apply
-        from opkit.core.tensor.types.type import TensorType
-
         for variable in inputs:
             if not isinstance(variable.type, TensorType):
                 raise TypeError(f"a .c file shown on its own takes tensor inputs (--dtypes float64,...), not "
@@ -48,17 +51,12 @@ class SectionFileOp(COp):
 
 def op_for_file(target: str):
     """Return the op that the file `target` stands for: the installed op whose C file it is, else the file alone."""
-    from opkit.cli import BadArguments
-    from opkit.cop.source.sections import parse_file
-
     path = os.path.abspath(target)
     if not os.path.isfile(path):
         raise BadArguments(f"{target}: no such file (OP is an installed op's name, or a #section C file)")
     users = _installed_ops_of(path)
     if len(users) == 1:
-        import opkit
-
-        return opkit.ops[users[0]]
+        return ops[users[0]]
     if users:
         raise BadArguments(f"{target} is the C file of the installed ops {', '.join(users)}: name one of them")
     tags = {section.tag for section in parse_file(path)}  # a malformed file: the SectionError at its line
@@ -74,14 +72,7 @@ def op_for_file(target: str):
 def _installed_ops_of(path: str) -> list[str]:
     """Return the names (DIST:NAME where two distributions register one name) of the installed ops whose C files
     include `path`."""
-    import warnings
-
-    from opkit.plugins.manager import PluginLoadWarning, load_plugins
-    from opkit.plugins.registry import ops
-
-    with warnings.catch_warnings():  # a broken plugin is `opkit list`'s to report, not this command's
-        warnings.simplefilter("ignore", PluginLoadWarning)
-        state = load_plugins()
+    state = load_quietly()  # a broken plugin is `opkit list`'s to report, not this command's
     found = []
     for name, registrations in sorted(state.ops.items()):
         for registration in registrations:

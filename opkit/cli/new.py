@@ -5,7 +5,14 @@ from __future__ import annotations
 import keyword
 import os
 import re
+import shlex
 import sys
+
+import jinja2
+
+from opkit import __version__
+from opkit.cli.errors import BadArguments, CommandFailed
+from opkit.plugins.builtin import BUILTIN_OP_NAMES
 
 # template (under opkit/templates/new) -> path in the new project; {package} is filled in
 TEMPLATES = {
@@ -27,27 +34,12 @@ CUDA_TEMPLATES = {
 _PROJECT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*\Z")
 
 
-def add_commands(commands):
-    """Add new to the `opkit` subcommands."""
-    new = commands.add_parser("new", help="scaffold an op package: pyproject, op, .c file, tests")
-    new.add_argument("name", metavar="NAME", help="project name, e.g. my_ops (the package is its snake_case)")
-    new.add_argument("--directory", default=".", help="create NAME/ in this directory (default: here)")
-    new.add_argument("--params", action="store_true",
-                     help="give the op a parameter (scale) read by the C code as PARAMS->scale")
-    new.add_argument("--cuda", action="store_true",
-                     help="add a GPU version of the op: a CUDA kernel (#section kernels) and its host code, "
-                          "tested on the CPU through device='cuda-interpret' and on a GPU where there is one")
-    new.set_defaults(run=run_new)
-
-
 def scaffold_names(name: str) -> dict:
     """Return the names a project NAME implies: distribution, package, op class and op name.
 
     The project directory keeps NAME as given; `my-fancy-ops` and `my_fancy_ops` both give the
     package `my_fancy_ops` and the op class `MyFancyOps`.
     """
-    from opkit.cli import BadArguments
-
     package = re.sub(r"[-.]+", "_", name).lower()
     if not _PROJECT_NAME.match(name) or not package.isidentifier() or keyword.iskeyword(package):
         raise BadArguments(f"{_shown(name)} cannot name an op package: it must make a Python identifier; start "
@@ -76,8 +68,6 @@ _CUDA_NAME_RESERVE = max(len(part.replace("{package}", "")) for relative in CUDA
 
 def check_name_fits(name: str, directory: str, cuda: bool = False):
     """Raise BadArguments if the files made from `name` would have names longer than `directory`'s file system allows."""
-    from opkit.cli import BadArguments
-
     existing = os.path.abspath(directory)
     while not os.path.isdir(existing) and os.path.dirname(existing) != existing:
         existing = os.path.dirname(existing)
@@ -95,8 +85,6 @@ def check_name_fits(name: str, directory: str, cuda: bool = False):
 
 def _shadowed_by(package: str) -> str:
     """Return what the package or op name `package` would hide, or '' if nothing."""
-    from opkit.plugins.builtin import BUILTIN_OP_NAMES
-
     if package in sys.stdlib_module_names or package in ("opkit", "numpy", "pytest", "tests", "test"):
         return f"the module {package!r}"
     if package in BUILTIN_OP_NAMES:
@@ -109,10 +97,6 @@ def render_scaffold(names: dict, target, params=False, cuda=False) -> list[str]:
 
     A file whose content is already right is left alone, so re-rendering keeps its mtime.
     """
-    import jinja2
-
-    from opkit import __version__
-
     env = jinja2.Environment(loader=jinja2.PackageLoader("opkit", "templates/new"), autoescape=False,
                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True,
                              lstrip_blocks=True)
@@ -140,8 +124,6 @@ def _write_if_changed(path: str, text: str):
 
 
 def run_new(args):
-    from opkit.cli import CommandFailed
-
     names = scaffold_names(args.name)
     check_name_fits(args.name, args.directory, cuda=args.cuda)
     target = os.path.normpath(os.path.join(args.directory, args.name))
@@ -167,8 +149,6 @@ def next_steps(names: dict, target: str, cuda: bool = False) -> str:
 
     The README's "Write your own op" shows these lines as they are (tests/docs/test_readme.py compares them).
     """
-    import shlex
-
     op = names["op_name"]
     steps = [(f"pip install -e {shlex.quote(target + '[test]')}",
               "-e: your edits apply at once; [test]: pytest"),

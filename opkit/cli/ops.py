@@ -1,147 +1,41 @@
-"""`opkit list`, `info`, `show` and `build`: the installed ops, and the C generated for one of them."""
+"""`opkit info`, `show` and `build`: where an installed op comes from, and the C generated for one of its nodes."""
 
 from __future__ import annotations
 
+import inspect
+import itertools
 import json
 import os
+import pathlib
+import re
 import time
 
+import numpy as np
 
-def add_commands(commands):
-    """Add list, info, show and build to the `opkit` subcommands."""
-    listing = commands.add_parser("list", help="list the ops of installed op packages, their packages and C files")
-    listing.add_argument("--builtins", action="store_true", help="list opkit's own ops (add, sum, ...) too")
-    listing.add_argument("--json", action="store_true",
-                         help="print JSON: every op (built-ins too, each with a 'builtin' field), type and plugin")
-    listing.set_defaults(run=run_list)
-    info = commands.add_parser("info", help="show where an op comes from")
-    info.add_argument("op", metavar="OP", help="op name, or DIST:NAME")
-    info.add_argument("--json", action="store_true", help="print JSON")
-    info.set_defaults(run=run_info)
-    for name, run, text in (("show", run_show, "print the generated C of one node of OP"),
-                            ("build", run_build, "compile one node of OP into the cache (--into: and into a package)")):
-        parser = commands.add_parser(name, help=text)
-        parser.add_argument("op", metavar="OP", help="op name, DIST:NAME, or a #section C file (the installed op "
-                                                     "that uses it; else the file alone: tensor inputs as --dtypes "
-                                                     "and --ndims say, one output of their common dtype)")
-        parser.add_argument("--dtypes", required=True,
-                            help="input dtypes, e.g. float64,float64; a registered type name "
-                                 "(dvector, double, ...) is used as that type")
-        parser.add_argument("--ndims", help="input ranks, e.g. 1,0 (default: 1 for every tensor input)")
-        parser.set_defaults(run=run)
-    show_arch = "a GPU op (one with #section kernels): its host module for this CUDA architecture (default: the GPU's)"
-    parser.add_argument("--into", metavar="PACKAGE_DIR",
-                        help="also store the module in this op package's source directory (the one holding the "
-                             "op's __init__.py) as package data its wheel ships: machines without a compiler "
-                             "load it from there")
-    commands.choices["show"].add_argument("--arch", metavar="ARCH", help=show_arch)
-    parser.add_argument("--arch", metavar="ARCHS",
-                        help="a GPU op (one with #section kernels): build for these CUDA architectures, e.g. "
-                             "sm_80,sm_90 (NVRTC, no GPU needed): each one's host module and kernels; with --into, "
-                             "ship each one's cubin and PTX, for GPUs without NVRTC")
-
-
-def load_quietly():
-    """Load the plugins without warnings: `opkit list` reports broken plugins itself."""
-    import warnings
-
-    from opkit.plugins.manager import PluginLoadWarning, load_plugins
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PluginLoadWarning)
-        return load_plugins()
-
-
-BUILTIN_PLUGIN = "opkit.plugins.builtin"  # the entry point of opkit's own ops
-
-
-def listing(state) -> dict:
-    """Return `opkit list --json`: every op and type registration, and every plugin with its status."""
-    from opkit.plugins.registry import ops, types
-
-    def rows(table, registry):
-        return [dict(registry.describe(r), conflict=len(regs) > 1, builtin=r.record.value == BUILTIN_PLUGIN)
-                for name, regs in sorted(table.items()) for r in regs]
-
-    plugins = [{"name": r.name, "distribution": r.distribution, "version": r.version, "module": r.value,
-                "status": r.status, "error": r.error, "location": r.location, "warnings": list(r.warnings)}
-               for r in state.plugins]
-    return {"ops": rows(state.ops, ops), "types": rows(state.types, types), "plugins": plugins}
-
-
-def run_list(args):
-    data = listing(load_quietly())
-    if args.json:
-        print(json.dumps(data, indent=2))
-        return 0
-    shown = [row for row in data["ops"] if args.builtins or not row["builtin"]]
-    table = [("OP", "DISTRIBUTION", "VERSION", "C FILES")]
-    for row in shown:
-        name = f"{row['distribution']}:{row['name']} (conflict)" if row["conflict"] else row["name"]
-        table.append((name, row["distribution"], row["version"], c_files_cell(row["c_files"])))
-    if len(table) > 1:
-        for line in fit_table(table):
-            print(line)
-    builtins = [row for row in data["ops"] if row["builtin"]]
-    if not any(not row["builtin"] for row in data["ops"]):
-        print("no op package installed (`opkit new NAME` makes one)")
-    if builtins and not args.builtins:
-        print(f"{'' if len(table) == 1 else chr(10)}({len(builtins)} built-in ops of {builtins[0]['distribution']} "
-              f"not shown: `opkit list --builtins`)")
-    for status in ("broken", "disabled"):
-        plugins = [p for p in data["plugins"] if p["status"] == status]
-        if plugins:
-            print(f"\n{status.capitalize()} plugins:")
-        for plugin in plugins:
-            detail = f": {plugin['error']}" if plugin["error"] else " (OPKIT_DISABLE_PLUGINS)"
-            print(f"  {plugin['name']} ({plugin['distribution']} {plugin['version']}){detail}")
-    return 0
-
-
-def c_files_cell(paths) -> str:
-    """Return the C FILES cell: the first file, and how many more (`--json` lists them all)."""
-    if not paths:
-        return "-"
-    return paths[0] + (f" (+{len(paths) - 1} more)" if len(paths) > 1 else "")
-
-
-def terminal_width() -> int | None:
-    """Return the width to fit rows to: the terminal's (or $COLUMNS), or None when output goes to a pipe or file."""
-    import shutil
-    import sys
-
-    if not os.environ.get("COLUMNS") and not sys.stdout.isatty():
-        return None  # a pipe or a file gets whole rows, for grep and scripts
-    return max(40, shutil.get_terminal_size().columns)
-
-
-def fit_table(rows, width=None) -> list[str]:
-    """Return `rows` as aligned lines; the last column (a path) is cut from the left to fit the terminal's width."""
-    width = terminal_width() if width is None else width
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
-    lines = []
-    for row in rows:
-        head = "  ".join(cell.ljust(size) for cell, size in zip(row, widths)) + "  "
-        last = row[-1]
-        if width is not None and len(head) + len(last) > width:
-            room = max(width - len(head), 8)
-            last = "..." + last[len(last) - room + 3:] if len(last) > room else last
-            if len(head) + len(last) > width:  # the first columns alone are too wide
-                line = head + last
-                last, head = "", line[:width - 3] + "..."
-        lines.append((head + last).rstrip())
-    return lines
+import opkit.tensor as ot
+from opkit.cli.build_gpu import device_arch_of, for_gpu_node, run_build_archs
+from opkit.cli.errors import BadArguments, CommandFailed
+from opkit.cli.file_op import SectionFileOp, names_a_file, op_for_file
+from opkit.cli.listing import load_quietly
+from opkit.config import config
+from opkit.cop.compile import build_region
+from opkit.cop.generate.cinterface import op_has_c
+from opkit.cop.generate.codegen import collect_module, render_module
+from opkit.cop.generate.region import Region
+from opkit.cop.store.cache import default_cache
+from opkit.cop.store.shipped import SHIPPED_DIR, ship_march, ship_module, ship_refusal
+from opkit.cop.toolchain.extension import modules_use_openmp
+from opkit.cop.toolchain.identity import region_key
+from opkit.core.type import MethodNotDefined
+from opkit.errors import CompileError
+from opkit.plugins.registry import BrokenPluginError, UnknownNameError, ops, types
 
 
 def _installed_op(name: str):
     """Return the op registered as `name`; an unknown name is a usage error (as argparse's invalid choice)."""
-    import opkit
-    from opkit.cli import BadArguments, CommandFailed
-    from opkit.plugins.registry import BrokenPluginError, UnknownNameError
-
     load_quietly()  # a broken plugin's failure is the error below when it provides `name`, not a warning too
     try:
-        return opkit.ops[name]
+        return ops[name]
     except BrokenPluginError as exc:  # the name is right; its package is what needs fixing
         raise CommandFailed(str(exc)) from None
     except UnknownNameError as exc:
@@ -149,10 +43,8 @@ def _installed_op(name: str):
 
 
 def run_info(args):
-    import opkit
-
     op = _installed_op(args.op)
-    info = opkit.ops.info(args.op)
+    info = ops.info(args.op)
     doc = (type(op).__doc__ or "").strip().splitlines()
     info["summary"] = doc[0] if doc else ""
     info["props"] = {name: repr(getattr(op, name)) for name in getattr(op, "__props__", ())}
@@ -168,12 +60,6 @@ def run_info(args):
 
 def _input_variable(token: str, ndim: int | None, index: int):
     """Return a variable for one --dtypes entry: a registered type by name, else a tensor of that dtype."""
-    import numpy as np
-
-    import opkit.tensor as ot
-    from opkit.cli import BadArguments
-    from opkit.plugins.registry import types
-
     name = f"x{index}"
     if token in types:
         return types[token](name)
@@ -187,8 +73,6 @@ def _input_variable(token: str, ndim: int | None, index: int):
 
 def _arity(make_node) -> int | None:
     """Return how many inputs make_node takes, or None if it takes any number."""
-    import inspect
-
     try:
         parameters = inspect.signature(make_node).parameters.values()
     except (TypeError, ValueError):
@@ -200,9 +84,6 @@ def _arity(make_node) -> int | None:
 
 def make_node(op_name: str, dtypes: str, ndims: str | None):
     """Return OP's Apply node on fresh inputs of `dtypes` (and `ndims`), or say how to fix the call."""
-    from opkit.cli import BadArguments
-    from opkit.cli.file_op import names_a_file, op_for_file
-
     op = op_for_file(op_name) if names_a_file(op_name) else _installed_op(op_name)
     tokens = [t.strip() for t in dtypes.split(",") if t.strip()]
     if not tokens:
@@ -231,8 +112,6 @@ def make_node(op_name: str, dtypes: str, ndims: str | None):
 
 def _ranks_hint(op, tokens) -> str:
     """Return a hint to pass --ndims when make_node accepts these dtypes at other ranks (0, 1 or 2), else ''."""
-    import itertools
-
     if len(tokens) > 4:
         return ""
     for ranks in itertools.product((1, 0, 2), repeat=len(tokens)):
@@ -250,12 +129,6 @@ _ONE_NODE_DESCRIPTION = "graph of 1 node(s)"
 
 
 def _region_and_source(args):
-    from opkit.cli import CommandFailed
-    from opkit.cop.generate.cinterface import op_has_c
-    from opkit.cop.generate.codegen import render_module
-    from opkit.cop.generate.region import Region
-    from opkit.core.type import MethodNotDefined
-
     node = make_node(args.op, args.dtypes, args.ndims)
     if not op_has_c(node):
         raise CommandFailed(f"{args.op} has no C code for {node} (or one of its types has no C interface); "
@@ -268,8 +141,6 @@ def _region_and_source(args):
 
 
 def run_show(args):
-    from opkit.cli.build_gpu import for_gpu_node
-
     with for_gpu_node(make_node(args.op, args.dtypes, args.ndims), args.arch):
         _, generated = _region_and_source(args)
     print(generated.with_name(f"opkit_{_module_suffix(args.op)}"), end="")
@@ -278,17 +149,11 @@ def run_show(args):
 
 def _module_suffix(op: str) -> str:
     """Return the part of the shown module's name that OP gives: an op's name, or a file's stem."""
-    import re
-
-    from opkit.cli.file_op import names_a_file
-
     name = os.path.splitext(os.path.basename(op))[0] if names_a_file(op) else op
     return re.sub(r"\W", "_", name)
 
 
 def run_build(args):
-    from opkit.cli.build_gpu import device_arch_of, run_build_archs
-
     if args.arch is None:  # a GPU op is built for this machine's GPU
         args.arch = device_arch_of(make_node(args.op, args.dtypes, args.ndims))
     if args.arch is not None:
@@ -301,18 +166,10 @@ def build_host(args):
     if args.into is None:
         return _build_node(args)
     node = make_node(args.op, args.dtypes, args.ndims)
-    from opkit.cli.file_op import SectionFileOp
-
     if isinstance(node.op, SectionFileOp):
-        from opkit.cli import BadArguments
-
         raise BadArguments(f"--into ships the module of an installed op, and no installed op uses {args.op}: "
                            "install its package, then name the op")
     _check_into(args, node)  # before spending a compile on it
-    from opkit.cli import CommandFailed
-    from opkit.config import config
-    from opkit.cop.store.shipped import ship_march, ship_refusal
-
     refusal = ship_refusal()
     if refusal is not None:
         raise CommandFailed(f"--into {args.into}: {refusal}")
@@ -330,10 +187,6 @@ def build_host(args):
 
 def _require_openmp():
     """Refuse to build a module to ship with a compiler that cannot compile OpenMP (-fopenmp)."""
-    from opkit.cli import CommandFailed
-    from opkit.cop.toolchain.extension import modules_use_openmp
-    from opkit.errors import CompileError
-
     try:
         usable = modules_use_openmp()
     except CompileError:
@@ -346,11 +199,6 @@ def _require_openmp():
 
 
 def _build_node(args):
-    from opkit.cop.generate.codegen import collect_module
-    from opkit.cop.toolchain.identity import region_key
-    from opkit.cop.compile import build_region
-    from opkit.cop.store.cache import default_cache
-
     region, generated = _region_and_source(args)
     entry = default_cache().entry_dir(region_key(collect_module(region))) if generated.versioned else None
     already = entry is not None and os.path.isdir(entry)
@@ -372,11 +220,6 @@ def _build_node(args):
 
 def _check_into(args, node):
     """Return --into as a Path if it is the source directory of the package defining `node`'s op, else raise."""
-    import pathlib
-
-    from opkit.cli import BadArguments
-    from opkit.cop.store.shipped import SHIPPED_DIR
-
     into = pathlib.Path(args.into)
     package = type(node.op).__module__.partition(".")[0]
     if not (into / "__init__.py").is_file() or into.resolve().name != package:
@@ -388,10 +231,6 @@ def _check_into(args, node):
 
 def _ship(args, region, module):
     """Store the built module in the op package at --into; return its directory there."""
-    from opkit.cli import CommandFailed
-    from opkit.cop.generate.codegen import collect_module
-    from opkit.cop.store.shipped import ship_module
-
     node = region.nodes[0]
     into = _check_into(args, node)
     parts = collect_module(region)
