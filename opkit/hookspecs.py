@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
-    from opkit.plugins.validate import CCodeRegistry, Register
+    from opkit.plugins.validate import CCodeRegistry, GpuVersionRegister, Register
 
 hookspec = pluggy.HookspecMarker("opkit")
 hookimpl = pluggy.HookimplMarker("opkit")
@@ -26,3 +26,8 @@ def register_types(register: Register) -> None:
 @hookspec
 def register_c_code(registry: CCodeRegistry) -> None:
     """Give DeepCopyOp/ViewOp/Shape/Shape_i C code for the package's types via ``registry.register_*_c_code``."""
+
+
+@hookspec
+def register_gpu_versions(register: GpuVersionRegister) -> None:
+    """Call ``register(op_class, make_gpu_node)`` for each host Op class the package moves to the GPU (opkit.gpu)."""

@@ -1,17 +1,29 @@
 """Placement: the ops that have a GPU version move to the GPU, with transfers only at the edges.
 
-A GPU version is registered per op class with ``register_gpu_version(op_class, make_gpu_node)``;
-``make_gpu_node(node, gpu_inputs)`` gets the host node and its inputs already on the GPU
-(GpuArrayType variables) and returns a GPU Apply node (or None to keep the node on the host).
+A GPU version is registered per op class: by an op package's `register_gpu_versions(register)` hook (opkit's
+own, opkit.gpu.ops, through the built-in plugin), asked when a function is first placed on a GPU device, or
+directly with ``register_gpu_version(op_class, make_gpu_node)``, which wins over a plugin's for the same class.
+``make_gpu_node(node, gpu_inputs)`` gets the host node and its inputs already on the GPU (GpuArrayType
+variables) and returns a GPU Apply node (or None to keep the node on the host).
 """
 
 from __future__ import annotations
 
 import _thread
 
-from opkit.core.graph import Constant
+import numpy as np
 
-_REGISTRY: dict = {}
+from opkit.core.builtin_ops import Shape, Shape_i
+from opkit.core.graph import Constant
+from opkit.core.tensor.types.type import TensorType
+from opkit.gpu.device import INTERPRET
+from opkit.gpu.runtime import cupy, require_device
+from opkit.gpu.transfers import ToGpu, ToHost, _Transfer
+from opkit.gpu.types import GpuArrayType
+
+_REGISTRY: dict = {}  # op class -> make_gpu_node, registered directly
+_FROM_PLUGINS: dict = {}  # op class -> make_gpu_node, from the plugins' register_gpu_versions hooks
+_plugins_asked = False
 _LOCK = _thread.allocate_lock()  # threading.Lock(), without importing threading
 
 
@@ -32,16 +44,31 @@ def register_gpu_version(op_class, make_gpu_node):
 def gpu_version(op):
     """Return the registered make_gpu_node for `op` (its class or the nearest registered base), or None."""
     for klass in type(op).__mro__:
-        found = _REGISTRY.get(klass)
+        found = _REGISTRY.get(klass) or _FROM_PLUGINS.get(klass)
         if found is not None:
             return found
     return None
 
 
 def registered_gpu_versions():
-    """Return a copy of the registry: {op_class: make_gpu_node}."""
+    """Return a copy of the registry: {op_class: make_gpu_node}, the plugins' and the direct ones."""
     with _LOCK:
-        return dict(_REGISTRY)
+        return {**_FROM_PLUGINS, **_REGISTRY}
+
+
+def ask_plugins():
+    """Take the GPU versions the plugins register (their `register_gpu_versions` hooks), once per process."""
+    global _plugins_asked
+    if _plugins_asked:
+        return
+    # lazy: the plugins (pluggy, entry points) load where a function is first placed on a GPU, not on the warm path
+    from opkit.plugins.manager import load_plugins
+
+    versions = load_plugins().gpu_versions
+    with _LOCK:
+        for op_class, make_gpu_node in versions:
+            _FROM_PLUGINS[op_class] = make_gpu_node
+        _plugins_asked = True
 
 
 def place_on_device(fgraph, device):
@@ -53,10 +80,9 @@ def place_on_device(fgraph, device):
     the device (a user's to_gpu runs as the function's device says; "cpu" leaves GPU values on the GPU).
     """
     if device == "cuda":
-        from opkit.gpu.runtime import require_device
-
         require_device()
-    if device != "cpu" and _REGISTRY:
+    if device != "cpu":
+        ask_plugins()
         _move_to_gpu(fgraph, device)
     if device != "cpu" or _has_transfers(fgraph):
         _shapes_of_gpu_values(fgraph)
@@ -67,16 +93,10 @@ def place_on_device(fgraph, device):
 
 
 def _has_transfers(fgraph):
-    from opkit.gpu.transfers import _Transfer
-
     return any(isinstance(node.op, _Transfer) for node in fgraph.toposort())
 
 
 def _move_to_gpu(fgraph, device):
-    from opkit.core.tensor.types.type import TensorType
-    from opkit.gpu.transfers import ToGpu, ToHost, _Transfer
-    from opkit.gpu.types import GpuArrayType
-
     moved = {}  # id(host variable) -> its to_gpu
 
     def on_gpu(variable):
@@ -105,8 +125,6 @@ def _move_to_gpu(fgraph, device):
 
 def _constants_to_gpu(fgraph, device):
     """Replace to_gpu(constant) (a user's, or a gradient's folded seed) by a GPU constant: one copy, made now."""
-    from opkit.gpu.transfers import ToGpu
-
     pairs = [(node.outputs[0], _constant_on(device, node.inputs[0])) for node in fgraph.toposort()
              if isinstance(node.op, ToGpu) and isinstance(node.inputs[0], Constant)]
     fgraph.replace_all([(old, new) for old, new in pairs if old.type == new.type], "gpu_constants")
@@ -115,14 +133,8 @@ def _constants_to_gpu(fgraph, device):
 def _constant_on(device, constant):
     """Return a host constant as a GPU constant, its data copied to `device` once, when the function is made
     (not a to_gpu at every call)."""
-    import numpy as np
-
-    from opkit.gpu.types import GpuArrayType
-
     data = np.asarray(constant.data)
-    if device != "cuda-interpret":
-        from opkit.gpu.runtime import cupy
-
+    if device != INTERPRET:
         data = cupy().asarray(data)
     else:
         data = np.array(data, copy=True)
@@ -130,8 +142,6 @@ def _constant_on(device, constant):
 
 
 def _check_gpu_node(node, new, make):
-    from opkit.gpu.types import GpuArrayType
-
     name = getattr(make, "__qualname__", repr(make))
     if len(new.outputs) != len(node.outputs):
         raise TypeError(f"the GPU version {name} of {node.op} made {len(new.outputs)} outputs for "
@@ -146,9 +156,6 @@ def _check_gpu_node(node, new, make):
 def _shapes_of_gpu_values(fgraph):
     """Replace Shape(to_host(g)) and Shape_i(to_host(g)) by the shape of g itself: a GPU value's lengths are
     read where it is (host int64 values), not by copying its data to the host."""
-    from opkit.core.builtin_ops import Shape, Shape_i
-    from opkit.gpu.transfers import ToHost
-
     pairs = [(node.outputs[0], node.op(node.inputs[0].owner.inputs[0])) for node in fgraph.toposort()
              if type(node.op) in (Shape, Shape_i) and node.inputs[0].owner is not None
              and isinstance(node.inputs[0].owner.op, ToHost)]
@@ -158,8 +165,6 @@ def _shapes_of_gpu_values(fgraph):
 
 def _remove_round_trips(fgraph):
     """Replace to_gpu(to_host(g)) by g and to_host(to_gpu(h)) by h (same types): no transfer in the middle."""
-    from opkit.gpu.transfers import ToGpu, ToHost
-
     while True:  # a chain of trips loses one pair a pass (replace_all does not chain its replacements)
         pairs = []
         for node in fgraph.toposort():
@@ -176,8 +181,6 @@ def _remove_round_trips(fgraph):
 
 
 def _bind_transfers(fgraph, device):
-    from opkit.gpu.transfers import _Transfer
-
     for node in fgraph.toposort():
         if isinstance(node.op, _Transfer) and node.op.device != device:
             node.op = type(node.op)(device)

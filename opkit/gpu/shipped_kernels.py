@@ -5,16 +5,16 @@ kernels` with NVRTC for each architecture and stores each in
 `PACKAGE_DIR/_opkit_modules/kernels/<key>/` (the cubin, its PTX and a meta.json), next to the host
 modules built for those architectures (opkit.cop.store.shipped).
 
-`<key>` is the portable identity of what NVRTC receives (opkit.cop.kernels.kernel_request, the request the
-kernel cache keys too): the kernel text with its `#line` directives' folders left out, the bytes of the
-headers it includes (through the op's folders and `--include-path`), opkit's NVRTC prelude, every option
+`<key>` is the portable identity of what NVRTC receives (opkit.cop.toolchain.nvrtc_kernels.kernel_request,
+the request the kernel cache keys too): the kernel text with its `#line` directives' folders left out, the
+bytes of the headers it includes (through the op's folders and `--include-path`), opkit's NVRTC prelude, every option
 (opkit's, the op's c_kernel_options, the caller's) and the architecture, but not NVRTC's version (the
 machine running it may have no NVRTC to ask) nor any folder. meta.json keeps the key the
 kernels had where they were built (`kernel_key`, which names NVRTC's version): a GPU node's host
 module holds that key, so the host module built there is the one found here.
 
-At run time (opkit.gpu.node_glue, device="cuda") a node's kernels come from here before NVRTC is
-asked: for the device's architecture; else, where NVRTC is missing, the newest shipped architecture
+At run time (opkit.gpu.kernel_hooks, the cuda target's hooks) a node's kernels come from here before NVRTC
+is asked: for the device's architecture; else, where NVRTC is missing, the newest shipped architecture
 below the device's, whose PTX the driver compiles for the device (CUDA's forward compatibility).
 """
 
@@ -64,7 +64,7 @@ def arch_number(arch: str) -> int:
 
 def shipped_kernel_key(node, arch, options=(), name=kernels.DEFAULT_NAME) -> str:
     """Return the portable key of `node`'s kernels for `arch` (see the module's doc): the key of the request
-    kernel_module compiles (opkit.cop.kernels.kernel_request), portable."""
+    kernel_module compiles (opkit.cop.toolchain.nvrtc_kernels.kernel_request), portable."""
     return request_key(kernels.kernel_request(node, arch, options, name, portable=True), FORMAT)
 
 

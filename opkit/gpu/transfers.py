@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from opkit.config import config
 from opkit.core.graph import Apply
 from opkit.core.op import Op
-from opkit.gpu.device import INTERPRET, check_device
+from opkit.core.tensor.types.variable import as_tensor_variable
 from opkit.gpu import types
+from opkit.gpu.device import INTERPRET, check_device
+from opkit.gpu.runtime import cupy
 from opkit.gpu.types import (GpuArrayConstant, GpuArrayType, GpuArrayVariable, matrix, scalar,  # noqa: F401
                              tensor3, tensor4, to_numpy, vector)
 
@@ -21,8 +24,6 @@ def _device(op):
     """The device a transfer runs for: its own, else config.device ("cpu" means the GPU: CuPy values)."""
     device = op.device
     if device is None:
-        from opkit.config import config
-
         device = config.device
     return INTERPRET if device == INTERPRET else "cuda"
 
@@ -47,8 +48,6 @@ class ToGpu(_Transfer):
     """Copy a host array (numpy) to GPU memory: a CuPy array (a numpy copy under the interpreter)."""
 
     def make_node(self, x):
-        from opkit.core.tensor.types.variable import as_tensor_variable
-
         x = as_tensor_variable(x)
         return Apply(self, [x], [GpuArrayType(x.type.dtype, x.type.shape)()])
 
@@ -57,8 +56,6 @@ class ToGpu(_Transfer):
         if _device(self) == INTERPRET:
             output_storage[0][0] = np.array(x, dtype=node.outputs[0].type.dtype, copy=True)
         else:
-            from opkit.gpu.runtime import cupy
-
             output_storage[0][0] = cupy().array(x, dtype=node.outputs[0].type.dtype, copy=True)
 
     def grad(self, inputs, output_grads):
@@ -104,8 +101,6 @@ def to_host(x):
     """Return the GPU variable `x` as a host tensor; a host variable is returned as it is."""
     if _is_gpu(x):
         return ToHost()(x)
-    from opkit.core.tensor.types.variable import as_tensor_variable
-
     return as_tensor_variable(x)
 
 

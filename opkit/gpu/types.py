@@ -8,17 +8,26 @@ the macros of opkit/templates/gpu/gpu_array_type.c.j2.
 
 from __future__ import annotations
 
+import pathlib
 import sys
 
 import numpy as np
 
+from opkit.core import builtin_ops
 from opkit.core.c_render import render
 from opkit.core.graph import Constant, Variable
+from opkit.core.tensor.shapes.fill import fill_like
+from opkit.core.tensor.types.c_interface import c_dtype, c_typenum
 from opkit.core.tensor.types.constructors import _maker as _tensor_maker
+from opkit.core.tensor.types.operators import find
 from opkit.core.tensor.types.static_shape import static_shape
-from opkit.core.tensor.types.type import ArrayTypeNaming, _plain_array
+from opkit.core.tensor.types.type import ArrayTypeNaming, TensorType, _plain_array
 from opkit.core.type import CType
+from opkit.cop.generate.target import current_target
 from opkit.gpu.device import interpreting
+from opkit.gpu.runtime import as_cupy
+
+HEADER_DIR = str(pathlib.Path(__file__).resolve().parents[1] / "templates" / "gpu")  # opkit_gpu.h, cuda_interpret.h
 
 _TO_GPU_HINT = ("Hint: a numpy array is host memory. Declare the input as a tensor (opkit.tensor) and let "
                 "device='cuda' place it (numpy in, numpy out), put opkit.gpu.to_gpu(x) in the graph, or pass "
@@ -64,8 +73,6 @@ class GpuArrayType(ArrayTypeNaming, CType):
 
     def host_type(self):
         """Return the TensorType of this type's values once on the host."""
-        from opkit.core.tensor.types.type import TensorType
-
         return TensorType(self.dtype, self.shape)
 
     def filter(self, value, strict=False, allow_downcast=None):
@@ -114,8 +121,6 @@ class GpuArrayType(ArrayTypeNaming, CType):
         if value is None or not (hasattr(value, "__cuda_array_interface__") or hasattr(value, "__dlpack__")):
             raise TypeError(f"expected {self.describe()} (GPU memory: a CuPy array, or an object with "
                             f"__cuda_array_interface__ or __dlpack__), got {_describe(value)}")
-        from opkit.gpu.runtime import as_cupy
-
         try:
             data = as_cupy(value)
         except (TypeError, ValueError, BufferError) as exc:
@@ -143,8 +148,6 @@ class GpuArrayType(ArrayTypeNaming, CType):
 
     def fill_like(self, variable, number, dtype):
         """Return `number` in `dtype` shaped like the GPU variable `variable` (a gradient's seed or zeros), on the GPU."""
-        from opkit.core.tensor.shapes.fill import fill_like
-
         return _transfer("to_gpu")(fill_like(_transfer("to_host")(variable), number, dtype))
 
     def make_constant(self, value, name=None):
@@ -159,14 +162,14 @@ class GpuArrayType(ArrayTypeNaming, CType):
     # ---- C: an OpkitGpuArray* per variable (opkit/templates/gpu/gpu_array_type.c.j2) ----
 
     def c_declare(self, name, sub, check_input=True):
-        return render("gpu/gpu_array_type.c.j2", "declare", name=name, ctype=_c_dtype(self.dtype))
+        return render("gpu/gpu_array_type.c.j2", "declare", name=name, ctype=c_dtype(self.dtype))
 
     def c_init(self, name, sub):
         return render("gpu/gpu_array_type.c.j2", "init", name=name)
 
     def c_extract(self, name, sub, check_input=True):
         return render("gpu/gpu_array_type.c.j2", "extract", name=name, ndim=self.ndim,
-                      typenum=_c_typenum(self.dtype), dtype=self.dtype, fail=sub["fail"])
+                      typenum=c_typenum(self.dtype), dtype=self.dtype, fail=sub["fail"])
 
     def c_sync(self, name, sub):
         return render("gpu/gpu_array_type.c.j2", "sync", name=name)
@@ -175,35 +178,21 @@ class GpuArrayType(ArrayTypeNaming, CType):
         return render("gpu/gpu_array_type.c.j2", "cleanup", name=name)
 
     def c_element_type(self):
-        return _c_dtype(self.dtype)
+        return c_dtype(self.dtype)
 
     def c_headers(self, c_compiler=None):
         return ["<numpy/arrayobject.h>", "opkit_gpu.h"]
 
     def c_header_dirs(self, c_compiler=None):
-        from opkit.gpu.build import gpu_header_dirs
-
-        return gpu_header_dirs()
+        return [HEADER_DIR]
 
     def c_compile_args(self, c_compiler=None):
-        from opkit.gpu.build import gpu_compile_args
-
-        return gpu_compile_args()
+        """The target's (opkit.cop.generate.target): the interpreter's macro under device="cuda-interpret" (the
+        argument is part of the module's identity, so the interpreter's module is never the GPU's)."""
+        return list(current_target().compile_args)
 
     def c_code_cache_version(self):
         return (1,)
-
-
-def _c_dtype(dtype):
-    from opkit.core.tensor.types.c_interface import c_dtype
-
-    return c_dtype(dtype)
-
-
-def _c_typenum(dtype):
-    from opkit.core.tensor.types.c_interface import c_typenum
-
-    return c_typenum(dtype)
 
 
 def to_numpy(value):
@@ -234,8 +223,6 @@ class _GpuOperators:
     (device='cuda' or 'cuda-interpret') replaces by the op's GPU version where one is registered."""
 
     def _binary(self, other, name, reverse=False):
-        from opkit.core.tensor.types.operators import find
-
         to_host = _transfer("to_host")
         other = to_host(other) if isinstance(getattr(other, "type", None), GpuArrayType) else other
         left, right = (other, to_host(self)) if reverse else (to_host(self), other)
@@ -294,3 +281,9 @@ vector = _maker(1, "vector")
 matrix = _maker(2, "matrix")
 tensor3 = _maker(3, "tensor3")
 tensor4 = _maker(4, "tensor4")
+
+# Shape and Shape_i of a GPU value in C (the section files of opkit/gpu/ops): its lengths, read without its data.
+_OPS_DIR = pathlib.Path(__file__).resolve().parent / "ops"
+builtin_ops.register_shape_c_code(GpuArrayType, _OPS_DIR / "gpu_shape.c", version=(1,))
+builtin_ops.register_shape_i_c_code(GpuArrayType, _OPS_DIR / "gpu_shape_i.c", _OPS_DIR / "gpu_shape_i_check.c",
+                                    version=(1,))

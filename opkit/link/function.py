@@ -14,7 +14,8 @@ from opkit.link.mode import Mode, get_mode
 from opkit.core.rewrites import rewrite
 from opkit.config import config
 from opkit.errors import CompileError
-from opkit.gpu.device import on_device, using_device as device_scope
+from opkit.cop.generate.target import using_target
+from opkit.gpu.device import on_device, target_for, using_device as device_scope
 from opkit.gpu.placement import place_on_device
 from opkit.link.backend import decide_backend
 from opkit.link.code_identity import code_flags
@@ -164,10 +165,11 @@ class FunctionMaker:
         self.plan = SharedPlan(list(outputs)) if plan is None else plan
         self.fgraph = FunctionGraph(list(inputs) + self.plan.placeholders, list(outputs) + self.plan.update_values)
         self.device = mode.resolved_device() if hasattr(mode, "resolved_device") else config.device
-        with device_scope(self.device):
+        # The device's target, chosen once as the backend is below: placement moves the nodes that have a GPU
+        # version (the plugins' register_gpu_versions), and code generation is given it (the linker's modules).
+        self.target = target_for(self.device)
+        with using_target(self.target):
             rewrite(self.fgraph, mode.rewrites())
-            if self.device != "cpu":
-                import opkit.gpu.ops  # noqa: F401  (registers the built-in GPU versions: elementwise, reductions, dot)
             place_on_device(self.fgraph, self.device)
         protect_destroyed_inputs(self.fgraph)
         protect_outputs(self.fgraph)  # after the returned outputs: an update that aliases one is a copy
@@ -177,8 +179,8 @@ class FunctionMaker:
 
     def create(self, single, profile=False):
         stats = ProfileStats(self.name) if profile else None
-        with config.change_flags(profile=profile), collecting(stats), device_scope(self.device):
-            runner = on_device(self._make_runner(), self.device)
+        with config.change_flags(profile=profile), collecting(stats), using_target(self.target):
+            runner = on_device(self._make_runner(), self.target)
         made = function_class(self.backend)(self, runner, single)
         made.profile = stats  # None unless profiled
         return made

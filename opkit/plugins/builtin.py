@@ -4,6 +4,7 @@ The distribution `opkit-sdk` declares this module as its entry point `opkit` in 
 group `opkit`, so the plugin path runs on every use of `opkit.ops`.
 """
 
+from opkit.gpu.ops import GPU_VERSIONS
 from opkit.hookspecs import hookimpl
 
 _TENSOR_OPS = ("add", "sub", "mul", "true_div", "neg", "exp", "log", "sqr", "sqrt", "maximum", "pow")
@@ -57,3 +58,10 @@ def register_c_code(registry):
     registry.register_view_op_c_code(TensorType, files["view"], version=(1,))
     registry.register_shape_c_code(TensorType, files["shape"], version=(1,))
     registry.register_shape_i_c_code(TensorType, files["shape_i"], files["shape_i_check"], version=(1,))
+
+
+@hookimpl
+def register_gpu_versions(register):
+    """Register the GPU versions of Elemwise, the reductions, Dot and the gradients' shape ops (opkit.gpu.ops)."""
+    for op_class, make_gpu_node in GPU_VERSIONS:
+        register(op_class, make_gpu_node)

@@ -394,12 +394,12 @@ def test_the_cuda_host_module_of_the_builtin_ops_builds_without_a_gpu(monkeypatc
     """The host part of the built-in GPU nodes compiles with g++ for device="cuda" (it cannot run here; no
     constant in the graph: placement would make it a CuPy array)."""
     pytest.importorskip("nvidia.cuda_nvrtc", reason="NVRTC (pip install 'opkit-sdk[cuda]') is not installed")
-    from opkit.gpu import node_glue, runtime
+    from opkit.gpu import kernel_hooks, runtime
 
     if runtime.has_device():
         pytest.skip("a CUDA device is here: the tests above build and run it")
     monkeypatch.setattr(runtime, "_device_problem", lambda: "")
-    monkeypatch.setattr(node_glue, "device_arch", lambda: "sm_90")
+    monkeypatch.setattr(kernel_hooks, "device_arch", lambda: "sm_90")
     x, y = ot.matrix("x", dtype="float32"), ot.matrix("y", dtype="float32")
     f = gpu_function("cuda", [x, y], [ot.sum(x * y - x, axis=0), ot.max(x, axis=None), ot.dot(x, y), ot.exp(x) * y])
     assert gpu_ops(f) == {"GpuElemwise", "GpuReduce", "GpuDot"}

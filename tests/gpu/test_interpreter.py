@@ -498,7 +498,7 @@ int main()
 
 
 def test_launch_bounds_are_enforced_as_on_a_gpu(tmp_path):
-    from opkit.cop.source.kernel_refusals import interpretable_text
+    from opkit.gpu.interpret.refusals import interpretable_text
 
     (tmp_path / "bounded_interpretable.cu").write_text(interpretable_text(LAUNCH_BOUNDS_KERNELS, "bounded.cu"))
     (tmp_path / "main.cpp").write_text(LAUNCH_BOUNDS_HOST)

@@ -18,7 +18,7 @@ from hypothesis import given, settings, strategies as st
 
 from tests.helpers.gpu import needs_gpu
 from opkit.cop.toolchain.compiler import find_compiler
-from opkit.cop.source.kernel_refusals import interpretable_text
+from opkit.gpu.interpret.refusals import interpretable_text
 
 HERE = pathlib.Path(__file__).resolve().parent
 HEADERS = HERE.parents[1] / "opkit" / "templates" / "gpu"

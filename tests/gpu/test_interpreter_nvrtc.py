@@ -8,7 +8,7 @@ from helpers.requires import needs_nvrtc
 
 from opkit.cop.toolchain import nvrtc
 from opkit.cop.kernels import kernel_names
-from opkit.cop.source.kernel_refusals import check_interpretable, interpretable_text
+from opkit.gpu.interpret.refusals import check_interpretable, interpretable_text
 
 HERE = pathlib.Path(__file__).resolve().parent
 NODE = "#define APPLY_SPECIFIC(str) str##_node7\n"

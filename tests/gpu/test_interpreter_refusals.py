@@ -1,9 +1,9 @@
 """What the CUDA interpreter cannot run faithfully is refused before g++ sees it, naming the construct and the
-user's file:line (opkit.cop.source.kernel_refusals); dynamic shared memory is given the launch's shared_bytes."""
+user's file:line (opkit.gpu.interpret.refusals); dynamic shared memory is given the launch's shared_bytes."""
 
 import pytest
 
-from opkit.cop.source.kernel_refusals import KernelNotInterpretable, check_interpretable, interpretable_text
+from opkit.gpu.interpret.refusals import KernelNotInterpretable, check_interpretable, interpretable_text
 from opkit.errors import CompileError
 
 USER_FILE = "/home/user/ops/my_op.cu"

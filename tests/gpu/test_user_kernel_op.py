@@ -235,7 +235,7 @@ def _region_key(node, device):
 def test_the_modules_identity_covers_the_device_and_the_cuda_kernels(monkeypatch):
     pytest.importorskip("opkit.cop.toolchain.nvrtc")
     from opkit.cop.kernels import nvrtc_missing_message
-    from opkit.gpu import node_glue, runtime
+    from opkit.gpu import kernel_hooks, runtime
 
     if nvrtc_missing_message():
         pytest.skip(nvrtc_missing_message())
@@ -245,7 +245,7 @@ def test_the_modules_identity_covers_the_device_and_the_cuda_kernels(monkeypatch
     monkeypatch.setattr(runtime, "_device_problem", lambda: "")  # the key needs no GPU: NVRTC compiles here
     keys = {}
     for arch in ("sm_80", "sm_90"):
-        monkeypatch.setattr(node_glue, "device_arch", lambda arch=arch: arch)
+        monkeypatch.setattr(kernel_hooks, "device_arch", lambda arch=arch: arch)
         keys[arch] = _region_key(node, "cuda")
     assert len({interpreted, keys["sm_80"], keys["sm_90"]}) == 3
     assert _region_key(node, "cuda") == keys["sm_90"]
@@ -255,14 +255,14 @@ def test_the_cuda_host_module_builds_without_a_gpu(monkeypatch):
     """The host part of a GPU node compiles with g++ here, against no CUDA header (it cannot run here)."""
     pytest.importorskip("opkit.cop.toolchain.nvrtc")
     from opkit.cop.kernels import nvrtc_missing_message
-    from opkit.gpu import node_glue, runtime
+    from opkit.gpu import kernel_hooks, runtime
 
     if nvrtc_missing_message():
         pytest.skip(nvrtc_missing_message())
     if og.has_device():
         pytest.skip("a CUDA device is here: the launch tests build and run it")
     monkeypatch.setattr(runtime, "_device_problem", lambda: "")
-    monkeypatch.setattr(node_glue, "device_arch", lambda: "sm_90")
+    monkeypatch.setattr(kernel_hooks, "device_arch", lambda: "sm_90")
     a, x, y = og.scalar("a", dtype="float32"), og.vector("x", dtype="float32"), og.vector("y", dtype="float32")
     f = opkit.function([a, x, y], axpy(a, x, y), mode=opkit.Mode(device="cuda"))
     assert callable(f)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import functools
 import re
 
+from opkit.cop.generate import node_glue
 from opkit.cop.generate.cinterface import as_list, call
+from opkit.cop.generate.target import current_target
 from opkit.cop.source import RESTORE_LINE_PRAGMA  # noqa: F401  (codegen and apply_support use it from here)
 from opkit.core.record import Record
 
@@ -75,20 +77,12 @@ class Sharing:
             self._first[key] = _Shared(name, texts)
 
 
-def _kernels(op, node, name):
-    """Return a GPU node's kernels as its host module holds them (opkit.gpu.node_glue), [] for other nodes.
-
-    A GPU node's op has a `#section kernels` or a c_kernels(node, name) method; a CPU node adds nothing,
-    so a CPU module's text is unchanged."""
-    if not (getattr(op, "code_sections", None) or {}).get("kernels") and not callable(getattr(op, "c_kernels", None)):
+def _kernels(op, node, name, target):
+    """Return a GPU node's kernels as its host module holds them for `target` (opkit.cop.generate.node_glue; the
+    thread's target where `target` is None), [] for other nodes: a CPU module's text is unchanged."""
+    if not node_glue.is_gpu_node(op, node):
         return []
-    # A COp file may hold CPU `code` and CUDA `kernels`: on host types (no input or output of a GPU type, whose
-    # values have a `host_type`) the node is a CPU node, and its module does not change.
-    if not any(callable(getattr(v.type, "host_type", None)) for v in (*node.inputs, *node.outputs)):
-        return []
-    from opkit.gpu.node_glue import kernels_in_host_module
-
-    return [kernels_in_host_module(node, name)]
+    return [node_glue.kernels_in_host_module(node, name, current_target() if target is None else target)]
 
 
 FLAG_METHODS = (("headers", "c_headers"), ("header_dirs", "c_header_dirs"), ("libraries", "c_libraries"),
@@ -104,11 +98,13 @@ class Collector:
     """Gather support code, headers and flags from every op and type of a module.
 
     `asked(obj)` gives an op's or type's flags (asked_flags; opkit.link.partition's memo of what it
-    asked already, when it cut the region).
+    asked already, when it cut the region). `target` is the device the module is generated for
+    (opkit.cop.generate.target): what its GPU nodes hold of their kernels; None, the thread's.
     """
 
-    def __init__(self, asked=None):
+    def __init__(self, asked=None, target=None):
         self._asked = asked or asked_flags
+        self.target = target
         self.headers, self.header_dirs, self.libraries, self.lib_dirs = [], [], [], []
         self.compile_args, self.no_compile_args = [], []
         self.support_code, self.support_code_apply, self.init_code, self.init_code_apply = [], [], [], []
@@ -139,13 +135,15 @@ class Collector:
             self.versioned = False
 
     @staticmethod
-    def apply_texts(op, node, name, params_name=None):
-        """Return the node's apply-level code under `name`: support, init, struct support, init, cleanup."""
+    def apply_texts(op, node, name, params_name=None, target=None):
+        """Return the node's apply-level code under `name`: support, init, struct support, init, cleanup.
+
+        A GPU node's support code holds its kernels for `target` (None: the thread's target)."""
         struct_sub = {"fail": "{ return -1; }"}
         if params_name is not None:
             struct_sub["params"] = params_name
         # `sub` only for methods that take it: the tutorials' c_support_code_struct(node, name) does not.
-        return (as_list(call(op, "c_support_code_apply", node, name)) + _kernels(op, node, name),
+        return (as_list(call(op, "c_support_code_apply", node, name)) + _kernels(op, node, name, target),
                 as_list(call(op, "c_init_code_apply", node, name)),
                 as_list(call(op, "c_support_code_struct", node, name, sub=dict(struct_sub))),
                 as_list(call(op, "c_init_code_struct", node, name, struct_sub)),
@@ -163,7 +161,7 @@ class Collector:
             self.struct_cleanup.append("")
             return None
         self._flags(op)
-        texts = self.apply_texts(op, node, name, params_name)
+        texts = self.apply_texts(op, node, name, params_name, self.target)
         support_apply, init_apply, struct_support, init, cleanup = texts
         self.applies.append(dict(node=node, owner=name, struct_index=len(self.struct_init), support=support_apply,
                                  init_apply=init_apply, struct_support=struct_support, params=params_name))

@@ -8,27 +8,33 @@
   `GpuSumToShape`, `GpuDimShuffle`, `GpuReshape` (shapes.py), their lengths host int64 values.
 
 A node moves only where its GPU version computes numpy's result (see each module); the others stay on the
-host. Importing this package registers them; it imports no CuPy.
+host. `GPU_VERSIONS` pairs each host op class with its GPU version: opkit's built-in plugin registers them
+through the `register_gpu_versions` hook (opkit.plugins.builtin), as an op package registers its own; importing
+this package registers nothing and imports no CuPy.
 """
 
 from __future__ import annotations
 
+from opkit.core.tensor.elementwise.basic import Dot
+from opkit.core.tensor.elementwise.elemwise import Elemwise
+from opkit.core.tensor.fused.fusion import FusedElemwise
+from opkit.core.tensor.reductions.reduce_fusion import FusedReduce
+from opkit.core.tensor.reductions.reduction import Max, Mean, Min, Reduce, Sum
+from opkit.core.tensor.shapes.alloc import Alloc, DimShuffle
+from opkit.core.tensor.shapes.reshape import Reshape
+from opkit.core.tensor.shapes.sum_to_shape import SumToShape
 from opkit.gpu.ops.dot import DOT_DTYPES, GpuDot, gpu_dot
 from opkit.gpu.ops.elemwise import MAX_INPUTS, MAX_NDIM, GpuElemwise, gpu_program_ok
 from opkit.gpu.ops.reductions import GpuReduce, gpu_reduce_ok
 from opkit.gpu.ops.shapes import (GpuAlloc, GpuDimShuffle, GpuReshape, GpuSumToShape, gpu_alloc_node,
                                   gpu_dimshuffle_node, gpu_reshape_node, gpu_sum_to_shape_node)
-from opkit.gpu.placement import register_gpu_version
 
-__all__ = ["GpuAlloc", "GpuDimShuffle", "GpuDot", "GpuElemwise", "GpuReduce", "GpuReshape", "GpuSumToShape",
-           "gpu_elemwise_node", "gpu_reduce_node", "gpu_dot_node"]
+__all__ = ["GPU_VERSIONS", "GpuAlloc", "GpuDimShuffle", "GpuDot", "GpuElemwise", "GpuReduce", "GpuReshape",
+           "GpuSumToShape", "gpu_elemwise_node", "gpu_reduce_node", "gpu_dot_node"]
 
 
 def _program(node):
     """The elementwise program of a plain Elemwise or FusedElemwise node, else None."""
-    from opkit.core.tensor.elementwise.elemwise import Elemwise
-    from opkit.core.tensor.fused.fusion import FusedElemwise
-
     if type(node.op) not in (Elemwise, FusedElemwise):
         return None
     return tuple(node.op._steps(node))
@@ -46,9 +52,6 @@ def gpu_elemwise_node(node, gpu_inputs):
 
 def gpu_reduce_node(node, gpu_inputs):
     """The GpuReduce node of a Sum, Max, Min, Mean or FusedReduce, or None."""
-    from opkit.core.tensor.reductions.reduce_fusion import FusedReduce
-    from opkit.core.tensor.reductions.reduction import Max, Mean, Min, Reduce, Sum
-
     op = node.op
     if type(op) is FusedReduce:
         program = tuple(op.program)
@@ -74,35 +77,7 @@ def gpu_dot_node(node, gpu_inputs):
     return gpu_dot(*gpu_inputs).owner
 
 
-def _register():
-    from opkit.core.tensor.elementwise.basic import Dot
-    from opkit.core.tensor.elementwise.elemwise import Elemwise
-    from opkit.core.tensor.reductions.reduction import Reduce
-    from opkit.core.tensor.shapes.alloc import Alloc, DimShuffle
-    from opkit.core.tensor.shapes.reshape import Reshape
-    from opkit.core.tensor.shapes.sum_to_shape import SumToShape
-
-    register_gpu_version(Elemwise, gpu_elemwise_node)
-    register_gpu_version(Reduce, gpu_reduce_node)
-    register_gpu_version(Dot, gpu_dot_node)
-    register_gpu_version(Alloc, gpu_alloc_node)
-    register_gpu_version(SumToShape, gpu_sum_to_shape_node)
-    register_gpu_version(DimShuffle, gpu_dimshuffle_node)
-    register_gpu_version(Reshape, gpu_reshape_node)
-    _register_shape_c_code()
-
-
-def _register_shape_c_code():
-    """Shape and Shape_i of a GPU value in C (the section files here): its lengths, read without its data."""
-    import pathlib
-
-    from opkit.core import builtin_ops
-    from opkit.gpu.types import GpuArrayType
-
-    here = pathlib.Path(__file__).parent
-    builtin_ops.register_shape_c_code(GpuArrayType, here / "gpu_shape.c", version=(1,))
-    builtin_ops.register_shape_i_c_code(GpuArrayType, here / "gpu_shape_i.c", here / "gpu_shape_i_check.c",
-                                        version=(1,))
-
-
-_register()
+# (host op class, its GPU version): what opkit.plugins.builtin registers through register_gpu_versions.
+GPU_VERSIONS = ((Elemwise, gpu_elemwise_node), (Reduce, gpu_reduce_node), (Dot, gpu_dot_node),
+                (Alloc, gpu_alloc_node), (SumToShape, gpu_sum_to_shape_node), (DimShuffle, gpu_dimshuffle_node),
+                (Reshape, gpu_reshape_node))

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from opkit.core.gradient import Lop
 from opkit.core.graph import Apply
 from opkit.core.op import Op
+from opkit.core.tensor.elementwise.basic import dot, upcast
 from opkit.gpu.ops.elemwise import array_module, gpu_input
+from opkit.gpu.transfers import GpuArrayType, to_gpu, to_host
 
 # cuBLAS computes float32 and float64 products (CuPy keeps TF32 off unless CUPY_TF32=1). Integer and bool
 # products (CuPy's own kernel) and float16 (another accumulation than numpy's) stay on the host.
@@ -20,9 +23,6 @@ class GpuDot(Op):
     __props__ = ()
 
     def make_node(self, x, y):
-        from opkit.core.tensor.elementwise.basic import upcast
-        from opkit.gpu.transfers import GpuArrayType
-
         x, y = gpu_input(x, self), gpu_input(y, self)
         xs, ys = x.type.shape, y.type.shape
         if len(xs) not in (1, 2) or len(ys) not in (1, 2):
@@ -53,10 +53,6 @@ class GpuDot(Op):
 
     def grad(self, inputs, output_grads):
         """The host Dot's gradient, moved to the GPU."""
-        from opkit.core.gradient import Lop
-        from opkit.core.tensor.elementwise.basic import dot
-        from opkit.gpu.transfers import to_gpu, to_host
-
         host = [to_host(v) for v in inputs]
         return [to_gpu(g) for g in Lop(dot(*host), host, to_host(output_grads[0]))]
 

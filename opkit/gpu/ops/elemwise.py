@@ -15,8 +15,14 @@ from __future__ import annotations
 import numpy as np
 
 from opkit.core.c_source import SectionOp, render
+from opkit.core.gradient import Lop
 from opkit.core.graph import Apply
-from opkit.core.tensor.scalars.scalar_ops import ScalarOp
+from opkit.core.tensor.elementwise.elemwise import Elemwise, broadcast_shape
+from opkit.core.tensor.elementwise.elemwise_c import program_statements
+from opkit.core.tensor.scalars.scalar_ops import ScalarOp, program_operand_dtypes
+from opkit.core.tensor.scalars.user_scalar import is_user_scalar_op
+from opkit.core.tensor.types.c_interface import c_dtype, c_typenum
+from opkit.gpu.transfers import GpuArrayType, to_gpu, to_host
 
 TEMPLATE = "gpu_ops/elemwise.cu.j2"
 MAX_NDIM = 8  # the axes a kernel walks (OPKIT_GPU_EW_MAXDIMS); the host merges the axes it can
@@ -52,9 +58,6 @@ def _single(dtype):
 
 def gpu_program_ok(program, input_dtypes):
     """Return True if every step of `program` (see fusion) has a GPU kernel computing numpy's result."""
-    from opkit.core.tensor.scalars.scalar_ops import program_operand_dtypes
-    from opkit.core.tensor.scalars.user_scalar import is_user_scalar_op
-
     if not all(str(np.dtype(d)) in GPU_DTYPES | {"float16"} for d in input_dtypes):
         return False
     for (op, _, out_dtype), loop in zip(program, program_operand_dtypes(program, input_dtypes)):
@@ -88,8 +91,6 @@ def single_program(program, n_inputs):
 
 def gpu_input(value, op):
     """Return `value`, a GPU array variable, or raise TypeError naming `op`."""
-    from opkit.gpu.transfers import GpuArrayType
-
     if not isinstance(getattr(value, "type", None), GpuArrayType):
         raise TypeError(f"{op} takes GPU arrays (GpuArrayType: move a host value with opkit.gpu.to_gpu), "
                         f"got {value!r} of type {getattr(value, 'type', type(value).__name__)}")
@@ -118,9 +119,6 @@ class GpuElemwise(SectionOp):
         self.n_inputs = int(n_inputs)
 
     def make_node(self, *inputs):
-        from opkit.core.tensor.elementwise.elemwise import broadcast_shape
-        from opkit.gpu.transfers import GpuArrayType
-
         if len(inputs) != self.n_inputs:
             raise TypeError(f"{self} takes {self.n_inputs} inputs, got {len(inputs)}")
         inputs = [gpu_input(i, self) for i in inputs]
@@ -136,9 +134,6 @@ class GpuElemwise(SectionOp):
         return Apply(self, inputs, [GpuArrayType(self.program[-1][2], shape)()])
 
     def perform(self, node, inputs, output_storage):
-        from opkit.core.tensor.elementwise.elemwise import broadcast_shape
-        from opkit.core.tensor.scalars.scalar_ops import program_operand_dtypes
-
         xp = array_module(inputs)
         if xp is not np:  # the reference is numpy's (some scalar functions are numpy code, not ufuncs): on the host
             result = [None]
@@ -155,23 +150,16 @@ class GpuElemwise(SectionOp):
         output_storage[0][0] = xp.ascontiguousarray(values[-1])
 
     def infer_shape(self, node, input_shapes):
-        from opkit.core.tensor.elementwise.elemwise import Elemwise
-
         return Elemwise.infer_shape(self, node, input_shapes)
 
     def grad(self, inputs, output_grads):
         """The gradient of the host expression this node stands for, moved to the GPU."""
-        from opkit.core.gradient import Lop
-        from opkit.gpu.transfers import to_gpu, to_host
-
         host = [to_host(i) for i in inputs]
         grads = Lop(self.expand(host), host, to_host(output_grads[0]))
         return [to_gpu(g) for g in grads]
 
     def expand(self, inputs):
         """The unfused host graph of Elemwise nodes computing this program on host `inputs`."""
-        from opkit.core.tensor.elementwise.elemwise import Elemwise
-
         values = list(inputs)
         for op, refs, _ in self.program:
             values.append(Elemwise(op)(*[values[r] for r in refs]))
@@ -186,17 +174,12 @@ class GpuElemwise(SectionOp):
         return [render(TEMPLATE, "indexer"), *_list(super().c_support_code())]
 
     def c_code(self, node, name, inputs, outputs, sub):
-        from opkit.core.tensor.types.c_interface import c_typenum
-
         out = node.outputs[0]
         return render(TEMPLATE, "host", name=name, inputs=list(inputs), out=outputs[0], nd=len(out.type.shape),
                       typenum=c_typenum(out.type.dtype), what=f"the inputs of {self}", fail=sub["fail"])
 
     def c_kernels(self, node, name):
         """The CUDA C++ of this node's kernel `APPLY_SPECIFIC(ew)` (named ew_<name>)."""
-        from opkit.core.tensor.elementwise.elemwise_c import program_statements
-        from opkit.core.tensor.types.c_interface import c_dtype
-
         dtypes = [str(v.type.dtype) for v in node.inputs]
         scalar = [all(s == 1 for s in v.type.shape) for v in node.inputs]
         one = [True if len(v.type.shape) == 0 else f"opkit_one{k}" for k, v in enumerate(node.inputs)]

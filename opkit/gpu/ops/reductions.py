@@ -12,9 +12,18 @@ from __future__ import annotations
 import numpy as np
 
 from opkit.core.c_source import SectionOp, render
+from opkit.core.gradient import Lop
 from opkit.core.graph import Apply
+from opkit.core.tensor.elementwise.elemwise import broadcast_shape
+from opkit.core.tensor.elementwise.elemwise_c import program_statements
+from opkit.core.tensor.reductions.reduce_fusion import FusedReduce
+from opkit.core.tensor.reductions.reduction import (Max, Mean, Min, Reduce, Sum, normalize_axis, numpy_reduction,
+                                                    reduced_shape, result_dtype)
+from opkit.core.tensor.types.c_interface import c_dtype, c_typenum
+from opkit.gpu.ops.elemwise import TEMPLATE as EW
 from opkit.gpu.ops.elemwise import (GPU_DTYPES, KERNEL_OPTIONS, MAX_INPUTS, MAX_NDIM, GpuElemwise, _single,
                                     array_module, gpu_input, gpu_program_ok, single_program)
+from opkit.gpu.transfers import GpuArrayType, to_gpu, to_host
 
 TEMPLATE = "gpu_ops/reduce.cu.j2"
 KINDS = ("sum", "max", "min", "mean")
@@ -46,8 +55,6 @@ class GpuReduce(SectionOp):
     __props__ = ("kind", "axis", "keepdims", "program", "n_inputs")
 
     def __init__(self, kind, axis=None, keepdims=False, program=(), n_inputs=1):
-        from opkit.core.tensor.reductions.reduction import Reduce
-
         if kind not in KINDS:
             raise ValueError(f"GpuReduce: unknown reduction {kind!r}; choose one of {', '.join(KINDS)}")
         Reduce.__init__(self, axis, keepdims, kind=kind)  # the host reduction's kind, axis and keepdims
@@ -55,14 +62,10 @@ class GpuReduce(SectionOp):
         self.n_inputs = int(n_inputs) if self.program else 1
 
     def _axes(self, ndim):
-        from opkit.core.tensor.reductions.reduction import normalize_axis
-
         return normalize_axis(self.axis, ndim, self.kind)
 
     def _value(self, inputs):
         """The dtype and static shape of the value reduced (the program's, or the input's)."""
-        from opkit.core.tensor.elementwise.elemwise import broadcast_shape
-
         if not self.program:
             return inputs[0].type.dtype, inputs[0].type.shape
         if not gpu_program_ok(self.program, [i.type.dtype for i in inputs]) or len(inputs) > MAX_INPUTS:
@@ -71,9 +74,6 @@ class GpuReduce(SectionOp):
         return self.program[-1][2], broadcast_shape([i.type.shape for i in inputs], f"the inputs of {self}")
 
     def make_node(self, *inputs):
-        from opkit.core.tensor.reductions.reduction import reduced_shape, result_dtype
-        from opkit.gpu.transfers import GpuArrayType
-
         if len(inputs) != self.n_inputs:
             raise TypeError(f"{self} takes {self.n_inputs} input(s), got {len(inputs)}")
         inputs = [gpu_input(i, self) for i in inputs]
@@ -84,8 +84,6 @@ class GpuReduce(SectionOp):
         return Apply(self, inputs, [GpuArrayType(result_dtype(self.kind, dtype), out_shape)()])
 
     def perform(self, node, inputs, output_storage):
-        from opkit.core.tensor.reductions.reduction import numpy_reduction
-
         xp = array_module(inputs)
         if self.program:
             values = [None]
@@ -103,8 +101,6 @@ class GpuReduce(SectionOp):
         output_storage[0][0] = xp.asarray(result, dtype=node.outputs[0].type.dtype)
 
     def infer_shape(self, node, input_shapes):
-        from opkit.core.tensor.reductions.reduction import reduced_shape
-
         shape = input_shapes[0]
         if self.program:
             elementwise = GpuElemwise(self.program, self.n_inputs)
@@ -113,11 +109,6 @@ class GpuReduce(SectionOp):
 
     def grad(self, inputs, output_grads):
         """The host reduction's gradient, moved to the GPU."""
-        from opkit.core.gradient import Lop
-        from opkit.core.tensor.reductions.reduce_fusion import FusedReduce
-        from opkit.core.tensor.reductions.reduction import Max, Mean, Min, Sum
-        from opkit.gpu.transfers import to_gpu, to_host
-
         host = [to_host(i) for i in inputs]
         if self.program:
             value = FusedReduce(self.kind, self.axis, self.keepdims, self.program, self.n_inputs)(*host)
@@ -131,14 +122,10 @@ class GpuReduce(SectionOp):
         return True
 
     def c_support_code(self):
-        from opkit.gpu.ops.elemwise import TEMPLATE as EW
-
         found = super().c_support_code()
         return [render(EW, "indexer"), *([found] if isinstance(found, str) else list(found or ()))]
 
     def c_code(self, node, name, inputs, outputs, sub):
-        from opkit.core.tensor.types.c_interface import c_dtype, c_typenum
-
         out = node.outputs[0]
         dtype, shape = self._value(node.inputs)
         nd = len(shape)
@@ -152,9 +139,6 @@ class GpuReduce(SectionOp):
 
     def c_kernels(self, node, name):
         """The CUDA C++ of this node's kernels `APPLY_SPECIFIC(reduce)` and `APPLY_SPECIFIC(reduce_chunks)`."""
-        from opkit.core.tensor.elementwise.elemwise_c import program_statements
-        from opkit.core.tensor.types.c_interface import c_dtype
-
         dtypes = [str(v.type.dtype) for v in node.inputs]
         dtype, _ = self._value(node.inputs)
         steps = []

@@ -14,31 +14,31 @@ from __future__ import annotations
 
 import numpy as np
 
+from opkit.core.gradient import Lop
+from opkit.core.gradient_types import disconnected_type
 from opkit.core.graph import Apply
 from opkit.core.op import Op
-from opkit.gpu.ops.elemwise import array_module, gpu_input
+from opkit.core.tensor.shapes.alloc import DimShuffle, alloc, broadcast_copy
+from opkit.core.tensor.shapes.reshape import Reshape, resolve_shape
+from opkit.core.tensor.shapes.shape_ops import getitem
+from opkit.core.tensor.shapes.sum_to_shape import _fit_error, sum_to_shape, sum_to_shape_value
+from opkit.core.tensor.types.type import TensorType
+from opkit.gpu.ops.elemwise import GPU_DTYPES, array_module, gpu_input
+from opkit.gpu.transfers import GpuArrayType, ToHost, to_gpu, to_host
 
 
 def _host_stand_in(x):
     """A host variable of `x`'s (GPU) type: the host op's make_node checks it and gives the output's type."""
-    from opkit.core.tensor.types.type import TensorType
-
     return TensorType(x.type.dtype, x.type.shape)()
 
 
 def _gpu_output(host_node):
-    from opkit.gpu.types import GpuArrayType
-
     out = host_node.outputs[0].type
     return GpuArrayType(out.dtype, out.shape)()
 
 
 def _host_grad(host_op, inputs, output_grads, n_lengths):
     """The host op's gradient of its array input, moved to the GPU (the lengths are not differentiable)."""
-    from opkit.core.gradient import Lop
-    from opkit.core.gradient_types import disconnected_type
-    from opkit.gpu.transfers import to_gpu, to_host
-
     x = to_host(inputs[0])
     (grad,) = Lop(host_op(x, *inputs[1:]), [x], to_host(output_grads[0]))
     return [to_gpu(grad)] + [disconnected_type() for _ in range(n_lengths)]
@@ -50,15 +50,11 @@ class GpuAlloc(Op):
     __props__ = ()
 
     def make_node(self, value, *dims):
-        from opkit.core.tensor.shapes.alloc import alloc
-
         value = gpu_input(value, self)
         host = alloc.make_node(_host_stand_in(value), *dims)
         return Apply(self, [value, *host.inputs[1:]], [_gpu_output(host)])
 
     def perform(self, node, inputs, output_storage):
-        from opkit.core.tensor.shapes.alloc import broadcast_copy
-
         value, *dims = inputs
         xp = array_module([value])
         shape = [int(d) for d in dims]
@@ -84,8 +80,6 @@ class GpuAlloc(Op):
         return False  # the host Alloc's reason: a large array kept in the graph
 
     def grad(self, inputs, output_grads):
-        from opkit.core.tensor.shapes.alloc import alloc
-
         return _host_grad(alloc, inputs, output_grads, len(inputs) - 1)
 
     def __str__(self):
@@ -107,15 +101,11 @@ class GpuSumToShape(Op):
     view_map = {0: [0]}
 
     def make_node(self, g, shape):
-        from opkit.core.tensor.shapes.sum_to_shape import sum_to_shape
-
         g = gpu_input(g, self)
         host = sum_to_shape.make_node(_host_stand_in(g), shape)
         return Apply(self, [g, host.inputs[1]], [_gpu_output(host)])
 
     def perform(self, node, inputs, output_storage):
-        from opkit.core.tensor.shapes.sum_to_shape import sum_to_shape_value
-
         g, shape = inputs
         xp = array_module([g])
         dtype = np.dtype(node.outputs[0].type.dtype)
@@ -126,8 +116,6 @@ class GpuSumToShape(Op):
         output_storage[0][0] = xp.sum(g, axis=axes, dtype=dtype, keepdims=True) if axes else g
 
     def infer_shape(self, node, input_shapes):
-        from opkit.core.tensor.shapes.shape_ops import getitem
-
         static = node.outputs[0].type.shape
         return [tuple(s if s is not None else getitem(node.inputs[1], i) for i, s in enumerate(static))]
 
@@ -135,8 +123,6 @@ class GpuSumToShape(Op):
         return [[True], [False]]
 
     def grad(self, inputs, output_grads):
-        from opkit.core.tensor.shapes.sum_to_shape import sum_to_shape
-
         return _host_grad(sum_to_shape, inputs, output_grads, 1)
 
     def __str__(self):
@@ -145,8 +131,6 @@ class GpuSumToShape(Op):
 
 def _summed_axes(shape, target):
     """The axes SumToShape sums `shape` over to reach `target`; the host op's errors where it cannot."""
-    from opkit.core.tensor.shapes.sum_to_shape import _fit_error
-
     target = tuple(int(t) for t in target)
     if len(target) != len(shape):
         raise ValueError(f"sum_to_shape: the shape vector has {len(target)} entries for a {len(shape)}-d array")
@@ -165,8 +149,6 @@ class GpuDimShuffle(Op):
         self.new_order = tuple(a if a == "x" else int(a) for a in new_order)
 
     def make_node(self, x):
-        from opkit.core.tensor.shapes.alloc import DimShuffle
-
         x = gpu_input(x, self)
         return Apply(self, [x], [_gpu_output(DimShuffle(self.new_order).make_node(_host_stand_in(x)))])
 
@@ -180,8 +162,6 @@ class GpuDimShuffle(Op):
         return [tuple(1 if a == "x" else input_shapes[0][a] for a in self.new_order)]
 
     def grad(self, inputs, output_grads):
-        from opkit.core.tensor.shapes.alloc import DimShuffle
-
         return _host_grad(DimShuffle(self.new_order), inputs, output_grads, 0)
 
     def __str__(self):
@@ -199,22 +179,16 @@ class GpuReshape(Op):
         self.ndim = int(ndim)
 
     def make_node(self, x, shape):
-        from opkit.core.tensor.shapes.reshape import Reshape
-
         x = gpu_input(x, self)
         host = Reshape(self.ndim).make_node(_host_stand_in(x), shape)
         return Apply(self, [x, host.inputs[1]], [_gpu_output(host)])
 
     def perform(self, node, inputs, output_storage):
-        from opkit.core.tensor.shapes.reshape import resolve_shape
-
         x, shape = inputs
         xp = array_module([x])
         output_storage[0][0] = xp.reshape(x, resolve_shape(x.size, shape, x.shape))
 
     def infer_shape(self, node, input_shapes):
-        from opkit.core.tensor.shapes.reshape import Reshape
-
         host = Reshape(self.ndim).make_node(_host_stand_in(node.inputs[0]), node.inputs[1])
         return Reshape(self.ndim).infer_shape(host, input_shapes)
 
@@ -222,8 +196,6 @@ class GpuReshape(Op):
         return [[True], [False]]
 
     def grad(self, inputs, output_grads):
-        from opkit.core.tensor.shapes.reshape import Reshape
-
         return _host_grad(Reshape(self.ndim), inputs, output_grads, 1)
 
     def __str__(self):
@@ -235,10 +207,6 @@ def _movable(node):
     placement moves once) and of a dtype the GPU ops compute (elemwise.GPU_DTYPES). A shape op of a value the
     host computed (shape arithmetic: int vectors of Shape_i) stays on the host: moving it would put a
     transfer in the middle of the graph."""
-    from opkit.gpu.ops.elemwise import GPU_DTYPES
-    from opkit.gpu.transfers import ToHost
-    from opkit.gpu.types import GpuArrayType
-
     array = node.inputs[0]
     on_gpu = isinstance(array.type, GpuArrayType) or array.owner is None or isinstance(array.owner.op, ToHost)
     return on_gpu and str(node.outputs[0].dtype) in GPU_DTYPES | {"float16"}

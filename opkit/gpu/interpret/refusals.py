@@ -3,7 +3,9 @@
 The interpreter (opkit/templates/gpu/cuda_interpret.h) runs a `kernels` section on the CPU; it must
 never give an answer a GPU would not. A construct it cannot run as a GPU does is refused here with the
 construct's name, the user's file:line (read from the text's `#line` directives) and what to do
-instead. The limits are documented in docs/gpu_interpreter.md.
+instead: those of the table's REFUSED (opkit.gpu.interpret.builtins), CUDA's headers, and a call of an
+intrinsic (`__name(`) that is not one of the table's built-ins (ALLOWED). The limits are documented in
+docs/gpu_interpreter.md.
 
 `interpretable_text(text, path)` is what the host module compiles: it gives dynamic shared memory
 (`extern __shared__ T name[];`) the launch's `shared_bytes`, then checks the text.
@@ -13,8 +15,11 @@ from __future__ import annotations
 
 import re
 
+from opkit.cop.source.kernel_source import op_kernel_options
 from opkit.cop.source.sections import mask_comments_and_literals
+from opkit.cop.toolchain.nvrtc_kernels import contracting_options
 from opkit.errors import CompileError
+from opkit.gpu.interpret.builtins import ALLOWED, COMPILER, COMPILER_PREFIXES, REFUSED
 
 
 class KernelNotInterpretable(CompileError, NotImplementedError):
@@ -27,49 +32,6 @@ class KernelNotInterpretable(CompileError, NotImplementedError):
         super().__init__(message, source_path=self.path)
 
 
-# (pattern on the text with comments and literals blanked, the construct's name, why, what to do instead)
-REFUSED = (
-    (r"\b(?:asm|__asm__|__asm)\b", "inline assembly (asm)", "PTX has no meaning on the CPU",
-     "write it in CUDA C++"),
-    (r"\bextern\s+__shared__\b", "dynamic shared memory (extern __shared__) in this form",
-     "the interpreter gives the launch's shared_bytes to `extern __shared__ T name[];` declarations made through "
-     "opkit.cop.source.kernel_refusals.interpretable_text", "declare it `extern __shared__ T name[];`"),
-    (r"\bcooperative_groups\b|\bcg::|\bthis_grid\b|\bthis_thread_block\b", "cooperative groups",
-     "grid-wide and group synchronization are not modelled", "use __syncthreads and the *_sync warp functions"),
-    (r"\bclock(?:64)?\s*\(|%globaltimer", "clock()/clock64()", "the GPU's cycle counters have no CPU equivalent",
-     "time launches from the host"),
-    (r"\b__nanosleep\b", "__nanosleep", "threads of a block run one after another until a barrier: a sleeping "
-     "thread waiting for another would never see it move", "synchronize with __syncthreads"),
-    (r"\btexture\s*<|\b(?:tex[123]D\w*|tex1Dfetch|texCubemap\w*|tex2Dgather|surf[123]D(?:read|write)\w*)\s*(?:<[^<>;]*>)?\s*\(|"
-     r"\bcuda(?:Texture|Surface)Object_t\b", "textures and surfaces", "texture filtering and addressing are not "
-     "modelled", "read global memory (__ldg)"),
-    (r"\b(?:__half2?|half2|__nv_bfloat162?|__float2half\w*|__half2float|__float2bfloat16\w*|__bfloat162float|"
-     r"__h(?:add|sub|mul|div|fma|neg|eq|ne|lt|le|gt|ge)2?\w*)\b|cuda_fp16|cuda_bf16",
-     "half precision (__half, __nv_bfloat16)", "the host has no half arithmetic that rounds as the GPU's does",
-     "compute in float and convert at the ends"),
-    (r"\b__(?:expf|exp10f|logf|log2f|log10f|sinf|cosf|tanf|sincosf|powf|fdividef)\b",
-     "a fast approximate intrinsic", "the GPU computes it with a hardware approximation whose result the host "
-     "cannot reproduce", "use the accurate function (expf, sinf, a / b, ...)"),
-    (r"\b__frsqrt_rn\b", "__frsqrt_rn", "the host has no correctly rounded reciprocal square root",
-     "use 1.0f / sqrtf(x) (two roundings, on a GPU too)"),
-    (r"\b(?!__(?:float|double)2u?(?:int|ll)_r[zud]\b)__\w+_r[zud]\b",
-     "a directed-rounding intrinsic (_rz, _ru, _rd)", "the interpreter rounds arithmetic to nearest (of the "
-     "directed roundings it runs only the float-to-integer conversions)", "use the _rn form or plain arithmetic"),
-    (r"\b__activemask\s*\(", "__activemask()", "which threads a GPU runs together is not modelled",
-     "pass the mask of the threads that take part"),
-    (r"\b__(?:shfl|shfl_up|shfl_down|shfl_xor|ballot|all|any)\s*\(", "a warp function without _sync",
-     "CUDA removed them (sm_70 and later)", "use the *_sync form with a mask"),
-    (r"\bvolatile\b", "volatile", "it serves warp-synchronous code (threads of a warp exchanging values through "
-     "memory without __syncwarp) and spin-waits on other threads; the interpreter runs a warp's threads one after "
-     "another, so such reads would see other values than on a GPU, or wait forever",
-     "exchange values with __shfl*_sync or separate the steps with __syncwarp()/__syncthreads()"),
-    (r"\b__managed__\b", "managed memory (__managed__)", "the host module has no managed memory",
-     "pass the array as an argument"),
-    (r"<<<", "a kernel launch inside kernels (dynamic parallelism)", "the interpreter runs one launch at a time",
-     "launch from the host code with OPKIT_LAUNCH"),
-    (r"\bwmma::|\bnvcuda::|\bmma_sync\b", "tensor-core matrix operations (wmma)",
-     "their fragment layouts are the hardware's", "write the product with ordinary arithmetic"),
-)
 _REFUSED = tuple((re.compile(pattern), name, why, instead) for pattern, name, why, instead in REFUSED)
 _INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"]+)[>\"]", re.M)
 _CUDA_HEADER = re.compile(r"^(?:cuda\w*\.h|cuda/|cub/|thrust/|mma\.h|sm_\d+_intrinsics\.h|cooperative_groups|"
@@ -80,6 +42,10 @@ _DYNAMIC_SHARED = re.compile(r"\bextern\s+__shared__\s+(?P<type>[^;\[\]{}()]*?(?
 _ALIGNMENT = re.compile(r"\b(?:__align__|alignas)\s*\([^()]*\)")
 _LAUNCH_BOUNDS = re.compile(r"\b__launch_bounds__\s*\(")
 _DECLARATOR = re.compile(r"\s*(APPLY_SPECIFIC\s*\(\s*\w+\s*\)|[A-Za-z_]\w*)\s*\(")
+_INTRINSIC_CALL = re.compile(r"\b(__[A-Za-z]\w*)\s*\(")
+# Reserved names the kernels text defines itself: a macro, or a function with its body.
+_DEFINED = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(__\w+)|\b(__\w+)\s*\([^;{}()]*(?:\([^;{}()]*\)[^;{}()]*)*\)"
+                      r"\s*(?:const\s*)?\{", re.M)
 
 
 def _unquote(literal: str) -> str:
@@ -140,8 +106,25 @@ def check_interpretable(text: str, path) -> None:
         match = pattern.search(masked)
         if match and (first is None or match.start() < first[0]):
             first = (match.start(), construct, why, instead)
+    unknown = _unknown_intrinsic(masked)
+    if unknown is not None and (first is None or unknown.start() < first[0]):
+        first = (unknown.start(), unknown.group(1), "it is not one of the CUDA built-ins the interpreter gives kernels "
+                 "(opkit.gpu.interpret.builtins)", "compute it with those, or run the kernels on device='cuda'")
     if first is not None:
         _refuse(place, text, *first)
+
+
+def _unknown_intrinsic(masked: str):
+    """Return the first call of a reserved `__name` that is neither a built-in (ALLOWED), the compiler's, one a
+    REFUSED pattern names (refused with its own reason), nor defined by the text itself; else None."""
+    defined = {a or b for a, b in _DEFINED.findall(masked)}
+    for match in _INTRINSIC_CALL.finditer(masked):
+        name = match.group(1)
+        if name in ALLOWED or name in COMPILER or name.startswith(COMPILER_PREFIXES) or name in defined:
+            continue
+        if not any(pattern.match(f"{name}(") for pattern, *_ in _REFUSED):
+            return match
+    return None
 
 
 def _past_closing(masked: str, start: int) -> int:
@@ -217,3 +200,17 @@ def interpretable_text(text: str, path) -> str:
     rewritten = "".join(pieces) + text[last:]
     check_interpretable(rewritten, path)
     return rewritten
+
+
+def interpretable(node, text):
+    """Return the node's kernels `text` as the interpreter compiles it (dynamic shared memory given the launch's
+    bytes), or raise KernelNotInterpretable naming what it cannot run faithfully, at the user's file:line: a
+    construct of the text, or an NVRTC option of the op's (c_kernel_options) that fuses or approximates."""
+    files = getattr(node.op, "func_files", None) or (f"<kernels of {type(node.op).__name__}>",)
+    refused = contracting_options(op_kernel_options(node, ()))
+    if refused:
+        raise KernelNotInterpretable(
+            f"{type(node.op).__name__}'s kernels ask NVRTC for {', '.join(refused)} (c_kernel_options): NVRTC then "
+            f"fuses or approximates operations where it chooses, which the CUDA interpreter cannot reproduce; "
+            f"run them on device='cuda', or drop the option to test them here", path=files[0], construct=refused[0])
+    return interpretable_text(text, files[0])
