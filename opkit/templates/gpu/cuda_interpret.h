@@ -10,7 +10,9 @@
 // a __syncthreads that not every thread of the block reaches (an exited thread, another call site),
 // a warp collective whose mask omits the caller or names a thread waiting elsewhere, a shuffle that
 // reads a lane that is not taking part, a width that is not a power of 2 <= 32. The limits are in
-// docs/gpu_interpreter.md; opkit.cop.source.kernel_refusals refuses the constructs it cannot run.
+// docs/gpu_interpreter.md; opkit.gpu.interpret.refusals refuses the constructs it cannot run. Every
+// built-in defined here is listed in opkit/gpu/interpret/builtins.py, the interpreter's one table, whose
+// rendering (cuda_interpret_table.h, included last) checks that each is defined.
 #ifndef OPKIT_CUDA_INTERPRET_H
 #define OPKIT_CUDA_INTERPRET_H
 #include <cmath>
@@ -366,5 +368,7 @@ static inline void* dynamic_shared() { return t_dynamic_shared.data(); }
 #define __trap() \
     (::opkit_interp::abort_thread(std::string(__FILE__) + ":" + std::to_string(__LINE__) + \
                                   ": cudaErrorLaunchFailure: __trap() was called"))
+
+#include "cuda_interpret_table.h"
 
 #endif  // OPKIT_CUDA_INTERPRET_H

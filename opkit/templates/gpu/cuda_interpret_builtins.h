@@ -1,7 +1,8 @@
 // opkit's CUDA interpreter: the device functions CUDA gives kernels (warp collectives, atomics, integer
 // and exactly rounded float intrinsics, min/max, __ldg), for g++. Included by cuda_interpret.h.
 // The approximate intrinsics (__expf, __fdividef, ...) and the directed roundings (_rz, _ru, _rd) are
-// not here: their results differ from the host's, so opkit.cop.source.kernel_refusals refuses them.
+// not here: their results differ from the host's, so opkit.gpu.interpret.refusals refuses them. A function
+// added here is added to the table of opkit/gpu/interpret/builtins.py too (tests/gpu/test_interpreter_table.py).
 
 namespace opkit_interp {
 
