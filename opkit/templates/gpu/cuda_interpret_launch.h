@@ -35,7 +35,7 @@ struct Closure {
 };
 
 // The __launch_bounds__ maximum of each kernel that declares one (registered when the module loads, by the
-// code opkit.cop.source.kernel_refusals.interpretable_text adds after the kernel).
+// code opkit.gpu.interpret.refusals.interpretable_text adds after the kernel).
 struct Bounds {
     const void* kernel;
     long long max_threads;
