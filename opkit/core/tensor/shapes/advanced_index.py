@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from opkit.core.builtin_ops import Shape, Shape_i
 from opkit.core.graph import Variable
 from opkit.core.tensor.shapes.advanced_subtensor import NOT_INTEGER, AdvancedSubtensor, AdvancedSubtensor1
 from opkit.core.tensor.shapes.alloc import expand_dims
@@ -109,6 +110,18 @@ def index_tensor(x, index):
     if not any(kind in ("mask", "array") for _, kind in parts):
         return subtensor(x, tuple(p for p, _ in parts))
     return _advanced(x, parts)
+
+
+def getitem(x, index):
+    """Return x[index] (the tensor's operator): index_tensor, but x.shape[i] of an int i >= 0 is Shape_i(i)(x)."""
+    owner = getattr(x, "owner", None)
+    if owner is not None and isinstance(owner.op, Shape) and isinstance(index, (int, np.integer)) \
+            and not isinstance(index, bool) and index >= 0:
+        source = owner.inputs[0]
+        if source.type.ndim is not None and index >= source.type.ndim:
+            raise IndexError(f"{source} has {source.type.ndim} dimensions; no shape[{index}]")
+        return Shape_i(int(index))(source)
+    return index_tensor(x, index)
 
 
 def _scalar_bools(parts):

@@ -9,7 +9,6 @@ from opkit.core.gradient_types import disconnected_type
 from opkit.core.graph import Apply, Variable
 from opkit.core.op import Op
 from opkit.core.tensor.shapes.alloc import alloc, known_dtype
-from opkit.core.tensor.shapes.shape_ops import getitem
 from opkit.core.tensor.types.type import TensorType
 from opkit.core.tensor.types.variable import as_tensor_variable, constant
 
@@ -23,7 +22,7 @@ def _dims(shape, what):
         if length is None:
             raise ValueError(f"{what}: the length of the shape vector {shape} must be known when the graph is "
                              "built (give a tuple of scalars instead)")
-        return [getitem(shape, i) for i in range(length)]
+        return [shape[i] for i in range(length)]
     dims = []
     for d in shape:
         if isinstance(d, (int, np.integer)) and not isinstance(d, bool):

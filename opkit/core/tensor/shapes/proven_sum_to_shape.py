@@ -15,9 +15,10 @@ Lengths compare by what they compute (``_Lengths.key``), not by which variable h
 - ``Shape_i(i)(v)`` is v's length i;
 - ``BroadcastAxis`` of lengths that are all the same length (or 1) is that length; otherwise it is the
   broadcast of the set of its lengths (the same set, the same length, whatever the op's axis or message);
-- ``vector[k]`` (what SumToShape's own inferred shape reads) is the vector's k-th entry: MakeVector's k-th
-  input, Shape(x)'s x length k, a constant's value, or a reshape's ResolvedShape target entry where that is a
-  length (a -1 is resolved to another value);
+- ``vector[k]`` of a constant k (what SumToShape's own inferred shape reads; Subtensor's ``constant_entry``
+  says a node is one) is the vector's k-th entry: MakeVector's k-th input, Shape(x)'s x length k, a
+  constant's value, or a reshape's ResolvedShape target entry where that is a length (a -1 is resolved to
+  another value);
 - any other node is its op applied to its inputs' keys (the merge rewrite's rule).
 
 Whatever is not proven keeps its node: a length 1 that only the run time knows (numpy broadcasts it) has
@@ -40,7 +41,6 @@ from opkit.core.tensor.elementwise.elemwise import BroadcastAxis
 from opkit.core.tensor.shapes.check_rewrites import _Proofs
 from opkit.core.tensor.shapes.reshape import ResolvedShape
 from opkit.core.tensor.shapes.shape_ops import MakeVector
-from opkit.core.tensor.shapes.subtensor import Subtensor
 from opkit.core.tensor.shapes.sum_to_shape import SumToShape
 from opkit.core.tensor.types.shape_checks import Depend
 
@@ -87,8 +87,10 @@ class _Lengths:
             return ("shape_i", op.i, id(source))
         if isinstance(op, BroadcastAxis):
             return self._broadcast(node, depth)
-        if isinstance(op, Subtensor):
-            entry = self._vector_entry(node, depth)
+        constant_entry = getattr(op, "constant_entry", None)  # Subtensor's vector[k] (subtensor.py)
+        found = constant_entry(node) if constant_entry is not None else None
+        if found is not None:
+            entry = self._entry(*found, depth + 1)
             if entry is not None:
                 return entry
         if getattr(op, "destroy_map", None):
@@ -116,13 +118,6 @@ class _Lengths:
         if len(keys) == 1:
             return keys.pop()  # lengths all equal (or 1): the broadcast is that length, and nothing clashes
         return ("broadcast", frozenset(keys))
-
-    def _vector_entry(self, node, depth):
-        """vector[k] with a constant k: the key of the vector's k-th entry (see _entry), else None."""
-        vector, *index = node.inputs
-        if node.op.idx_list != ("int",) or len(index) != 1 or not isinstance(index[0], Constant):
-            return None
-        return self._entry(vector, int(np.asarray(index[0].data)), depth + 1)
 
     def _entry(self, vector, k, depth):
         """The key of an int vector's k-th entry where its graph says it, else None.

@@ -14,7 +14,7 @@ from opkit.core.scalar_type import SCALAR_TYPES
 from opkit.core.tensor.elementwise.elemwise_math import minimum
 from opkit.core.tensor.shapes.alloc import cast, shape_dims
 from opkit.core.tensor.shapes.index_values import INTP_MAX, bound_int
-from opkit.core.tensor.shapes.shape_ops import getitem, make_vector, shape as shape_of
+from opkit.core.tensor.shapes.shape_ops import make_vector, shape as shape_of
 from opkit.core.tensor.types.type import TensorType
 from opkit.core.tensor.types.variable import as_tensor_variable, constant
 
@@ -99,7 +99,7 @@ class Reshape(SectionOp):
         if isinstance(shape, Constant) and -1 not in [int(s) for s in shape.data]:
             return [tuple(int(s) for s in shape.data)]
         resolved = ResolvedShape(x.ndim)(shape, *input_shapes[0])
-        return [tuple(s if s is not None else getitem(resolved, i) for i, s in enumerate(static))]
+        return [tuple(s if s is not None else resolved[i] for i, s in enumerate(static))]
 
     def shape_checks(self, node, input_shapes):
         x, shape = node.inputs

@@ -1,15 +1,13 @@
-"""Shape helpers for tensors: shape(x), MakeVector, and indexing (x.shape[i] becomes Shape_i)."""
+"""Shape helpers for tensors: shape(x) (a Shape op) and MakeVector (int64 scalars stacked into a vector)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from opkit.core.builtin_ops import Shape, Shape_i, shape_op
+from opkit.core.builtin_ops import shape_op
 from opkit.core.c_source import render
 from opkit.core.graph import Apply
 from opkit.core.op import Op
-from opkit.core.tensor.shapes.advanced_index import index_tensor
-from opkit.core.tensor.shapes.subtensor import subtensor
 from opkit.core.tensor.types.c_interface import c_dtype
 from opkit.core.tensor.types.type import TensorType
 from opkit.core.tensor.types.variable import as_tensor_variable
@@ -57,20 +55,5 @@ make_vector = MakeVector()
 
 
 def getitem(x, index):
-    """Return x[index] as numpy reads `index` (advanced_index.index_tensor); x.shape[i] gives Shape_i."""
-    owner = getattr(x, "owner", None)
-    if owner is not None and isinstance(owner.op, Shape) and isinstance(index, (int, np.integer)) \
-            and not isinstance(index, bool) and index >= 0:
-        return _getitem(x, index)
-    return index_tensor(x, index)
-
-
-def _getitem(x, index):
-    owner = x.owner
-    if owner is not None and isinstance(owner.op, Shape) and isinstance(index, (int, np.integer)) \
-            and not isinstance(index, bool) and index >= 0:
-        source = owner.inputs[0]
-        if source.type.ndim is not None and index >= source.type.ndim:
-            raise IndexError(f"{source} has {source.type.ndim} dimensions; no shape[{index}]")
-        return Shape_i(int(index))(source)
-    return subtensor(x, index)
+    """Return x[index]: the tensor's operator (advanced_index.getitem), for a caller that holds a function."""
+    return as_tensor_variable(x)[index]

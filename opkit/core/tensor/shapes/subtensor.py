@@ -149,6 +149,14 @@ class Subtensor(SectionOp):
         return [SubtensorGrad(self.idx_list)(x, output_grads[0], *index_inputs)] + \
             [disconnected_type() for _ in index_inputs]
 
+    def constant_entry(self, node):
+        """Return (vector, k) where `node` is vector[k] of a constant integer k, else None (proven_sum_to_shape
+        reads a length taken so from a shape vector as that length)."""
+        vector, *index = node.inputs
+        if self.idx_list != ("int",) or len(index) != 1 or not isinstance(index[0], Constant):
+            return None
+        return vector, int(np.asarray(index[0].data))
+
     def R_op(self, inputs, eval_points):
         if eval_points[0] is None:
             return [None]

@@ -16,7 +16,6 @@ from opkit.core.c_source import SectionOp
 from opkit.core.gradient_types import disconnected_type
 from opkit.core.graph import Apply, Constant
 from opkit.core.tensor.shapes.alloc import alloc_like
-from opkit.core.tensor.shapes.shape_ops import getitem
 from opkit.core.tensor.types.shape_checks import check_chain, shape_template
 from opkit.core.tensor.types.type import TensorType
 from opkit.core.tensor.types.variable import as_tensor_variable
@@ -69,7 +68,7 @@ class SumToShape(SectionOp):
 
     def infer_shape(self, node, input_shapes):
         static = node.outputs[0].type.shape
-        return [tuple(s if s is not None else getitem(node.inputs[1], i) for i, s in enumerate(static))]
+        return [tuple(s if s is not None else node.inputs[1][i] for i, s in enumerate(static))]
 
     def shape_checks(self, node, input_shapes):
         g, shape = node.inputs
@@ -78,7 +77,7 @@ class SumToShape(SectionOp):
             length = Shape_i(0)(shape)
             checks.append(("ValueError", f"sum_to_shape: the shape vector has {{}} entries for a {g.ndim}-d array",
                            "eq", length, g.ndim, (length,)))
-        target = [getitem(shape, i) for i in range(g.ndim)]
+        target = [shape[i] for i in range(g.ndim)]
         template = (f"sum_to_shape: cannot sum an array of shape {shape_template(g.ndim)} to the shape "
                     f"{shape_template(g.ndim)}: each target length must be the array's or 1")
         args = (*input_shapes[0], *target)
