@@ -3,8 +3,10 @@
 `import opkit` stays light because its public names (`opkit.function`, `opkit.tensor`, ...) are
 imported when first used. Every module that defers names that way keeps a table of the full module
 names they live in, and hands it to `lazy_names`, which returns the module's `__getattr__` and
-`__dir__`; the import-graph check (tests/core/test_layering.py) reads a table of a module that
-imports this one as that module's imports. Standard library only: importing this costs nothing.
+`__dir__`. A module that loads one of the modules its table names when it is needed calls `load`:
+the command that runs (opkit.cli.commands), a backend's bridge (opkit.bridge.pytensor), a linker
+(opkit.link.mode). The import-graph check (tests/core/test_layering.py) reads the string tables of a
+module that imports this one as that module's imports. Standard library only: importing this costs nothing.
 """
 
 import importlib
