@@ -8,12 +8,20 @@ for device="cuda" with that architecture's kernels; with --into, both shipped in
 
 from __future__ import annotations
 
+import contextlib
+
+from opkit.cli.errors import BadArguments, CommandFailed
+from opkit.cop import kernels
+from opkit.cop.toolchain.nvrtc import normalize_arch, supported_archs
+from opkit.errors import CompileError
+from opkit.gpu.device import using_device
+from opkit.gpu.kernel_hooks import device_arch
+from opkit.gpu.runtime import NoDeviceError, require_device
+from opkit.gpu.shipped_kernels import building_for, ship_kernels
+
 
 def parse_archs(text: str) -> list[str]:
     """Return the architectures of --arch ('sm_80,sm_90'), normalized and without repeats; BadArguments if wrong."""
-    from opkit.cli import BadArguments
-    from opkit.cop.toolchain.nvrtc import normalize_arch
-
     tokens = [token.strip() for token in text.split(",") if token.strip()]
     if not tokens:
         raise BadArguments(f"--arch {text!r} names no architecture; e.g. --arch sm_80,sm_90")
@@ -34,13 +42,8 @@ def parse_archs(text: str) -> list[str]:
 def device_arch_of(node) -> str | None:
     """Return the architecture of this machine's GPU if `node`'s op has CUDA kernels, None for a CPU op;
     CommandFailed naming --arch where CuPy finds no device."""
-    from opkit.cli import CommandFailed
-    from opkit.cop import kernels
-
     if not kernels.has_kernels(node.op):
         return None
-    from opkit.gpu.runtime import NoDeviceError, require_device
-
     try:
         require_device()
     except NoDeviceError as exc:
@@ -48,22 +51,15 @@ def device_arch_of(node) -> str | None:
                             f"this machine's GPU, and here {str(exc).splitlines()[0].partition(': ')[2]}"
                             "\nfix: name the GPUs' architectures: --arch sm_80,sm_90 (NVRTC compiles for them "
                             "without a GPU)") from None
-    from opkit.gpu.node_glue import device_arch
-
     return device_arch()
 
 
 def for_gpu_node(node, arch):
     """Return a context making `node`'s module as on device 'cuda' for `arch` (default: the GPU's) if its op
     has CUDA kernels; a null context for a CPU op."""
-    import contextlib
-
     arch = parse_archs(arch)[0] if arch else device_arch_of(node)
     if arch is None:
         return contextlib.nullcontext()
-    from opkit.gpu.device import using_device
-    from opkit.gpu.shipped_kernels import building_for
-
     stack = contextlib.ExitStack()
     stack.enter_context(using_device("cuda"))
     stack.enter_context(building_for(arch))
@@ -73,13 +69,6 @@ def for_gpu_node(node, arch):
 def run_build_archs(args, make_node, check_into, build_host) -> int:
     """Build (and with --into, ship) `args.op`'s node for each --arch; the rest is `opkit build`'s own
     (opkit.cli.ops passes its make_node, --into check and host build, for each architecture)."""
-    from opkit.cli import BadArguments, CommandFailed
-    from opkit.cop import kernels
-    from opkit.cop.toolchain.nvrtc import supported_archs
-    from opkit.errors import CompileError
-    from opkit.gpu.device import using_device
-    from opkit.gpu.shipped_kernels import building_for
-
     archs = parse_archs(args.arch)
     with using_device("cuda"):
         node = make_node(args.op, args.dtypes, args.ndims)
@@ -109,18 +98,12 @@ def run_build_archs(args, make_node, check_into, build_host) -> int:
 
 def _kernels(args, node, arch):
     """Compile `node`'s kernels for `arch` into the cache (and with --into, ship them); say where."""
-    from opkit.cop import kernels
-    from opkit.gpu.shipped_kernels import ship_kernels
-    from opkit.errors import CompileError
-
     try:
         module = kernels.kernel_module(node, arch)
         if args.into is not None:
             signature = ", ".join(str(v.type) for v in node.inputs)
             entry = ship_kernels(node, arch, args.into, {"op": args.op, "signature": signature})
     except CompileError as exc:
-        from opkit.cli import CommandFailed
-
         raise CommandFailed(str(exc)) from None
     print(f"kernels {', '.join(module.symbols)}: cubin {len(module.cubin)} bytes, PTX {len(module.ptx)} characters")
     if args.into is not None:

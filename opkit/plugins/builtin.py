@@ -4,6 +4,13 @@ The distribution `opkit-sdk` declares this module as its entry point `opkit` in 
 group `opkit`, so the plugin path runs on every use of `opkit.ops`.
 """
 
+from opkit.core import builtin_ops
+from opkit.core.tensor.elementwise import basic
+from opkit.core.tensor.reductions import reduction
+from opkit.core.tensor.shapes.alloc import Alloc, DimShuffle
+from opkit.core.tensor.shapes.reshape import Reshape
+from opkit.core.tensor.types import c_interface
+from opkit.core.tensor.types.type import TensorType, named_types
 from opkit.gpu.ops import GPU_VERSIONS
 from opkit.hookspecs import hookimpl
 
@@ -19,12 +26,6 @@ BUILTIN_OP_NAMES = (*_TENSOR_OPS, *_REDUCTIONS, "dot", "shape", "deep_copy_op", 
 @hookimpl
 def register_ops(register):
     """Register the elementwise tensor ops, the reductions, Dot, reshape, transpose, alloc and the copy ops."""
-    from opkit.core import builtin_ops
-    from opkit.core.tensor.elementwise import basic
-    from opkit.core.tensor.reductions import reduction
-    from opkit.core.tensor.shapes.alloc import Alloc, DimShuffle
-    from opkit.core.tensor.shapes.reshape import Reshape
-
     for name in _TENSOR_OPS:
         register(getattr(basic, name), name=name)
     for name, class_name in _REDUCTIONS.items():
@@ -41,8 +42,6 @@ def register_ops(register):
 @hookimpl
 def register_types(register):
     """Register the named tensor types: dscalar, fvector, imatrix, ltensor4, ..."""
-    from opkit.core.tensor.types.type import named_types
-
     for name, tensor_type in named_types().items():
         register(tensor_type, name=name)
 
@@ -50,9 +49,6 @@ def register_types(register):
 @hookimpl
 def register_c_code(registry):
     """Give DeepCopyOp, ViewOp, Shape and Shape_i C code for TensorType: section files in opkit/core/tensor."""
-    from opkit.core.tensor.types import c_interface
-    from opkit.core.tensor.types.type import TensorType
-
     files = c_interface.TENSOR_C_FILES
     registry.register_deep_copy_op_c_code(TensorType, files["deep_copy"], version=(1,))
     registry.register_view_op_c_code(TensorType, files["view"], version=(1,))
