@@ -20,7 +20,6 @@ from opkit.core.graph import Apply
 from opkit.core.op import Op
 from opkit.core.tensor.shapes.alloc import DimShuffle, alloc, broadcast_copy
 from opkit.core.tensor.shapes.reshape import Reshape, resolve_shape
-from opkit.core.tensor.shapes.shape_ops import getitem
 from opkit.core.tensor.shapes.sum_to_shape import _fit_error, sum_to_shape, sum_to_shape_value
 from opkit.core.tensor.types.type import TensorType
 from opkit.gpu.ops.elemwise import GPU_DTYPES, array_module, gpu_input
@@ -117,7 +116,7 @@ class GpuSumToShape(Op):
 
     def infer_shape(self, node, input_shapes):
         static = node.outputs[0].type.shape
-        return [tuple(s if s is not None else getitem(node.inputs[1], i) for i, s in enumerate(static))]
+        return [tuple(s if s is not None else node.inputs[1][i] for i, s in enumerate(static))]
 
     def connection_pattern(self, node):
         return [[True], [False]]
