@@ -36,7 +36,8 @@ def builtin_vector_times_vector():
     source = os.path.join(project, "src")  # the scaffold's src/ layout
     if source not in sys.path:
         sys.path.insert(0, source)
-    op_class = load(f"{_BUILTIN_NAMES['package']}.op", "VectorTimesVector")  # importable from `source` on
+    # lazy: the scaffold's own package, written just now, importable from `source` on
+    op_class = load(f"{_BUILTIN_NAMES['package']}.op", "VectorTimesVector")
     return op_class(), f"built-in copy in {project}"
 
 

@@ -23,7 +23,7 @@ from opkit.lazy import load as _load  # noqa: E402
 
 def lazy_scipy_module(name):
     """PyTensor's ``lazy_scipy_module("special")``: here ``scipy.special`` itself, imported on the call."""
-    return _load(f"scipy.{name}")
+    return _load(f"scipy.{name}")  # lazy: scipy, an optional dependency, on the call
 
 
 LOCAL_BITWIDTH = struct.calcsize("P") * 8  # the width of a pointer, not of a C long
