@@ -234,7 +234,7 @@ def call_overhead(cupy, calls):
     import opkit
     import opkit.gpu
     from opkit.cop import kernels
-    from opkit.gpu.node_glue import device_arch
+    from opkit.gpu.kernel_hooks import device_arch
 
     x, y, z = (opkit.gpu.vector(name, dtype="float32") for name in "xyz")
     f = opkit.function([x, y, z], fused_op()(x, y, z), mode=opkit.Mode(device="cuda"))
@@ -280,7 +280,7 @@ def fresh_process_load(rounds):
     """A cached kernel module read from the cache and loaded by the driver in a fresh process (CUDA's context
     made before the clock starts), in ms."""
     from opkit.cop import kernels
-    from opkit.gpu.node_glue import device_arch
+    from opkit.gpu.kernel_hooks import device_arch
 
     module = kernels.kernel_module(fused_node(), device_arch())
     script = "import cupy; cupy.cuda.runtime.free(cupy.cuda.runtime.malloc(1))\n" + FRESH
@@ -305,7 +305,7 @@ def main(argv=None) -> int:
     for name, ok, detail in gpu_checks():
         print(f"  {name}: {detail}")
     if not problem:
-        from opkit.gpu.node_glue import device_arch
+        from opkit.gpu.kernel_hooks import device_arch
 
         arch = args.arch or device_arch()
     else:
