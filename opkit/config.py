@@ -139,24 +139,30 @@ def _boolean(name):
 
 
 class _Detected:
-    """A flag's default that is found on first read (never at `import opkit`): `find()` gives the value."""
+    """A flag's default that is found on first read (never at `import opkit`), by `find()`.
 
-    def __init__(self, find, what):
-        self.find, self.what = find, what
+    config is below every other module of opkit and imports none of them: the layer that knows how
+    to find the value installs `find` (`install_finder`; opkit.cop installs the BLAS's when it is
+    imported, as it installs core's C readers).
+    """
+
+    def __init__(self, what):
+        self.what, self.find = what, None
+
+    def value(self, name):
+        if self.find is None:
+            raise RuntimeError(f"opkit flag {name}: {self.what} is found by opkit.cop on first use, and opkit.cop is "
+                               f"not imported yet: import it first (`import opkit.cop`; opkit.function and every "
+                               f"C op do), or set {name}")
+        return self.find()
 
     def __repr__(self):
         return f"<{self.what}, found on first use>"
 
 
-def _detect_blas():
-    """Find the BLAS (opkit.cop.blas.detect_ldflags compiles probes: only when a BLAS op reads the flag).
-
-    config is below every other module of opkit, so it names the C toolchain's finder rather than
-    importing it, as opkit/__init__ names its lazy attributes: the one place config reaches up.
-    """
-    import importlib
-
-    return importlib.import_module("opkit.cop.blas").detect_ldflags()
+def install_finder(name: str, find) -> None:
+    """Install `find()`, which finds the default of the flag `name` on its first read (see _Detected)."""
+    _FLAGS[name][0].find = find
 
 
 def cflag_words(text: str) -> list[str]:
@@ -233,7 +239,7 @@ _FLAGS = {
     "cmodule__debug": (False, _boolean("cmodule__debug"),
                        "define the C macro DEBUG in every compiled module, for ops' #ifdef DEBUG code (PyTensor's "
                        "cmodule__debug, Theano's cmodule.debug; also config.cmodule.debug): part of the module's key"),
-    "blas__ldflags": (_Detected(_detect_blas, "the BLAS detected"), _blas_ldflags,
+    "blas__ldflags": (_Detected("the BLAS detected"), _blas_ldflags,
                       "link flags of the BLAS for ops that call it (also config.blas.ldflags), e.g. -lopenblas; "
                       "empty: no BLAS (default: detected on first use, docs/blas.md)"),
 }
@@ -284,7 +290,7 @@ class Config:
         if name in values:
             value = values[name]
             if isinstance(value, _Detected):
-                value = values[name] = value.find()
+                value = values[name] = value.value(name)
             return value
         if any(flag.startswith(name + "__") for flag in values):
             return _Section(self, name)

@@ -7,14 +7,23 @@
 - `load/`: a built shared object becomes a module of this process;
 - `store/`: modules kept by key in the compiledir, their upkeep, objects, modules packages ship.
 
-On top, `compile` (a region to a loaded module), `incremental` (a module linked from cached node
-objects), `blas` (public helpers for ops that call a BLAS) and `kernels` (a node's `#section kernels`
-compiled by NVRTC and cached) may import every stage.
+On top, `compile` (a region to a loaded module), `incremental` (the build side, imported only to build:
+a module whole or linked from cached node objects), `blas` (public helpers for ops that call a BLAS) and
+`kernels` (a node's `#section kernels` compiled by NVRTC and cached) may import every stage.
+
+Importing opkit.cop installs what the layers below it leave to it: the readers of a SectionOp's files and
+of template macros (opkit.core.c_source) and the finder of the BLAS flags' default (opkit.config).
 """
 
+import importlib
+import importlib.util
 import sys as _sys
 
+from opkit.config import install_finder as _install_finder
 from opkit.core import c_source as _c_source
+from opkit.cop.blas import detect_ldflags as _detect_ldflags
+from opkit.cop.generate.templates import render as _render
+from opkit.cop.source.section_memo import SectionC as _SectionC
 
 # The stages, in pipeline order (tests/core/test_layering.py reads this): each imports only those before it.
 STAGES = ("compiledir", "source", "generate", "toolchain", "load", "store")
@@ -30,33 +39,18 @@ class _OldNameFinder:
     def find_spec(name, path=None, target=None):
         if name not in _OLD_NAMES:
             return None
-        import importlib.util
-
         return importlib.util.spec_from_loader(name, _OldNameFinder)
 
     @staticmethod
     def create_module(spec):
-        import importlib
-
-        return importlib.import_module(_OLD_NAMES[spec.name])
+        return importlib.import_module(_OLD_NAMES[spec.name])  # lazy: a module an old pickle names, when it does
 
     @staticmethod
     def exec_module(module):
         pass
 
 
-def _read_sections(op, files=None, macros=()):
-    from opkit.cop.source.section_memo import SectionC
-
-    return SectionC(op, files, macros)
-
-
-def _render(template, macro, values):
-    from opkit.cop.generate.templates import render
-
-    return render(template, macro, values)
-
-
-_c_source.install_c_readers(_read_sections, _render)
+_c_source.install_c_readers(_SectionC, _render)
+_install_finder("blas__ldflags", _detect_ldflags)
 if _OldNameFinder not in _sys.meta_path:
     _sys.meta_path.append(_OldNameFinder)

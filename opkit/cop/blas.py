@@ -20,10 +20,11 @@ from __future__ import annotations
 import functools
 import os
 import pathlib
-import shlex
 import sys
 
-from opkit.config import split_ldflags
+from opkit.config import config, split_ldflags
+from opkit.cop.toolchain import host
+from opkit.cop.toolchain.compiler import find_compiler, run_tool
 from opkit.errors import CompileError
 
 HEADER_DIR = pathlib.Path(__file__).resolve().parents[1] / "templates" / "blas"
@@ -62,8 +63,6 @@ def uses_scipy_names(text: str) -> bool:
 
 
 def _flags() -> str:
-    from opkit.config import config
-
     return config.blas__ldflags
 
 
@@ -152,9 +151,6 @@ def verify(text: str) -> str:
     compiler and flags, so a process asks the compiler once; a failure is never
     kept and raises BlasError with the linker's words and what to do.
     """
-    from opkit.cop.toolchain import host
-    from opkit.cop.toolchain.compiler import find_compiler
-
     compiler = find_compiler()
     facts = [*compiler.command, compiler.identity, text, PROBE_VERSION, _read("probe.cpp"), _read(HEADER)]
     try:
@@ -186,9 +182,6 @@ def _probe(compiler, text: str) -> str:
     """Link and run templates/blas/probe.cpp with the flags `text`; return its output or raise _ProbeFailed."""
     import subprocess
     import tempfile
-
-    from opkit.config import config
-    from opkit.cop.toolchain.compiler import run_tool
 
     with tempfile.TemporaryDirectory(prefix="opkit-blas-") as work:
         program = os.path.join(work, "probe")
@@ -231,9 +224,6 @@ def detect_ldflags() -> str:
     The answer is kept in the cache directory, named by what it depends on.
     """
     global _detected
-    from opkit.cop.toolchain import host
-    from opkit.cop.toolchain.compiler import find_compiler
-
     try:
         compiler = find_compiler()
     except CompileError:
@@ -263,6 +253,8 @@ def _first_working(compiler, wheel: str) -> str:
 
 
 def _candidates(compiler, wheel: str):
+    import shlex  # not on a warm path: only detection quotes a directory
+
     for directory in _environment_dirs():
         for name in TUNED:
             if any(os.path.exists(os.path.join(directory, f"lib{name}{ext}")) for ext in (".so", ".dylib")):
@@ -281,8 +273,6 @@ def _candidates(compiler, wheel: str):
 def _compiler_finds(compiler, name: str) -> bool:
     """Return True if the compiler's library search path holds lib<name> (what -l<name> would link)."""
     import subprocess
-
-    from opkit.cop.toolchain.compiler import run_tool
 
     for ext in (".so", ".dylib"):  # not a static .a: its code is rarely built to go into a shared module
         try:
@@ -316,6 +306,7 @@ def _wheel_flags() -> str:
     if importlib.util.find_spec("scipy_openblas32") is None:
         return ""
     import scipy_openblas32  # type: ignore[import-untyped]
+    import shlex
 
     return f"-L{shlex.quote(scipy_openblas32.get_lib_dir())} -l{scipy_openblas32.get_library()}"
 
@@ -344,8 +335,6 @@ def blas_name(text: str) -> str:
 
 def describe() -> tuple[str, bool, str]:
     """Return `opkit doctor`'s BLAS line: (check, ok, which BLAS and its flags, or what to do)."""
-    from opkit.config import config
-
     text = config.blas__ldflags
     how = "found by opkit" if text == _detected else "set by blas__ldflags"
     if not text.strip():

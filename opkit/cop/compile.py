@@ -1,18 +1,23 @@
 """A Region's module, through one of two doors: `load_region` (memory, shipped modules; never a compiler) and
-`build_region` (those, then the cache by the region's key, then the compiler)."""
+`build_region` (those, then the cache by the region's key, then the compiler).
+
+A module found nowhere is built by the build side (opkit.cop.incremental.build_module: the compilers, the
+precompiled header, lint, incremental builds), imported only then: a process that loads cached modules
+never imports it.
+"""
 
 from __future__ import annotations
 
-import pathlib
 import time
 
-from opkit.cop.toolchain.extension import build_extension
 from opkit.cop.toolchain.identity import module_key, region_key
 from opkit.cop.toolchain.sanitize import require_runtime
 from opkit.cop.compiledir.text_memo import flush as keep_generated_texts
 from opkit.cop.generate.codegen import collect_module, failure_notes, region_params, render_parts
 from opkit.cop.store.cache import default_cache, module_name_for, process_cache
+from opkit.cop.store.shipped import find_shipped
 from opkit.errors import CompileError
+from opkit.logs import log_info
 
 # A compile that takes longer than this (seconds) is logged at INFO on the `opkit` logger.
 COMPILE_LOG_AFTER = 1.0
@@ -25,8 +30,6 @@ def load_region(region, parts=None):
     paths), so nothing here locates or runs one. The compile cache's modules are keyed
     by the compiler that built them: looking one up is `build_region`'s.
     """
-    from opkit.cop.store.shipped import find_shipped  # only where modules are looked for: not at import
-
     require_runtime()  # a sanitized module loaded without its runtime would abort the process
     parts = collect_module(region) if parts is None else parts
     return find_shipped(region, parts) if parts.versioned else None
@@ -46,11 +49,11 @@ def build_region(region, description=""):
         if module is None:
             key = region_key(parts)
             keep_generated_texts()  # the key exists: the texts its code was generated from are kept now
-            module = _cache_for(parts.versioned).lookup(key, module_name_for(key))
+            cache = _cache_for(parts.versioned)
+            module = cache.lookup(key, module_name_for(key))
             if module is None:
-                from opkit.cop.incremental import incremental_builder
-
-                module = _build(render_parts(parts), key, description, incremental_builder(region, parts))
+                generated, incremental = render_parts(parts), _build_side().incremental_builder(region, parts)
+                module = _build(cache, key, generated, description, incremental)
     except CompileError as exc:
         raise _with_context(exc, region)
     return module
@@ -61,51 +64,37 @@ def compile_generated(generated, description=""):
     require_runtime()  # a sanitized module loaded without its runtime would abort the process
     key = module_key(generated)
     keep_generated_texts()
-    return _build(generated, key, description)
+    return _build(_cache_for(generated.versioned), key, generated, description)
 
 
 def _cache_for(versioned):
     return default_cache() if versioned else process_cache()
 
 
-def _build(generated, key, description, incremental=None):
-    """Build `generated` under `key`; `incremental(tmp_dir, name)`, if given, links it from node objects instead.
+def _build_side():
+    """Return opkit.cop.incremental, the build side: what only a module found nowhere needs."""
+    from opkit.cop import incremental  # lazy: the build side's one door (a warm process never opens it)
 
-    An incremental build that fails (a compile error, a lock waited for too long,
-    an object cache that cannot be written), unless a compiler ran past
-    config.compile_timeout, is done again as one module: the error a user sees,
-    if any, is the whole module's.
+    return incremental
+
+
+def _build(cache, key, generated, description, incremental=None):
+    """Return the module under `key` in `cache`, built there from `generated` if it is not (from node objects
+    by `incremental(tmp_dir, name)` where given: opkit.cop.incremental.build_module).
+
+    A build that takes over COMPILE_LOG_AFTER seconds is logged.
     """
     name = module_name_for(key)
 
     def build(tmp_dir):
         started = time.perf_counter()
-        built = None
-        if incremental is not None:
-            from opkit.cop.compiledir.private_fs import CacheNotWritableError
-
-            try:
-                built = incremental(tmp_dir, name)
-            except (CompileError, CacheNotWritableError) as exc:  # a cache bypassed for a damaged entry, say
-                if getattr(exc, "timed_out", None) is not None:
-                    raise
-                from opkit.logs import log_info
-
-                log_info("incremental build of %s failed, building it as one module:\n%s", name, exc)
-                (pathlib.Path(tmp_dir) / f"{name}.log").unlink(missing_ok=True)
-        if built is None:
-            built = build_extension(generated.with_name(name), name, tmp_dir, include_dirs=generated.include_dirs,
-                                    library_dirs=generated.library_dirs, libraries=generated.libraries,
-                                    extra_compile_args=generated.compile_args)
+        built = _build_side().build_module(generated, name, tmp_dir, incremental)
         elapsed = time.perf_counter() - started
         if elapsed > COMPILE_LOG_AFTER:
-            from opkit.logs import log_info
-
             log_info("compiled %s (module %s) in %.2f s", description or "a module", name, elapsed)
         return built
 
-    return _cache_for(generated.versioned).get_or_build(key, build, module_name=name,
-                                                        extra_meta={"description": description[:500]})
+    return cache.get_or_build(key, build, module_name=name, extra_meta={"description": description[:500]})
 
 
 def _with_context(exc, region):

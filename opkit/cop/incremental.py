@@ -1,4 +1,7 @@
-"""Incremental builds: a big graph's module linked from cached objects of a few nodes each.
+"""The build side: a module opkit.cop.compile found nowhere, built (`build_module`), whole or, for a big graph,
+linked from cached objects of a few nodes each (incremental builds). opkit.cop.compile imports this module
+only to build: what it imports (the compilers' commands, the precompiled header, lint) a process that loads
+cached modules never does.
 
 Each node whose variables the glue can hand over (see `_separable`) is rendered
 on its own, with local names (inputs I0.., outputs O0..; see NODE_NAME), as a
@@ -27,9 +30,18 @@ import pathlib
 import re
 
 from opkit.config import config, usable_cores
+from opkit.core.cdata_type import CDataType
+from opkit.core.enum_type import EnumType
+from opkit.core.scalar_type import ScalarType
+from opkit.core.tensor.types.c_interface import TensorCInterface
+from opkit.core.type import Generic
 from opkit.cop.generate.apply_support import chunk_apply_support
-from opkit.cop.toolchain.extension import LINK_TOO, build_flags, compile_object, link_extension
+from opkit.cop.toolchain.compiler import find_compiler, python_include_dirs
+from opkit.cop.toolchain.extension import LINK_TOO, build_extension, build_flags, compile_object, link_extension
+from opkit.cop.toolchain.identity import cache_key, module_key
+from opkit.cop.toolchain.pch import pch_args
 from opkit.cop.compiledir.layout import read_meta
+from opkit.cop.compiledir.private_fs import CacheNotWritableError
 from opkit.cop.store.objects import link_copy, object_cache
 from opkit.cop.generate.cinterface import call, include_line, node_c_code
 from opkit.cop.generate.codegen import (MODULE_NAME_PLACEHOLDER, QUICK_RUN_ABOVE, GeneratedModule, collect_module,
@@ -38,6 +50,7 @@ from opkit.cop.toolchain.depends import carry
 from opkit.cop.generate.node_code import Collector, unique
 from opkit.cop.generate.templates import node_template
 from opkit.errors import CompileError
+from opkit.logs import log_info
 
 # A region of more nodes than this is built incrementally (config.incremental); a small one is
 # cheaper as one module (one compiler run instead of an object, the glue and a link).
@@ -101,12 +114,6 @@ class Entry:
 
 def _single_declares():
     """Return the c_declare methods known to declare exactly one C variable named `name` (and typedefs)."""
-    from opkit.core.cdata_type import CDataType
-    from opkit.core.enum_type import EnumType
-    from opkit.core.scalar_type import ScalarType
-    from opkit.core.tensor.types.c_interface import TensorCInterface
-    from opkit.core.type import Generic
-
     return {cls.c_declare for cls in (CDataType, EnumType, ScalarType, TensorCInterface, Generic)}
 
 
@@ -116,8 +123,6 @@ def _separable(node, declares) -> bool:
 
 def node_piece(node) -> NodePiece | None:
     """Render `node` for a chunk; None if its code reads a variable's Python object (py_<name>)."""
-    from opkit.cop.toolchain.identity import cache_key
-
     op = node.op
     params_type = getattr(op, "params_type", None)
     inputs = [f"I{k}" for k in range(len(node.inputs))]
@@ -168,8 +173,6 @@ def _named(value, name):
 
 def make_chunk(pieces) -> Chunk:
     """Render distinct pieces into one translation unit; return the chunk with its key."""
-    from opkit.cop.toolchain.identity import module_key
-
     nodes, before, init_code = [], [], []
     for k, piece in enumerate(pieces):
         name = f"node{k}"
@@ -200,6 +203,28 @@ def chunk_pieces(pieces) -> list:
     if current:
         chunks.append(current)
     return chunks
+
+
+def build_module(generated, name, tmp_dir, incremental=None):
+    """Build `generated` as the module `name` in `tmp_dir` and return its shared object; `incremental(tmp_dir,
+    name)` (incremental_builder's), if given, links it from node objects instead.
+
+    An incremental build that fails (a compile error, a lock waited for too long,
+    an object cache that cannot be written), unless a compiler ran past
+    config.compile_timeout, is done again as one module: the error a user sees,
+    if any, is the whole module's.
+    """
+    if incremental is not None:
+        try:
+            return incremental(tmp_dir, name)
+        except (CompileError, CacheNotWritableError) as exc:  # a cache bypassed for a damaged entry, say
+            if getattr(exc, "timed_out", None) is not None:
+                raise
+            log_info("incremental build of %s failed, building it as one module:\n%s", name, exc)
+            (pathlib.Path(tmp_dir) / f"{name}.log").unlink(missing_ok=True)
+    return build_extension(generated.with_name(name), name, tmp_dir, include_dirs=generated.include_dirs,
+                           library_dirs=generated.library_dirs, libraries=generated.libraries,
+                           extra_compile_args=generated.compile_args)
 
 
 def incremental_builder(region, parts):
@@ -293,9 +318,6 @@ def ensure_objects(chunks, also=None):
         else:
             paths[chunk.key] = found
     if missing:
-        from opkit.cop.toolchain.compiler import find_compiler, python_include_dirs
-        from opkit.cop.toolchain.pch import pch_args
-
         pch_args(find_compiler(), build_flags()[0], python_include_dirs())  # built once, before the threads
 
     def build_one(chunk):

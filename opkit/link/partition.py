@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from opkit.cop.toolchain.extension import BASE_COMPILE_ARGS, build_flags
+from opkit.cop.toolchain.flags import BASE_COMPILE_ARGS, build_flags
 from opkit.cop.generate.cinterface import op_has_c
 from opkit.cop.generate.flag_clash import ModuleFlags
 from opkit.cop.generate.region import Region

@@ -285,14 +285,23 @@ def test_opkit_flags_sets_the_blas_flags(wheel_flags, tmp_path):
 
 
 def test_import_opkit_finds_no_blas_until_the_flag_is_read(tmp_path):
+    # config imports no module above it: opkit.cop installs the finder (opkit.function and every C op import it)
     code = ("import sys, opkit\nassert 'opkit.cop.blas' not in sys.modules\n"
             "assert 'found on first use' in repr(opkit.config)\n"
             "with opkit.config.change_flags(blas__ldflags='-lblas'):\n    pass\n"
             "assert 'opkit.cop.blas' not in sys.modules and 'found on first use' in repr(opkit.config)\n"  # a check only
+            "import opkit.cop\nassert 'found on first use' in repr(opkit.config)\n"  # the finder installed, not run
             "print(opkit.config.blas.ldflags)")
     run = run_python(code, OPKIT_COMPILEDIR=str(tmp_path))
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == blas.detect_ldflags()
+
+
+def test_the_flag_read_before_opkit_cop_is_imported_says_what_finds_it():
+    from opkit.config import _Detected
+
+    with pytest.raises(RuntimeError, match=r"blas__ldflags: the BLAS is found by opkit\.cop on first use.*import"):
+        _Detected("the BLAS").value("blas__ldflags")
 
 
 def test_the_blas_found_here_works_and_is_kept(tmp_path, monkeypatch):

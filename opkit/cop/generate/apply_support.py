@@ -26,6 +26,7 @@ import os
 import re
 
 from opkit.cop.generate.node_code import RESTORE_LINE_PRAGMA, unique
+from opkit.errors import CompileError
 
 # A system header (<...>) is included at global scope, and so is a quoted one found in the header directories
 # with an include guard; any other quoted one stays in place: it may be written to be included once per node
@@ -160,8 +161,6 @@ def check_clashes(groups):
     `groups` is [(where, text)]. A namespace does not scope either: the macro's last definition would
     silently serve every node's code after it, and the linker would see one symbol twice.
     """
-    from opkit.errors import CompileError
-
     seen_macros, seen_externs = {}, {}
     for where, text in groups:
         for name, body in macros_left_defined(text).items():

@@ -11,6 +11,7 @@ import functools
 import inspect
 
 from opkit.core.clinker import takes_compiler_positionally
+from opkit.core.op import Op
 from opkit.core.type import CType, MethodNotDefined
 
 _TYPE_METHODS = ("c_declare", "c_extract", "c_sync", "c_cleanup")
@@ -81,8 +82,6 @@ def type_has_c(ctype):
 
 def op_has_c(node):
     """Return True if node's op has C code for this node and all its types have C."""
-    from opkit.core.op import Op
-
     op = node.op
     has = getattr(op, "has_c_code", None)
     if has is not None:

@@ -13,7 +13,9 @@ from __future__ import annotations
 import functools
 import os
 
-from opkit.cop.compiledir.text_memo import is_plain, kept
+from opkit.cop.compiledir.layout import jinja_dir
+from opkit.cop.compiledir.private_fs import read_sealed
+from opkit.cop.compiledir.text_memo import is_plain, keep_later, kept
 from opkit.core.digest import sha256
 from opkit.core.memo import BoundedMemo
 
@@ -44,10 +46,6 @@ def _bytecode_cache(jinja2):
     never run.
     """
     import sys
-
-    from opkit.cop.compiledir.layout import jinja_dir
-    from opkit.cop.compiledir.private_fs import read_sealed
-    from opkit.cop.compiledir.text_memo import keep_later
 
     class SealedCache(jinja2.BytecodeCache):
         def __init__(self, directory):

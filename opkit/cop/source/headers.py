@@ -18,7 +18,7 @@ import functools
 import os
 import re
 
-from opkit.config import cflag_words
+from opkit.config import cflag_words, config
 from opkit.core.digest import sha256
 
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include(?:_next)?[ \t]*(?:"([^"\n]+)"|<([^>\n]+)>)', re.M)
@@ -40,8 +40,6 @@ def search_dirs(include_dirs, compile_args=()) -> tuple[tuple[str, ...], tuple[s
     `-iquote` of `compile_args` and of config.cflags, and the CPATH, C_INCLUDE_PATH
     and CPLUS_INCLUDE_PATH of the environment are searched too.
     """
-    from opkit.config import config
-
     return _search_dirs(tuple(include_dirs), tuple(compile_args), config.cflags or "",
                         tuple(os.environ.get(name) for name in _ENVIRONMENT))
 

@@ -29,6 +29,8 @@ import time
 
 from opkit.core.digest import sha256
 from opkit.cop.compiledir.text_memo import is_plain, kept
+from opkit.cop.source import RESTORE_LINE_PRAGMA
+from opkit.cop.source.macro_values import macro_values
 from opkit.cop.source.section_files import contents_digest, op_files, read_files, stamp
 
 RECHECK_SECONDS = 0.5
@@ -44,8 +46,6 @@ _lock = _thread.allocate_lock()  # threading.Lock(), without importing threading
 @functools.lru_cache(maxsize=None)
 def engine_digest() -> str:
     """Return a digest of the source that turns section files into C, or '' where it cannot be read."""
-    from opkit.cop.source import RESTORE_LINE_PRAGMA
-
     here = os.path.dirname(os.path.abspath(__file__))
     digest = sha256(RESTORE_LINE_PRAGMA.encode())
     try:
@@ -104,10 +104,16 @@ def _files_of(paths):
     return entry
 
 
-def _tags(paths, data):
-    from opkit.cop.source.sections import parse_files
+def parser():
+    """Return opkit.cop.source.section_op, which parses and expands section files (it imports the section
+    parser, the macro expander and opkit.COp): an answer not kept yet needs it, a warm process never does."""
+    from opkit.cop.source import section_op  # lazy: the parser, for answers not kept yet (a warm process's are)
 
-    return sorted(parse_files(paths, data=data))
+    return section_op
+
+
+def _tags(paths, data):
+    return parser().section_tags(paths, data)
 
 
 def _keep(key, compute, unchanged):
@@ -149,9 +155,7 @@ class SectionC:
     def _reader(self, data=None):
         """Return the OpSections that computes an answer not kept yet: it parses `data` (path -> bytes), or
         else the files (then it raises the error a file that cannot be read or parsed gives)."""
-        from opkit.cop.source.section_op import OpSections
-
-        return OpSections(self.op, self.files, self.extra_macros, data)
+        return parser().OpSections(self.op, self.files, self.extra_macros, data)
 
     def _answer(self, method, tag, empty, values, *args):
         """Return OpSections' `method(*args)`: `empty` if the files have no `tag`, else kept under `values()`."""
@@ -171,8 +175,6 @@ class SectionC:
     def _values(self, node, name, sub=None, inputs=None, outputs=None):
         """Return a function of no arguments returning the values the macros of `node`'s sections are made of."""
         def values():
-            from opkit.cop.source.macro_values import macro_values
-
             return macro_values(self.op, node, name, sub, inputs, outputs)
         return values
 

@@ -14,6 +14,11 @@ from opkit.cop.source.section_files import op_files
 from opkit.cop.source.sections import parse_files
 
 
+def section_tags(paths, data) -> list:
+    """Return the tags of the section files at `paths`, parsed from `data` (path -> bytes), sorted."""
+    return sorted(parse_files(paths, data=data))
+
+
 class OpSections(COp):
     """A COp's C methods over a SectionOp's files, for that op (its params type and check_input).
 

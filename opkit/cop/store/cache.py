@@ -32,6 +32,7 @@ from opkit.cop.compiledir.private_fs import (CacheNotWritableError, UnsafeCacheD
                                   make_private_dirs, make_tree_private, private_problem, remove_tree, unwritable_fix,
                                   write_private)
 from opkit.core.digest import sha256
+from opkit.logs import log_info
 
 
 # What this process did with compiled modules: "built" (compiled and published), "loaded" (from disk).
@@ -202,8 +203,6 @@ class ModuleCache:
                         self.discard(entry)
                         self.upkeep.account(-max(size, 0))
                         if isinstance(exc, _StaleEntry):
-                            from opkit.logs import log_info
-
                             log_info("the compiled module %s is out of date (%s): rebuilding", entry, exc)
                         else:
                             warnings.warn(f"the compiled module {entry} cannot be used ({exc}): removed it,"

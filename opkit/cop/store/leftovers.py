@@ -19,6 +19,7 @@ import time
 
 from opkit.cop.compiledir.layout import (JINJA_PREFIX, PCH_DIGEST_LENGTH, PCH_FILES, PCH_LOCK, RENDERED_DIR,
                                          TMP_PREFIX)
+from opkit.cop.compiledir.pch_files import intact
 from opkit.cop.compiledir.private_fs import is_hex_name, remove_tree
 
 
@@ -63,9 +64,7 @@ def tidy_pch(pch: str, everything: bool):
 def _pch_usable(path: str) -> bool:
     """Return whether pch would use the header in `path` as it is: the header's text, and a .gch whose sha256
     is the one sealed beside it (pch's own test; anything less is rebuilt, so it is a leftover here)."""
-    from opkit.cop.toolchain.pch import _intact
-
-    return _intact(pathlib.Path(path))
+    return intact(pathlib.Path(path))
 
 
 _SEALED_TMP = re.escape(TMP_PREFIX) + r"([1-9][0-9]{0,9})-[0-9a-f]+"  # private_fs.write_sealed's name

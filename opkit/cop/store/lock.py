@@ -15,6 +15,7 @@ import warnings
 
 from opkit.config import config
 from opkit.errors import CompileError
+from opkit.logs import log_info
 
 LOCK_WARN_AFTER = 5.0  # seconds a wait for a compile lock lasts before it says who holds it
 
@@ -59,8 +60,6 @@ class KeyLock:
             waits_before, timer.holder = timer.waits, None  # from here on, waits are for another process
             if timer.poll(self._try_flock, wait):
                 if timer.waits > waits_before:
-                    from opkit.logs import log_info
-
                     log_info("waited %.2f s for another process's compile (lock %s, %s)",
                              time.monotonic() - timer.start, self.path, timer.holder)
                 return True

@@ -25,10 +25,10 @@ import sys
 import warnings
 
 from opkit.config import config
-from opkit.cop.toolchain.extension import extension_suffix
 from opkit.cop.toolchain.identity import Toolchain, region_request, request_key
+from opkit.cop.toolchain.flags import module_flags
 from opkit.cop.store.cache import module_events
-from opkit.cop.toolchain.compiler import numpy_c_api_version, python_abi
+from opkit.cop.toolchain.compiler import extension_suffix, numpy_c_api_version, python_abi
 from opkit.cop.load.loader import load_module
 from opkit.cop.compiledir.private_fs import intact
 from opkit.core.digest import sha256
@@ -92,8 +92,6 @@ def shipping_flags() -> tuple[tuple[str, ...], tuple[str, ...]]:
     machine: how many threads run is a run-time matter (config.threads). A sanitized
     key is another key (sanitized modules are never shipped: see ship_refusal).
     """
-    from opkit.cop.toolchain.flags import module_flags
-
     return module_flags(ship_march(), True)
 
 

@@ -9,6 +9,7 @@ import sysconfig
 from typing import NamedTuple
 
 from opkit.config import config
+from opkit.cop.toolchain.host import remembered
 from opkit.errors import CompileError
 
 CANDIDATES = ("g++", "clang++", "c++")
@@ -98,8 +99,6 @@ def _identify(command: tuple[str, ...]) -> str:
     a program on PATH (`ccache g++`: g++ too): path, device, inode, size, modification
     and change times. A compiler installed again, or rewritten in place, is asked again.
     """
-    from opkit.cop.toolchain.host import remembered
-
     try:
         facts = [*command, *_file_facts(command[0])]
     except OSError:
@@ -184,13 +183,19 @@ def numpy_c_api_version() -> str:
     """Return numpy's C-API (ABI) version, or numpy's version where it cannot be read."""
     import numpy
 
-    for name in ("numpy._core._multiarray_umath", "numpy.core._multiarray_umath"):
+    try:
+        from numpy._core._multiarray_umath import _get_ndarray_c_version
+    except ImportError:
         try:
-            module = __import__(name, fromlist=["_get_ndarray_c_version"])
-            return hex(module._get_ndarray_c_version())
-        except (ImportError, AttributeError):
-            continue
-    return numpy.__version__
+            from numpy.core._multiarray_umath import _get_ndarray_c_version  # numpy 1
+        except ImportError:
+            return numpy.__version__
+    return hex(_get_ndarray_c_version())
+
+
+def extension_suffix() -> str:
+    """Return this Python's file name suffix for extension modules (e.g. .cpython-311-x86_64-linux-gnu.so)."""
+    return sysconfig.get_config_var("EXT_SUFFIX") or ".so"
 
 
 def python_abi() -> str:

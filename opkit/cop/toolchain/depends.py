@@ -17,6 +17,9 @@ import json
 import os
 import pathlib
 
+from opkit.cop.compiledir.private_fs import write_private
+from opkit.cop.source.headers import header_facts
+
 
 SUFFIX = ".depends.json"  # beside a compiled object until the entry is published
 
@@ -68,8 +71,6 @@ def record(obj: pathlib.Path, source: pathlib.Path, left_out=()) -> None:
         real = os.path.realpath(path)  # a relative one is relative to the compiler's folder: this process's
         if real != own and not real.startswith(outside):
             depends[real] = file_digest(real)
-    from opkit.cop.compiledir.private_fs import write_private
-
     write_private(obj.with_name(obj.stem + SUFFIX), json.dumps(depends).encode("utf-8", "surrogateescape"),
                   sync=False)
 
@@ -85,15 +86,11 @@ def gather(directory: pathlib.Path) -> dict:
 
 def carry(depends: dict, directory: pathlib.Path, name: str) -> None:
     """Put a cached object's list of headers (from its meta.json) beside a build that links it."""
-    from opkit.cop.compiledir.private_fs import write_private
-
     write_private(directory / f"{name}{SUFFIX}", json.dumps(depends).encode("utf-8", "surrogateescape"), sync=False)
 
 
 def file_digest(path: str) -> str | None:
     """Return the sha256 of the file `path` (None if it cannot be read); read once while its stat is unchanged."""
-    from opkit.cop.source.headers import header_facts
-
     try:
         return header_facts(path)[0]
     except OSError:

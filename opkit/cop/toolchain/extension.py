@@ -1,4 +1,5 @@
-"""Build C++ source into a CPython extension module.
+"""Build C++ source into a CPython extension module: the build side, which a process that loads cached modules
+never imports (opkit.cop.compile opens it on a cache miss).
 
 The compile and link commands are opkit's own: the compiler from
 opkit.cop.toolchain.compiler, the shared-library flags Python was built with (sysconfig's
@@ -18,12 +19,14 @@ import sys
 import sysconfig
 
 from opkit.config import config
-from opkit.cop.toolchain.compiler import Compiler, find_compiler, python_include_dirs, run_tool
+from opkit.cop.toolchain.compiler import Compiler, extension_suffix, find_compiler, python_include_dirs, run_tool
 from opkit.cop.toolchain.depends import dependency_args, record
 from opkit.cop.toolchain.flags import (BASE_COMPILE_ARGS, LINK_TOO, build_flags, debug_flags,  # noqa: F401 (their old home)
                                    modules_use_openmp, sanitize_flags)
+from opkit.cop.toolchain.pch import pch_args, pch_removed
 from opkit.cop.compiledir import layout
 from opkit.cop.compiledir.private_fs import write_private
+from opkit.cop.source.lint import misspelt_macro_hints
 from opkit.errors import CompileError
 
 MAX_ERRORS = 5
@@ -66,11 +69,6 @@ def shared_link_flags() -> tuple[str, ...]:
     return tuple(flags)
 
 
-def extension_suffix() -> str:
-    """Return this Python's file name suffix for extension modules (e.g. .cpython-311-x86_64-linux-gnu.so)."""
-    return sysconfig.get_config_var("EXT_SUFFIX") or ".so"
-
-
 def build_extension(source: str, module_name: str, work_dir, *, include_dirs=(), library_dirs=(),
                     libraries=(), extra_compile_args=(), extra_link_args=(),
                     compiler: Compiler | None = None) -> pathlib.Path:
@@ -102,8 +100,6 @@ def compile_object(source: str, name: str, work_dir, *, include_dirs=(), extra_c
     compile_args, _ = build_flags()
     compiler = compiler or find_compiler()
     headers = [*include_dirs, *python_include_dirs()]
-    from opkit.cop.toolchain.pch import pch_args, pch_removed  # only a build needs it: not imported by a warm process
-
     with_pch = pch_args(compiler, compile_args, python_include_dirs())
 
     def compile_command(pch):
@@ -210,8 +206,6 @@ def _missing_hints(output: str) -> list[str]:
 
 def _misspelt_macro_hints(output: str, source_path) -> list[str]:
     """Return a hint for each misspelt opkit macro (DTYPE_INPTU_0) in the user files the errors point at."""
-    from opkit.cop.source.lint import misspelt_macro_hints
-
     generated = os.path.realpath(source_path)
     files = [m.group("file") for m in re.finditer(_DIAGNOSTIC, output, re.M) if os.path.realpath(m.group("file")) != generated]
     return misspelt_macro_hints(files)

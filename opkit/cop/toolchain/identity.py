@@ -29,6 +29,8 @@ import os
 import re
 from typing import Callable, NamedTuple
 
+from opkit.config import config
+from opkit.cop.generate.templates import template_text
 from opkit.cop.toolchain.compiler import find_compiler, numpy_c_api_version, python_abi
 from opkit.cop.toolchain.flags import build_flags, module_flags
 from opkit.cop.toolchain.host import native_target
@@ -151,8 +153,6 @@ def system_parts(python_dirs=None) -> tuple[str, ...]:
 
 def requested_toolchain() -> Toolchain:
     """Return the toolchain opkit's configuration asks for, known without a compiler: its flags only (a token's)."""
-    from opkit.config import config
-
     compile_args, link_args = module_flags(config.march, bool(config.openmp))
     return Toolchain(compile_args=compile_args, link_args=link_args)
 
@@ -169,8 +169,6 @@ def region_request(parts, toolchain: Toolchain, *, portable=False) -> CompileReq
 
     The template's text and every code string of every op and type are its source.
     """
-    from opkit.cop.generate.templates import template_text
-
     content = template_text() + "\0" + parts.content()
     code_text = _code_texts.get(content)
     if code_text is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from opkit.config import config
 from opkit.core.op import Op
 from opkit.cop.toolchain import host
-from opkit.cop.toolchain.extension import modules_use_openmp
+from opkit.cop.toolchain.flags import modules_use_openmp
 from opkit.cop.toolchain.compiler import find_compiler
 
 OPENMP_FLAG = host.OPENMP_FLAG

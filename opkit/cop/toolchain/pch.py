@@ -29,20 +29,11 @@ from opkit.cop.compiledir import layout
 from opkit.cop.compiledir.layout import (PCH_DIGEST_FILE, PCH_DIGEST_LENGTH, PCH_DIR, PCH_GCH, PCH_HEADER_FILE,
                                          PCH_LOCK)
 from opkit.cop.toolchain.compiler import run_tool
-from opkit.cop.compiledir.private_fs import make_private_dirs, private_problem, read_sealed, write_private, write_sealed
+from opkit.cop.toolchain.identity import pch_request, request_key
+from opkit.cop.compiledir.pch_files import PCH_HEADER, intact
+from opkit.cop.compiledir.private_fs import make_private_dirs, private_problem, write_private, write_sealed
 from opkit.core.digest import sha256
 
-PCH_HEADER = """// opkit precompiled header: what every generated module includes first.
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#ifndef NPY_NO_DEPRECATED_API
-#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
-#endif
-#include <numpy/arrayobject.h>
-#include <new>
-#include <cstddef>
-#include <cmath>
-"""
 HEADER, GCH, LOCK = PCH_HEADER_FILE, PCH_GCH, PCH_LOCK
 DIGEST = PCH_DIGEST_FILE  # the .gch's sha256, sealed: a damaged .gch is built again, never used
 PCH_FORMAT = "opkit-pch-2"
@@ -81,8 +72,6 @@ def pch_key(compiler, compile_args, include_dirs) -> str:
     compiler, the flags, the CPU features of -march=native, Python's ABI, numpy's C-API version and the bytes
     of every header in those folders. A numpy upgraded in place gets a header of its own: g++ never checks
     that the headers a .gch was built from are unchanged."""
-    from opkit.cop.toolchain.identity import pch_request, request_key
-
     return request_key(pch_request(PCH_HEADER, compiler, compile_args, include_dirs), PCH_FORMAT)
 
 
@@ -105,19 +94,6 @@ def _private_chain(root, directory) -> str | None:
     return None
 
 
-def _intact(directory) -> bool:
-    """Return whether the header and its .gch are there and are what opkit wrote (the .gch's sealed sha256)."""
-    try:
-        with open(directory / HEADER, "rb") as handle:
-            if handle.read() != PCH_HEADER.encode():
-                return False
-        digest = read_sealed(directory / DIGEST)
-        with open(directory / GCH, "rb") as handle:
-            return digest is not None and sha256(handle.read()).hexdigest().encode() == digest
-    except OSError:
-        return False
-
-
 def _build(compiler, compile_args, include_dirs, root, directory):
     """Build the .gch under the directory's lock unless it exists; return True if it can be used."""
     header, gch = directory / HEADER, directory / GCH
@@ -129,13 +105,13 @@ def _build(compiler, compile_args, include_dirs, root, directory):
                       f" change ({problem}); fix: chmod 700 it, or `opkit cache clear`", RuntimeWarning,
                       stacklevel=4)
         return False
-    if _intact(directory):
+    if intact(directory):
         return True
     fd = os.open(directory / LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
         os.fchmod(fd, 0o600)
         fcntl.flock(fd, fcntl.LOCK_EX)
-        if _intact(directory):
+        if intact(directory):
             return True
         nonce = f"{os.getpid()}-{os.urandom(4).hex()}"
         tmp_header, tmp_gch = directory / f".tmp-{nonce}.hpp", directory / f".tmp-{nonce}.gch"

@@ -15,6 +15,7 @@ import platform
 import sys
 
 from opkit.config import config
+from opkit.cop.toolchain.compiler import find_compiler
 
 _RUNTIME_MARKERS = ("libasan", "libclang_rt.asan")
 
@@ -49,8 +50,6 @@ def _print_file_name(command, name):
 
 def asan_runtime(compiler=None):
     """Return the resolved path of the configured compiler's ASan runtime library, or None."""
-    from opkit.cop.toolchain.compiler import find_compiler
-
     command = tuple((compiler or find_compiler()).command)
     for name in _runtime_names():
         path = _print_file_name(command, name)

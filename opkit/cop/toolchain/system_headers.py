@@ -23,6 +23,9 @@ import json
 import os
 import time
 
+from opkit.cop.compiledir import layout
+from opkit.cop.compiledir.private_fs import read_sealed, write_sealed
+from opkit.cop.toolchain.compiler import python_include_dirs
 from opkit.core.digest import sha256
 
 FORMAT = "opkit-system-headers-3"
@@ -34,8 +37,6 @@ def system_headers_digest(dirs=None) -> str:
     """Return the digest of the names and bytes of every file under `dirs` (default: python_include_dirs(), asked
     at every call: other folders are another digest at once)."""
     if dirs is None:
-        from opkit.cop.toolchain.compiler import python_include_dirs
-
         dirs = python_include_dirs()
     folders = tuple(map(os.path.abspath, dirs))
     now = time.monotonic()
@@ -59,9 +60,6 @@ def _stamp(paths) -> str | None:
 
 def _kept(folders) -> tuple:
     """Return (digest, paths, stamp) of `folders`: kept in the cache directory while the stamp holds, else made."""
-    from opkit.cop.compiledir import layout
-    from opkit.cop.compiledir.private_fs import read_sealed, write_sealed
-
     name = sha256(repr(folders).encode("utf-8", "surrogateescape")).hexdigest()[:32]
     path = layout.host_dir() / f"system-headers-{name}"
     data = read_sealed(path)
