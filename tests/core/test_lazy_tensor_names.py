@@ -17,7 +17,9 @@ import opkit.tensor as ot
 from opkit.core.tensor.scalars.scalar_ops import ScalarOp
 from opkit.link.backend import COMPILE, PYTHON, Backend
 
-LAZY_MODULES = ("opkit.core.gradient", "opkit.core.gradient_types", "opkit.core.tensor.shapes.subtensor",
+# (opkit.core.gradient_types, a few classes and grad_not_implemented, is imported at the top of the scalar functions'
+# module since imports sit at module level, issue 46: under a millisecond.)
+LAZY_MODULES = ("opkit.core.gradient", "opkit.core.tensor.shapes.subtensor",
                 "opkit.core.tensor.shapes.inc_subtensor", "opkit.core.tensor.shapes.join",
                 "opkit.core.tensor.shapes.creation", "opkit.core.tensor.elementwise.logic")
 

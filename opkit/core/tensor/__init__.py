@@ -56,7 +56,7 @@ LAYERS = (
     ("sorting", ("sort", "cumulative", "searching", "topk", "interpolate")),
     ("products", ("matmul", "vector_products", "einsum", "linalg")),
     ("gradients", ("elemwise_grad", "elemwise_math_grad", "elemwise_elementary_grad", "elemwise_special_grad",
-                   "reduce_grad", "shape_grad", "advanced_grad")),
+                   "reduce_grad", "shape_grad", "advanced_grad", "fused_grad")),
     ("language", ("row", "example_inputs", "shape_examples", "elementwise_rows", "special_rows", "reduction_rows",
                   "product_rows", "shape_rows", "indexing_rows", "sort_rows", "porting_rows", "linalg_rows", "render",
                   "__main__")),
@@ -98,7 +98,7 @@ LATE = {
 GRADIENTS = ("opkit.core.tensor.gradients.elemwise_grad", "opkit.core.tensor.gradients.elemwise_math_grad",
              "opkit.core.tensor.gradients.elemwise_elementary_grad", "opkit.core.tensor.gradients.elemwise_special_grad",
              "opkit.core.tensor.gradients.reduce_grad", "opkit.core.tensor.gradients.shape_grad",
-             "opkit.core.tensor.gradients.advanced_grad")
+             "opkit.core.tensor.gradients.advanced_grad", "opkit.core.tensor.gradients.fused_grad")
 
 
 def _load(module):

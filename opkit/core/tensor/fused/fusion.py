@@ -10,25 +10,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from opkit.core.gradient_registry import registered
 from opkit.core.graph import Apply
 from opkit.core.tensor.elementwise.elemwise import Elemwise, broadcast_shape
 from opkit.core.tensor.scalars.scalar_ops import program_operand_dtypes
 from opkit.core.tensor.types.type import TensorType
-from opkit.core.gradient import Lop
-from opkit.core.gradient import Rop
 
 
 class DerivedFromExpansion:
-    """Gradients of a fused op: those of the graph it stands for (``self.expand(inputs)``, one output)."""
+    """Gradients of a fused op: those of the graph it stands for (``self.expand(inputs)``, one output); the rules
+    are the gradient layer's (gradients/fused_grad.py)."""
 
-    def grad(self, inputs, output_grads):
-        return Lop(self.expand(inputs), list(inputs), output_grads[0])
-
-    def R_op(self, inputs, eval_points):
-        pairs = [(i, e) for i, e in zip(inputs, eval_points) if e is not None]
-        if not pairs:
-            return [None]
-        return [Rop(self.expand(inputs), [i for i, _ in pairs], [e for _, e in pairs])]
+    grad = registered("grad")
+    R_op = registered("R_op")
 
 
 class FusedElemwise(DerivedFromExpansion, Elemwise):
