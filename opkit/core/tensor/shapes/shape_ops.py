@@ -52,8 +52,3 @@ class MakeVector(Op):
 
 
 make_vector = MakeVector()
-
-
-def getitem(x, index):
-    """Return x[index]: the tensor's operator (advanced_index.getitem), for a caller that holds a function."""
-    return as_tensor_variable(x)[index]
