@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import warnings
 
+from opkit.config import config
+from opkit.cop.toolchain.compiler import find_compiler
 from opkit.errors import CompileError
 
 COMPILE, SHIPPED, PYTHON = "compile", "shipped", "python"
@@ -87,9 +89,6 @@ class Backend:
 
 def decide_backend() -> Backend:
     """Return the backend for a callable made now (see the module docstring): call it once, at the entry."""
-    from opkit.config import config
-    from opkit.cop.toolchain.compiler import find_compiler
-
     try:
         find_compiler()
     except CompileError as exc:

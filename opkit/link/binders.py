@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import warnings
 
+from opkit.core.op import Op
 from opkit.cop.generate.cinterface import op_has_c
 from opkit.cop.compile import build_region, load_region, make_region_runner
 from opkit.cop.generate.region import Region
 from opkit.errors import MissingModuleError
+from opkit.link.no_compiler import missing_module_error
 from opkit.link.profiling import active
 from opkit.link.runner import sequential_runner
 
@@ -33,8 +35,6 @@ def python_thunk(node, storage, compute_map):
 
 
 def _default_make_thunk(op):
-    from opkit.core.op import Op
-
     return "make_thunk" not in getattr(op, "__dict__", {}) and type(op).make_thunk is Op.make_thunk
 
 
@@ -54,8 +54,6 @@ def node_c_runner(node, backend, preallocated=False):
     region = node_region(node, preallocated)
     runner = region_runner(region, f"node {node}", backend)
     if runner is None:
-        from opkit.link.no_compiler import missing_module_error
-
         raise missing_module_error(node, backend.error)
     return region_binder(region, runner)
 

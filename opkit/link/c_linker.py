@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from opkit.config import usable_cores
+from opkit.cop.compile import build_region
 from opkit.cop.generate.region import Region
 from opkit.link.binders import node_by_node_runner, python_binder, region_binder, region_runner
 from opkit.link.partition import partition
@@ -74,9 +76,6 @@ def _build_regions(regions):
     once its module is in this process's cache (what make_region_runner then finds),
     or raises what compiling it raised.
     """
-    from opkit.config import usable_cores
-    from opkit.cop.compile import build_region
-
     cores = usable_cores()
     if len(regions) < 2 or cores < 2:
         return {id(region): (lambda: None) for region in regions}

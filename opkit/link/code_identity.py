@@ -15,14 +15,16 @@ from __future__ import annotations
 
 from opkit.core.code_identity import python_identity
 from opkit.core.digest import sha256
+from opkit.cop.generate.cinterface import op_has_c
+from opkit.cop.generate.codegen import collect_module
+from opkit.cop.generate.region import Region
+from opkit.cop.toolchain.identity import region_request, request_key, requested_toolchain
 
 
 def code_flags() -> tuple:
     """Return the flags opkit's configuration builds modules with (compile, then link arguments): what a function's
     token says its modules were built with. The requested toolchain's (opkit.cop.toolchain.identity), as in
     every node's code identity; no compiler is asked."""
-    from opkit.cop.toolchain.identity import requested_toolchain
-
     toolchain = requested_toolchain()
     return (*toolchain.compile_args, "--link--", *toolchain.link_args)
 
@@ -37,11 +39,6 @@ def node_identity(node) -> str:
 def c_identity(node) -> str:
     """Return the key of the request that builds `node`'s own module, with the requested toolchain ('' for a node
     without C code)."""
-    from opkit.cop.generate.cinterface import op_has_c
-    from opkit.cop.generate.codegen import collect_module
-    from opkit.cop.toolchain.identity import region_request, request_key, requested_toolchain
-    from opkit.cop.generate.region import Region
-
     try:
         if not op_has_c(node):
             return ""

@@ -15,9 +15,10 @@ from opkit.link.debugmode_checks import (check_inputs_unchanged, check_output_va
                                          check_repeated_calls, compare_outputs, copy_value)
 from opkit.link.debugmode_prealloc import preallocated_kinds, preallocated_outputs
 from opkit.core.graph import Constant
+from opkit.cop.generate.cinterface import op_has_c
 from opkit.link.binders import node_c_thunk, python_thunk
 from opkit.link.runner import describe_node, sequential_runner
-from opkit.link.mode import Mode
+from opkit.link.base_mode import Mode
 
 C_CODE = "C code"
 
@@ -126,8 +127,6 @@ class DebugLinker:
     def make_runner(self, fgraph, backend):
         """Return the checking runner of `fgraph`; without a compiler (see `backend`) C is not checked:
         under python_fallback with a warning, else the compiler's error is raised."""
-        from opkit.cop.generate.cinterface import op_has_c
-
         order = fgraph.toposort()
         use_c = (self.check_c_code and any(op_has_c(node) for node in order)
                  and backend.compiles_or_warns("Python perform()"))
@@ -198,8 +197,6 @@ def implementations(node, backend, use_c, check_py_code=True, preallocated=False
     `preallocated` the C code is compiled to take the arrays in its output cells.
     `backend` (the function's) says how a node's module is found: built, or shipped.
     """
-    from opkit.cop.generate.cinterface import op_has_c
-
     has_c = op_has_c(node)
     found = []
     if check_py_code or not (has_c and use_c):

@@ -30,9 +30,15 @@ from operator import attrgetter
 
 import numpy as np
 
+from opkit.core.code_identity import class_identity, python_identity
 from opkit.core.digest import sha256
-from opkit.core.op import EAGER_MEMO
+from opkit.core.graph import Apply
+from opkit.core.op import EAGER_MEMO, install_compute_dispatcher
+from opkit.core.tensor.types.type import TensorType
 from opkit.core.tensor.types.weak import is_weak_number
+from opkit.cop.generate.codegen import failure_notes
+from opkit.link.code_identity import c_identity, node_identity
+from opkit.link.fastcall import loaded_eager_compute_type
 from opkit.link.node_runner import COMPILED_LIMIT, compile_node, compiled, compiled_count  # noqa: F401
 
 _compiled = compiled  # (op, code identity, *input types) -> compiled function: link's one memo of node runners
@@ -60,8 +66,6 @@ def _compute_weak(op, values):
     `add.compute(int8_array, 5)` is int8, as np.add gives; the number is part of the node (its
     value is data: the module is the same for every number of one dtype), compiled for this call.
     """
-    from opkit.core.tensor.types.type import TensorType
-
     arrays = [np.asarray(v) for v in values if not is_weak_number(v)]
     fresh = iter([TensorType(a.dtype, (None,) * a.ndim)(f"x{i}") for i, a in enumerate(arrays)])
     inputs, node = _node(op, arrays, [v if is_weak_number(v) else next(fresh) for v in values])
@@ -75,8 +79,6 @@ def input_types(values) -> tuple:
 
 def _function(op, arrays, types):
     """Return the compiled function of `op` on `types`: from _compiled, else compiled now (and kept)."""
-    from opkit.link.code_identity import node_identity
-
     entry = EAGER_MEMO.get(id(op))
     if entry is not None and types in entry[1]:  # this op, values converted to arrays (Python numbers)
         return entry[1][types]
@@ -116,9 +118,6 @@ def _register_in_c(op, types, function):
     if signature is None:
         return
     if _dispatcher is None:
-        from opkit.core.op import install_compute_dispatcher
-        from opkit.link.fastcall import loaded_eager_compute_type
-
         dispatcher_type = loaded_eager_compute_type()
         if dispatcher_type is None:  # no C call path in this process (PyFunction): Python serves compute
             return
@@ -147,9 +146,6 @@ def _params_free_key(op, node, types):
     It holds the op's class's code, its attributes other than the params' fields
     and the C content of its node: params are run-time data, not code.
     """
-    from opkit.core.code_identity import class_identity, python_identity
-    from opkit.link.code_identity import c_identity
-
     fields = getattr(getattr(op, "params_type", None), "fields", None)
     if not fields:
         return None
@@ -166,8 +162,6 @@ def _rebindable(function, op):
 
 def _rebound(function, old, new):
     """Return `function` (compiled for the params op `old`) running with the params of `new`: same module."""
-    from opkit.cop.generate.codegen import failure_notes
-
     region = function.maker.linker.single_region
     params = [(new if node.op is old else node.op).node_params(node) for node in region.nodes
               if getattr(node.op, "params_type", None) is not None]
@@ -183,9 +177,6 @@ def _node(op, arrays, operands=None):
 
     `operands` (variables and weak Python numbers, see _compute_weak) replaces them when given.
     """
-    from opkit.core.graph import Apply
-    from opkit.core.tensor.types.type import TensorType
-
     itypes = getattr(op, "itypes", None)  # as_op ops name their input types
     if operands is not None:
         inputs = [o for o in operands if not is_weak_number(o)]

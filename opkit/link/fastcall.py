@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import pathlib
 
+from opkit.core.tensor.types.type import TensorType
+from opkit.cop.compile import compile_generated
+from opkit.cop.generate.codegen import GeneratedModule
+
 SOURCE = pathlib.Path(__file__).resolve().parent.parent / "templates" / "fastcall.cpp"
 
 
@@ -16,9 +20,6 @@ _loaded = None  # the module, once built or loaded
 def _module():
     global _loaded
     if _loaded is None:
-        from opkit.cop.generate.codegen import GeneratedModule
-        from opkit.cop.compile import compile_generated
-
         source = SOURCE.read_text(encoding="utf-8")
         _loaded = compile_generated(GeneratedModule(source), "opkit call path (FunctionBase)")
     return _loaded
@@ -45,8 +46,6 @@ def input_signature(types):
     it (unaligned, byte-swapped, lists, scalars) or raises TypeError (subclasses such as np.ma).
     """
     import numpy as np
-
-    from opkit.core.tensor.types.type import TensorType
 
     # a static length is checked by the Python filter, so only shape-free tensors go through C
     return tuple((np.dtype(t.dtype).num, t.ndim) if type(t) is TensorType and all(s is None for s in t.shape)

@@ -19,6 +19,9 @@ from opkit.gpu.device import on_device, target_for, using_device as device_scope
 from opkit.gpu.placement import place_on_device
 from opkit.link.backend import decide_backend
 from opkit.link.code_identity import code_flags
+from opkit.link.fastcall import function_base, input_signature
+from opkit.link.out_buffers import call_with_out, split_out
+from opkit.link.pickling import graph_recipe, graph_token, node_identities, rebuild_function
 from opkit.link.profiling import ProfileStats, collecting
 from opkit.link.updates import SharedPlan, plan_shared, python_update_runner
 from opkit.errors import ValueOverflowError
@@ -224,21 +227,17 @@ class FunctionAPI:
         self._wrap = not single and len(maker.outputs) == 1
         self._single = single
         self._token = None
-        self._configure(runner, type(self)._slow_call, self._wrap, _signature(self._types))
+        self._configure(runner, type(self)._slow_call, self._wrap, input_signature(self._types))
 
     def _slow_call(self, *args, **kwargs):
         out = None
         if "out" in kwargs:  # f(..., out=buf): the outputs written into the caller's arrays (link/out_buffers.py)
-            from opkit.link.out_buffers import split_out
-
             out, kwargs = split_out(kwargs, self._names)
         if kwargs or len(args) != len(self._types):
             args = self._bind(args, kwargs)
         if not self.trust_input:
             args = [self._filter(position, value) for position, value in enumerate(args)]
         if out is not None:
-            from opkit.link.out_buffers import call_with_out
-
             outputs = call_with_out(self, self._runner, args, out)
         else:
             outputs = self._runner(*args)
@@ -291,8 +290,6 @@ class FunctionAPI:
 
     def __reduce__(self):
         """Pickle the graph and mode; unpickling rebuilds the function (modules from the cache)."""
-        from opkit.link.pickling import rebuild_function
-
         recipe = self._recipe()
         return (rebuild_function, (recipe, self.maker.mode, self.name, self._single, bool(self.trust_input),
                                    self.__dask_tokenize__()))
@@ -300,8 +297,6 @@ class FunctionAPI:
     def __dask_tokenize__(self):
         """Return a digest of the graph and mode: the same in every process, equal for equal graphs."""
         if self._token is None:
-            from opkit.link.pickling import graph_token, node_identities
-
             recipe = self._recipe()
             self._token = graph_token(recipe, self.maker.mode, self._single,
                                       node_identities(self.maker.inputs, self.maker.outputs),
@@ -309,8 +304,6 @@ class FunctionAPI:
         return self._token
 
     def _recipe(self):
-        from opkit.link.pickling import graph_recipe
-
         if self.maker.plan.shared:
             import pickle
 
@@ -323,12 +316,6 @@ class FunctionAPI:
 
     def __repr__(self):
         return f"<opkit.Function {self.name or ''} ({self._signature()})>"
-
-
-def _signature(types):
-    from opkit.link.fastcall import input_signature
-
-    return input_signature(types)
 
 
 class PyFunction(FunctionAPI):
@@ -357,8 +344,6 @@ def function_class(backend):
         if not backend.compiles:  # graphs run from shipped modules: only the call path is Python
             return PyFunction
         try:
-            from opkit.link.fastcall import function_base
-
             base, enable_vectorcall = function_base()
         except CompileError:
             if not backend.python_fallback:

@@ -13,10 +13,13 @@ from __future__ import annotations
 import numpy as np
 
 from opkit.core.gradient import _as_list, _restore, grad
-from opkit.core.graph import Apply, Constant, Variable, ancestors
+from opkit.core.graph import Apply, Constant, Variable, ancestors, io_toposort
 from opkit.core.op import Op
 from opkit.core.shared import SharedVariable
 from opkit.core.tensor.types.type import TensorType
+from opkit.core.tensor.shapes.join import stack
+from opkit.link.function import function
+from opkit.link.mode import Mode
 
 
 def jacobian(expression, wrt, consider_constant=None, disconnected_inputs="raise", vectorize=False):
@@ -58,8 +61,6 @@ def _static_size(expression):
 
 def _jacobian_stacked(expression, size, variables, options):
     """The Jacobian of an expression of `size` (static) elements: grad of each element, stacked in C order."""
-    from opkit.core.tensor.shapes.join import stack
-
     flat = expression.flatten() if expression.ndim != 1 else expression
     rows = [grad(flat[k], variables, **options) for k in range(size)]
     return [stack([row[position] for row in rows]).reshape((*expression.type.shape, *v.shape))
@@ -109,8 +110,6 @@ class JacobianRows(Op):
 
         Two JacobianRows compute the same when their structures are equal (a pickled copy, say): the
         structure compares ops and types by equality and constants by value, never variables by identity."""
-        from opkit.core.graph import Constant, io_toposort
-
         place = {id(v): ("in", k) for k, v in enumerate([self.index, *self.inner_inputs])}
         nodes = []
         for node in io_toposort([self.index, *self.inner_inputs], self.rows):
@@ -147,9 +146,6 @@ class JacobianRows(Op):
 
     def _compiled(self):
         if self._function is None:
-            from opkit.link.function import function
-            from opkit.link.mode import Mode
-
             # A variable computed in the outer graph (wrt may be one) is a free input here: a given.
             fresh = [v.type() if v.owner is not None else v for v in self.inner_inputs]
             givens = {v: f for v, f in zip(self.inner_inputs, fresh) if v is not f}

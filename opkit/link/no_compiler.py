@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import pathlib
 
+from opkit.cop.generate.codegen import collect_module
+from opkit.cop.generate.region import Region
+from opkit.cop.store.shipped import built_for, entry_problem, shipped_dir, shipped_entries, shipped_key
 from opkit.errors import MissingModuleError
 
 
 def missing_module_error(node, cause=None) -> MissingModuleError:
     """Return the error for a node with C code, no shipped module and no compiler: what is missing, how to build it."""
-    from opkit.cop.store.shipped import shipped_dir, shipped_entries
-
     op = node.op
     name = registered_name(op)
     signature = ", ".join(str(v.type) for v in node.inputs)
@@ -49,8 +50,6 @@ def missing_module_error(node, cause=None) -> MissingModuleError:
 
 def shipped_details(node, entries) -> list[str]:
     """Return a line per shipped module of node's op: what it was built for, and why it is not used here."""
-    from opkit.cop.store.shipped import built_for, entry_problem
-
     key = _shipped_key_of(node)
     signature = ", ".join(str(v.type) for v in node.inputs)
     lines = []
@@ -68,10 +67,6 @@ def shipped_details(node, entries) -> list[str]:
 
 def _shipped_key_of(node) -> str | None:
     """Return the shipped key of a one-node module of `node`, or None if it has none."""
-    from opkit.cop.generate.codegen import collect_module
-    from opkit.cop.generate.region import Region
-    from opkit.cop.store.shipped import shipped_key
-
     try:
         return shipped_key(collect_module(Region.from_nodes([node], lambda variable: True)))
     except Exception:  # noqa: BLE001 - the error being reported matters more than this detail
@@ -80,7 +75,7 @@ def _shipped_key_of(node) -> str | None:
 
 def registered_name(op) -> str | None:
     """Return the name `op`'s class is registered under in opkit.ops (DIST:NAME when names clash), or None."""
-    from opkit.plugins.manager import load_plugins
+    from opkit.plugins.manager import load_plugins  # lazy: plugins (pluggy, threading) load only to name the op here
 
     for name, registrations in sorted(load_plugins().ops.items()):
         for registration in registrations:

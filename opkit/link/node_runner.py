@@ -23,7 +23,13 @@ and the input types.
 
 from __future__ import annotations
 
+from opkit.config import config
+from opkit.cop.generate.cinterface import op_has_c
 from opkit.core.memo import BoundedMemo
+from opkit.link.backend import decide_backend
+from opkit.link.binders import node_region, region_runner
+from opkit.link.code_identity import node_identity
+from opkit.link.function import function
 
 COMPILED_LIMIT = 256
 # (op, code identity, *input types) or ("node", op, code identity, types, preallocated, trusted, profile) -> runner;
@@ -34,8 +40,6 @@ _by_op = BoundedMemo(4 * COMPILED_LIMIT)  # id(op) -> (op, {(types, preallocated
 
 def compile_node(inputs, node, name, single=False, trusted=False):
     """Return the opkit function computing `node` from `inputs` (one output, or a list with `single` False)."""
-    from opkit.link.function import function
-
     outputs = list(node.outputs)
     made = function(inputs, outputs[0] if single and len(outputs) == 1 else outputs, name=name,
                     on_unused_input="ignore")
@@ -51,9 +55,6 @@ def node_runner(op, input_types, preallocated=False, trusted=False, name=None):
     says whether it takes an array per output after the inputs (see the module docstring);
     `trusted`: its caller has checked the values against `input_types` already.
     """
-    from opkit.config import config
-    from opkit.link.code_identity import node_identity
-
     types = tuple(input_types)
     flavour = (types, bool(preallocated), bool(trusted), bool(config.profile))  # a profiled runner is another one
     entry = _by_op.get(id(op))
@@ -77,11 +78,6 @@ def node_runner(op, input_types, preallocated=False, trusted=False, name=None):
 
 def _preallocated_runner(inputs, node, label):
     """Return (the node's module runner, True), or None where a preallocated call is not safe or possible."""
-    from opkit.config import config
-    from opkit.cop.generate.cinterface import op_has_c
-    from opkit.link.backend import decide_backend
-    from opkit.link.binders import node_region, region_runner
-
     if (config.profile or any(o.owner is not node for o in node.outputs) or list(node.inputs) != list(inputs)
             or getattr(node.op, "destroy_map", None) or not op_has_c(node)):
         return None  # the function form: profiled (config.profile), or not safe to call directly

@@ -25,7 +25,8 @@ import pickle
 from opkit.core.digest import sha256
 from opkit.core.graph import Apply, Constant, Variable, io_toposort
 from opkit.core.memo import BoundedMemo
-from opkit.link.code_identity import code_flags
+from opkit.link import function_maker
+from opkit.link.code_identity import code_flags, node_identity
 
 REBUILT_LIMIT = 64
 # (token, trust_input, flags, op classes) -> Function rebuilt in this process (rebuild_function)
@@ -86,8 +87,6 @@ def _constant(cls, variable_type, data, name):
 
 def node_identities(inputs, outputs) -> list:
     """Return the code identity of each node of the graph, in graph_recipe's order."""
-    from opkit.link.code_identity import node_identity
-
     identities, seen = [], {}
     for node in io_toposort(inputs, outputs):
         key = None
@@ -183,17 +182,14 @@ def rebuild_function(recipe, mode, name, single, trust_input, token):
     """Return the function a pickle describes: this process's copy if it rebuilt it before (see rebuilt_key).
 
     Every pickle of a function, those of earlier opkit versions too, names this
-    function. It compiles through the public `opkit.function`, so this module
-    does not import the function module (which imports this one to pickle).
+    function. It compiles with opkit.function, as opkit.link.function_maker has it: this
+    module does not import the function module, which imports this one to pickle.
     """
-    import opkit
-
     key = rebuilt_key(recipe, single, trust_input, token)
     made = rebuilt(key)
     if made is None:
         inputs, outputs = rebuild_graph(recipe)
-        made = opkit.function(inputs, outputs[0] if single else outputs, mode=mode, name=name,
-                              on_unused_input="ignore")
+        made = function_maker.function(inputs, outputs[0] if single else outputs, mode=mode, name=name, on_unused_input="ignore")
         made.trust_input = trust_input
         made._token = token
         keep_rebuilt(key, made)

@@ -22,11 +22,15 @@ from __future__ import annotations
 import copy
 
 from opkit.cop.generate.cinterface import op_has_c
+from opkit.cop.generate.codegen import collect_module, render_module
+from opkit.cop.generate.region import Region
+from opkit.cop.toolchain.identity import region_key
 from opkit.core.graph import Constant, Variable
 from opkit.errors import add_note
 from opkit.link.backend import decide_backend
 from opkit.link.binders import node_binder, python_binder, warn_fell_back
 from opkit.link.c_linker import GraphCLinker, NodeCLinker
+from opkit.link.partition import partition
 from opkit.link.py_linker import PyLinker
 from opkit.link.runner import describe_node, make_storage
 
@@ -283,9 +287,6 @@ class CLinker(GraphCLinker, Linker):
 
     def regions(self):
         """Return the C regions of the accepted graph, as make_runner compiles them (one for a whole graph)."""
-        from opkit.cop.generate.region import Region
-        from opkit.link.partition import partition
-
         fgraph = self._accepted()
         require_c(fgraph, "CLinker")
         steps = partition(fgraph)
@@ -295,15 +296,10 @@ class CLinker(GraphCLinker, Linker):
 
     def code_gen(self):
         """Return the C++ source of the accepted graph's module(s)."""
-        from opkit.cop.generate.codegen import render_module
-
         return "\n".join(render_module(region).source for region in self.regions())
 
     def cmodule_key(self):
         """Return the cache key of the module (a tuple of keys where the graph compiles to several)."""
-        from opkit.cop.toolchain.identity import region_key
-        from opkit.cop.generate.codegen import collect_module
-
         keys = tuple(region_key(collect_module(region)) for region in self.regions())
         return keys[0] if len(keys) == 1 else keys
 

@@ -22,7 +22,7 @@ ENTRIES = {
     ("opkit/link/function.py", "FunctionMaker.__init__"),  # opkit.function: one decision per function
     ("opkit/link/theano_linkers.py", "Linker.accept"),  # Theano's CLinker().accept(fgraph).make_thunk()
     ("opkit/link/node_runner.py", "_preallocated_runner"),  # the bridges' node module, called with no function
-    ("opkit/link/__init__.py", "_c_thunk"),  # Op.make_thunk (Theano's protocol), outside any function
+    ("opkit/link/entry.py", "c_thunk"),  # Op.make_thunk (Theano's protocol), outside any function
 }
 
 
