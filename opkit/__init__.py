@@ -7,9 +7,16 @@ imports neither numpy, nor a compiler toolchain, nor any plugin.
 from opkit.config import config as config  # eager: the submodule opkit.config would shadow a lazy name
 from opkit.errors import CompileError as CompileError, PluginError as PluginError, SectionError as SectionError
 from opkit.errors import MissingModuleError as MissingModuleError
-from opkit.lazy import lazy_names as _lazy_names
+from opkit.config import install_finder as _install_finder
+from opkit.lazy import lazy_names as _lazy_names, load as _load
 
 __version__ = "0.1.0"
+
+# config imports nothing above it: the BLAS its blas__ldflags flag names by default is found by opkit.cop.blas
+# when the flag is first read. This package runs before any of its modules (opkit.config included), so the
+# finder is in place wherever the flag is read.
+# lazy: opkit.cop.blas (a compiler run on a cold machine) only when the flag is read
+_install_finder("blas__ldflags", lambda: _load("opkit.cop.blas", "detect_ldflags")())
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the lazy names below, as type checkers and editors should see them (PEP 561: py.typed)

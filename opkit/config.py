@@ -142,8 +142,8 @@ class _Detected:
     """A flag's default that is found on first read (never at `import opkit`), by `find()`.
 
     config is below every other module of opkit and imports none of them: the layer that knows how
-    to find the value installs `find` (`install_finder`; opkit.cop installs the BLAS's when it is
-    imported, as it installs core's C readers).
+    to find the value installs `find` (`install_finder`; the opkit package, which Python imports before
+    this module, installs the BLAS's, found by opkit.cop.blas).
     """
 
     def __init__(self, what):
@@ -151,9 +151,8 @@ class _Detected:
 
     def value(self, name):
         if self.find is None:
-            raise RuntimeError(f"opkit flag {name}: {self.what} is found by opkit.cop on first use, and opkit.cop is "
-                               f"not imported yet: import it first (`import opkit.cop`; opkit.function and every "
-                               f"C op do), or set {name}")
+            raise RuntimeError(f"opkit flag {name}: {self.what} is found on first use by a finder the opkit "
+                               f"package installs, and none is installed: set {name}")
         return self.find()
 
     def __repr__(self):

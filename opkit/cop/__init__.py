@@ -12,16 +12,14 @@ a module whole or linked from cached node objects), `blas` (public helpers for o
 `kernels` (a node's `#section kernels` compiled by NVRTC and cached) may import every stage.
 
 Importing opkit.cop installs what the layers below it leave to it: the readers of a SectionOp's files and
-of template macros (opkit.core.c_source) and the finder of the BLAS flags' default (opkit.config).
+of template macros (opkit.core.c_source).
 """
 
 import importlib
 import importlib.util
 import sys as _sys
 
-from opkit.config import install_finder as _install_finder
 from opkit.core import c_source as _c_source
-from opkit.cop.blas import detect_ldflags as _detect_ldflags
 from opkit.cop.generate.templates import render as _render
 from opkit.cop.source.section_memo import SectionC as _SectionC
 
@@ -51,6 +49,5 @@ class _OldNameFinder:
 
 
 _c_source.install_c_readers(_SectionC, _render)
-_install_finder("blas__ldflags", _detect_ldflags)
 if _OldNameFinder not in _sys.meta_path:
     _sys.meta_path.append(_OldNameFinder)

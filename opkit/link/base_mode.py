@@ -24,7 +24,7 @@ def get_linker(linker):
         module, name = _LINKERS[linker]
     except KeyError:
         raise ValueError(f"unknown linker {linker!r}; valid linkers: {', '.join(_LINKERS)}") from None
-    return load(module, name)()  # linkers are leaves, imported when first named
+    return load(module, name)()  # lazy: a linker is a leaf that imports its mode; imported when first named
 
 
 class Mode:

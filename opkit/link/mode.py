@@ -27,5 +27,5 @@ def get_mode(mode):
     if mode == "FAST_COMPILE":
         return Mode(linker="py", optimizer="fast_compile")
     if mode in _MODE_CLASSES:
-        return load(*_MODE_CLASSES[mode])()
+        return load(*_MODE_CLASSES[mode])()  # lazy: DebugMode and the profiling modes import this module
     raise ValueError(f"unknown mode {mode!r}; valid modes: {', '.join(MODE_NAMES)} or an opkit.Mode")

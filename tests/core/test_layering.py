@@ -373,13 +373,42 @@ def function_level_imports():
                 seen.add(id(node))
                 yield where, node.lineno, dotted
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        doors = _lazy_doors(tree)
         for function in ast.walk(tree):
             if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
                 for call in ast.walk(function):
-                    if _loader_call(call) and call.args and not isinstance(call.args[0], ast.Constant) \
-                            and id(call) not in seen:
+                    if id(call) in seen or not isinstance(call, ast.Call) or not call.args:
+                        continue
+                    if _loader_call(call) and not isinstance(call.args[0], ast.Constant):
                         seen.add(id(call))
                         yield where, call.lineno, f"a computed name ({ast.unparse(call.args[0])})"
+                    elif _names(call.func) in doors:
+                        seen.add(id(call))
+                        yield where, call.lineno, f"{LAZY_HELPER}.load({ast.unparse(call.args[0])})"
+
+
+def _names(node):
+    """Return the dotted text of a Name or Attribute chain (``lazy.load``), else None."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _names(node.value)
+        return base and f"{base}.{node.attr}"
+    return None
+
+
+def _lazy_doors(tree):
+    """Return the names under which a module calls opkit.lazy's `load` (``load``, ``lazy.load``, an alias)."""
+    doors = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == LAZY_HELPER:
+            doors |= {alias.asname or alias.name for alias in node.names if alias.name == "load"}
+        elif isinstance(node, ast.ImportFrom) and node.module == "opkit":
+            doors |= {f"{alias.asname or alias.name}.load" for alias in node.names if alias.name == "lazy"}
+        elif isinstance(node, ast.Import):
+            doors |= {f"{alias.asname}.load" if alias.asname else f"{LAZY_HELPER}.load"
+                      for alias in node.names if alias.name == LAZY_HELPER}
+    return doors
 
 
 def unmarked(sites):
@@ -396,7 +425,7 @@ def test_imports_are_at_module_level_but_a_few_marked_doors():
     assert len(sites) <= MOST_FUNCTION_LEVEL_IMPORTS, "\n".join(f"{f}:{n} {w}" for f, n, w in sites)
 
 
-def test_the_import_count_sees_statements_and_import_module_calls(tmp_path, monkeypatch):
+def test_the_import_count_sees_statements_import_module_calls_and_opkit_lazy_load(tmp_path, monkeypatch):
     fake = tmp_path / "opkit"
     fake.mkdir()
     (fake / "__init__.py").write_text("")
@@ -405,11 +434,14 @@ def test_the_import_count_sees_statements_and_import_module_calls(tmp_path, monk
         "import importlib, numpy\n"
         "def f():\n    import numpy  # not opkit's\n    from opkit import low\n"
         "def g(name):\n    # lazy: a door\n    return importlib.import_module(name)\n"
-        "def h():\n    return importlib.import_module('opkit.low')  # lazy: the literal door\n")
+        "def h():\n    return importlib.import_module('opkit.low')  # lazy: the literal door\n"
+        "from opkit.lazy import load as fetch\nfrom opkit import lazy\n"
+        "def i(name):\n    return fetch(name), lazy.load('opkit.low')  # lazy: through opkit.lazy\n")
     monkeypatch.setattr(__import__(__name__), "PACKAGE", fake)
     sites = list(function_level_imports())
     assert sites == [("opkit/a.py", 4, "opkit"), ("opkit/a.py", 9, "opkit.low"),
-                     ("opkit/a.py", 7, "a computed name (name)")]
+                     ("opkit/a.py", 7, "a computed name (name)"), ("opkit/a.py", 13, "opkit.lazy.load(name)"),
+                     ("opkit/a.py", 13, "opkit.lazy.load('opkit.low')")]
     assert list(unmarked(sites)) == ["opkit/a.py:4 imports opkit inside a function without '# lazy: <reason>'"]
 
 

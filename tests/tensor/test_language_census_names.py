@@ -84,7 +84,7 @@ def test_sort_op_and_arg_sort_op_build_opkits_nodes():
 
 
 def test_constant_value_methods():
-    from opkit.compat.theano.tensor.constants import NotScalarConstantError
+    from opkit.core.tensor.types.constant_value import NotScalarConstantError
 
     c = ot.constant(3.0) * 2
     assert c.get_scalar_constant_value() == 6.0 and c.get_underlying_scalar_constant() == 6.0
