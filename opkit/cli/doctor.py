@@ -17,6 +17,7 @@ from opkit.config import config
 from opkit.cop.blas import describe
 from opkit.cop.generate.codegen import collect_module
 from opkit.cop.generate.region import Region
+from opkit.cop.generate.target import current_target
 from opkit.cop.store.shipped import built_for, entry_problem, shipped_dir, shipped_entries, shipped_key
 from opkit.cop.toolchain import nvrtc
 from opkit.cop.toolchain.compiler import describe_toolchain
@@ -102,7 +103,8 @@ def shipped_modules(name, op) -> tuple[list[str], list[tuple[str, bool]]]:
             with _built_for_device(meta):
                 node = make_node(name, ",".join(meta.get("dtypes", [])),
                                  ",".join(map(str, ndims)) if None not in ndims else None)
-                key = shipped_key(collect_module(Region.from_nodes([node], lambda variable: True)))
+                key = shipped_key(collect_module(Region.from_nodes([node], lambda variable: True,
+                                                                   target=current_target())))
         except (CommandFailed, TypeError, ValueError, NotImplementedError, CompileError):
             key = ""  # no node of these dtypes here (another version of the op), or its kernels cannot be had
         problem = entry_problem(entry, key)

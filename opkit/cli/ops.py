@@ -22,6 +22,7 @@ from opkit.cop.compile import build_region
 from opkit.cop.generate.cinterface import op_has_c
 from opkit.cop.generate.codegen import collect_module, render_module
 from opkit.cop.generate.region import Region
+from opkit.cop.generate.target import current_target
 from opkit.cop.store.cache import default_cache
 from opkit.cop.store.shipped import SHIPPED_DIR, ship_march, ship_module, ship_refusal
 from opkit.cop.toolchain.extension import modules_use_openmp
@@ -133,7 +134,8 @@ def _region_and_source(args):
     if not op_has_c(node):
         raise CommandFailed(f"{args.op} has no C code for {node} (or one of its types has no C interface); "
                             f"it runs in Python (perform) only")
-    region = Region.from_nodes([node], lambda variable: True)
+    # The device the command builds for (`--arch`: cuda, opkit.cli.build_gpu.for_gpu_node), as its node was made
+    region = Region.from_nodes([node], lambda variable: True, target=current_target())
     try:
         return region, render_module(region)
     except (MethodNotDefined, NotImplementedError) as exc:

@@ -121,8 +121,9 @@ def _separable(node, declares) -> bool:
     return all(getattr(type(v.type), "c_declare", None) in declares for v in node.inputs + node.outputs)
 
 
-def node_piece(node) -> NodePiece | None:
-    """Render `node` for a chunk; None if its code reads a variable's Python object (py_<name>)."""
+def node_piece(node, target=None) -> NodePiece | None:
+    """Render `node` for a chunk (generated for `target`, its region's); None if its code reads a variable's
+    Python object (py_<name>)."""
     op = node.op
     params_type = getattr(op, "params_type", None)
     inputs = [f"I{k}" for k in range(len(node.inputs))]
@@ -132,7 +133,7 @@ def node_piece(node) -> NodePiece | None:
     cleanup = call(op, "c_code_cleanup", node, NODE_NAME, inputs, outputs, dict(sub), default="") or ""
     if _READS_PY_OBJECT.search(code) or _READS_PY_OBJECT.search(cleanup):
         return None
-    collected = Collector()
+    collected = Collector(target=target)
     collected.add_op(op, node, NODE_NAME, "params" if params_type is not None else None)
     params = None
     if params_type is not None:
@@ -239,7 +240,7 @@ def incremental_builder(region, parts):
     pieces = {}
     for index, node in enumerate(region.nodes):
         if _separable(node, declares):
-            piece = node_piece(node)
+            piece = node_piece(node, region.target)
             if piece is not None:
                 pieces[index] = piece
     if not pieces:

@@ -23,7 +23,6 @@ from opkit.core.tensor.types.operators import find
 from opkit.core.tensor.types.static_shape import static_shape
 from opkit.core.tensor.types.type import ArrayTypeNaming, TensorType, _plain_array
 from opkit.core.type import CType
-from opkit.cop.generate.target import current_target
 from opkit.gpu.device import interpreting
 from opkit.gpu.runtime import as_cupy
 
@@ -185,11 +184,6 @@ class GpuArrayType(ArrayTypeNaming, CType):
 
     def c_header_dirs(self, c_compiler=None):
         return [HEADER_DIR]
-
-    def c_compile_args(self, c_compiler=None):
-        """The target's (opkit.cop.generate.target): the interpreter's macro under device="cuda-interpret" (the
-        argument is part of the module's identity, so the interpreter's module is never the GPU's)."""
-        return list(current_target().compile_args)
 
     def c_code_cache_version(self):
         return (1,)

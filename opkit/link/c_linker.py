@@ -19,7 +19,7 @@ class GraphCLinker:
         """Return the runner of `fgraph`; without a compiler (see `backend`) its nodes run one by one."""
         if not backend.compiles:
             return node_by_node_runner(fgraph, backend)
-        steps = partition(fgraph)
+        steps = partition(fgraph, backend.target)
         if len(steps) == 1 and isinstance(steps[0], Region):
             region = steps[0]
             region.inputs = list(fgraph.inputs)
@@ -40,7 +40,7 @@ class GraphCLinker:
         """
         if not backend.compiles:
             return None
-        steps = partition(fgraph)
+        steps = partition(fgraph, backend.target)
         if not (len(steps) == 1 and isinstance(steps[0], Region)):
             return None
         region, returned = steps[0], len(plan.outputs)

@@ -18,6 +18,7 @@ from opkit.core.digest import sha256
 from opkit.cop.generate.cinterface import op_has_c
 from opkit.cop.generate.codegen import collect_module
 from opkit.cop.generate.region import Region
+from opkit.cop.generate.target import current_target
 from opkit.cop.toolchain.identity import region_request, request_key, requested_toolchain
 
 
@@ -42,7 +43,8 @@ def c_identity(node) -> str:
     try:
         if not op_has_c(node):
             return ""
-        parts = collect_module(Region.from_nodes([node], lambda variable: True))
+        # A GPU node's kernels as the device this thread makes functions for holds them (its identity covers them)
+        parts = collect_module(Region.from_nodes([node], lambda variable: True, target=current_target()))
     except Exception as exc:  # code that cannot be generated: its error is its identity (it runs perform)
         return f"no C: {type(exc).__name__}: {exc}"
     return request_key(region_request(parts, requested_toolchain()))

@@ -13,7 +13,7 @@ import warnings
 from opkit.core.graph import Constant
 from opkit.core.shared import SharedVariable
 from opkit.cop.generate.cinterface import op_has_c
-from opkit.link.backend import decide_backend
+from opkit.decision import decide
 from opkit.link.binders import node_c_thunk
 from opkit.link.eager import compute  # noqa: F401  (Op.compute's runner)
 from opkit.link.function import function
@@ -67,7 +67,7 @@ def c_thunk(node, storage_map, compute_map):
     """
     if not op_has_c(node):
         return None
-    run = node_c_thunk(node, storage_map, decide_backend())
+    run = node_c_thunk(node, storage_map, decide())
     computed = [compute_map[v] for v in node.outputs] if compute_map is not None else []
 
     def thunk():

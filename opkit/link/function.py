@@ -15,9 +15,9 @@ from opkit.core.rewrites import rewrite
 from opkit.config import config
 from opkit.errors import CompileError
 from opkit.cop.generate.target import using_target
-from opkit.gpu.device import on_device, target_for, using_device as device_scope
+from opkit.decision import decide
+from opkit.gpu.device import on_device, using_device as device_scope
 from opkit.gpu.placement import place_on_device
-from opkit.link.backend import decide_backend
 from opkit.link.code_identity import code_flags
 from opkit.link.fastcall import function_base, input_signature
 from opkit.link.out_buffers import call_with_out, split_out
@@ -168,21 +168,21 @@ class FunctionMaker:
         self.plan = SharedPlan(list(outputs)) if plan is None else plan
         self.fgraph = FunctionGraph(list(inputs) + self.plan.placeholders, list(outputs) + self.plan.update_values)
         self.device = mode.resolved_device() if hasattr(mode, "resolved_device") else config.device
-        # The device's target, chosen once as the backend is below: placement moves the nodes that have a GPU
-        # version (the plugins' register_gpu_versions), and code generation is given it (the linker's modules).
-        self.target = target_for(self.device)
-        with using_target(self.target):
+        # The one decision (compile, shipped or python, and the device's target): passed to the linker, which
+        # gives the target to every region it cuts (code generation reads it there), and to the function class.
+        self.backend = decide(self.device)
+        self.target = self.backend.target
+        with using_target(self.target):  # the graph's own phase: GPU values and the plugins' GPU versions
             rewrite(self.fgraph, mode.rewrites())
             place_on_device(self.fgraph, self.device)
         protect_destroyed_inputs(self.fgraph)
         protect_outputs(self.fgraph)  # after the returned outputs: an update that aliases one is a copy
         self.linker = mode.make_linker()
-        self.backend = decide_backend()  # the one decision (compile, shipped or python): passed to the linker and the class
         self.build_flags = code_flags()  # what a token says the modules were built with
 
     def create(self, single, profile=False):
         stats = ProfileStats(self.name) if profile else None
-        with config.change_flags(profile=profile), collecting(stats), using_target(self.target):
+        with config.change_flags(profile=profile), collecting(stats):
             runner = on_device(self._make_runner(), self.target)
         made = function_class(self.backend)(self, runner, single)
         made.profile = stats  # None unless profiled

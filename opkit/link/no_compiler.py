@@ -14,6 +14,7 @@ import pathlib
 
 from opkit.cop.generate.codegen import collect_module
 from opkit.cop.generate.region import Region
+from opkit.cop.generate.target import current_target
 from opkit.cop.store.shipped import built_for, entry_problem, shipped_dir, shipped_entries, shipped_key
 from opkit.errors import MissingModuleError
 
@@ -68,7 +69,7 @@ def shipped_details(node, entries) -> list[str]:
 def _shipped_key_of(node) -> str | None:
     """Return the shipped key of a one-node module of `node`, or None if it has none."""
     try:
-        return shipped_key(collect_module(Region.from_nodes([node], lambda variable: True)))
+        return shipped_key(collect_module(Region.from_nodes([node], lambda variable: True, target=current_target())))
     except Exception:  # noqa: BLE001 - the error being reported matters more than this detail
         return None
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 from opkit.config import config
 from opkit.cop.generate.cinterface import op_has_c
 from opkit.core.memo import BoundedMemo
-from opkit.link.backend import decide_backend
+from opkit.decision import decide
 from opkit.link.binders import node_region, region_runner
 from opkit.link.code_identity import node_identity
 from opkit.link.function import function
@@ -81,10 +81,10 @@ def _preallocated_runner(inputs, node, label):
     if (config.profile or any(o.owner is not node for o in node.outputs) or list(node.inputs) != list(inputs)
             or getattr(node.op, "destroy_map", None) or not op_has_c(node)):
         return None  # the function form: profiled (config.profile), or not safe to call directly
-    backend = decide_backend()  # this entry's one decision: the module is called with no function around it
+    backend = decide()  # this entry's one decision: the module is called with no function around it
     if not backend.compiles:
         return None  # the function form, which finds the shipped module or falls back to perform
-    return region_runner(node_region(node, preallocated=True), label, backend), True
+    return region_runner(node_region(node, backend.target, preallocated=True), label, backend), True
 
 
 def run_node(op, input_types, values):

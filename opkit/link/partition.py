@@ -8,8 +8,10 @@ from opkit.cop.generate.flag_clash import ModuleFlags
 from opkit.cop.generate.region import Region
 
 
-def partition(fgraph):
+def partition(fgraph, target):
     """Split fgraph's nodes into steps: a Region of consecutive C nodes, or one Python node.
+
+    Each region is generated for `target` (the device the function's backend carries; None for CPU graphs).
 
     Nodes whose compiler flags clash (opkit.cop.generate.flag_clash: ``-DJ=1`` beside ``-DJ=2``)
     are never in one region; where the graph destroys no input, the nodes are reordered so that
@@ -17,7 +19,7 @@ def partition(fgraph):
     """
     order = fgraph.toposort()
     c_ids = {id(node) for node in order if op_has_c(node)}
-    flags = ModuleFlags([node for node in order if id(node) in c_ids], (*BASE_COMPILE_ARGS, *build_flags()[0]))
+    flags = ModuleFlags([node for node in order if id(node) in c_ids], (*BASE_COMPILE_ARGS, *build_flags()[0]), target)
     data_order_is_free = not any(getattr(node.op, "destroy_map", None) for node in order)
     if data_order_is_free and (flags.possible or _gpu_graph(order)):
         order = _reordered(order, c_ids, flags, batch_python=_gpu_graph(order))
@@ -36,7 +38,7 @@ def partition(fgraph):
                 return id(variable) in graph_outputs or any(
                     id(user) not in members for user in users.get(id(variable), ()))
 
-            steps.append(Region.from_nodes(run.nodes, needed_outside, flags.asked))
+            steps.append(Region.from_nodes(run.nodes, needed_outside, flags.asked, target))
             run.clear()
 
     for node in order:

@@ -27,7 +27,6 @@ from opkit.cop.generate.region import Region
 from opkit.cop.toolchain.identity import region_key
 from opkit.core.graph import Constant, Variable
 from opkit.errors import add_note
-from opkit.link.backend import decide_backend
 from opkit.link.binders import node_binder, python_binder, warn_fell_back
 from opkit.link.c_linker import GraphCLinker, NodeCLinker
 from opkit.link.partition import partition
@@ -88,7 +87,7 @@ class Linker:
             return self.clone().accept(fgraph, no_recycling, profile)
         self.fgraph = fgraph
         self.no_recycling = [] if no_recycling is None else no_recycling
-        self.backend = decide_backend()
+        self.backend = decide()
         return self
 
     def clone(self, allow_gc=None):
@@ -289,7 +288,7 @@ class CLinker(GraphCLinker, Linker):
         """Return the C regions of the accepted graph, as make_runner compiles them (one for a whole graph)."""
         fgraph = self._accepted()
         require_c(fgraph, "CLinker")
-        steps = partition(fgraph)
+        steps = partition(fgraph, self.backend.target)
         if len(steps) == 1 and isinstance(steps[0], Region):
             steps[0].inputs, steps[0].outputs = list(fgraph.inputs), list(fgraph.outputs)
         return [step for step in steps if isinstance(step, Region)]

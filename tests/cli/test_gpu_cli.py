@@ -307,9 +307,9 @@ try:
 except opkit.CompileError:
     print("no NVRTC")
 for arch in ("sm_90", "sm_80", "sm_100", "sm_75"):  # the GPU's architecture, as the device would give it
-    with using_device("cuda"), building_for(arch):
+    with using_device("cuda") as target, building_for(arch):
         node = ArchOpsGpu()(opkit.gpu.vector("x0", dtype="float32"), opkit.gpu.vector("x1", dtype="float32")).owner
-        region = Region.from_nodes([node], lambda variable: True)
+        region = Region.from_nodes([node], lambda variable: True, target=target)
         try:
             parts = collect_module(region)
         except opkit.CompileError as exc:

@@ -85,7 +85,7 @@ class Offsetting(Scale):
 
 
 def _regions(f):
-    return [step for step in partition(f.maker.fgraph) if isinstance(step, Region)]
+    return [step for step in partition(f.maker.fgraph, f.maker.backend.target) if isinstance(step, Region)]
 
 
 @pytest.mark.parametrize("ks", [(2, 3), (2, 3, 5), (1, 2, 3, 4, 5, 6, 7, 8)], ids=["two", "three", "eight"])

@@ -86,3 +86,8 @@ def test_backend_is_an_immutable_value():
     with pytest.raises(AttributeError, match="immutable: cannot set 'kind'"):
         Backend(COMPILE).kind = PYTHON
     assert pickle.loads(pickle.dumps(Backend(PYTHON))) == Backend(PYTHON)
+    from opkit.gpu.device import target_for
+
+    on_gpu = Backend(COMPILE, target=target_for("cuda-interpret"))  # the device's target travels with it, by name
+    assert repr(on_gpu) == "Backend(kind='compile', error=None, target=Target('cuda-interpret'))"
+    assert pickle.loads(pickle.dumps(on_gpu)).target is on_gpu.target and on_gpu != Backend(COMPILE)

@@ -218,7 +218,7 @@ def test_the_gpu_ops_between_transfers_meet_in_one_c_region():
     x, m = ot.fvector("x"), ot.fmatrix("m")
     outputs = [ot.sum(m, axis=0), ot.max(m, axis=1), (m * 2).mean(), ot.exp(x) - 1, ot.sum(x * x)]
     f = opkit.function([x, m], outputs, mode=opkit.Mode(device="cuda-interpret"))
-    steps = partition(f.maker.fgraph)
+    steps = partition(f.maker.fgraph, f.maker.backend.target)
     regions = [step for step in steps if isinstance(step, Region)]
     assert len(regions) == 1, steps
     computed = set(map(id, f.maker.fgraph.inputs))

@@ -1,6 +1,6 @@
-"""The device as a target (opkit.cop.generate.target): chosen once per function with its backend and passed to
-code generation, which asks it what a GPU node's module holds; the GPU versions come through a plugin hook; cop
-imports nothing of opkit.gpu."""
+"""The device as a target (opkit.cop.generate.target): chosen once per function with its backend (opkit.decision),
+carried by the backend to the regions the linker cuts, and read there by code generation, which asks it what a
+GPU node's module holds; the GPU versions come through a plugin hook; cop imports nothing of opkit.gpu."""
 
 import ast
 import json
@@ -13,13 +13,16 @@ import pytest
 
 import opkit
 import opkit.tensor as ot
+from opkit.cop.generate.codegen import collect_module
 from opkit.cop.generate.node_code import Collector
+from opkit.cop.generate.region import Region
 from opkit.cop.generate.target import Target, current_target, using_target
 from opkit.errors import PluginError
 from opkit.gpu import GpuArrayType, to_gpu, to_host
 from opkit.gpu.device import TARGETS, current_device, target_for, using_device
 from opkit.gpu.ops import GPU_VERSIONS, GpuElemwise
 from opkit.gpu.placement import ask_plugins, registered_gpu_versions
+from opkit.link.partition import partition
 
 COP = pathlib.Path(opkit.__file__).parent / "cop"
 
@@ -61,6 +64,32 @@ def test_a_function_chooses_its_target_once_and_keeps_it():
     assert f(np.arange(3.0)).tolist() == [0.0, 2.0, 4.0]
     g = opkit.function([x], x * 2)
     assert g.maker.target is TARGETS[opkit.config.device]
+
+
+def test_the_backend_carries_the_target_to_every_region_and_generation_reads_only_that():
+    """A cuda-interpret function's regions are generated for its target whatever the thread's target is; a region
+    holding GPU values and naming no target is an error, never a module for a guessed device."""
+    x = ot.dvector("x")
+    f = opkit.function([x], to_host(to_gpu(x) * 2) + x, mode=opkit.Mode(device="cuda-interpret"))
+    assert f.maker.backend.target is f.maker.target is TARGETS["cuda-interpret"]
+    regions = [step for step in partition(f.maker.fgraph, f.maker.backend.target) if isinstance(step, Region)]
+    assert regions and all(region.target is TARGETS["cuda-interpret"] for region in regions)
+    gpu_region = next(r for r in regions if any(callable(getattr(v.type, "host_type", None))
+                                                for n in r.nodes for v in n.outputs))
+    made = {}
+    for thread in ("cpu", "cuda", "cuda-interpret"):
+        with using_device(thread):
+            parts = collect_module(gpu_region)
+            made[thread] = (parts.compile_args, parts.context["support_code"])
+    assert made["cpu"] == made["cuda"] == made["cuda-interpret"]
+    assert "-DOPKIT_CUDA_INTERPRET" in made["cpu"][0]  # the target's flags, added with the first GPU value
+    host = Region.from_nodes([ot.exp(ot.dvector()).owner], lambda v: True)  # no GPU value: no target needed
+    assert "-DOPKIT_CUDA_INTERPRET" not in collect_module(host).compile_args
+    gpu_region.target = None
+    with pytest.raises(LookupError, match="holds GPU values, and its region names no target: the linker gives "
+                                          r"each region the target its backend carries \(opkit.decision"):
+        collect_module(gpu_region)
+    np.testing.assert_array_equal(f(np.arange(3.0)), np.arange(3.0) * 3)
 
 
 def test_code_generation_asks_the_target_it_is_given():

@@ -228,8 +228,8 @@ def _region_key(node, device):
     from opkit.cop.generate.codegen import collect_module
     from opkit.cop.generate.region import Region
 
-    with using_device(device):
-        return identity.region_key(collect_module(Region.from_nodes([node], lambda variable: True)))
+    with using_device(device) as target:  # the region is generated for the target it names
+        return identity.region_key(collect_module(Region.from_nodes([node], lambda variable: True, target=target)))
 
 
 def test_the_modules_identity_covers_the_device_and_the_cuda_kernels(monkeypatch):

@@ -12,7 +12,8 @@ import pytest
 import opkit
 import opkit.tensor as ot
 from opkit.cop.toolchain import compiler
-from opkit.link.backend import COMPILE, PYTHON, SHIPPED, Backend, decide_backend
+from opkit.decision import decide
+from opkit.link.backend import COMPILE, PYTHON, SHIPPED, Backend
 from opkit.link.function import PyFunction, function_class
 
 MISSING = "/nonexistent/g++"
@@ -31,7 +32,9 @@ def no_compiler():
 def test_with_a_compiler_the_backend_compiles_and_the_class_is_the_c_one():
     x = ot.dvector("x")
     f = opkit.function([x], x * 2)
-    assert f.maker.backend == Backend(COMPILE) and f.maker.backend.compiles
+    target = f.maker.target  # the device's, carried by the backend to every region the linker cuts
+    assert f.maker.backend == Backend(COMPILE, target=target) and f.maker.backend.compiles
+    assert target.name == opkit.config.device and f.maker.backend != Backend(COMPILE)
     assert type(f) is function_class(f.maker.backend) and type(f) is not PyFunction
 
 
@@ -54,7 +57,7 @@ def test_without_a_compiler_under_python_fallback_one_decision_runs_every_linker
 
 def test_without_a_compiler_nor_python_fallback_the_error_says_what_is_missing(no_compiler):
     x = ot.dvector("x")
-    assert decide_backend().kind == SHIPPED
+    assert decide().kind == SHIPPED
     for mode in ("FAST_RUN", opkit.Mode(linker="cop")):
         with pytest.raises(opkit.MissingModuleError) as info:
             opkit.function([x], x * 2, mode=mode)
@@ -97,10 +100,11 @@ COLD = textwrap.dedent("""
     import opkit, opkit.tensor as ot
     from opkit.errors import CompileError
     from opkit.link import fastcall
-    from opkit.link.backend import PYTHON, SHIPPED, Backend, decide_backend
+    from opkit.decision import decide
+    from opkit.link.backend import PYTHON, SHIPPED, Backend
     from opkit.link.function import PyFunction, function_class
 
-    backend = decide_backend()
+    backend = decide()
     assert function_class(Backend(SHIPPED, CompileError("none"))) is PyFunction
     assert function_class(Backend(PYTHON, CompileError("none"))) is PyFunction
     assert fastcall._loaded is None, "choosing a class without a compiler built the call path"

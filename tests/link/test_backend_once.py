@@ -1,8 +1,10 @@
-"""The backend is decided once, at the entry that makes a callable, and passed down; under "shipped" no
-code path asks for a compiler (issue 46).
+"""The backend and the device are decided once, by opkit.decision.decide at the entry that makes a callable, and
+passed down; under "shipped" no code path asks for a compiler (issue 46).
 
-- The static check reads opkit/link and opkit/cop (ast): `decide_backend` is called only at the entries
-  listed in ENTRIES, and no function of link takes a `backend` it could default and decide again.
+- The static check reads opkit/link and opkit/cop (ast): no module there decides (none defines or calls
+  `decide_backend`, no module of link probes `find_compiler`); `decide`, which lives outside both, is called only at the
+  entries listed in ENTRIES; no function of link takes a `backend` it could default and decide again; no
+  module of cop reads a device from the thread or from config (code generation reads the region's target).
 - The run check ships a real module (`opkit build --into`, tests/helpers/shipped.py), then, in a process
   without a compiler, replaces `find_compiler` by a spy: the shipped module loads and gives numpy's
   numbers, a signature nobody ships says what is missing, and the spy saw no call but the one decision's.
@@ -17,7 +19,7 @@ import textwrap
 from conftest import ROOT
 from helpers.shipped import make_package
 
-# The entries that make a callable from a graph, each deciding the backend once for what it makes.
+# The entries that make a callable from a graph, each asking opkit.decision.decide once for what it makes.
 ENTRIES = {
     ("opkit/link/function.py", "FunctionMaker.__init__"),  # opkit.function: one decision per function
     ("opkit/link/theano_linkers.py", "Linker.accept"),  # Theano's CLinker().accept(fgraph).make_thunk()
@@ -51,12 +53,41 @@ def _sources():
         yield from sorted((ROOT / package).rglob("*.py"))
 
 
-def test_decide_backend_is_called_only_at_the_entries():
-    calls = {(str(path.relative_to(ROOT)), scope) for path in _sources() for scope in _calls(path, "decide_backend")}
-    assert calls == ENTRIES, f"decide_backend called outside the entries: {sorted(calls - ENTRIES)}"
-    cop = [str(path.relative_to(ROOT)) for path in sorted((ROOT / "opkit/cop").rglob("*.py"))
-           if "decide_backend" in path.read_text(encoding="utf-8")]
+def _names(path, names):
+    """Return 'path:line name' for each use (a name, an attribute, a definition) of `names` in `path`."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        name = getattr(node, "id", None) or getattr(node, "attr", None) or \
+            (node.name if isinstance(node, (ast.FunctionDef, ast.alias)) else None)
+        if name in names:
+            found.append(f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', '?')} {name}")
+    return found
+
+
+def test_no_module_of_link_or_cop_decides_the_backend_or_the_device():
+    deciding = [use for path in _sources() for use in _names(path, {"decide_backend"})]
+    deciding += [use for path in sorted((ROOT / "opkit/link").rglob("*.py")) for use in _names(path, {"find_compiler"})]
+    assert deciding == []  # (cop's build side locates the compiler it builds with: the spy below shows it unused)
+    assert _names(ROOT / "opkit/decision.py", {"decide"}), "the one decision lives in opkit/decision.py"
+    calls = {(str(path.relative_to(ROOT)), scope) for path in _sources() for scope in _calls(path, "decide")}
+    assert calls == ENTRIES, f"decide called outside the entries: {sorted(calls - ENTRIES)}"
+    cop = [use for path in sorted((ROOT / "opkit/cop").rglob("*.py")) for use in _names(path, {"decide", "Backend"})]
     assert cop == []  # cop does not know the backend: link chooses its door (load_region or build_region)
+
+
+def test_code_generation_reads_no_device_of_the_thread_or_of_config():
+    """Generate is given the target (Region.target); the thread's target is the graph's and the run's."""
+    generate = sorted((ROOT / "opkit/cop").rglob("*.py"))
+    ambient = [use for path in generate for use in _names(path, {"current_target", "using_target", "set_target",
+                                                                 "current_device", "interpreting"})
+               if not use.startswith("opkit/cop/generate/target.py")]  # where the thread's target is kept
+    assert ambient == []
+    reads = [f"{path.relative_to(ROOT)}:{node.lineno}" for path in generate
+             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+             if isinstance(node, ast.Attribute) and node.attr == "device"
+             and isinstance(node.value, ast.Name) and node.value.id == "config"
+             and not str(path).endswith("generate/target.py")]
+    assert reads == []
 
 
 def test_no_function_of_link_defaults_its_backend():
@@ -88,7 +119,7 @@ SPY = textwrap.dedent("""
 
     def spy():
         caller = sys._getframe(1)
-        if caller.f_code.co_name == "decide_backend" and caller.f_globals["__name__"] == "opkit.link.backend":
+        if caller.f_code.co_name == "decide" and caller.f_globals["__name__"] == "opkit.decision":
             return real()  # the one decision probes for a compiler (config.cxx names none: it raises)
         calls.append("".join(traceback.format_stack(limit=12)))
         raise RuntimeError("find_compiler called under the shipped backend")

@@ -144,7 +144,7 @@ def test_graph_with_a_python_only_node_runs_as_c_regions_joined_by_python():
     x = ot.dmatrix("x")
     y = row_sums(x * 2) + 1
     f = opkit.function([x], y)
-    steps = partition(f.maker.fgraph)
+    steps = partition(f.maker.fgraph, f.maker.backend.target)
     kinds = [type(step).__name__ for step in steps]
     assert kinds == ["Region", "Apply", "Region"]
     data = np.arange(6.0).reshape(2, 3)

@@ -123,7 +123,7 @@ def collect_module(region, external=None, setups=(), external_declares=()) -> Mo
         names[variable] = f"V{position}"
     helpers = _VariableHelpers(external_declares) if external else None
     variables = _variable_blocks(region, names, labels, helpers)
-    nodes, params, collected, sharing = [], [], Collector(region.asked), Sharing()
+    nodes, params, collected, sharing = [], [], Collector(region.asked, region.target), Sharing()
     states, n_params, collected_nodes = [], 0, []
     for index, node in enumerate(region.nodes):
         params_name = None
@@ -407,7 +407,7 @@ def _node_block(node, index, names, labels, collected, params_name=None, sharing
     if shared is not None:
         code = node_c_code(op, node, shared.name, inputs, outputs, sub)
         cleanup = call(op, "c_code_cleanup", node, shared.name, inputs, outputs, sub, default="")
-        if shared.accepts(collected.apply_texts(op, node, shared.name), code, cleanup):
+        if shared.accepts(collected.apply_texts(op, node, shared.name, target=collected.target), code, cleanup):
             collected.add_op(op, node, shared.name, params_name, apply_code=False)
             return _node_dict(op, name, label, inputs, outputs, code, cleanup)
     code = node_c_code(op, node, name, inputs, outputs, sub)

@@ -87,9 +87,10 @@ class FlagSet:
 class NodeFlags:
     """One C node's flags (a FlagSet, shared by nodes that asked for the same) and what its C text names."""
 
-    def __init__(self, node, flag_set):
+    def __init__(self, node, flag_set, target=None):
         self.node = node
         self.set = flag_set
+        self.target = target  # the device its module is generated for: a GPU node's kernels are its text too
         self.named = frozenset()  # the macros other nodes define that this node's text names (ModuleFlags sets it)
 
     def __getattr__(self, name):  # defines, options, headers, key...: the flag set's
@@ -105,7 +106,7 @@ class NodeFlags:
         try:
             texts = [node_c_code(op, node, "node", inputs, outputs, dict(sub)),
                      call(op, "c_code_cleanup", node, "node", inputs, outputs, dict(sub), default="") or ""]
-            for group in Collector.apply_texts(op, node, "node", "params"):
+            for group in Collector.apply_texts(op, node, "node", "params", self.target):
                 texts.extend(group)
             for owner in (op, getattr(op, "params_type", None), *(v.type for v in (*node.inputs, *node.outputs))):
                 if owner is not None:
@@ -192,10 +193,11 @@ def _plain(owner):
 class ModuleFlags:
     """The flags of a graph's C nodes; `run()` gives the state of a region being cut, which admits nodes.
 
-    `base_args` are the flags every module is built with (neutral: a node asking for one asks for nothing).
+    `base_args` are the flags every module is built with (neutral: a node asking for one asks for nothing);
+    `target` the device the graph's modules are generated for (opkit.cop.generate.target).
     """
 
-    def __init__(self, nodes, base_args=frozenset()):
+    def __init__(self, nodes, base_args=frozenset(), target=None):
         base, memo, sets = frozenset(base_args), {}, {}  # (the ids are of owners `nodes` keep alive)
 
         def asked(owner):
@@ -223,7 +225,7 @@ class ModuleFlags:
             return sets[key]
 
         self.asked = asked  # what the regions' modules collect again (Collector): asked once
-        self._flags = {id(node): NodeFlags(node, flag_set(node)) for node in nodes}
+        self._flags = {id(node): NodeFlags(node, flag_set(node), target) for node in nodes}
         self._classes = {flag_set.key: flag_set for flag_set in sets.values()}
         defined = set().union(*(flag_set.foreign for flag_set in sets.values()))
         if defined:

@@ -7,7 +7,6 @@ import re
 
 from opkit.cop.generate import node_glue
 from opkit.cop.generate.cinterface import as_list, call
-from opkit.cop.generate.target import current_target
 from opkit.cop.source import RESTORE_LINE_PRAGMA  # noqa: F401  (codegen and apply_support use it from here)
 from opkit.core.record import Record
 
@@ -78,11 +77,19 @@ class Sharing:
 
 
 def _kernels(op, node, name, target):
-    """Return a GPU node's kernels as its host module holds them for `target` (opkit.cop.generate.node_glue; the
-    thread's target where `target` is None), [] for other nodes: a CPU module's text is unchanged."""
+    """Return a GPU node's kernels as its host module holds them for `target` (opkit.cop.generate.node_glue),
+    [] for other nodes: a CPU module's text is unchanged."""
     if not node_glue.is_gpu_node(op, node):
         return []
-    return [node_glue.kernels_in_host_module(node, name, current_target() if target is None else target)]
+    return [node_glue.kernels_in_host_module(node, name, _required(target, node))]
+
+
+def _required(target, what):
+    """Return `target`; a region holding GPU values is generated for a device, never for a guessed one."""
+    if target is None:
+        raise LookupError(f"{what} holds GPU values, and its region names no target: the linker gives each region "
+                          "the target its backend carries (opkit.decision.decide(device))")
+    return target
 
 
 FLAG_METHODS = (("headers", "c_headers"), ("header_dirs", "c_header_dirs"), ("libraries", "c_libraries"),
@@ -99,7 +106,8 @@ class Collector:
 
     `asked(obj)` gives an op's or type's flags (asked_flags; opkit.link.partition's memo of what it
     asked already, when it cut the region). `target` is the device the module is generated for
-    (opkit.cop.generate.target): what its GPU nodes hold of their kernels; None, the thread's.
+    (opkit.cop.generate.target, the region's): what its GPU nodes hold of their kernels, and the flags a module
+    holding GPU values is compiled with; None for a region without GPU values.
     """
 
     def __init__(self, asked=None, target=None):
@@ -112,6 +120,7 @@ class Collector:
         self.applies = []  # each node's apply-level code, for opkit.cop.generate.apply_support (see add_op)
         self.versioned = True
         self._types_seen = set()
+        self._device_args = False  # the target's compile_args, added with the first GPU value
 
     def _flags(self, obj):
         for attribute, values in self._asked(obj).items():
@@ -131,6 +140,9 @@ class Collector:
         except TypeError:  # an unhashable type: ask it every time
             pass
         self._flags(ctype)
+        if not self._device_args and callable(getattr(ctype, "host_type", None)):  # a GPU type: values on a device
+            self._device_args = True
+            self.compile_args.extend(_required(self.target, ctype).compile_args)
         if not call(ctype, "c_code_cache_version", default=()):
             self.versioned = False
 
@@ -138,7 +150,7 @@ class Collector:
     def apply_texts(op, node, name, params_name=None, target=None):
         """Return the node's apply-level code under `name`: support, init, struct support, init, cleanup.
 
-        A GPU node's support code holds its kernels for `target` (None: the thread's target)."""
+        A GPU node's support code holds its kernels for `target` (a LookupError without one)."""
         struct_sub = {"fail": "{ return -1; }"}
         if params_name is not None:
             struct_sub["params"] = params_name

@@ -20,7 +20,7 @@ class Region(Record):
     _FIELDS = ("nodes", "inputs", "constants", "outputs", "shared", "updates", "preallocated")
 
     def __init__(self, nodes, inputs, constants, outputs, shared=None, updates=None, preallocated=False,
-                 module=None, asked=None):
+                 module=None, asked=None, target=None):
         self.nodes = nodes
         self.inputs = inputs
         self.constants = constants
@@ -32,10 +32,13 @@ class Region(Record):
         self.preallocated = preallocated
         self.module = module  # once make_region_runner has compiled it
         self.asked = asked  # the flags its ops and types gave when it was cut (node_code.Collector's `asked`)
+        # The device it is generated for (opkit.cop.generate.target, from the function's backend): what its GPU
+        # nodes hold of their kernels and its GPU values' flags; None for a region without GPU values.
+        self.target = target
 
     @classmethod
-    def from_nodes(cls, nodes, needed_outside, asked=None):
-        """Build a region from `nodes` (in order); `needed_outside(var)` says what it must return."""
+    def from_nodes(cls, nodes, needed_outside, asked=None, target=None):
+        """Build a region from `nodes` (in order) for `target`; `needed_outside(var)` says what it must return."""
         produced, inputs, constants, seen = set(), [], [], set()
         for node in nodes:
             for variable in node.inputs:
@@ -45,4 +48,4 @@ class Region(Record):
                 (constants if isinstance(variable, Constant) else inputs).append(variable)
             produced.update(id(v) for v in node.outputs)
         outputs = [v for node in nodes for v in node.outputs if needed_outside(v)]
-        return cls(list(nodes), inputs, constants, outputs, asked=asked)
+        return cls(list(nodes), inputs, constants, outputs, asked=asked, target=target)

@@ -1,16 +1,16 @@
 """The target a module is generated for: one object per device, chosen once per function with its backend.
 
 tinygrad's `Device` owns its renderer, compiler and runtime; a `Target` is that object for opkit's code
-generation. opkit.link.function chooses it once from the function's device, next to the backend
-(opkit.link.backend), and runs placement and code generation under it; generate is given it
-(node_code.Collector(target=...)) or, where a caller passes none, takes the target of the function being made
-in this thread (`using_target`), else the one config.device names.
+generation. opkit.decision chooses it once from the function's device, with the backend, and the backend
+carries it (`Backend.target`) to the linker; the linker gives it to each region it cuts (`Region.target`), and
+generate reads it there: nothing in cop reads a thread's or config's device. A region without GPU values needs
+no target (None); one with GPU values and no target is an error that says so, never a guess.
 
 generate asks a target about GPU nodes only (opkit.cop.generate.node_glue): whether it `interprets` (its
 kernels are compiled into the host module and run on the CPU: the CUDA interpreter), then either
 `render_kernels(node, name)`, the kernels text the host module compiles, or `load_kernels(node, name)`, the key
-of the node's kernels compiled apart (NVRTC, or shipped by its package) and handed to the runtime. GPU types
-ask it for `compile_args` (the interpreter's macro). The targets and their hooks are opkit.gpu's
+of the node's kernels compiled apart (NVRTC, or shipped by its package) and handed to the runtime. Modules
+holding GPU values get its `compile_args` (the interpreter's macro). The targets and their hooks are opkit.gpu's
 (opkit.gpu.device makes them and registers them here): cop never imports opkit.gpu.
 """
 
@@ -52,6 +52,9 @@ class Target:
     def __repr__(self):
         return f"Target({self.name!r})"
 
+    def __reduce__(self):  # one object per device: a pickled function's backend finds it again by name
+        return (target_named, (self.name,))
+
 
 _targets: dict[str, Target] = {}
 _current = contextvars.ContextVar("opkit_target", default=None)
@@ -73,7 +76,10 @@ def target_named(name: str) -> Target:
 
 
 def current_target() -> Target:
-    """Return the target of the function being made in this thread (`using_target`), else config.device's."""
+    """Return the target of the function being made or run in this thread (`using_target`), else config.device's.
+
+    For the graph and the run (GPU types' values, placement): code generation never calls it (it is given the
+    region's target)."""
     target = _current.get()
     return target if target is not None else target_named(config.device)
 
