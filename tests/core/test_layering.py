@@ -244,8 +244,9 @@ def module_name(path):
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def import_graph(leave_out=frozenset()):
-    """Return {module: {imported module: [(line, inside a function), ...]}} over opkit/**, inside opkit only."""
+def import_graph():
+    """Return {module: {imported module: [(line, inside a function), ...]}} over opkit/**, inside opkit only: every
+    module, none left out (the tensor facade's imports and opkit.lazy's tables count like any other)."""
     paths = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
 
     def resolve(dotted):
@@ -255,8 +256,6 @@ def import_graph(leave_out=frozenset()):
     graph = {}
     for module, path in paths.items():
         edges = graph.setdefault(module, {})
-        if module in leave_out:
-            continue
         by_node = {}
         for node, dotted, inside in _imports(path, run_time=True):
             by_node.setdefault(node, []).append((dotted, inside))
@@ -327,7 +326,7 @@ def test_no_import_circle_among_opkits_modules():
     assert not circles, "import circles among opkit's modules:\n" + "\n".join(circles)
 
 
-def test_the_circle_check_sees_function_level_imports_and_leaves_out_the_facade(tmp_path, monkeypatch):
+def test_the_circle_check_sees_function_level_imports_and_exempts_nothing(tmp_path, monkeypatch):
     fake = tmp_path / "opkit"
     (fake / "pkg").mkdir(parents=True)
     (fake / "__init__.py").write_text("")
@@ -337,19 +336,17 @@ def test_the_circle_check_sees_function_level_imports_and_leaves_out_the_facade(
     (fake / "pkg" / "c.py").write_text("import numpy, opkit.pkg.a\n")
     (fake / "pkg" / "d.py").write_text("TYPE_CHECKING = False\nif TYPE_CHECKING:\n    from opkit.pkg import e\n")
     (fake / "pkg" / "e.py").write_text("from opkit.pkg import d\n")  # d's import never runs: no circle
-    (fake / "pkg" / "up.py").write_text("def f():\n    from opkit.pkg import low\n")  # the facade's edge
+    (fake / "pkg" / "up.py").write_text("def f():\n    from opkit.pkg import low\n")  # a facade's late edge
     (fake / "pkg" / "low.py").write_text("from opkit.pkg import up\n")
     monkeypatch.setattr(__import__(__name__), "PACKAGE", fake)
-    graph = import_graph(leave_out={"opkit.pkg.up"})
-    assert strongly_connected(graph) == [["opkit.pkg.a", "opkit.pkg.b", "opkit.pkg.c"]]
+    graph = import_graph()
+    assert strongly_connected(graph) == [["opkit.pkg.a", "opkit.pkg.b", "opkit.pkg.c"], ["opkit.pkg.low", "opkit.pkg.up"]]
     assert describe_circle(graph, ["opkit.pkg.a", "opkit.pkg.b", "opkit.pkg.c"]).splitlines() == [
         "a circle of 3 modules: opkit.pkg.a, opkit.pkg.b, opkit.pkg.c",
         "    opkit/pkg/a.py:1 imports opkit.pkg.b",
         "    opkit/pkg/b.py:2 (in a function) imports opkit.pkg.c",
         "    opkit/pkg/c.py:1 imports opkit.pkg.a",
     ]
-    assert strongly_connected(import_graph(leave_out=set())) == [
-        ["opkit.pkg.a", "opkit.pkg.b", "opkit.pkg.c"], ["opkit.pkg.low", "opkit.pkg.up"]]
 
 
 # ---- imports at the top ----
@@ -457,7 +454,7 @@ def test_the_circle_check_reads_import_module_names_and_lazy_tables(tmp_path, mo
     (fake / "pkg" / "c.py").write_text("from opkit import lazy\nTABLE = {'x': 'opkit.pkg.d', 'y': 'not.a.module'}\n")
     (fake / "pkg" / "d.py").write_text('"""opkit.pkg.b (a docstring names no module)"""\nfrom opkit.pkg import b\n')
     monkeypatch.setattr(__import__(__name__), "PACKAGE", fake)
-    graph = import_graph(leave_out=set())
+    graph = import_graph()
     assert sorted(graph["opkit.pkg"]) == ["opkit.pkg.b"]
     assert strongly_connected(graph) == [["opkit.pkg.b", "opkit.pkg.c", "opkit.pkg.d"]]
 
@@ -487,7 +484,7 @@ def cop_violations():
     def in_cop(module):
         return module == "opkit.cop" or module.startswith("opkit.cop.")
 
-    graph = import_graph(leave_out=set())
+    graph = import_graph()
     for module in sorted(graph):
         if not in_cop(module):
             continue
@@ -555,7 +552,7 @@ LINKERS = {"opkit.link.c_linker", "opkit.link.py_linker", "opkit.link.no_compile
 
 def linker_edges(linkers=LINKERS):
     """Yield each import from one linker module to another (file:line, and whether inside a function)."""
-    graph = import_graph(leave_out=set())
+    graph = import_graph()
     for module in sorted(linkers):
         for target, sites in sorted(graph.get(module, {}).items()):
             if target in linkers:
@@ -564,7 +561,7 @@ def linker_edges(linkers=LINKERS):
 
 
 def test_no_linker_imports_another_linker():
-    assert set(LINKERS) <= set(import_graph(leave_out=set())), "a linker module was renamed: update LINKERS"
+    assert set(LINKERS) <= set(import_graph()), "a linker module was renamed: update LINKERS"
     assert list(linker_edges()) == []
 
 
