@@ -8,7 +8,7 @@ from opkit.config import config as config  # eager: the submodule opkit.config w
 from opkit.errors import CompileError as CompileError, PluginError as PluginError, SectionError as SectionError
 from opkit.errors import MissingModuleError as MissingModuleError
 from opkit.config import install_finder as _install_finder
-from opkit.lazy import lazy_names as _lazy_names, load as _load
+from opkit.lazy import lazy_names as _lazy_names, load as _load, provide as _provide
 
 __version__ = "0.1.0"
 
@@ -17,6 +17,10 @@ __version__ = "0.1.0"
 # finder is in place wherever the flag is read.
 # lazy: opkit.cop.blas (a compiler run on a cold machine) only when the flag is read
 _install_finder("blas__ldflags", lambda: _load("opkit.cop.blas", "detect_ldflags")())
+# core reads a SectionOp's files and renders opkit's C templates with cop's readers, which it may not import:
+# named here, they are found on first use whatever was imported first (opkit.core.c_source, opkit.core.c_render).
+_provide("c_section_reader", "opkit.cop.source.section_memo", "SectionC")
+_provide("c_renderer", "opkit.cop.generate.templates", "render")
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the lazy names below, as type checkers and editors should see them (PEP 561: py.typed)

@@ -5,7 +5,12 @@ imported when first used. Every module that defers names that way keeps a table 
 names they live in, and hands it to `lazy_names`, which returns the module's `__getattr__` and
 `__dir__`. A module that loads one of the modules its table names when it is needed calls `load`:
 the command that runs (opkit.cli.commands), a backend's bridge (opkit.bridge.pytensor), a linker
-(opkit.link.mode). The import-graph check (tests/core/test_layering.py) reads the string tables of a
+(opkit.link.mode).
+
+A lower layer that needs a higher one's function (core reads SectionOps' files and renders templates with
+cop's readers, and may not import cop) asks for it by role: `provided(role)`. The `opkit` package, which
+Python runs before any of its modules, names each role's home with `provide`, so the function is there
+whatever was imported first, and its module is imported on first use. The import-graph check (tests/core/test_layering.py) reads the string tables of a
 module that imports this one as that module's imports. Standard library only: importing this costs nothing.
 """
 
@@ -17,6 +22,24 @@ def load(module, name=None):
     # lazy: opkit's public names and each `opkit` command are imported when first used (import opkit stays light)
     loaded = importlib.import_module(module)
     return loaded if name is None else getattr(loaded, name)
+
+
+_PROVIDERS = {}  # role -> (module, attribute): filled by opkit/__init__.py
+
+
+def provide(role, module, name):
+    """Say that the function of `role` is `name` in the module `module` (loaded when first asked for)."""
+    _PROVIDERS[role] = (module, name)
+
+
+def provided(role):
+    """Return the function `provide` named for `role` (its module imported now); LookupError if none."""
+    try:
+        module, name = _PROVIDERS[role]
+    except KeyError:
+        raise LookupError(f"nothing provides {role!r}: the opkit package names its provider (opkit/__init__.py)") \
+            from None
+    return load(module, name)
 
 
 def lazy_names(module_globals, homes=None, *, submodules=None, aliases=None, search=(), wanted=None, listing=None,

@@ -11,17 +11,15 @@ On top, `compile` (a region to a loaded module), `incremental` (the build side, 
 a module whole or linked from cached node objects), `blas` (public helpers for ops that call a BLAS) and
 `kernels` (a node's `#section kernels` compiled by NVRTC and cached) may import every stage.
 
-Importing opkit.cop installs what the layers below it leave to it: the readers of a SectionOp's files and
-of template macros (opkit.core.c_source).
+The readers core uses for a SectionOp's files and for template macros (opkit.core.c_source) are cop's
+(source/section_memo.SectionC, generate/templates.render): the opkit package names them, and core loads them
+on first use; importing opkit.cop installs nothing.
 """
 
 import importlib
 import importlib.util
 import sys as _sys
 
-from opkit.core import c_source as _c_source
-from opkit.cop.generate.templates import render as _render
-from opkit.cop.source.section_memo import SectionC as _SectionC
 
 # The stages, in pipeline order (tests/core/test_layering.py reads this): each imports only those before it.
 STAGES = ("compiledir", "source", "generate", "toolchain", "load", "store")
@@ -48,6 +46,5 @@ class _OldNameFinder:
         pass
 
 
-_c_source.install_c_readers(_SectionC, _render)
 if _OldNameFinder not in _sys.meta_path:
     _sys.meta_path.append(_OldNameFinder)

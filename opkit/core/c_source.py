@@ -1,7 +1,8 @@
 """Where the C of opkit's own ops and types comes from: files read by opkit.cop, never Python strings.
 
-core names files and values; it neither reads nor writes C. opkit.cop installs the two readers
-below when it is imported (as opkit.link installs the C thunk maker in opkit.core.op):
+core names files and values; it neither reads nor writes C. The two readers below are cop's: the opkit
+package names them (opkit.lazy.provide), and they are loaded when first needed, whatever was imported
+first (an op's c_code called before anything imported opkit.cop reads its files too):
 
 - An op whose C is fixed text is a `SectionOp`: `section_files` names `#section` files beside the
   module that defines the class, expanded with the macros a user's COp gets (`DTYPE_INPUT_0`,
@@ -18,14 +19,14 @@ import os
 
 from opkit.core import c_render
 from opkit.core.c_render import render  # noqa: F401  (its home was this module; SectionOps' C uses it)
-from opkit.core.clinker import MethodNotDefined
 from opkit.core.op import Op
+from opkit.lazy import provided
 
 _section_reader = None  # op -> an object with a COp's C methods for that op's files
 
 
 def install_c_readers(section_reader, renderer) -> None:
-    """Install what reads a SectionOp's files and what renders a template macro (opkit.cop calls it)."""
+    """Install what reads a SectionOp's files and what renders a template macro (in place of cop's: tests do)."""
     global _section_reader
     _section_reader = section_reader
     c_render.install_renderer(renderer)
@@ -44,9 +45,9 @@ def section_paths(cls) -> tuple[str, ...]:
 
 
 def _sections(op, files=None, macros=()):
+    global _section_reader
     if _section_reader is None:
-        raise MethodNotDefined("c_code", f"{type(op).__name__}: opkit.cop is not imported: nothing reads its "
-                                         "section files")
+        _section_reader = provided("c_section_reader")
     return _section_reader(op) if files is None else _section_reader(op, files=files, macros=macros)
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import opkit
-import opkit.cop as cop_package
+from opkit.cop.generate.templates import render
 import opkit.cop.compiledir.layout as layout
 import opkit.cop.source.section_memo as section_memo
 import opkit.cop.compiledir.text_memo as text_memo
@@ -86,7 +86,7 @@ def _graphs():
 def _contents(reader):
     """Return the generated parts of every graph's region, the C of every SectionOp asked of `reader`."""
     previous = c_source._section_reader
-    c_source.install_c_readers(reader, cop_package._render)
+    c_source.install_c_readers(reader, render)
     try:
         contents = []
         for inputs, outputs in _graphs():
@@ -97,7 +97,7 @@ def _contents(reader):
             contents.append((parts.content(), parts.include_dirs, parts.versioned))
         return contents
     finally:
-        c_source.install_c_readers(previous, cop_package._render)
+        c_source.install_c_readers(previous, render)
 
 
 def test_kept_answers_are_what_the_section_files_expand_to_cold_and_warm(memo, monkeypatch):

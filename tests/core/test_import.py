@@ -37,6 +37,18 @@ def test_public_names_resolve_lazily():
     assert [name for name in HEAVY if name in modules] == []
 
 
+def test_an_ops_c_needs_no_import_order():
+    """A tensor op's C (a SectionOp's files, a template macro) is there before anything imported opkit.cop:
+    core loads cop's readers on first use (opkit.lazy.provided), whatever was imported first."""
+    code = ("import sys, opkit.tensor as ot\nassert 'opkit.cop' not in sys.modules\nx = ot.dmatrix('x')\n"
+            "node = x.T.owner\nprint(node.op.c_code(node, 'n', ['x'], ['z'], {'fail': 'FAIL', 'params': 'p'}))\n"
+            "node = ot.exp(x).owner\nprint(node.op.c_code(node, 'n', ['x'], ['z'], {'fail': 'FAIL'}))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "dims[0] = PyArray_DIMS(x)[1];" in result.stdout  # DimShuffle's section file
+    assert "exp(" in result.stdout  # Elemwise's template
+
+
 def test_report_import_time(capsys):
     """Print the cumulative `import opkit` time from -X importtime (reported, never asserted)."""
     result = subprocess.run([sys.executable, "-X", "importtime", "-c", "import opkit"],
