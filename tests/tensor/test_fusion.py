@@ -38,14 +38,19 @@ EXPRESSIONS = [
     (lambda x, y, z: -(x + y) * (z - 1) - y, lambda x, y, z: -(x + y) * (z - 1) - y),
 ]
 COMBINATIONS = list(itertools.product(DTYPES, repeat=3))
+# A Latin square of order 4 whose diagonal is (i, i, i) (GF(4): l(i, j) = a*i + a^2*j): 16 of the 64 combinations
+# in which every two positions meet every pair of dtypes, so each promotion of each pair of operands is compiled.
+# The other 48 compile the same templates for pairs the 16 already cover: soak.
+LATIN = ((0, 3, 1, 2), (2, 1, 3, 0), (3, 0, 2, 1), (1, 2, 0, 3))
+PAIRWISE = [(DTYPES[i], DTYPES[j], DTYPES[LATIN[i][j]]) for i in range(4) for j in range(4)]
+OTHERS = [c for c in COMBINATIONS if c not in PAIRWISE]
 
 
-@pytest.fixture(scope="module")
-def fused_everything():
-    """One function (one module) computing every expression for every dtype combination."""
+def fused_everything(combinations):
+    """One function (one module) computing every expression for each of `combinations`."""
     rng = np.random.default_rng(42)
     inputs, values, outputs, expected = [], [], [], []
-    for dx, dy, dz in COMBINATIONS:
+    for dx, dy, dz in combinations:
         x, y, z = ot.tensor(dx, (None, None)), ot.tensor(dy, (None,)), ot.tensor(dz, (None, 1))
         a, b, c = _random(rng, dx, (4, 5)), _random(rng, dy, (5,)), _random(rng, dz, (4, 1))
         inputs += [x, y, z]
@@ -58,14 +63,41 @@ def fused_everything():
     return f, f(*values), expected
 
 
-@pytest.mark.parametrize("index", range(len(COMBINATIONS)), ids=["-".join(c) for c in COMBINATIONS])
-def test_fused_results_are_identical_to_numpy_with_broadcasting(index, fused_everything):
-    f, results, expected = fused_everything
+@pytest.fixture(scope="module")
+def fused_pairwise():
+    return fused_everything(PAIRWISE)
+
+
+@pytest.fixture(scope="module")
+def fused_others():
+    return fused_everything(OTHERS)
+
+
+def check_fused(index, combinations, fused):
+    f, results, expected = fused
     assert all(isinstance(op, FusedElemwise) for op in _ops(f))
-    assert len(_ops(f)) == len(COMBINATIONS) * len(EXPRESSIONS)
+    assert len(_ops(f)) == len(combinations) * len(EXPRESSIONS)
     for k in range(index * len(EXPRESSIONS), (index + 1) * len(EXPRESSIONS)):
         assert results[k].dtype == expected[k].dtype
         np.testing.assert_array_equal(results[k], expected[k])
+
+
+def test_the_pairwise_combinations_meet_every_pair_of_dtypes_in_every_two_positions():
+    assert len(set(PAIRWISE)) == 16 and sorted(PAIRWISE + OTHERS) == sorted(COMBINATIONS)
+    for first, second in ((0, 1), (0, 2), (1, 2)):
+        assert {(c[first], c[second]) for c in PAIRWISE} == set(itertools.product(DTYPES, repeat=2))
+    assert all((d, d, d) in PAIRWISE for d in DTYPES)
+
+
+@pytest.mark.parametrize("index", range(len(PAIRWISE)), ids=["-".join(c) for c in PAIRWISE])
+def test_fused_results_are_identical_to_numpy_with_broadcasting(index, fused_pairwise):
+    check_fused(index, PAIRWISE, fused_pairwise)
+
+
+@pytest.mark.soak
+@pytest.mark.parametrize("index", range(len(OTHERS)), ids=["-".join(c) for c in OTHERS])
+def test_fused_results_of_the_other_combinations_are_identical_to_numpy(index, fused_others):
+    check_fused(index, OTHERS, fused_others)
 
 
 def test_fused_node_on_strided_and_broadcast_inputs():
