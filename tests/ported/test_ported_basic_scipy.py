@@ -25,6 +25,9 @@ BINARY = [("gammainc", bs.gammainc, sp.gammainc), ("gammaincc", bs.gammaincc, sp
           ("gammal", bs.gammal, lambda k, x: sp.gammainc(k, x) * sp.gamma(k)),
           ("gammau", bs.gammau, lambda k, x: sp.gammaincc(k, x) * sp.gamma(k)),
           ("jv", bs.jv, sp.jv), ("iv", bs.iv, sp.iv)]
+# The ops the default run checks under DebugMode: C from the error functions, the gamma family and Bessel's
+# (test_theanos_scipy_ops_match_scipy_under_debugmode, soak, runs every one)
+DEBUGMODE_OPS = ("erf", "gammaln", "j0", "gammainc", "jv")
 
 
 def tolerance(name, dtype):
@@ -52,11 +55,37 @@ def test_theanos_scipy_ops_match_scipy_in_both_dtypes_and_every_mode(shape):
             outputs.append(op(k, x + k + 1))  # x > k + 1
             expected.append(ref(kv.astype("float64"), xv.astype("float64") + kv + 1))
             names.append(name)
-    results = run_everywhere(inputs, outputs, values)
-    for mode, got in results.items():
-        for out, want, name in zip(got, expected, names):
+    results = run_everywhere(inputs, outputs, values, modes=("FAST_RUN", "FAST_COMPILE"))
+    checked = {mode: (got, expected, names) for mode, got in results.items()}
+    # DebugMode compiles a module per node: a few ops of each kind in both dtypes stand for the others, whose C
+    # FAST_RUN and whose perform FAST_COMPILE compare with scipy above (soak: every op).
+    picked = [k for k, name in enumerate(names) if name in DEBUGMODE_OPS]
+    got, = run_everywhere(inputs, [outputs[k] for k in picked], values, modes=("DebugMode",)).values()
+    checked["DebugMode"] = (got, [expected[k] for k in picked], [names[k] for k in picked])
+    for mode, (got, want_all, names_all) in checked.items():
+        for out, want, name in zip(got, want_all, names_all, strict=True):
             np.testing.assert_allclose(out, want, err_msg=f"{mode} {name} {out.dtype}", **tolerance(name, out.dtype))
         assert {o.dtype for o in got[:len(got) // 2]} == {np.dtype("float32")}, mode
+        assert {o.dtype for o in got[len(got) // 2:]} == {np.dtype("float64")}, mode
+
+
+@pytest.mark.soak
+def test_theanos_scipy_ops_match_scipy_under_debugmode():
+    """Every op of UNARY and BINARY under DebugMode (perform against C, a module per node), both dtypes."""
+    inputs, outputs, values, expected, names = [], [], [], [], []
+    for dtype in ("float32", "float64"):
+        x, k = ot.tensor(dtype, shape=(None,)), ot.tensor(dtype, shape=(None,))
+        xv = rng(1).uniform(0.1, 1.0, size=5).astype(dtype)
+        kv = rng(2).uniform(0.5, 2.0, size=5).astype(dtype)
+        inputs += [x, k]
+        values += [xv, kv]
+        outputs += [op(x * scale) for _, op, _, scale in UNARY] + [op(k, x + k + 1) for _, op, _ in BINARY]
+        expected += [ref(xv.astype("float64") * np.float64(scale)) for _, _, ref, scale in UNARY]
+        expected += [ref(kv.astype("float64"), xv.astype("float64") + kv + 1) for _, _, ref in BINARY]
+        names += [row[0] for row in UNARY + BINARY]
+    got, = run_everywhere(inputs, outputs, values, modes=("DebugMode",)).values()
+    for out, want, name in zip(got, expected, names, strict=True):
+        np.testing.assert_allclose(out, want, err_msg=f"DebugMode {name} {out.dtype}", **tolerance(name, out.dtype))
 
 
 def test_upper_gamma_of_theanos_c_is_nan_below_k_plus_1():
