@@ -10,6 +10,10 @@ def pytest_collection_modifyitems(config, items):
     import soak_cases
 
     soak_cases.mark(items)
+    # Before `-m` deselects: tests/docs/test_soak_cases.py reads the whole files' marks from here, where this
+    # session collected them (else it collects them in a child process).
+    if all("::" not in str(arg) for arg in config.args):
+        soak_cases.COLLECTED[:] = [(item.nodeid, item.get_closest_marker("soak") is not None) for item in items]
 
 
 @pytest.fixture(scope="session", autouse=True)

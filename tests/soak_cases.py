@@ -103,6 +103,10 @@ CASES: dict[str, tuple[str, ...]] = {
 }
 
 
+# (node id, marked soak) of every test this session collected, whole files only (tests/conftest.py fills it)
+COLLECTED: list[tuple[str, bool]] = []
+
+
 def split(nodeid: str) -> tuple[str, str | None]:
     """Return (path under tests/ :: name, the case's id or None) of a test's node id."""
     name, _, case = nodeid.removeprefix("tests/").partition("[")

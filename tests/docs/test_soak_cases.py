@@ -16,6 +16,18 @@ TESTS = Path(__file__).resolve().parents[1]
 def collected():
     """{test under tests/: {case id or None: marked soak}} for the files CASES names, as pytest collects them."""
     files = sorted({name.partition("::")[0] for name in soak_cases.CASES})
+    records = soak_cases.COLLECTED
+    if not set(files) <= {soak_cases.split(nodeid)[0].partition("::")[0] for nodeid, _ in records}:
+        records = collect_in_a_child_process(files)
+    found = {}
+    for nodeid, marked_soak in records:
+        name, case = soak_cases.split(nodeid)
+        found.setdefault(name, {})[case] = marked_soak
+    return found
+
+
+def collect_in_a_child_process(files):
+    """[(node id, marked soak)] of the tests of `files` (under tests/), as a collection of them alone finds them."""
     # One collection in a child process; it prints each test's node id and whether it is marked soak.
     script = (
         "import json, sys, pytest\n"
@@ -30,12 +42,7 @@ def collected():
     result = subprocess.run([sys.executable, "-c", script, *files], cwd=TESTS, capture_output=True, text=True,
                             timeout=300)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    records = json.loads(result.stdout.rpartition("RECORD")[2])
-    found = {}
-    for nodeid, marked_soak in records:
-        name, case = soak_cases.split(nodeid)
-        found.setdefault(name, {})[case] = marked_soak
-    return found
+    return json.loads(result.stdout.rpartition("RECORD")[2])
 
 
 @pytest.mark.parametrize("name", sorted(soak_cases.CASES))
