@@ -36,6 +36,7 @@ def test_the_page_shows_every_file_of_the_package():
     assert [c[0] for c in page_commands()] == ["pip", "opkit", "opkit", "python"]
 
 
+@pytest.mark.soak  # a venv and a pip install, as the scaffold's and the example packages' own runs (soak)
 def test_the_page_s_package_installs_checks_lists_and_passes_its_tests(tmp_path):
     work = tmp_path / "work"
     for path, text in page_files().items():
