@@ -26,6 +26,7 @@ from opkit.cop.generate.codegen import collect_module, render_module
 from opkit.cop.generate.region import Region
 from opkit.cop.toolchain.identity import region_key
 from opkit.core.graph import Constant, Variable
+from opkit.decision import decide
 from opkit.errors import add_note
 from opkit.link.binders import node_binder, python_binder, warn_fell_back
 from opkit.link.c_linker import GraphCLinker, NodeCLinker
