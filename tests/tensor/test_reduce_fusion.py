@@ -184,7 +184,7 @@ THREADED_SCRIPT = textwrap.dedent(r"""
 @pytest.mark.skipif(not openmp_supported(), reason="the compiler cannot build with -fopenmp")
 def test_results_are_bit_identical_whatever_the_thread_count():
     outputs = set()
-    for threads in (1, 2, 3, 4):
+    for threads in (1, 3):  # one thread, and three that split the rows unevenly (2 and 4 taught nothing more)
         env = dict(os.environ, OMP_NUM_THREADS=str(threads), PYTHONPATH=os.pathsep.join(sys.path))
         run = subprocess.run([sys.executable, "-c", THREADED_SCRIPT], env=env, capture_output=True, text=True,
                              timeout=300, check=False)
