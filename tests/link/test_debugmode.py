@@ -325,6 +325,9 @@ def run_pytest(tmp_path, name, body, *options):
                           capture_output=True, text=True, timeout=600, cwd=tmp_path)
 
 
+# soak: a second pytest process with a cold private cache; the next test runs --opkit-mode=DebugMode in one, and
+# the suite's fixtures (opkit_rng, opkit_compiledir) serve tests/tensor and tests/cop in the default run
+@pytest.mark.soak
 def test_plugin_suite_runs_under_debugmode(tmp_path):
     run = run_pytest(tmp_path, "test_good.py", SUITE_HEADER + GOOD_SUITE, "--opkit-mode=DebugMode")
     assert run.returncode == 0, run.stdout + run.stderr
