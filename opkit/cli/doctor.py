@@ -103,8 +103,7 @@ def shipped_modules(name, op) -> tuple[list[str], list[tuple[str, bool]]]:
             with _built_for_device(meta):
                 node = make_node(name, ",".join(meta.get("dtypes", [])),
                                  ",".join(map(str, ndims)) if None not in ndims else None)
-                key = shipped_key(collect_module(Region.from_nodes([node], lambda variable: True,
-                                                                   target=current_target())))
+                key = shipped_key(collect_module(Region.of_node(node, current_target())))
         except (CommandFailed, TypeError, ValueError, NotImplementedError, CompileError):
             key = ""  # no node of these dtypes here (another version of the op), or its kernels cannot be had
         problem = entry_problem(entry, key)

@@ -135,7 +135,7 @@ def _region_and_source(args):
         raise CommandFailed(f"{args.op} has no C code for {node} (or one of its types has no C interface); "
                             f"it runs in Python (perform) only")
     # The device the command builds for (`--arch`: cuda, opkit.cli.build_gpu.for_gpu_node), as its node was made
-    region = Region.from_nodes([node], lambda variable: True, target=current_target())
+    region = Region.of_node(node, current_target())
     try:
         return region, render_module(region)
     except (MethodNotDefined, NotImplementedError) as exc:

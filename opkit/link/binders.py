@@ -51,18 +51,11 @@ def node_c_runner(node, backend, preallocated=False):
             f"{op} ({type(op).__module__}.{type(op).__qualname__}) has neither perform() nor C code for {node}.\n"
             "Hint: define perform(node, inputs, output_storage) or c_code(node, name, inputs, outputs, sub), "
             "and check that every input and output type has a C interface.")
-    region = node_region(node, backend.target, preallocated)
+    region = Region.of_node(node, backend.target, preallocated)
     runner = region_runner(region, f"node {node}", backend)
     if runner is None:
         raise missing_module_error(node, backend.error)
     return region_binder(region, runner)
-
-
-def node_region(node, target, preallocated=False):
-    """Return the one-node C region of `node` for `target` (its module's inputs and outputs are the node's)."""
-    region = Region.from_nodes([node], lambda variable: True, target=target)
-    region.preallocated = preallocated
-    return region
 
 
 def region_runner(region, description, backend, shared_cells=()):

@@ -44,7 +44,7 @@ def c_identity(node) -> str:
         if not op_has_c(node):
             return ""
         # A GPU node's kernels as the device this thread makes functions for holds them (its identity covers them)
-        parts = collect_module(Region.from_nodes([node], lambda variable: True, target=current_target()))
+        parts = collect_module(Region.of_node(node, current_target()))
     except Exception as exc:  # code that cannot be generated: its error is its identity (it runs perform)
         return f"no C: {type(exc).__name__}: {exc}"
     return request_key(region_request(parts, requested_toolchain()))

@@ -69,7 +69,7 @@ def shipped_details(node, entries) -> list[str]:
 def _shipped_key_of(node) -> str | None:
     """Return the shipped key of a one-node module of `node`, or None if it has none."""
     try:
-        return shipped_key(collect_module(Region.from_nodes([node], lambda variable: True, target=current_target())))
+        return shipped_key(collect_module(Region.of_node(node, current_target())))
     except Exception:  # noqa: BLE001 - the error being reported matters more than this detail
         return None
 

@@ -27,7 +27,8 @@ from opkit.config import config
 from opkit.cop.generate.cinterface import op_has_c
 from opkit.core.memo import BoundedMemo
 from opkit.decision import decide
-from opkit.link.binders import node_region, region_runner
+from opkit.cop.generate.region import Region
+from opkit.link.binders import region_runner
 from opkit.link.code_identity import node_identity
 from opkit.link.function import function
 
@@ -84,7 +85,7 @@ def _preallocated_runner(inputs, node, label):
     backend = decide()  # this entry's one decision: the module is called with no function around it
     if not backend.compiles:
         return None  # the function form, which finds the shipped module or falls back to perform
-    return region_runner(node_region(node, backend.target, preallocated=True), label, backend), True
+    return region_runner(Region.of_node(node, backend.target, preallocated=True), label, backend), True
 
 
 def run_node(op, input_types, values):

@@ -49,3 +49,10 @@ class Region(Record):
             produced.update(id(v) for v in node.outputs)
         outputs = [v for node in nodes for v in node.outputs if needed_outside(v)]
         return cls(list(nodes), inputs, constants, outputs, asked=asked, target=target)
+
+    @classmethod
+    def of_node(cls, node, target=None, preallocated=False):
+        """Return the one-node region of `node` for `target` (its module's inputs and outputs are the node's)."""
+        region = cls.from_nodes([node], lambda variable: True, target=target)
+        region.preallocated = preallocated
+        return region

@@ -354,6 +354,18 @@ def process_cache() -> ModuleCache:
     return _process
 
 
+_at_root: dict = {}  # (cache class, root) -> the one cache of that class there
+
+
+def cache_at_root(cache_class):
+    """Return the one `cache_class` (a ModuleCache kind: node objects, kernels) at the compile cache's root."""
+    root = default_cache().root
+    cache = _at_root.get((cache_class, root))
+    if cache is None:
+        cache = _at_root[cache_class, root] = cache_class(root)
+    return cache
+
+
 def default_cache() -> ModuleCache:
     """Return the cache at config.compiledir, re-created when config.compiledir changes."""
     global _default

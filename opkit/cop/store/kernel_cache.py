@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from opkit.cop.compiledir.layout import META
 from opkit.cop.compiledir.private_fs import write_private
-from opkit.cop.store.cache import ModuleCache, default_cache
+from opkit.cop.store.cache import ModuleCache, cache_at_root
 from opkit.core.digest import sha256
 from opkit.errors import CompileError
 
@@ -48,16 +48,9 @@ class KernelCache(ModuleCache):
         return path
 
 
-_caches: dict[pathlib.Path, KernelCache] = {}
-
-
 def kernel_cache() -> KernelCache:
     """Return the kernel cache at the compile cache's root (config.compiledir)."""
-    root = default_cache().root
-    cache = _caches.get(root)
-    if cache is None:
-        cache = _caches[root] = KernelCache(root)
-    return cache
+    return cache_at_root(KernelCache)
 
 
 def module_name_for(key: str) -> str:

@@ -14,11 +14,10 @@ import collections
 import os
 import pathlib
 
-from opkit.cop.store.cache import ModuleCache, default_cache
+from opkit.cop.store.cache import ModuleCache, cache_at_root
 
 # What this process did with node objects: "built" (compiled and published), "loaded" (found and verified).
 object_events: collections.Counter = collections.Counter()
-_caches: dict[pathlib.Path, "ObjectCache"] = {}
 
 
 class ObjectCache(ModuleCache):
@@ -42,11 +41,7 @@ class ObjectCache(ModuleCache):
 
 def object_cache() -> ObjectCache:
     """Return the object cache at the default cache's root (config.compiledir)."""
-    root = default_cache().root
-    cache = _caches.get(root)
-    if cache is None:
-        cache = _caches[root] = ObjectCache(root)
-    return cache
+    return cache_at_root(ObjectCache)
 
 
 def link_copy(path: pathlib.Path, into: pathlib.Path) -> pathlib.Path:
