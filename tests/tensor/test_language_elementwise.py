@@ -6,8 +6,8 @@ through each row's op.compute, on inputs full of special values (+-0, +-inf, NaN
 numbers, subnormals, integer extremes), in C, Fortran, strided and negative-stride layouts, 0-size and
 broadcast. Each result must have the reference's dtype and shape and its values: bit for bit from perform,
 within the row's ulp bound from C. verify_grad checks every differentiable row in float64, all rows in one
-function. The dtypes beyond DEFAULT_DTYPES, op.compute's compiled nodes, and the gradients under FAST_RUN are
-soak (`-m soak`).
+function. The dtypes beyond DEFAULT_DTYPES, float32's C of the rows whose float64 has C too, op.compute's compiled
+nodes, and the gradients under FAST_RUN are soak (`-m soak`).
 """
 
 from __future__ import annotations
@@ -25,9 +25,11 @@ from opkit.testing.verify_grad import GradientError
 
 ROWS = elementwise_rows.ROWS + special_rows.ROWS
 DTYPES = ALL_DTYPES + COMPLEX_DTYPES
-# Every kind of loop: float64 and float32 C, integer C with float16 results (perform), float16 and complex
-# (perform only). The other integer widths, bool and complex64 run the same code on other types: soak.
-DEFAULT_DTYPES = ("float64", "float32", "int8", "float16", "complex128")
+# Every kind of loop: float64 C, integer C with float16 results (perform), float16 and complex (perform only); float32
+# runs every row under FAST_COMPILE and, under FAST_RUN, the rows whose C is float32's alone (their "c_dtypes"; see
+# _row_params). The other integer widths, bool and complex64 run the same code on other types, and float32's other C
+# is its float64 C's template on float: soak.
+DEFAULT_DTYPES = ("float64", "int8", "float16", "complex128")
 LAYOUTS = ("c", "fortran", "strided", "reversed", "empty", "broadcast")
 SHAPE = (4, 8)
 # The ulps a "simd" row's compiled result may add to its bound where numpy runs loops other than the measured AVX2
@@ -35,8 +37,14 @@ SHAPE = (4, 8)
 UNMEASURED_MARGIN = 4
 
 
-def rows_for(dtype):
-    return [row for row in ROWS if dtype in row.dtypes]
+def rows_for(dtype, rows="all"):
+    """The rows valid for `dtype`: "all", or "own C": those with C for float32 and none for float64."""
+    return [row for row in ROWS if dtype in row.dtypes and (rows == "all" or own_c(row))]
+
+
+def own_c(row):
+    c_dtypes = row.extra.get("c_dtypes", ("float32", "float64"))
+    return not row.c.startswith(("perform", "a graph")) and "float32" in c_dtypes and "float64" not in c_dtypes
 
 
 # -- inputs ----------------------------------------------------------------------------------------------------------
@@ -128,9 +136,9 @@ def laid_out(base, layout, position):
 class DtypeCase:
     """Every row valid for a dtype as outputs of one graph, on shared inputs (one per input_key)."""
 
-    def __init__(self, dtype):
+    def __init__(self, dtype, rows="all"):
         self.dtype = dtype
-        self.rows = rows_for(dtype)
+        self.rows = rows_for(dtype, rows)
         self.keys, self.inputs, self.outputs, self.row_keys, self.row_outputs = [], {}, [], [], []
         for row in self.rows:
             keys = [input_key(row, k, dtype) for k in range(row.nin)]
@@ -162,10 +170,10 @@ def as_tuple(result):
 _CASES: dict = {}
 
 
-def case(dtype):
-    if dtype not in _CASES:
-        _CASES[dtype] = DtypeCase(dtype)
-    return _CASES[dtype]
+def case(dtype, rows="all"):
+    if (dtype, rows) not in _CASES:
+        _CASES[(dtype, rows)] = DtypeCase(dtype, rows)
+    return _CASES[(dtype, rows)]
 
 
 # -- the check -------------------------------------------------------------------------------------------------------
@@ -212,8 +220,8 @@ def reference_values(row, arrays):
         return tuple(np.asarray(value) for value in as_tuple(row.reference(*arrays)))
 
 
-def run_and_check(dtype, layout, modes=("FAST_RUN", "FAST_COMPILE")):
-    c = case(dtype)
+def run_and_check(dtype, layout, modes=("FAST_RUN", "FAST_COMPILE"), rows="all"):
+    c = case(dtype, rows)
     arrays = c.arrays(layout)
     values = [arrays[key] for key in c.keys]
     results = {mode: c.function(mode)(*values) for mode in modes}
@@ -229,14 +237,21 @@ def run_and_check(dtype, layout, modes=("FAST_RUN", "FAST_COMPILE")):
                       f"{row.name}({dtype}, {layout}) under {mode}")
 
 
-def _dtype_params(default=DEFAULT_DTYPES):
-    return [dtype if dtype in default else pytest.param(dtype, marks=pytest.mark.soak) for dtype in DTYPES]
+def _row_params():
+    """(dtype, rows): every row of each dtype (soak beyond DEFAULT_DTYPES), and float32's in the default run: every row
+    under FAST_COMPILE, under FAST_RUN the rows whose C is float32's alone ("own C")."""
+    return [pytest.param(dtype, "all", id=dtype, marks=[] if dtype in DEFAULT_DTYPES else [pytest.mark.soak])
+            for dtype in DTYPES] + [pytest.param("float32", "own C", id="float32-own-C")]
 
 
-@pytest.mark.parametrize("dtype", _dtype_params())
-def test_every_row_matches_its_reference_under_fast_run_and_fast_compile(dtype):
+@pytest.mark.parametrize("dtype, rows", _row_params())
+def test_every_row_matches_its_reference_under_fast_run_and_fast_compile(dtype, rows):
     for layout in LAYOUTS:
-        run_and_check(dtype, layout)
+        if rows == "own C":
+            run_and_check(dtype, layout, ("FAST_COMPILE",))
+            run_and_check(dtype, layout, ("FAST_RUN",), rows)
+        else:
+            run_and_check(dtype, layout)
 
 
 def _single_node_op(output, inputs):
@@ -266,12 +281,16 @@ def test_every_row_matches_its_reference_through_op_compute(dtype):
                   f"{row.name}({dtype}, {layout}) through op.compute")
 
 
+# FAST_RUN's rewrites with the Python linker: the nodes FAST_RUN compiles, built without compiling them.
+FAST_RUN_NODES = opkit.Mode(linker="py", optimizer="fast_run")
+
+
 def test_the_compiled_functions_run_c_for_the_rows_that_say_so():
     from opkit.cop.generate.cinterface import op_has_c
 
     for dtype in ("float64", "float32"):
         c = case(dtype)
-        nodes = c.function("FAST_RUN").maker.fgraph.toposort()
+        nodes = c.function(FAST_RUN_NODES).maker.fgraph.toposort()
         with_c = {str(node.op) for node in nodes if op_has_c(node)}
         for row in c.rows:
             if row.c.startswith("a graph"):

@@ -58,19 +58,44 @@ def _binary_cases():
 
 CASES = _binary_cases()
 UFUNCS = dict(BINARY)
+# The dtypes whose cases of one dtype with itself the default run compiles (FAST_RUN) here: bool, int16, uint64
+# (complex64: perform); the mixed pairs but SOAK_MIXED stay, and FAST_COMPILE runs every case. The others' C is soak
+# ("rest"): the default run compiles the comparisons, minimum and the bitwise ops of int8, float32 and float64 with
+# themselves (and runs float16 and complex128) in tests/tensor/test_language_elementwise.py, in these layouts and
+# both modes; int32, int64, uint8, uint16 and uint32 are the same C as int16 or uint64 on another integer type.
+C_DEFAULT = ("bool", "int16", "uint64", "complex64")
+# Mixed pairs whose C repeats a kept pair's: uint64 with int64 is int64 with uint64 the other way round, uint32 with
+# int64 promotes as uint8 with int8 does (to a wider signed type), int32 with float32 as int64 with float64 (to float64).
+SOAK_MIXED = (("uint64", "int64"), ("uint32", "int64"), ("int32", "float32"))
+C_CASES = {"default": [c for c in CASES if c[1:] not in SOAK_MIXED and (c[1] != c[2] or c[1] in C_DEFAULT)],
+           "rest": [c for c in CASES if c[1:] in SOAK_MIXED or (c[1] == c[2] and c[1] not in C_DEFAULT)]}
+PARTS = {"default": {"FAST_RUN": C_CASES["default"], "FAST_COMPILE": CASES}, "rest": {"FAST_RUN": C_CASES["rest"]}}
+# FAST_RUN's rewrites with the Python linker: the nodes FAST_RUN compiles, built without compiling them.
+FAST_RUN_NODES = opkit.Mode(linker="py", optimizer="fast_run")
+
+
+def _graph(cases):
+    """(inputs, outputs): one output per case, on inputs of its own."""
+    inputs, outputs = [], []
+    for k, (name, dx, dy) in enumerate(cases):
+        x = ot.tensor(dx, (None,), name=f"x{k}")
+        y = ot.tensor(dy, (None,), name=f"y{k}")
+        inputs += [x, y]
+        outputs.append(_comparison_code(ot, x, y) if name == "compare" else getattr(ot, name)(x, y))
+    return inputs, outputs
 
 
 @pytest.fixture(scope="module")
 def binary_functions():
-    inputs = {}
-    outputs = []
-    for k, (name, dx, dy) in enumerate(CASES):
-        x = ot.tensor(dx, (None,), name=f"x{k}")
-        y = ot.tensor(dy, (None,), name=f"y{k}")
-        inputs[k] = (x, y)
-        outputs.append(_comparison_code(ot, x, y) if name == "compare" else getattr(ot, name)(x, y))
-    flat = [v for pair in inputs.values() for v in pair]
-    return {mode: opkit.function(flat, outputs, mode=mode) for mode in MODES}
+    """(mode, part) -> the function of PARTS[part][mode]'s cases, made once."""
+    made = {}
+
+    def function(mode, part):
+        if (mode, part) not in made:
+            made[(mode, part)] = opkit.function(*_graph(PARTS[part][mode]), mode=mode)
+        return made[(mode, part)]
+
+    return function
 
 
 def _expected(name, x, y):
@@ -79,23 +104,24 @@ def _expected(name, x, y):
 
 
 @pytest.mark.parametrize("layout", ["c", "strided", "reversed", "empty"])
-def test_binary_ops_match_numpy(binary_functions, layout):
-    arrays, expected = [], []
-    for name, dx, dy in CASES:
-        x, y = _pair_values(dx, dy)
-        x, y = layouts(x)[layout].reshape(-1), layouts(y)[layout].reshape(-1)
-        if layout == "reversed":
-            x, y = x[::-1], y[::-1]
-        arrays += [x, y]
-        expected.append(_expected(name, x, y))
-    for mode, f in binary_functions.items():
-        results = f(*arrays)
-        for (name, dx, dy), result, want in zip(CASES, results, expected):
+@pytest.mark.parametrize("part", ["default", pytest.param("rest", marks=pytest.mark.soak)])
+def test_binary_ops_match_numpy(binary_functions, part, layout):
+    for mode, cases in PARTS[part].items():
+        arrays, expected = [], []
+        for name, dx, dy in cases:
+            x, y = _pair_values(dx, dy)
+            x, y = layouts(x)[layout].reshape(-1), layouts(y)[layout].reshape(-1)
+            if layout == "reversed":
+                x, y = x[::-1], y[::-1]
+            arrays += [x, y]
+            expected.append(_expected(name, x, y))
+        results = binary_functions(mode, part)(*arrays)
+        for (name, dx, dy), result, want in zip(cases, results, expected):
             check_close(result, want, True, what=f"{name}({dx}, {dy}) {layout} {mode}")
 
 
-def test_mixed_signed_unsigned_comparisons_are_exact_in_c(binary_functions):
-    nodes = binary_functions["FAST_RUN"].maker.fgraph.toposort()
+def test_mixed_signed_unsigned_comparisons_are_exact_in_c():
+    nodes = opkit.function(*_graph(CASES), mode=FAST_RUN_NODES).maker.fgraph.toposort()
     c_pairs = {tuple(v.dtype for v in n.inputs if not isinstance(v, opkit.Constant))
                for n in nodes if op_has_c(n) and "lt" in str(n.op)}
     assert ("int64", "uint64") in c_pairs and ("int8", "uint64") in c_pairs and ("float64", "float64") in c_pairs
@@ -185,30 +211,51 @@ def test_clip_matches_numpy(mode):
 
 
 CAST_TARGETS = ["bool", "int8", "uint64", "float16", "float32", "float64", "complex128"]
+# The source dtypes whose casts' C (FAST_RUN) the default run compiles: bool, int8 and int64 (narrow and wide signed:
+# sign extension, truncation), uint64, each float, complex (perform); FAST_COMPILE casts every dtype. int16, int32,
+# uint8, uint16 and uint32 take the same C casts (soak, "rest").
+CAST_C_DEFAULT = ("bool", "int8", "int64", "uint64", "float16", "float32", "float64", "complex64", "complex128")
+CAST_PARTS = {"default": {"FAST_RUN": CAST_C_DEFAULT, "FAST_COMPILE": DTYPES},
+              "rest": {"FAST_RUN": tuple(d for d in DTYPES if d not in CAST_C_DEFAULT)}}
+
+
+def _cast_targets(source):
+    return [t for t in CAST_TARGETS if not (source == "complex64" and t != "complex128")]
+
+
+def _cast_graph(sources):
+    inputs = [ot.tensor(d, (None,), name=d) for d in sources]
+    return inputs, [ot.cast(x, t) for x in inputs for t in _cast_targets(x.dtype)]
 
 
 @pytest.fixture(scope="module")
 def cast_functions():
-    inputs = [ot.tensor(d, (None,), name=d) for d in DTYPES]
-    outputs = [ot.cast(x, t) for x in inputs for t in CAST_TARGETS if not (x.dtype == "complex64"
-                                                                            and t not in ("complex128",))]
-    return {mode: opkit.function(inputs, outputs, mode=mode) for mode in MODES}
+    """(mode, part) -> the function of every cast of CAST_PARTS[part][mode]'s sources, made once."""
+    made = {}
+
+    def function(mode, part):
+        if (mode, part) not in made:
+            made[(mode, part)] = opkit.function(*_cast_graph(CAST_PARTS[part][mode]), mode=mode)
+        return made[(mode, part)]
+
+    return function
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning", "ignore::numpy.exceptions.ComplexWarning")
-def test_cast_matches_astype(cast_functions):
-    values = [special_values(d) for d in DTYPES]
-    pairs = [(v, t) for v, d in zip(values, DTYPES) for t in CAST_TARGETS if not (d == "complex64"
-                                                                                  and t != "complex128")]
-    for mode, f in cast_functions.items():
-        for result, (value, target) in zip(f(*values), pairs):
+@pytest.mark.parametrize("part", ["default", pytest.param("rest", marks=pytest.mark.soak)])
+def test_cast_matches_astype(cast_functions, part):
+    for mode, sources in CAST_PARTS[part].items():
+        values = [special_values(d) for d in sources]
+        pairs = [(v, t) for v, d in zip(values, sources) for t in _cast_targets(d)]
+        for result, (value, target) in zip(cast_functions(mode, part)(*values), pairs, strict=True):
             with np.errstate(all="ignore"):
                 want = value.astype(target)
             check_close(result, want, True, what=f"cast {value.dtype} -> {target} {mode}")
 
 
-def test_cast_has_c_except_float_to_integer_or_narrower_float(cast_functions):
-    nodes = cast_functions["FAST_RUN"].maker.fgraph.toposort()
+@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
+def test_cast_has_c_except_float_to_integer_or_narrower_float():
+    nodes = opkit.function(*_cast_graph(DTYPES), mode=FAST_RUN_NODES).maker.fgraph.toposort()
     c_pairs = {(n.inputs[0].dtype, n.outputs[0].dtype) for n in nodes if op_has_c(n)}
     assert {("int64", "int8"), ("uint64", "float32"), ("float64", "bool"), ("float32", "float64"),
             ("bool", "float64")} <= c_pairs

@@ -108,10 +108,11 @@ def _evaluate_binary(dtype_x, dtype_y):
     return dict(zip(keys, zip(computed, expected)))
 
 
-# Every dtype once, a float and an integer with themselves and an integer and a float both ways round; the other
-# twelve pairs (a module each) are soak: tests/tensor/test_dtypes.py runs every ordered pair of every dtype in the
-# default run, so what this sweep adds is its broadcasting patterns, which each of these four runs.
-DEFAULT_PAIRS = {("float32", "float32"), ("int64", "int64"), ("float64", "int32"), ("int32", "float64")}
+# A float with itself and two integers of different widths; the other fourteen pairs (a module each) are soak:
+# tests/tensor/test_dtypes.py runs int64 and float64 with a dtype of each kind in the default run, and
+# tests/tensor/test_fusion.py every pair of these four dtypes fused with broadcasting, so what this sweep adds is its
+# broadcasting patterns of each expression, which each of these two runs (C for floats and for integers).
+DEFAULT_PAIRS = {("float32", "float32"), ("int32", "int64")}
 
 
 @pytest.mark.parametrize("pattern", BROADCAST)
@@ -124,7 +125,10 @@ def test_binary_expression_matches_numpy(binary_results, dtype_x, dtype_y, expre
     assert_matches_numpy(computed, expected)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+# float32 and int64 are soak: the default run compiles these ops on float32 (and float64) in
+# tests/tensor/test_language_elementwise.py, on int64's kind with int32 here.
+@pytest.mark.parametrize("dtype", [d if d in ("float64", "int32") else pytest.param(d, marks=pytest.mark.soak)
+                                   for d in DTYPES])
 def test_unary_ops_match_numpy(opkit_rng, dtype):
     x = ot.tensor(dtype, (None, None), name="x")
     positive = _random(opkit_rng, dtype, (3, 4), positive=True)
@@ -141,19 +145,34 @@ def test_unary_ops_broadcast_nothing_and_keep_static_shape():
         assert op(x).type == ot.TensorType("float32", (1, None))
 
 
-@pytest.mark.parametrize("dtype,constant,expected_dtype", [
-    ("int32", 2, "int32"),
-    ("int64", 2, "int64"),
-    ("float32", 2.0, "float32"),
-    ("float32", 2, "float32"),
-    ("int32", 2.5, "float64"),
-    ("float64", 3, "float64"),
-])
-def test_python_scalar_constants_follow_nep50(opkit_rng, dtype, constant, expected_dtype):
+NEP50_CASES = [("int32", 2, "int32"), ("int64", 2, "int64"), ("float32", 2.0, "float32"), ("float32", 2, "float32"),
+               ("int32", 2.5, "float64"), ("float64", 3, "float64")]
+
+
+def _nep50_expressions(constant):
+    return (lambda a: a + constant, lambda a: constant * a, lambda a: a - constant)
+
+
+@functools.cache
+def _nep50_results():
+    """Every case's expressions as outputs of one function (one module): [(x's value, its results)] per case."""
+    rng = np.random.default_rng(50)
+    inputs, values, outputs = [], [], []
+    for k, (dtype, constant, _) in enumerate(NEP50_CASES):
+        x = ot.vector(f"x{k}", dtype=dtype)
+        inputs.append(x)
+        values.append(_random(rng, dtype, (5,)))
+        outputs += [expression(x) for expression in _nep50_expressions(constant)]
+    results = opkit.function(inputs, outputs)(*values)
+    return [(value, results[3 * k:3 * k + 3]) for k, value in enumerate(values)]
+
+
+@pytest.mark.parametrize("case", range(len(NEP50_CASES)), ids=["-".join(map(str, c)) for c in NEP50_CASES])
+def test_python_scalar_constants_follow_nep50(case):
+    dtype, constant, expected_dtype = NEP50_CASES[case]
     x = ot.vector("x", dtype=dtype)
-    xv = _random(opkit_rng, dtype, (5,))
-    expressions = (lambda a: a + constant, lambda a: constant * a, lambda a: a - constant)
-    results = opkit.function([x], [expression(x) for expression in expressions])(xv)  # one module
+    xv, results = _nep50_results()[case]
+    expressions = _nep50_expressions(constant)
     for expression, result in zip(expressions, results, strict=True):
         reference = expression(xv)
         assert reference.dtype == expected_dtype  # what numpy >= 2 does
@@ -171,13 +190,18 @@ def test_numpy_scalar_and_array_constants_are_not_weak():
 SUM_CASES = [(None, False), (None, True), (0, False), (1, True), (-1, False), ((0, 2), False), ((0, 2), True)]
 
 
+# The sums of float32 and int32 (a float and an integer, each summed in a wider type by numpy's rules or not) run in
+# the default run; float64's and int64's, the same C on wider types, are soak (their own function).
+SUM_DEFAULT = ("float32", "int32")
+
+
 @functools.cache
-def _sums():
-    """x.sum(...) and ot.sum(x, ...) for every case of SUM_CASES and every dtype, outputs of one function (one
-    module, not one per case or dtype: CI time); return ({dtype: {case: (method's output, function's output)}},
+def _sums(dtypes):
+    """x.sum(...) and ot.sum(x, ...) for every case of SUM_CASES and every dtype of `dtypes`, outputs of one function
+    (one module, not one per case or dtype: CI time); return ({dtype: {case: (method's output, function's output)}},
     f, the positions of f's inputs and outputs of each dtype)."""
     inputs, outputs, spelled, keys = [], [], {}, []
-    for dtype in DTYPES:
+    for dtype in dtypes:
         x = ot.tensor3(f"x_{dtype}", dtype=dtype)
         inputs.append(x)
         spelled[dtype] = {(axis, keepdims): (x.sum(axis=axis, keepdims=keepdims),
@@ -189,13 +213,15 @@ def _sums():
     return spelled, opkit.function(inputs, outputs), keys
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", [d if d in SUM_DEFAULT else pytest.param(d, marks=pytest.mark.soak)
+                                   for d in DTYPES])
 @pytest.mark.parametrize("axis,keepdims", SUM_CASES)
 def test_sum_matches_numpy(opkit_rng, dtype, axis, keepdims):
-    spelled, f, keys = _sums()
+    dtypes = SUM_DEFAULT if dtype in SUM_DEFAULT else tuple(d for d in DTYPES if d not in SUM_DEFAULT)
+    spelled, f, keys = _sums(dtypes)
     xv = _random(opkit_rng, dtype, (2, 3, 4))
     reference = np.asarray(np.sum(xv, axis=axis, keepdims=keepdims))
-    arrays = [xv if other == dtype else np.zeros((2, 3, 4), other) for other in DTYPES]
+    arrays = [xv if other == dtype else np.zeros((2, 3, 4), other) for other in dtypes]
     results = {key[1:]: out for key, out in zip(keys, f(*arrays)) if key[0] == dtype}
     for k, symbolic in enumerate(spelled[dtype][(axis, keepdims)]):  # the method, then the function
         assert symbolic.ndim == reference.ndim
@@ -207,8 +233,11 @@ def test_sum_rejects_an_axis_out_of_range():
         ot.matrix().sum(axis=2)
 
 
-@pytest.mark.parametrize("dtype_x,dtype_y", [("float64", "float64"), ("float32", "float32"),
-                                             ("float32", "float64"), ("int32", "float32"), ("int64", "int32")])
+# float32 with float32 and int32 with float32 are soak: the same dot as float64 with float64 and of mixed dtypes as
+# float32 with float64 (tests/tensor/test_dot_c.py computes every product of each dtype in every layout).
+@pytest.mark.parametrize("dtype_x,dtype_y", [
+    ("float64", "float64"), pytest.param("float32", "float32", marks=pytest.mark.soak), ("float32", "float64"),
+    pytest.param("int32", "float32", marks=pytest.mark.soak), ("int64", "int32")])
 @pytest.mark.parametrize("shape_x,shape_y", [((4,), (4,)), ((3, 4), (4,)), ((4,), (4, 2)), ((3, 4), (4, 2))],
                          ids=["vv", "mv", "vm", "mm"])
 def test_dot_matches_numpy(opkit_rng, dtype_x, dtype_y, shape_x, shape_y):
@@ -261,8 +290,9 @@ def test_eval_computes_a_variable(opkit_rng):
 def test_power_matches_numpy(opkit_rng, dtype, exponent):
     x = ot.vector("x", dtype=dtype)
     xv = _random(opkit_rng, dtype, (6,), positive=True)
-    assert_matches_numpy(opkit.function([x], x ** exponent)(xv), xv ** exponent)
-    assert_matches_numpy(opkit.function([x], exponent ** x)(xv), np.asarray(exponent ** xv))
+    power, base = opkit.function([x], [x ** exponent, exponent ** x])(xv)  # one module
+    assert_matches_numpy(power, xv ** exponent)
+    assert_matches_numpy(base, np.asarray(exponent ** xv))
 
 
 def test_power_of_two_variables(opkit_rng):

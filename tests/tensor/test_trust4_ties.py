@@ -176,22 +176,23 @@ def _exact_where(label, x, y, s):
 
 @st.composite
 def _case(draw):
-    dtype = draw(st.sampled_from(FLOATS))
+    """float64 values of x, y, z (vectors of one length), s, t (0-d) and u, w (one element each) from POOL."""
     n = draw(st.integers(0, 12))
     values = st.sampled_from(POOL)
-    x, y, z = (np.array(draw(st.lists(values, min_size=n, max_size=n)), dtype=np.float64).astype(dtype)
-               for _ in range(3))
-    s, t = (np.array(draw(values), dtype=np.float64).astype(dtype) for _ in range(2))
-    u, w = (np.array([draw(values)], dtype=np.float64).astype(dtype) for _ in range(2))
-    return dtype, x, y, z, s, t, u, w
+    x, y, z = (np.array(draw(st.lists(values, min_size=n, max_size=n)), dtype=np.float64) for _ in range(3))
+    s, t = (np.array(draw(values), dtype=np.float64) for _ in range(2))
+    u, w = (np.array([draw(values)], dtype=np.float64) for _ in range(2))
+    return x, y, z, s, t, u, w
 
 
+# One compiled function per dtype and mode (tests/soak_cases.py keeps float64's fused C and numpy's modes).
 @pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("dtype", FLOATS)
 @settings(derandomize=True, database=None, max_examples=150, deadline=None,
           suppress_health_check=list(HealthCheck))
 @given(case=_case())
-def test_every_elementwise_op_matches_numpy_bit_for_bit(mode, case):
-    dtype, x, y, z, s, t, u, w = case
+def test_every_elementwise_op_matches_numpy_bit_for_bit(dtype, mode, case):
+    x, y, z, s, t, u, w = (a.astype(dtype) for a in case)
     f, labels = _function(dtype, mode)
     with np.errstate(all="ignore"):
         results = f(x, y, z, s, t, u, w)

@@ -115,9 +115,12 @@ def _grad_point():
     return [v, v[::-1].copy(), v[:1].copy()]
 
 
-# FAST_RUN: every function's gradient in one verify_grad (three modules, not three per function); the functions one
-# by one in FAST_COMPILE (perform: nothing compiled), and compiled in soak (`-m soak`).
-@pytest.mark.parametrize("mode", MODES)
+# Every function's gradient in one verify_grad (FAST_RUN: three modules, not three per function); the functions one
+# by one in FAST_COMPILE (perform: nothing compiled). Compiled (FAST_RUN), both are soak (`-m soak`): the gradients
+# are built of opkit's own elementwise ops, whose C the default run compiles (tests/tensor/test_language_elementwise.py),
+# and a user op's gradient run in C stays in the default run in test_multi_line_c_with_temporaries_and_support_code_
+# twice_in_one_loop, test_ops_whose_c_is_support_code_from_files and test_apply_specific_support_code_per_step.
+@pytest.mark.parametrize("mode", [pytest.param("FAST_RUN", marks=pytest.mark.soak), "FAST_COMPILE"])
 def test_gradients_come_from_the_scalar_ops_grad(mode):
     verify_grad(lambda a, b, row: ot.stack([f(a, b, row) for f in SCALAR_GRADS.values()]), _grad_point(), mode=mode)
 
@@ -318,7 +321,8 @@ def test_a_multi_line_expression_step_is_one_step():
     np.testing.assert_allclose(f(np.array([0.0, 1.0])), np.exp([0.0, 2.0]) + 1)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+# float32 is soak: the same support code and C, on float (its verify_grad is float64's again).
+@pytest.mark.parametrize("dtype", [pytest.param("float32", marks=pytest.mark.soak), "float64"])
 def test_ops_whose_c_is_support_code_from_files(dtype):
     """PyTensor's GammaInc reads c_code/gamma.c as its c_support_code; Psi and GammaLn bring their own C."""
     x, k = ot.tensor(dtype, (None,), name="x"), ot.tensor(dtype, (None,), name="k")
