@@ -145,7 +145,7 @@ def test_c_that_sets_an_exception_in_a_big_graph_raises_it(tmp_path, incremental
 
     x = ot.dvector("x")
     y = x
-    for k in range(QUICK_RUN_ABOVE + 4):
+    for k in range(QUICK_RUN_ABOVE // 2 + 2):  # two nodes each: 4 more than QUICK_RUN_ABOVE with Raises and * 2
         y = y * 1.5 + k
     with opkit.config.change_flags(compiledir=str(tmp_path), incremental=incremental):
         for how, message in (("set", "Raises: set and not failed"), ("fail", "Raises: my own error")):

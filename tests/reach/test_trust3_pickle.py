@@ -32,6 +32,7 @@ from opkit.core.tensor.scalars.scalar_logic import cast as scalar_cast
 from opkit.core.tensor.scalars.builtins import builtin_scalar_ops
 from opkit.link import pickling
 from opkit.link.function import FunctionMaker
+from opkit.link.mode import get_mode
 
 cloudpickle = pytest.importorskip("cloudpickle")
 
@@ -281,8 +282,8 @@ def test_every_builtin_op_class_is_in_the_graph_and_pickles_with_plain_pickle(ev
     ops = {}
     for node in io_toposort(inputs, outputs):
         ops.setdefault(type(node.op), node.op)
-    f = opkit.function(inputs, outputs, on_unused_input="ignore")
-    for node in f.maker.fgraph.toposort():  # the rewritten graph: fused, resolved shapes, copies
+    # the rewritten graph: fused, resolved shapes, copies (rewritten only: the pickle test below compiles it)
+    for node in FunctionMaker(inputs, outputs, get_mode("FAST_RUN")).fgraph.toposort():
         ops.setdefault(type(node.op), node.op)
     # the GPU ops and transfers placement puts in a graph (rewritten only: nothing compiles)
     gx, gy, gm = ot.fvector("gx"), ot.fvector("gy"), ot.fmatrix("gm")
@@ -303,7 +304,8 @@ sys.modules["cloudpickle"] = None  # as where it is not installed
 import opkit
 from every_op_graph import graph_of_every_op
 inputs, outputs = graph_of_every_op()
-for mode in ("FAST_RUN", "FAST_COMPILE"):
+for name in NAMES:  # a mode's name, or PY_FAST_RUN: FAST_RUN's rewrites on the Python linker
+    mode = opkit.Mode(linker="py", optimizer="fast_run") if name == "PY_FAST_RUN" else name
     f = opkit.function(inputs, outputs, mode=mode, on_unused_input="ignore")
     assert len(f.__dask_tokenize__()) == 64
     payload = pickle.dumps(f)
@@ -326,19 +328,26 @@ sys.stdout.buffer.write(pickle.dumps(results))
 """
 
 
-def test_functions_with_every_builtin_op_pickle_and_tokenize_without_cloudpickle_into_a_fresh_process(every_op):
+# The FAST_RUN graph's C is some 40 modules (about 50 s of g++ on a cold cache): the default run pickles the
+# FAST_RUN graph on the Python linker (every rewritten op, nothing compiled; the random functions below send
+# compiled C functions), the soak run the compiled one.
+@pytest.mark.parametrize("modes", [("PY_FAST_RUN", "FAST_COMPILE"),
+                                   pytest.param(("FAST_RUN",), marks=pytest.mark.soak)], ids="-".join)
+def test_functions_with_every_builtin_op_pickle_and_tokenize_without_cloudpickle_into_a_fresh_process(every_op,
+                                                                                                      modes):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS.parent), str(DATA),
                                                          os.environ.get("PYTHONPATH", "")])}
-    made = subprocess.run([sys.executable, "-c", CHILD_WITHOUT_CLOUDPICKLE], capture_output=True, env=env,
-                          timeout=600)
+    child = CHILD_WITHOUT_CLOUDPICKLE.replace("NAMES", repr(modes))
+    made = subprocess.run([sys.executable, "-c", child], capture_output=True, env=env, timeout=600)
     assert made.returncode == 0, made.stderr.decode()
     loaded = subprocess.run([sys.executable, "-c", LOADER], input=made.stdout, capture_output=True, env=env,
                             timeout=600)
     assert loaded.returncode == 0, loaded.stderr.decode()
     results = pickle.loads(loaded.stdout)
     inputs, outputs = every_op.graph_of_every_op()
-    assert len(results) == 2
-    for got, mode in zip(results, ("FAST_RUN", "FAST_COMPILE")):  # the loader's results, in the sender's modes
+    assert len(results) == len(modes)
+    for got, mode in zip(results, modes):  # the loader's results, in the sender's modes
+        mode = opkit.Mode(linker="py", optimizer="fast_run") if mode == "PY_FAST_RUN" else mode
         with np.errstate(all="ignore"):
             expected = opkit.function(inputs, outputs, mode=mode, on_unused_input="ignore")(*every_op.VALUES)
         assert len(got) == len(expected)
