@@ -107,7 +107,10 @@ def selected(s, terms):
     return expression, oracle
 
 
-@pytest.mark.parametrize("group", [("float32", "float64"), ("int8", "int32", "uint8", "int64", "uint64", "bool")])
+# A group is one module. The default run's integer group has a signed integer that C promotes to int (int8), the
+# widest unsigned one (uint64) and bool; the soak group (`-m soak`) runs the same terms for the other integer dtypes.
+@pytest.mark.parametrize("group", [("float32", "float64"), ("int8", "uint64", "bool"),
+                                   pytest.param(("int32", "uint8", "int64"), marks=pytest.mark.soak)])
 def test_fused_elementwise_matches_numpy_over_dtypes_layouts_broadcasting_and_empty(device, group):
     s = ot.matrix("s", dtype="int8")
     inputs, outputs, expected = [s], [], []
@@ -220,7 +223,7 @@ def test_a_fused_expression_of_more_inputs_than_a_kernel_takes_stays_on_the_host
 
 REDUCTIONS = [("sum", None, False), ("sum", (0, 2), True), ("max", 1, False), ("min", (1, 2), True),
               ("mean", None, False), ("mean", (0, 1), True)]
-# every dtype: its sum (numpy's accumulator dtype) and max; some: min and mean too (a module per output)
+# every dtype: its sum (numpy's accumulator dtype) and max; some: min and mean too (one module of them all)
 BY_DTYPE = {"float64": REDUCTIONS, "float32": [("sum", (0, 2), False), ("max", 1, False), ("min", None, True)],
             "bool": [("sum", (0, 2), False), ("max", 1, False), ("mean", None, False)],
             "int8": [("sum", (0, 2), False), ("max", 1, False)], "uint8": [("sum", (0, 2), False), ("max", 1, False)],
@@ -229,8 +232,12 @@ BY_DTYPE = {"float64": REDUCTIONS, "float32": [("sum", (0, 2), False), ("max", 1
             "uint64": [("sum", (0, 2), False), ("max", 1, False), ("min", 0, True)]}
 
 
-def test_reductions_match_numpy(device):
-    dtypes = list(BY_DTYPE)
+# The default run's dtypes: both floats, bool, a signed integer whose sum widens (int8) and an unsigned one (uint64);
+# the soak case (`-m soak`) runs the other integers' rows (the same kernels for another integer type).
+@pytest.mark.parametrize("dtypes", [("float64", "float32", "bool", "int8", "uint64"),
+                                    pytest.param(("uint8", "int32", "int64"), marks=pytest.mark.soak)])
+def test_reductions_match_numpy(device, dtypes):
+    dtypes = list(dtypes)
     inputs, outputs, expected = [], [], []
     for dtype in dtypes:
         x = ot.tensor3("x", dtype=dtype)

@@ -4,8 +4,9 @@ seed's broadcast (Alloc), a broadcast input's gradient summed back (SumToShape),
 only shape arithmetic (int64 scalars and vectors) runs on the host.
 
 Every test runs through the CPU interpreter (device="cuda-interpret") and on the GPU (device="cuda") where CuPy
-finds one; values are compared with the CPU function's (tests/helpers/numeric.check_close). Few functions are
-compiled (each costs seconds under the interpreter): one per group of expressions, called on many values.
+finds one; values are compared with the host function's in FAST_COMPILE (each op's perform: numpy, nothing to
+compile; tests/helpers/numeric.check_close). Few functions are compiled (each costs seconds under the
+interpreter): one per group of expressions, called on many values.
 """
 
 import numpy as np
@@ -51,7 +52,9 @@ def gpu_op_names(f):
 
 
 def cpu_and_gpu(device, inputs, outputs):
-    return (opkit.function(inputs, outputs),
+    """(the host's reference function, the GPU function): the reference runs each op's perform (FAST_COMPILE), so
+    that only the GPU function compiles (the host's C of these gradients is tests/tensor's)."""
+    return (opkit.function(inputs, outputs, mode="FAST_COMPILE"),
             opkit.function(inputs, outputs, mode=Mode(device=device)))
 
 

@@ -4,8 +4,8 @@ ported by their import lines, against numpy.
 Gemm, Dot22, Dot22Scalar and BatchedDot are C ops of Theano's blas.py (GemmRelated's C, BatchedDot's template
 with ``c_code_cleanup`` releasing what ``c_code`` declared); Gemv and Ger there are Python (scipy's BLAS),
 CGemv and CGer their C versions. Every op runs on views made in the graph (transposed, strided, reversed), on
-C and Fortran ordered values and on 0-size ones, in FAST_RUN (one module), FAST_COMPILE and DebugMode (perform
-against C), in float32 and float64.
+C and Fortran ordered values and on 0-size ones, in FAST_RUN, FAST_COMPILE and DebugMode (perform against C), in
+float64; float32 runs one op of each C template in the default run (FLOAT32_KEPT) and every op under `-m soak`.
 """
 
 import warnings
@@ -87,41 +87,59 @@ def _cases(t):
     return cases
 
 
-def _graph(dtypes=DTYPES):
-    """One graph of every case in each dtype: (inputs, outputs, [(dtype, label, reference)])."""
+# float32's cases in the default run: one of each C template (GemmRelated, BatchedDot's, CGemv's, CGer's); the
+# others compile the same templates for float32 once more, a module each (test_blas_ops_match_numpy_in_float32, soak)
+FLOAT32_KEPT = ("Gemm", "BatchedDot", "Theano CGemv", "Theano CGer")
+
+
+def _graph(dtypes=DTYPES, kept=lambda dtype, label: True):
+    """One graph of the cases `kept` in each dtype: (inputs, outputs, [(dtype, label, reference)])."""
     inputs, outputs, refs = [], [], []
     for dtype in dtypes:
         t = _inputs(dtype)
         inputs += list(t.values())
         for label, out, ref in _cases(t):
-            outputs.append(out)
-            refs.append((dtype, label, ref))
+            if kept(dtype, label):
+                outputs.append(out)
+                refs.append((dtype, label, ref))
     return inputs, outputs, refs
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_blas_ops_match_numpy(mode):
-    """Every op, view and layout in one function per mode, called on C, Fortran, strided and 0-size values.
-
-    DebugMode (a module per node) runs float64 only, to keep the compile count down: FAST_RUN runs float32's C.
-    """
-    dtypes = ("float64",) if mode == "DebugMode" else DTYPES
-    inputs, outputs, refs = _graph(dtypes)
-    f = opkit.function(inputs, outputs, mode=mode)
+def _check(mode, dtypes, kept):
+    """Compile the cases `kept` of `dtypes` in one function of `mode` and compare it with numpy on every layout."""
+    inputs, outputs, refs = _graph(dtypes, kept)
+    f = opkit.function(inputs, outputs, mode=mode, on_unused_input="ignore")
     ops = {type(node.op).__name__ for node in f.maker.fgraph.toposort()}
     assert {"Gemm", "Dot22", "Dot22Scalar", "BatchedDot", "Gemv", "Ger", "CGemv", "CGer"} <= ops, ops
     for layout in SHAPES:
         values = {dtype: _values(dtype, layout) for dtype in dtypes}
         args = [values[dtype][name] for dtype in dtypes for name in _inputs(dtype)]
-        kept = [a.copy(order="K") for a in args]
+        copies = [a.copy(order="K") for a in args]
         results = f(*args)
         for got, (dtype, label, ref) in zip(results, refs):
             want = ref({k: v.astype("float64") for k, v in values[dtype].items()})
             where = f"{mode} {layout} {dtype} {label}"
             assert got.dtype == np.dtype(dtype) and got.shape == want.shape, (where, got.dtype, got.shape, want.shape)
             np.testing.assert_allclose(got, want, err_msg=where, **TOL[dtype])
-        for arg, before in zip(args, kept):  # inplace ops work on copies: the caller's arrays are untouched
+        for arg, before in zip(args, copies):  # inplace ops work on copies: the caller's arrays are untouched
             np.testing.assert_array_equal(arg, before)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_blas_ops_match_numpy(mode):
+    """Every op, view and layout in one function per mode, called on C, Fortran, strided and 0-size values.
+
+    float64 runs every case; float32 (FAST_RUN and FAST_COMPILE) the cases of FLOAT32_KEPT. DebugMode (a module
+    per node) runs float64 only, to keep the compile count down.
+    """
+    dtypes = ("float64",) if mode == "DebugMode" else DTYPES
+    _check(mode, dtypes, lambda dtype, label: dtype == "float64" or label in FLOAT32_KEPT)
+
+
+@pytest.mark.soak
+def test_blas_ops_match_numpy_in_float32():
+    """float32's cases that the default run leaves out, in FAST_RUN (a module per op)."""
+    _check("FAST_RUN", ("float32",), lambda dtype, label: label not in FLOAT32_KEPT)
 
 
 def test_batched_dot_gradient_of_matrices():

@@ -77,12 +77,16 @@ def test_convolve1d_eager_compute():
     np.testing.assert_allclose(Convolve1d().compute(av, kv, False), np.convolve(av, kv, "valid"), rtol=1e-12)
 
 
-def test_convolve1d_twice_with_opkit_ops_and_its_shape():
+# DebugMode of a graph that mixes the op with opkit's: soak (`-m soak`); the op's DebugMode (perform against C)
+# runs in the default run in test_convolve1d_matches_numpy_in_both_dtypes_and_every_mode
+@pytest.mark.parametrize("modes", [("FAST_RUN", "FAST_COMPILE"), pytest.param(("DebugMode",), marks=pytest.mark.soak)],
+                         ids=["FAST_RUN-FAST_COMPILE", "DebugMode"])
+def test_convolve1d_twice_with_opkit_ops_and_its_shape(modes):
     a, k = ot.dvector("a"), ot.dvector("k")
     y = convolve1d(ot.exp(a), k, mode="valid") * 2 + convolve1d(a, k * k, mode="same")[1:-1].sum()
     av, kv = rng(7).normal(size=8), rng(8).normal(size=3)
     want = np.convolve(np.exp(av), kv, "valid") * 2 + reference(av, kv * kv, "same")[1:-1].sum()
-    assert_matches(run_everywhere([a, k], y, [av, kv]), [want])
+    assert_matches(run_everywhere([a, k], y, [av, kv], modes=modes), [want])
     f = opkit.function([a, k], convolve1d(a, k).shape)
     np.testing.assert_array_equal(f(np.zeros(7), np.zeros(3)), [9])
 

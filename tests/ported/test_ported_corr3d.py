@@ -102,12 +102,16 @@ def test_corr3d_grad_ops_agree_with_the_forward_correlation():
         np.testing.assert_allclose((got_i * eps_i).sum(), (tv * correlate(eps_i, kv)).sum(), rtol=1e-9, err_msg=mode)
 
 
-def test_corr3d_twice_with_opkit_ops_and_openmp():
+# DebugMode of a graph that mixes the op with opkit's: soak (`-m soak`); the op's DebugMode (perform against C)
+# runs in the default run in test_corr3d_matches_numpy_in_every_mode
+@pytest.mark.parametrize("modes", [("FAST_RUN", "FAST_COMPILE"), pytest.param(("DebugMode",), marks=pytest.mark.soak)],
+                         ids=["FAST_RUN-FAST_COMPILE", "DebugMode"])
+def test_corr3d_twice_with_opkit_ops_and_openmp(modes):
     img, kern = tensor5("float64", "img"), tensor5("float64", "kern")
     first = Corr3dMM(openmp=True)(ot.exp(img) * 0.5, kern)
     second = Corr3dMM(border_mode="half", openmp=True)(img, kern).sum() + ot.sqrt(kern * kern).sum()
     iv, kv = rng(12).normal(size=(2, 2, 4, 4, 4)), rng(13).normal(size=(2, 2, 3, 3, 3))
-    results = run_everywhere([img, kern], [first, second], [iv, kv])
+    results = run_everywhere([img, kern], [first, second], [iv, kv], modes=modes)
     assert_matches(results, [correlate(np.exp(iv) * 0.5, kv),
                              correlate(iv, kv, (1, 1, 1)).sum() + np.abs(kv).sum()])
 

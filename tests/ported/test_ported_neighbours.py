@@ -72,13 +72,17 @@ def test_neibs2images_inverts_images2neibs():
     assert_matches(run_everywhere([x], back, [value]), [value])
 
 
-def test_images2neibs_twice_both_dtypes_and_with_opkit_ops():
+# DebugMode of a graph that mixes the op with opkit's: soak (`-m soak`); the op's DebugMode (perform against C)
+# runs in the default run in test_images2neibs_matches_numpy_in_every_mode
+@pytest.mark.parametrize("modes", [("FAST_RUN", "FAST_COMPILE"), pytest.param(("DebugMode",), marks=pytest.mark.soak)],
+                         ids=["FAST_RUN-FAST_COMPILE", "DebugMode"])
+def test_images2neibs_twice_both_dtypes_and_with_opkit_ops(modes):
     x32, x64 = ot.ftensor4("x32"), ot.dtensor4("x64")
     a = ot.exp(images2neibs(x32, (2, 2))).sum(axis=1) * 2
     b = images2neibs(x64, (2, 2), mode="ignore_borders") + images2neibs(x64, (2, 2))[:, :1]
     v32 = rng(4).normal(size=(1, 2, 4, 4)).astype("float32")
     v64 = rng(5).normal(size=(2, 1, 4, 4))
-    results = run_everywhere([x32, x64], [a, b], [v32, v64])
+    results = run_everywhere([x32, x64], [a, b], [v32, v64], modes=modes)
     expected = [np.exp(reference(v32, (2, 2), (2, 2), "valid")).sum(axis=1) * 2,
                 reference(v64, (2, 2), (2, 2), "valid") + reference(v64, (2, 2), (2, 2), "valid")[:, :1]]
     assert_matches(results, expected)

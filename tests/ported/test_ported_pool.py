@@ -122,12 +122,16 @@ def test_pool_grad_ops_agree_in_every_mode(grad_op):
         np.testing.assert_allclose(results["FAST_RUN"][0], want)
 
 
-def test_pool_twice_both_dtypes_with_opkit_ops_and_its_shape():
+# DebugMode of a graph that mixes the op with opkit's: soak (`-m soak`); the op's DebugMode (perform against C)
+# runs in the default run in test_pool_2d_matches_numpy_in_every_mode
+@pytest.mark.parametrize("modes", [("FAST_RUN", "FAST_COMPILE"), pytest.param(("DebugMode",), marks=pytest.mark.soak)],
+                         ids=["FAST_RUN-FAST_COMPILE", "DebugMode"])
+def test_pool_twice_both_dtypes_with_opkit_ops_and_its_shape(modes):
     x32, x64 = ot.ftensor4("x32"), ot.dtensor4("x64")
     a = pool_2d(ot.exp(x32), (2, 2), ignore_border=True) * 2
     b = pool_2d(pool_2d(x64, (2, 2), ignore_border=True, mode="sum"), (1, 2), ignore_border=False).sum()
     v32, v64 = rng(6).normal(size=(1, 2, 4, 6)).astype("float32"), rng(7).normal(size=(2, 2, 6, 8))
-    results = run_everywhere([x32, x64], [a, b], [v32, v64])
+    results = run_everywhere([x32, x64], [a, b], [v32, v64], modes=modes)
     inner = reference(v64, (2, 2), True, (2, 2), (0, 0), "sum")
     assert_matches(results, [reference(np.exp(v32), (2, 2), True, (2, 2), (0, 0), "max") * 2,
                              reference(inner, (1, 2), False, (1, 2), (0, 0), "max").sum()])

@@ -80,12 +80,16 @@ def test_softmax_grad_op_gradient():
     verify_grad(lambda dy, s: SoftmaxGrad()(dy, s), [rng(6).normal(size=(2, 4)), sm], rng=np.random.RandomState(0))
 
 
-def test_softmax_twice_both_dtypes_with_opkit_ops():
+# DebugMode of a graph that mixes the op with opkit's: soak (`-m soak`); the op's DebugMode (perform against C)
+# runs in the default run in test_softmax_family_matches_numpy_in_every_mode
+@pytest.mark.parametrize("modes", [("FAST_RUN", "FAST_COMPILE"), pytest.param(("DebugMode",), marks=pytest.mark.soak)],
+                         ids=["FAST_RUN-FAST_COMPILE", "DebugMode"])
+def test_softmax_twice_both_dtypes_with_opkit_ops(modes):
     x32, x64 = ot.fmatrix("x32"), ot.dmatrix("x64")
     a = softmax(ot.exp(x32) * 2).sum(axis=1)
     b = logsoftmax(softmax(x64) + x64) - ot.sqrt(x64 * x64)
     v32, v64 = rng(7).normal(size=(3, 4)).astype("float32"), rng(8).normal(size=(2, 6))
-    results = run_everywhere([x32, x64], [a, b], [v32, v64])
+    results = run_everywhere([x32, x64], [a, b], [v32, v64], modes=modes)
     assert_matches(results, [np_softmax(np.exp(v32) * 2).sum(axis=1),
                              np.log(np_softmax(np_softmax(v64) + v64)) - np.abs(v64)])
 
