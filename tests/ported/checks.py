@@ -9,10 +9,16 @@ the reference. `eager(op, *values)` is `op.compute`.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import opkit
 
 MODES = ("FAST_RUN", "FAST_COMPILE", "DebugMode")
+# For a test of a graph that mixes a ported op with opkit's (a test taking `modes`): FAST_RUN and FAST_COMPILE in
+# the README's run, DebugMode soak (`-m soak`); each op's own DebugMode runs by default in its every-mode test.
+MIXED_GRAPH_MODES = pytest.mark.parametrize(
+    "modes", [("FAST_RUN", "FAST_COMPILE"), pytest.param(("DebugMode",), marks=pytest.mark.soak)],
+    ids=["FAST_RUN-FAST_COMPILE", "DebugMode"])
 TOL = {"float32": dict(rtol=2e-5, atol=1e-5), "float64": dict(rtol=1e-10, atol=1e-12)}
 
 

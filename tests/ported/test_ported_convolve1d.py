@@ -10,7 +10,7 @@ import scipy.signal
 import opkit
 import opkit.tensor as ot
 from opkit.testing import verify_grad
-from ported.checks import assert_matches, rng, run_everywhere
+from ported.checks import MIXED_GRAPH_MODES, assert_matches, rng, run_everywhere
 from ported.pytensor.conv import Convolve1d, convolve1d
 
 CASES = [(7, 3), (3, 7), (5, 5), (1, 4), (6, 1)]
@@ -77,10 +77,8 @@ def test_convolve1d_eager_compute():
     np.testing.assert_allclose(Convolve1d().compute(av, kv, False), np.convolve(av, kv, "valid"), rtol=1e-12)
 
 
-# DebugMode of a graph that mixes the op with opkit's: soak (`-m soak`); the op's DebugMode (perform against C)
-# runs in the default run in test_convolve1d_matches_numpy_in_both_dtypes_and_every_mode
-@pytest.mark.parametrize("modes", [("FAST_RUN", "FAST_COMPILE"), pytest.param(("DebugMode",), marks=pytest.mark.soak)],
-                         ids=["FAST_RUN-FAST_COMPILE", "DebugMode"])
+# The op's own DebugMode runs in the default run in test_convolve1d_matches_numpy_in_both_dtypes_and_every_mode
+@MIXED_GRAPH_MODES
 def test_convolve1d_twice_with_opkit_ops_and_its_shape(modes):
     a, k = ot.dvector("a"), ot.dvector("k")
     y = convolve1d(ot.exp(a), k, mode="valid") * 2 + convolve1d(a, k * k, mode="same")[1:-1].sum()

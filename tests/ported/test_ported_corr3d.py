@@ -11,7 +11,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 import opkit
 import opkit.tensor as ot
 from opkit.testing import verify_grad
-from ported.checks import assert_matches, rng, run_everywhere
+from ported.checks import MIXED_GRAPH_MODES, assert_matches, rng, run_everywhere
 from ported.theano.corr3d import Corr3dMM, Corr3dMM_gradInputs, Corr3dMM_gradWeights
 
 TOL32 = dict(rtol=1e-4, atol=1e-4)
@@ -102,10 +102,8 @@ def test_corr3d_grad_ops_agree_with_the_forward_correlation():
         np.testing.assert_allclose((got_i * eps_i).sum(), (tv * correlate(eps_i, kv)).sum(), rtol=1e-9, err_msg=mode)
 
 
-# DebugMode of a graph that mixes the op with opkit's: soak (`-m soak`); the op's DebugMode (perform against C)
-# runs in the default run in test_corr3d_matches_numpy_in_every_mode
-@pytest.mark.parametrize("modes", [("FAST_RUN", "FAST_COMPILE"), pytest.param(("DebugMode",), marks=pytest.mark.soak)],
-                         ids=["FAST_RUN-FAST_COMPILE", "DebugMode"])
+# The op's own DebugMode runs in the default run in test_corr3d_matches_numpy_in_every_mode
+@MIXED_GRAPH_MODES
 def test_corr3d_twice_with_opkit_ops_and_openmp(modes):
     img, kern = tensor5("float64", "img"), tensor5("float64", "kern")
     first = Corr3dMM(openmp=True)(ot.exp(img) * 0.5, kern)

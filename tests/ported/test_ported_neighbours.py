@@ -6,7 +6,7 @@ import pytest
 import opkit
 import opkit.tensor as ot
 from opkit.testing import verify_grad
-from ported.checks import assert_matches, rng, run_everywhere
+from ported.checks import MIXED_GRAPH_MODES, assert_matches, rng, run_everywhere
 from ported.theano.neighbours import Images2Neibs, images2neibs, neibs2images
 
 
@@ -72,10 +72,8 @@ def test_neibs2images_inverts_images2neibs():
     assert_matches(run_everywhere([x], back, [value]), [value])
 
 
-# DebugMode of a graph that mixes the op with opkit's: soak (`-m soak`); the op's DebugMode (perform against C)
-# runs in the default run in test_images2neibs_matches_numpy_in_every_mode
-@pytest.mark.parametrize("modes", [("FAST_RUN", "FAST_COMPILE"), pytest.param(("DebugMode",), marks=pytest.mark.soak)],
-                         ids=["FAST_RUN-FAST_COMPILE", "DebugMode"])
+# The op's own DebugMode runs in the default run in test_images2neibs_matches_numpy_in_every_mode
+@MIXED_GRAPH_MODES
 def test_images2neibs_twice_both_dtypes_and_with_opkit_ops(modes):
     x32, x64 = ot.ftensor4("x32"), ot.dtensor4("x64")
     a = ot.exp(images2neibs(x32, (2, 2))).sum(axis=1) * 2

@@ -11,7 +11,7 @@ import pytest
 import opkit
 import opkit.tensor as ot
 from opkit.testing import verify_grad
-from ported.checks import assert_matches, rng, run_everywhere
+from ported.checks import MIXED_GRAPH_MODES, assert_matches, rng, run_everywhere
 from ported.theano.pool import AveragePoolGrad, MaxPoolGrad, Pool, pool_2d, pool_3d
 
 MODES = ("max", "sum", "average_inc_pad", "average_exc_pad")
@@ -122,10 +122,8 @@ def test_pool_grad_ops_agree_in_every_mode(grad_op):
         np.testing.assert_allclose(results["FAST_RUN"][0], want)
 
 
-# DebugMode of a graph that mixes the op with opkit's: soak (`-m soak`); the op's DebugMode (perform against C)
-# runs in the default run in test_pool_2d_matches_numpy_in_every_mode
-@pytest.mark.parametrize("modes", [("FAST_RUN", "FAST_COMPILE"), pytest.param(("DebugMode",), marks=pytest.mark.soak)],
-                         ids=["FAST_RUN-FAST_COMPILE", "DebugMode"])
+# The op's own DebugMode runs in the default run in test_pool_2d_matches_numpy_in_every_mode
+@MIXED_GRAPH_MODES
 def test_pool_twice_both_dtypes_with_opkit_ops_and_its_shape(modes):
     x32, x64 = ot.ftensor4("x32"), ot.dtensor4("x64")
     a = pool_2d(ot.exp(x32), (2, 2), ignore_border=True) * 2

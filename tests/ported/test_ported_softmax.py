@@ -11,7 +11,7 @@ import pytest
 import opkit
 import opkit.tensor as ot
 from opkit.testing import verify_grad
-from ported.checks import assert_matches, rng, run_everywhere
+from ported.checks import MIXED_GRAPH_MODES, assert_matches, rng, run_everywhere
 from ported.theano.nnet import (LogSoftmax, Softmax, SoftmaxGrad, SoftmaxWithBias, logsoftmax, softmax, softmax_grad,
                                 softmax_with_bias, softsign)
 
@@ -80,10 +80,8 @@ def test_softmax_grad_op_gradient():
     verify_grad(lambda dy, s: SoftmaxGrad()(dy, s), [rng(6).normal(size=(2, 4)), sm], rng=np.random.RandomState(0))
 
 
-# DebugMode of a graph that mixes the op with opkit's: soak (`-m soak`); the op's DebugMode (perform against C)
-# runs in the default run in test_softmax_family_matches_numpy_in_every_mode
-@pytest.mark.parametrize("modes", [("FAST_RUN", "FAST_COMPILE"), pytest.param(("DebugMode",), marks=pytest.mark.soak)],
-                         ids=["FAST_RUN-FAST_COMPILE", "DebugMode"])
+# The op's own DebugMode runs in the default run in test_softmax_family_matches_numpy_in_every_mode
+@MIXED_GRAPH_MODES
 def test_softmax_twice_both_dtypes_with_opkit_ops(modes):
     x32, x64 = ot.fmatrix("x32"), ot.dmatrix("x64")
     a = softmax(ot.exp(x32) * 2).sum(axis=1)
