@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
+from helpers.modes import FAST_RUN_GRAPH
 
 import opkit
 import opkit.tensor as ot
@@ -172,15 +173,11 @@ def test_binary_ops_match_numpy_for_every_dtype_pair(binary_tables, left, mode, 
         assert_like_numpy(results[key], expected[key], exact=name in EXACT, what=f"{name}({left}, {right}) {mode}")
 
 
-# FAST_RUN's rewrites with the Python linker: the nodes FAST_RUN compiles, built without compiling them.
-FAST_RUN_NODES = opkit.Mode(linker="py", optimizer="fast_run")
-
-
 @pytest.mark.parametrize("left", C_DTYPES)
 def test_c_dtypes_really_run_in_c(left):
     """The FAST_RUN graph of each table of a C dtype keeps its elementwise nodes in C (the test above ran C code)."""
     x, ys, keys, outputs = _table_graphs(left, DTYPES)
-    f = opkit.function([x, *ys.values()], outputs, mode=FAST_RUN_NODES, on_unused_input="ignore")
+    f = opkit.function([x, *ys.values()], outputs, mode=FAST_RUN_GRAPH, on_unused_input="ignore")
     for node in f.maker.fgraph.toposort():
         dtypes = {v.dtype for v in node.inputs + node.outputs}
         wants_c = dtypes <= set(C_DTYPES)

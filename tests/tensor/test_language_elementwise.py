@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers.modes import FAST_RUN_GRAPH
 
 import opkit
 import opkit.tensor as ot
@@ -281,16 +282,12 @@ def test_every_row_matches_its_reference_through_op_compute(dtype):
                   f"{row.name}({dtype}, {layout}) through op.compute")
 
 
-# FAST_RUN's rewrites with the Python linker: the nodes FAST_RUN compiles, built without compiling them.
-FAST_RUN_NODES = opkit.Mode(linker="py", optimizer="fast_run")
-
-
 def test_the_compiled_functions_run_c_for_the_rows_that_say_so():
     from opkit.cop.generate.cinterface import op_has_c
 
     for dtype in ("float64", "float32"):
         c = case(dtype)
-        nodes = c.function(FAST_RUN_NODES).maker.fgraph.toposort()
+        nodes = c.function(FAST_RUN_GRAPH).maker.fgraph.toposort()
         with_c = {str(node.op) for node in nodes if op_has_c(node)}
         for row in c.rows:
             if row.c.startswith("a graph"):

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 from helpers.numeric import DTYPES, check_close, layouts, special_values
+from helpers.modes import FAST_RUN_GRAPH
 
 import opkit
 import opkit.tensor as ot
@@ -70,8 +71,6 @@ SOAK_MIXED = (("uint64", "int64"), ("uint32", "int64"), ("int32", "float32"))
 C_CASES = {"default": [c for c in CASES if c[1:] not in SOAK_MIXED and (c[1] != c[2] or c[1] in C_DEFAULT)],
            "rest": [c for c in CASES if c[1:] in SOAK_MIXED or (c[1] == c[2] and c[1] not in C_DEFAULT)]}
 PARTS = {"default": {"FAST_RUN": C_CASES["default"], "FAST_COMPILE": CASES}, "rest": {"FAST_RUN": C_CASES["rest"]}}
-# FAST_RUN's rewrites with the Python linker: the nodes FAST_RUN compiles, built without compiling them.
-FAST_RUN_NODES = opkit.Mode(linker="py", optimizer="fast_run")
 
 
 def _graph(cases):
@@ -121,7 +120,7 @@ def test_binary_ops_match_numpy(binary_functions, part, layout):
 
 
 def test_mixed_signed_unsigned_comparisons_are_exact_in_c():
-    nodes = opkit.function(*_graph(CASES), mode=FAST_RUN_NODES).maker.fgraph.toposort()
+    nodes = opkit.function(*_graph(CASES), mode=FAST_RUN_GRAPH).maker.fgraph.toposort()
     c_pairs = {tuple(v.dtype for v in n.inputs if not isinstance(v, opkit.Constant))
                for n in nodes if op_has_c(n) and "lt" in str(n.op)}
     assert ("int64", "uint64") in c_pairs and ("int8", "uint64") in c_pairs and ("float64", "float64") in c_pairs
@@ -255,7 +254,7 @@ def test_cast_matches_astype(cast_functions, part):
 
 @pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
 def test_cast_has_c_except_float_to_integer_or_narrower_float():
-    nodes = opkit.function(*_cast_graph(DTYPES), mode=FAST_RUN_NODES).maker.fgraph.toposort()
+    nodes = opkit.function(*_cast_graph(DTYPES), mode=FAST_RUN_GRAPH).maker.fgraph.toposort()
     c_pairs = {(n.inputs[0].dtype, n.outputs[0].dtype) for n in nodes if op_has_c(n)}
     assert {("int64", "int8"), ("uint64", "float32"), ("float64", "bool"), ("float32", "float64"),
             ("bool", "float64")} <= c_pairs

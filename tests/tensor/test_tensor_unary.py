@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import scipy.special
 from helpers.numeric import DTYPES, check_close, layouts, special_values
+from helpers.modes import FAST_RUN_GRAPH
 
 import opkit
 import opkit.tensor as ot
@@ -89,7 +90,7 @@ def test_the_c_code_ran_for_every_c_dtype():
     """FAST_RUN's graph of every case (FAST_RUN's rewrites with the Python linker: its nodes, compiled or not)."""
     inputs = {dtype: ot.tensor(dtype, (None, None), name=dtype) for dtype in DTYPES}
     outputs = [getattr(ot, name)(inputs[dtype]) for name, dtype in cases(DTYPES)]
-    f = opkit.function(list(inputs.values()), outputs, mode=opkit.Mode(linker="py", optimizer="fast_run"))
+    f = opkit.function(list(inputs.values()), outputs, mode=FAST_RUN_GRAPH)
     nodes = f.maker.fgraph.toposort()
     with_c = {(str(n.op), n.inputs[0].dtype) for n in nodes if op_has_c(n)}
     for name in UNARY:
