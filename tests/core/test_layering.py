@@ -7,6 +7,7 @@ cop's stages import only earlier stages, also by way of modules outside cop; no 
 """
 
 import ast
+import functools
 import pathlib
 import re
 import sys
@@ -46,7 +47,24 @@ def _docstrings(tree):
 
 
 def _imports(path, run_time=False):
-    """Yield (node, module, inside_a_function) for every import in `path`; relative ones resolved.
+    """Return [(node, module, inside_a_function), ...] for every import in `path`: _find_imports's, read once
+    per package, file text and `run_time` (the checks below walk opkit's ~420 modules nine times a session)."""
+    return _imports_of(PACKAGE, path, path.read_text(encoding="utf-8"), run_time)
+
+
+@functools.cache
+def _imports_of(package, path, text, run_time):
+    return list(_find_imports(path, text, run_time))
+
+
+@functools.cache
+def _tree(path, text):
+    """Return the syntax tree of `path` (whose source is `text`), parsed once a session."""
+    return ast.parse(text, str(path))
+
+
+def _find_imports(path, text, run_time=False):
+    """Yield (node, module, inside_a_function) for every import in `path` (whose source is `text`); relative ones resolved.
 
     An import is an import statement, or a call of import_module (or __import__) with a literal name. A module
     that imports by a name it computes (a non-literal import_module argument, or the lazy-name helper
@@ -55,7 +73,7 @@ def _imports(path, run_time=False):
     `run_time`: leave out the body of ``if TYPE_CHECKING:`` (imported by type checkers only)."""
     parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
     package = parts[:-1]  # a package's __init__ lies in its package, as a module does
-    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    tree = _tree(path, text)
     by_name = []
 
     def walk(node, inside):
@@ -369,7 +387,7 @@ def function_level_imports():
             if inside and id(node) not in seen and dotted.split(".")[0] == "opkit":
                 seen.add(id(node))
                 yield where, node.lineno, dotted
-        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        tree = _tree(path, path.read_text(encoding="utf-8"))
         doors = _lazy_doors(tree)
         for function in ast.walk(tree):
             if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
