@@ -63,7 +63,7 @@ PROBES = textwrap.dedent("""
         setattr(module, name, wrapper)
 
     for module, name in ((compiler, "_locate"), (compiler, "_ask_identity"), (host, "_probe_native"),
-                         (host, "_probe_openmp")):
+                         (host, "_probe_openmp"), (host, "_probe_linker")):
         counted(module, name)
     x = ot.dvector("x")
     for k in range(3):  # three modules built, one after another

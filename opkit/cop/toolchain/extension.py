@@ -20,6 +20,7 @@ import sysconfig
 
 from opkit.config import config
 from opkit.cop.toolchain.compiler import Compiler, extension_suffix, find_compiler, python_include_dirs, run_tool
+from opkit.cop.toolchain import host
 from opkit.cop.toolchain.depends import dependency_args, record
 from opkit.cop.toolchain.flags import (BASE_COMPILE_ARGS, LINK_TOO, build_flags, debug_flags,  # noqa: F401 (their old home)
                                    modules_use_openmp, sanitize_flags)
@@ -139,8 +140,14 @@ def link_extension(objects, module_name: str, work_dir, *, library_dirs=(), libr
     link_command = [*compiler.command, *shared_link_flags(), *[str(o) for o in objects],
                     *[f"-L{d}" for d in library_dirs], *[f"-Wl,-rpath,{d}" for d in library_dirs],
                     *[f"-l{name}" for name in libraries], "-o", str(target), *link_args, *extra_link_args]
+    fast = host.fast_linker_args(compiler)
     try:
-        _run(link_command)
+        try:
+            _run([*link_command, *fast])
+        except _CommandFailed:
+            if not fast:
+                raise
+            _run(link_command)  # what gold refuses (a flag of the op's it lacks), the compiler's own linker may take
     except _CommandFailed as failed:
         raise _compile_error(failed, module_name, work_dir / f"{module_name}.cpp") from None
     return target

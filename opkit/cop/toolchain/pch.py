@@ -118,8 +118,9 @@ def _build(compiler, compile_args, include_dirs, root, directory):
         try:
             write_private(tmp_header, PCH_HEADER.encode())
             os.replace(tmp_header, header)
+            # -c: compile only, also where config.cflags holds a linker flag (-Wl,...: the driver would link)
             command = [*compiler.command, *compile_args, *[f"-I{d}" for d in include_dirs],
-                       "-x", "c++-header", str(header), "-o", str(tmp_gch)]
+                       "-c", "-x", "c++-header", str(header), "-o", str(tmp_gch)]
             import subprocess
 
             try:
