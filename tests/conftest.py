@@ -59,6 +59,22 @@ def private_compiledir(tmp_path_factory):
             config.compiledir = old
 
 
+@pytest.fixture
+def seeded_compiledir(tmp_path, monkeypatch):
+    """A private compile cache, as opkit's own opkit_compiledir fixture makes one (OPKIT_COMPILEDIR and
+    config.compiledir), that starts with the session cache's precompiled header and host answers
+    (helpers.caches.seeded): the test compiles only its own modules there."""
+    import pathlib
+
+    from helpers.caches import seeded
+    from opkit.config import config
+
+    path = pathlib.Path(seeded(tmp_path / "opkit-cache"))
+    monkeypatch.setenv("OPKIT_COMPILEDIR", str(path))
+    with config.change_flags(compiledir=str(path)):
+        yield path
+
+
 TINY_EXTENSION = r"""
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

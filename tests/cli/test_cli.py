@@ -10,6 +10,7 @@ import pytest
 
 import opkit
 from conftest import ROOT, installed_opkit_distribution
+from helpers.caches import seeded
 from opkit.cli import main
 
 
@@ -95,13 +96,13 @@ def test_show_and_build_explain_bad_arguments(capsys, argv, message):
     assert message in err
 
 
-def test_build_compiles_into_the_cache(capsys, opkit_compiledir):
+def test_build_compiles_into_the_cache(capsys, seeded_compiledir):
     status, out, _ = run(capsys, "build", "mul", "--dtypes", "float64,float64")
     assert status == 0
     entry = out.split("cache entry: ")[1].strip()
-    assert entry.startswith(str(opkit_compiledir)) and os.path.isdir(entry)
+    assert entry.startswith(str(seeded_compiledir)) and os.path.isdir(entry)
     status, out, _ = run(capsys, "cache", "info")
-    assert f"root:     {opkit_compiledir}" in out and "entries:  1" in out
+    assert f"root:     {seeded_compiledir}" in out and "entries:  1" in out
     assert run(capsys, "cache", "prune")[1].startswith("evicted 0 module(s)")
     assert run(capsys, "cache", "clear")[1].startswith("removed 1 module(s)")
     assert not os.path.exists(entry)
@@ -147,12 +148,12 @@ def test_doctor_reports_each_problem_with_its_fix(capsys, tmp_path):
     assert line.endswith(f"{shared} is writable by other users (mode 777); fix: chmod 700 {shared}")
 
 
-def test_demo_uses_the_builtin_copy_when_the_example_is_not_installed(opkit_compiledir):
+def test_demo_uses_the_builtin_copy_when_the_example_is_not_installed(tmp_path):
     # The example may be installed (the Quickstart's first command installs it): disable it.
     result = subprocess.run([sys.executable, "-m", "opkit", "demo", "--size", "1000", "--repeat", "2"],
                             capture_output=True, text=True, timeout=600,
                             env={**os.environ, "OPKIT_DISABLE_PLUGINS": "vector-times-vector",
-                                 "OPKIT_COMPILEDIR": str(opkit_compiledir)})
+                                 "OPKIT_COMPILEDIR": seeded(tmp_path / "cache")})
     out = result.stdout
     assert result.returncode == 0, out + result.stderr
     assert "VectorTimesVector: built-in copy" in out
@@ -196,7 +197,7 @@ def test_json_output_of_info_doctor_cache_info_and_check(capsys, tmp_path):
     assert report["diagnostics"][0]["path"] == str(bad) and report["diagnostics"][0]["line"] == 1
 
 
-def test_build_on_a_cache_hit_says_it_was_already_built(capsys, opkit_compiledir):
+def test_build_on_a_cache_hit_says_it_was_already_built(capsys, seeded_compiledir):
     status, out, _ = run(capsys, "build", "add", "--dtypes", "float64,int16")
     assert status == 0 and out.startswith("built add (")
     status, out, _ = run(capsys, "build", "add", "--dtypes", "float64,int16")

@@ -191,11 +191,11 @@ def _modules(compiledir):
                   if '"description": "graph of' in p.read_text())
 
 
-def test_a_fresh_process_loads_the_cached_module_without_ld_library_path(opkit_compiledir, opkit_rng):
+def test_a_fresh_process_loads_the_cached_module_without_ld_library_path(seeded_compiledir, opkit_rng):
     f = gemm_function("float64", BlasGemm("fortran"))
     a, b = opkit_rng.standard_normal((4, 3)), opkit_rng.standard_normal((3, 2))
     assert_matches_matmul(f(a, b), a, b)
-    before = _modules(opkit_compiledir)
+    before = _modules(seeded_compiledir)
     libraries = [p for d in before for p in d.iterdir() if p.suffix == ".so"]
     assert libraries
     wheel_dirs = blas.ldflags(libs=False, libs_dir=True)
@@ -207,17 +207,17 @@ def test_a_fresh_process_loads_the_cached_module_without_ld_library_path(opkit_c
               "a = np.arange(12.0).reshape(4, 3); b = np.arange(6.0).reshape(3, 2)\n"
               "assert np.allclose(gemm_function('float64', BlasGemm('fortran'))(a, b), a @ b)\nprint('ok')\n")
     env = {k: v for k, v in os.environ.items() if k not in ("LD_LIBRARY_PATH", "OPKIT_FLAGS")}
-    env["OPKIT_COMPILEDIR"] = str(opkit_compiledir)
+    env["OPKIT_COMPILEDIR"] = str(seeded_compiledir)
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
     assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr
-    assert _modules(opkit_compiledir) == before  # loaded from the cache, not compiled again
+    assert _modules(seeded_compiledir) == before  # loaded from the cache, not compiled again
 
 
-def test_another_blas_is_another_module(opkit_compiledir, tmp_path, opkit_rng):
+def test_another_blas_is_another_module(seeded_compiledir, tmp_path, opkit_rng):
     f = gemm_function("float64", BlasGemm("cblas"))
     a, b = opkit_rng.standard_normal((3, 3)), opkit_rng.standard_normal((3, 2))
     assert_matches_matmul(f(a, b), a, b)
-    first = _modules(opkit_compiledir)
+    first = _modules(seeded_compiledir)
     # The same library from another directory: other link flags (a link named as its soname, which loads it).
     parts = blas._parts(config.blas__ldflags)
     library = pathlib.Path(parts["dirs"][0]) / f"lib{parts['libs'][0]}.so"
@@ -226,9 +226,9 @@ def test_another_blas_is_another_module(opkit_compiledir, tmp_path, opkit_rng):
     with config.change_flags(blas__ldflags=f"-L{tmp_path / 'lib'} -l{parts['libs'][0]}"):
         g = gemm_function("float64", BlasGemm("cblas"))
         assert_matches_matmul(g(a, b), a, b)
-        assert len(_modules(opkit_compiledir)) == len(first) + 1
+        assert len(_modules(seeded_compiledir)) == len(first) + 1
     assert_matches_matmul(gemm_function("float64", BlasGemm("cblas"))(a, b), a, b)
-    assert len(_modules(opkit_compiledir)) == len(first) + 1  # the first module again
+    assert len(_modules(seeded_compiledir)) == len(first) + 1  # the first module again
 
 
 @pytest.fixture

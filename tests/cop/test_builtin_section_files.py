@@ -13,6 +13,7 @@ import pytest
 import opkit
 from opkit.cli import main
 from opkit.core.c_source import SectionOp, section_paths
+from helpers.caches import seeded
 
 PACKAGE = pathlib.Path(opkit.__file__).resolve().parent
 SECTION_FILES = sorted(PACKAGE.rglob("*.c"))
@@ -93,7 +94,7 @@ def test_a_compile_error_planted_in_a_builtin_section_file_is_reported_at_that_f
               "from opkit.core.tensor.shapes.reshape import reshape\n"
               "x = ot.vector('x')\n"
               "print(opkit.function([x], reshape(x, (2, -1)))(numpy.zeros(4)))\n")
-    env = dict(os.environ, PYTHONPATH=str(tmp_path), OPKIT_COMPILEDIR=str(tmp_path / "cache"))
+    env = dict(os.environ, PYTHONPATH=str(tmp_path), OPKIT_COMPILEDIR=seeded(tmp_path / "cache"))
     done = subprocess.run([sys.executable, "-c", f"import opkit; assert opkit.__file__.startswith({str(copy)!r})\n"
                            + script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode != 0

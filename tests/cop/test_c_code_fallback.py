@@ -14,6 +14,7 @@ import opkit
 import opkit.tensor as ot
 from opkit import Apply, Op
 from opkit.core.type import MethodNotDefined
+from helpers.caches import seeded
 
 MODES = {"FAST_RUN": "FAST_RUN", "c": opkit.Mode(linker="c"), "cop": opkit.Mode(linker="cop"),
          "c, no optimizer": opkit.Mode(linker="c", optimizer=None)}
@@ -147,7 +148,7 @@ def test_c_that_sets_an_exception_in_a_big_graph_raises_it(tmp_path, incremental
     y = x
     for k in range(QUICK_RUN_ABOVE // 2 + 2):  # two nodes each: 4 more than QUICK_RUN_ABOVE with Raises and * 2
         y = y * 1.5 + k
-    with opkit.config.change_flags(compiledir=str(tmp_path), incremental=incremental):
+    with opkit.config.change_flags(compiledir=seeded(tmp_path), incremental=incremental):
         for how, message in (("set", "Raises: set and not failed"), ("fail", "Raises: my own error")):
             f = opkit.function([x], Raises(how)(y) * 2, mode=opkit.Mode(linker="c", optimizer=None))
             with pytest.raises(ValueError, match=message) as info:

@@ -30,6 +30,7 @@ from opkit.cop.toolchain.extension import build_extension
 from opkit.cop.toolchain.identity import cache_key
 from opkit.cop.store.cache import CacheWarning, ModuleCache, module_name_for
 from opkit.cop.compiledir.private_fs import CacheNotWritableError
+from helpers.caches import seeded
 from helpers.child import GRAPH_CHILD, run_child
 
 TESTS = pathlib.Path(__file__).resolve().parents[1]
@@ -112,7 +113,7 @@ def test_everything_opkit_creates_is_private_under_umask_000(tmp_path):
 
 def test_a_read_only_cache_serves_hits_and_a_miss_is_one_clear_error(tmp_path):
     root = tmp_path / "cache"
-    env = {"OPKIT_COMPILEDIR": str(root)}
+    env = {"OPKIT_COMPILEDIR": seeded(root)}
     assert run_child(GRAPH_CHILD, "plain", "(x + 3) * x", env=env)["results"] == [[0, 4, 10, 18]]
     _chmod_tree(root, 0o222)
     before = _snapshot(root)

@@ -14,6 +14,7 @@ from opkit.cop.toolchain.extension import BASE_COMPILE_ARGS, build_flags
 from opkit.cop.generate.flag_clash import ModuleFlags, clash
 from opkit.cop.generate.region import Region
 from opkit.link.partition import partition
+from helpers.caches import seeded
 
 
 class Scale(opkit.Op):
@@ -123,7 +124,7 @@ def test_the_incremental_build_keeps_each_node_s_flags(tmp_path, monkeypatch):
     monkeypatch.setattr(objects, "object_cache", _counting(objects.object_cache, built))
     monkeypatch.setattr(incremental, "object_cache", _counting(incremental.object_cache, built))
     x = ot.dvector("x")
-    with opkit.config.change_flags(compiledir=str(tmp_path), incremental=True):
+    with opkit.config.change_flags(compiledir=seeded(tmp_path), incremental=True):
         for ks in [(2, 3), (2, 3, 5), tuple(range(1, 9))]:
             chained = x
             for k in ks:

@@ -24,6 +24,7 @@ from opkit import Apply, COp, Op, ParamsType
 from opkit.cop.store.cache import CacheWarning, module_events
 from opkit.cop.store.objects import object_events
 from opkit.cop.incremental import CHUNK_MEAN, INCREMENTAL_ABOVE, node_piece
+from helpers.caches import seeded
 from helpers.state_ops import Counter  # z = x + count: state of each node's own
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -151,7 +152,7 @@ def _replacement_tag(old_tag):
 def test_a_graph_changed_by_one_node_compiles_one_new_object(tmp_path):
     tags = [f"one-{k}" for k in range(N)]
     a, b = np.linspace(0.5, 1.5, 6), np.full(6, 1.01)
-    with opkit.config.change_flags(compiledir=str(tmp_path)):
+    with opkit.config.change_flags(compiledir=seeded(tmp_path)):
         built = object_events["built"]
         f = opkit.function(*_tagged_chain(tags), mode=C_LINKER)
         cold = object_events["built"] - built
@@ -188,7 +189,7 @@ def test_editing_a_section_file_rebuilds_only_the_chunk_of_its_node(tmp_path):
                   if (_write_section_file(source, f), _cut(FileMul(source)(x, y).owner))[1] == old_cut)
     _write_section_file(source, "1.0")
     a, b = np.linspace(0.5, 1.5, 6), np.full(6, 1.01)
-    with opkit.config.change_flags(compiledir=str(compiledir)):
+    with opkit.config.change_flags(compiledir=seeded(compiledir)):
         f = opkit.function(*_tagged_chain(tags, middle=FileMul(source)), mode=C_LINKER)
         np.testing.assert_allclose(f(a, b), a * b ** N, rtol=1e-13)
         first = _objects(compiledir)
@@ -202,7 +203,7 @@ def test_editing_a_section_file_rebuilds_only_the_chunk_of_its_node(tmp_path):
 def test_a_damaged_object_is_detected_and_rebuilt(tmp_path):
     tags = [f"damage-{k}" for k in range(N)]
     a, b = np.linspace(0.5, 1.5, 6), np.full(6, 1.01)
-    with opkit.config.change_flags(compiledir=str(tmp_path)):
+    with opkit.config.change_flags(compiledir=seeded(tmp_path)):
         opkit.function(*_tagged_chain(tags), mode=C_LINKER)
         entries = [p.parent for p in tmp_path.glob("*/*/meta.json")
                    if json.loads(p.read_text())["extra"].get("kind") == "chunk of nodes"]
@@ -240,7 +241,7 @@ print("built", object_events["built"])
 def test_two_processes_building_overlapping_graphs_share_their_objects(tmp_path):
     script = tmp_path / "build.py"
     script.write_text(SCRIPT.format(here=str(pathlib.Path(__file__).parent), tests=str(ROOT / "tests")))
-    env = {**__import__("os").environ, "OPKIT_COMPILEDIR": str(tmp_path / "cache")}
+    env = {**__import__("os").environ, "OPKIT_COMPILEDIR": seeded(tmp_path / "cache")}
     runs = [subprocess.Popen([sys.executable, str(script), str(k)], env=env, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True) for k in (1, N - 2)]
     outputs = [run.communicate(timeout=600) for run in runs]
@@ -287,7 +288,7 @@ def _mixed_expected(x, w, s, call):
     return sum(terms), c
 
 
-# Two cold caches (a precompiled header each) and a big graph built both ways: soak (`-m soak`); the tests above
+# Two private caches and a big graph built both ways: soak (`-m soak`); the tests above
 # build chains incrementally, and every graph under INCREMENTAL_ABOVE nodes in the suite builds whole.
 @pytest.mark.soak
 def test_fused_reductions_params_init_code_and_state_build_incrementally_as_numpy(tmp_path):
@@ -295,7 +296,7 @@ def test_fused_reductions_params_init_code_and_state_build_incrementally_as_nump
     x, w = rng.standard_normal(5), rng.standard_normal(5)
     results = {}
     for incremental in (True, False):
-        with opkit.config.change_flags(compiledir=str(tmp_path / str(incremental)), incremental=incremental):
+        with opkit.config.change_flags(compiledir=seeded(tmp_path / str(incremental)), incremental=incremental):
             built = object_events["built"]
             inputs, outputs = _mixed_graph()
             f = opkit.function(inputs, outputs)
@@ -316,7 +317,7 @@ def test_a_node_that_does_not_compile_reports_the_whole_modules_error(tmp_path):
             return super().c_code(node, name, inputs, outputs, sub) + "\nthis_is_not_cpp;"
 
     tags = [f"broken-{k}" for k in range(N)]
-    with opkit.config.change_flags(compiledir=str(tmp_path)):
+    with opkit.config.change_flags(compiledir=seeded(tmp_path)):
         with pytest.raises(opkit.CompileError) as caught:
             opkit.function(*_tagged_chain(tags, middle=Broken("b")), mode=C_LINKER)
     message = str(caught.value)
@@ -330,7 +331,7 @@ def test_the_incremental_flag_is_checked():
 
 
 def test_clear_removes_the_objects_too(tmp_path):
-    with opkit.config.change_flags(compiledir=str(tmp_path)):
+    with opkit.config.change_flags(compiledir=seeded(tmp_path)):
         opkit.function(*_tagged_chain([f"clear-{k}" for k in range(N)]), mode=C_LINKER)
         assert _objects(tmp_path)
         from opkit.cop.store.cache import default_cache
@@ -344,7 +345,7 @@ def test_clear_removes_the_objects_too(tmp_path):
 
 def test_updates_profile_and_failing_nodes_keep_their_meaning_in_an_incremental_build(tmp_path):
     tags = [f"upd-{k}" for k in range(N)]
-    with opkit.config.change_flags(compiledir=str(tmp_path)):
+    with opkit.config.change_flags(compiledir=seeded(tmp_path)):
         c = opkit.shared(np.ones(4), name="c")
         x, y = ot.dvector("x"), ot.dvector("y")
         z = c
@@ -396,7 +397,7 @@ def _ends_defining(values):
 
 def test_support_code_defining_a_name_in_two_chunks_links_once(tmp_path, caplog):
     a, b = np.linspace(0.5, 1.5, 6), np.full(6, 1.01)
-    with opkit.config.change_flags(compiledir=str(tmp_path)), caplog.at_level("INFO", logger="opkit"):
+    with opkit.config.change_flags(compiledir=seeded(tmp_path)), caplog.at_level("INFO", logger="opkit"):
         built = object_events["built"]
         f = opkit.function(*_ends_defining((7, 7)), mode=C_LINKER)
         assert object_events["built"] - built >= 2
@@ -405,7 +406,7 @@ def test_support_code_defining_a_name_in_two_chunks_links_once(tmp_path, caplog)
 
 
 def test_two_definitions_of_a_name_report_the_whole_modules_redefinition(tmp_path):
-    with opkit.config.change_flags(compiledir=str(tmp_path)):
+    with opkit.config.change_flags(compiledir=seeded(tmp_path)):
         with pytest.raises(opkit.CompileError) as caught:
             opkit.function(*_ends_defining((7, 8)), mode=C_LINKER)
     message = str(caught.value)
@@ -417,7 +418,7 @@ def test_two_definitions_of_a_name_report_the_whole_modules_redefinition(tmp_pat
 def test_the_build_flags_are_part_of_every_objects_identity(tmp_path, flags):
     tags = [f"flags-{k}" for k in range(N)]
     a, b = np.linspace(0.5, 1.5, 6), np.full(6, 1.01)
-    with opkit.config.change_flags(compiledir=str(tmp_path)):
+    with opkit.config.change_flags(compiledir=seeded(tmp_path)):
         opkit.function(*_tagged_chain(tags), mode=C_LINKER)
         first = _objects(tmp_path)
         with opkit.config.change_flags(**flags):

@@ -4,6 +4,8 @@ import subprocess
 import sys
 import textwrap
 
+from helpers.caches import seeded
+
 SCRIPT = textwrap.dedent(r'''
     import os, sys
     sys.setdlopenflags(os.RTLD_NOW | os.RTLD_GLOBAL)
@@ -58,7 +60,7 @@ SCRIPT = textwrap.dedent(r'''
 
 
 def test_rtld_global_modules_run_their_own_code(tmp_path, monkeypatch):
-    monkeypatch.setenv("OPKIT_COMPILEDIR", str(tmp_path))
+    monkeypatch.setenv("OPKIT_COMPILEDIR", seeded(tmp_path))
     for _ in range(2):  # built in this process, then loaded from the cache in a fresh one
         result = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=600)
         assert result.returncode == 0, result.stderr

@@ -9,6 +9,7 @@ import time
 import pytest
 
 from opkit.cop.store.lock import KeyLock
+from helpers.caches import seeded
 
 COMPILE = ("import numpy as np, opkit, opkit.tensor as ot, opkit.cop.compile as c\n"
            "c.COMPILE_LOG_AFTER = float(__import__('sys').argv[1])\n"
@@ -16,7 +17,7 @@ COMPILE = ("import numpy as np, opkit, opkit.tensor as ot, opkit.cop.compile as 
 
 
 def _compile(tmp_path, threshold, flags, k=3.0):
-    env = {**os.environ, "OPKIT_COMPILEDIR": str(tmp_path / "cache"), "OPKIT_FLAGS": flags}
+    env = {**os.environ, "OPKIT_COMPILEDIR": seeded(tmp_path / "cache"), "OPKIT_FLAGS": flags}
     return subprocess.run([sys.executable, "-c", COMPILE.format(k=k), str(threshold)], capture_output=True,
                           text=True, env=env, timeout=300)
 

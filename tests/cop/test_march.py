@@ -12,6 +12,7 @@ from opkit.cop.toolchain.extension import build_flags
 from opkit.cop.toolchain import identity
 from opkit.cop.toolchain.compiler import find_compiler
 from opkit.cop.compiledir.layout import HOST_DIR
+from helpers.caches import seeded
 
 
 def toolchain_parts():
@@ -66,7 +67,7 @@ def test_another_cpu_gives_another_module_key(monkeypatch, tmp_path):
 def test_a_module_built_for_a_baseline_is_another_module_and_runs(tmp_path):
     x, y = ot.dvector("x"), ot.dvector("y")
     a, b = np.linspace(-3, 3, 301), np.linspace(1, 2, 301)
-    with opkit.config.change_flags(compiledir=str(tmp_path)):
+    with opkit.config.change_flags(compiledir=seeded(tmp_path)):
         native = opkit.function([x, y], (x * y + a.size) / y)(a, b)
         assert len(_modules(tmp_path)) == 1
         with opkit.config.change_flags(march="x86-64-v2"):

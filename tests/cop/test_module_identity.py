@@ -10,6 +10,7 @@ import sys
 import textwrap
 
 import numpy as np
+from helpers.caches import seeded
 from helpers.trust_ops import copy_and_update_c
 
 import opkit
@@ -75,6 +76,7 @@ def _run(directory, cache):
 
 def test_a_new_process_sees_edited_code_and_headers_whatever_the_version(tmp_path):
     cache = tmp_path / "cache"
+    seeded(cache)
     _write_op(tmp_path, factor=2, scale=1, offset=0)
     assert _run(tmp_path, cache) == (2.0, True)  # cold: rendered and built
     assert _run(tmp_path, cache) == (2.0, False)  # warm: neither jinja2 nor setuptools imported
@@ -90,6 +92,7 @@ def test_a_new_process_sees_edited_code_and_headers_whatever_the_version(tmp_pat
 
 def test_garbage_under_the_cache_changes_nothing(tmp_path):
     cache = tmp_path / "cache"
+    seeded(cache)
     _write_op(tmp_path, factor=2, scale=1, offset=0)
     assert _run(tmp_path, cache)[0] == 2.0
     (cache / "index").mkdir(exist_ok=True)

@@ -11,6 +11,7 @@ import opkit.scalar as os_
 import opkit.tensor as ot
 from opkit import Apply, OpenMPOp
 from opkit.cop.toolchain.openmp import openmp_supported
+from helpers.caches import seeded
 
 C_LINKER = opkit.Mode(linker="c", optimizer=None)
 
@@ -64,7 +65,7 @@ def test_the_compiler_here_supports_openmp():
 def test_openmp_on_runs_two_threads_and_off_runs_one(openmp, tmp_path):
     x = ot.dvector("x")
     values = np.arange(1000.0)
-    with opkit.config.change_flags(openmp=openmp, compiledir=str(tmp_path)):
+    with opkit.config.change_flags(openmp=openmp, compiledir=seeded(tmp_path)):
         f = opkit.function([x], ParallelDouble()(x), mode=C_LINKER)
         doubled, threads = f(values)
         source = _graph_modules(tmp_path)[0].read_text()
@@ -75,7 +76,7 @@ def test_openmp_on_runs_two_threads_and_off_runs_one(openmp, tmp_path):
 
 def test_the_flag_is_part_of_the_module_identity(tmp_path):
     x = ot.dvector("x")
-    with opkit.config.change_flags(compiledir=str(tmp_path)):
+    with opkit.config.change_flags(compiledir=seeded(tmp_path)):
         on = opkit.function([x], ParallelDouble(openmp=True)(x), mode=C_LINKER)
         off = opkit.function([x], ParallelDouble(openmp=False)(x), mode=C_LINKER)
         assert on(np.ones(10))[1] == 2 and off(np.ones(10))[1] == 1

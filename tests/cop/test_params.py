@@ -15,6 +15,7 @@ import opkit.scalar
 import opkit.tensor as ot
 from opkit import COp, EnumList, ParamsType
 from helpers.params_ops import AXPY_PARAMS, AxpyCode, AxpyMixin, expected
+from helpers.caches import seeded
 
 DATA = pathlib.Path(__file__).parents[1] / "data" / "params"
 C_LINKER = opkit.Mode(linker="c", optimizer=None)
@@ -55,7 +56,7 @@ def _run_graph(op_class, values, x, y):
 @pytest.mark.parametrize("op_class", [AxpySection, AxpyFunc, AxpyCode])
 def test_params_values_are_run_time_data_of_one_module(op_class, tmp_path, opkit_rng):
     x, y = opkit_rng.normal(size=5), opkit_rng.normal(size=5)
-    with opkit.config.change_flags(compiledir=str(tmp_path)):
+    with opkit.config.change_flags(compiledir=seeded(tmp_path)):
         for values in (VALUES, OTHER_VALUES):
             results = _run_graph(op_class, values, x, y)
             for (alpha, mode), result in zip(values, results):
@@ -67,7 +68,7 @@ def test_params_values_are_run_time_data_of_one_module(op_class, tmp_path, opkit
 def test_each_node_module_serves_every_value(op_class, tmp_path, opkit_rng):
     x, y = opkit_rng.normal(size=4), opkit_rng.normal(size=4)
     xs, ys = ot.dvector("x"), ot.dvector("y")
-    with opkit.config.change_flags(compiledir=str(tmp_path)):
+    with opkit.config.change_flags(compiledir=seeded(tmp_path)):
         for alpha, mode in VALUES + OTHER_VALUES:
             f = opkit.function([xs, ys], op_class(alpha, mode)(xs, ys), mode=opkit.Mode(linker="cop"))
             np.testing.assert_allclose(f(x, y), expected(alpha, mode, x, y), rtol=1e-15)

@@ -9,6 +9,7 @@ import opkit
 import opkit.scalar as os_
 import opkit.tensor as ot
 from opkit import Apply, CEnumType, COp, EnumList, EnumType, Generic, Op, ParamsType
+from helpers.caches import seeded
 
 DATA = pathlib.Path(__file__).parents[1] / "data" / "params"
 C_LINKER = opkit.Mode(linker="c", optimizer=None)
@@ -121,7 +122,7 @@ class Weighted(Op):
 def test_tensor_generic_and_enum_fields(tmp_path):
     x = ot.dvector("x")
     data = np.array([0.5, 1.25, 2.0])
-    with opkit.config.change_flags(compiledir=str(tmp_path)):
+    with opkit.config.change_flags(compiledir=seeded(tmp_path)):
         for weights, tag, rounding, power in (([1.0, 2.0, 0.5], "abc", 0, "SQUARE"),
                                               ([0.1, 0.1, 0.3], ["x"] * 5, 1, 3),
                                               ([-1.0, 0.0, 1.0], (), "OPKIT_ROUND_UP", "CUBE")):

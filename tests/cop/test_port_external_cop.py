@@ -9,6 +9,7 @@ import numpy as np
 
 import opkit
 import opkit.tensor as ot
+from helpers.caches import seeded
 
 DATA = pathlib.Path(__file__).parents[1] / "data" / "params"
 
@@ -35,7 +36,7 @@ def test_the_ported_op_runs_from_one_module_with_numpys_answers(tmp_path, opkit_
     Axpy = _load_ported().Axpy
     x, y = opkit_rng.normal(size=6), opkit_rng.normal(size=6)
     xs, ys = ot.dvector("x"), ot.dvector("y")
-    with opkit.config.change_flags(compiledir=str(tmp_path)):
+    with opkit.config.change_flags(compiledir=seeded(tmp_path)):
         for alpha, mode in ((2.0, 0), (-0.5, Axpy.params_type.MUL), (3.0, Axpy.params_type.ADD)):
             for linker in ("c", "py"):
                 f = opkit.function([xs, ys], Axpy(alpha, mode)(xs, ys), mode=opkit.Mode(linker=linker))

@@ -254,6 +254,8 @@ def test_an_answer_computed_while_its_file_changed_is_used_but_not_kept(memo, tm
 
 
 def test_a_warm_process_finds_built_in_ops_without_parsing_or_expanding(tmp_path):
+    from helpers.caches import seeded  # here: a child imports this file with tests/cop alone on its path
+
     script = ("import sys, numpy as np, opkit, opkit.tensor as ot\n"
               "m = ot.dmatrix('m')\n"
               "f = opkit.function([m], [m.reshape((-1,)), m.T * 2, m.sum(axis=0), m[1:]])\n"
@@ -262,7 +264,7 @@ def test_a_warm_process_finds_built_in_ops_without_parsing_or_expanding(tmp_path
               "assert np.array_equal(r[0], a.ravel()) and np.array_equal(r[1], a.T * 2)\n"
               "assert np.array_equal(r[2], a.sum(axis=0)) and np.array_equal(r[3], a[1:])\n"
               "print(sorted(n for n in ('opkit.cop.source.sections', 'opkit.cop.source.macros') if n in sys.modules))\n")
-    env = dict(os.environ, OPKIT_COMPILEDIR=str(tmp_path / "cache"))
+    env = dict(os.environ, OPKIT_COMPILEDIR=seeded(tmp_path / "cache"))
     cold, warm = (subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
                                  check=True).stdout for _ in range(2))
     assert "opkit.cop.source.sections" in cold and warm.strip() == "[]"

@@ -17,6 +17,7 @@ import opkit
 import opkit.tensor as ot
 from opkit import Apply, Op
 from opkit.cop import blas
+from helpers.caches import seeded
 
 
 class HeldCopy(Op):
@@ -83,7 +84,7 @@ def test_c_code_cleanup_in_an_incremental_build(tmp_path, monkeypatch):
 
     monkeypatch.setattr(incremental, "INCREMENTAL_ABOVE", 0)
     x = ot.dvector("x")
-    with opkit.config.change_flags(compiledir=str(tmp_path), incremental=True):
+    with opkit.config.change_flags(compiledir=seeded(tmp_path), incremental=True):
         f = opkit.function([x], HeldCopy()(HeldCopy()(x) + 1.0))
         value = np.arange(3.0)
         before = sys.getrefcount(value)

@@ -23,6 +23,7 @@ import opkit.cop.source.section_files as section_files
 import opkit.cop.source.section_memo as section_memo
 import opkit.tensor as ot
 from opkit.core.c_source import SectionOp
+from helpers.caches import seeded
 
 USER_OP = textwrap.dedent('''
     import opkit.tensor as ot
@@ -132,6 +133,7 @@ def _kept_files(cache, folder):
 
 def test_a_one_byte_edit_of_a_header_that_is_not_utf8_gives_a_new_module_in_a_new_process(tmp_path):
     cache, headers = tmp_path / "cache", tmp_path / "headers"
+    seeded(cache)
     headers.mkdir()
     scale = headers / "scale.h"
     # The scale is the byte in a string literal: 0xc8 (200), then 0xc9 (201): neither is UTF-8.
@@ -158,6 +160,7 @@ def test_a_one_byte_edit_of_a_header_that_is_not_utf8_gives_a_new_module_in_a_ne
                                      "an include named by a macro")]])
 def test_an_edited_header_found_through_any_include_path_gives_a_new_module(tmp_path, how):
     cache, headers = tmp_path / "cache", tmp_path / "headers"
+    seeded(cache)
     headers.mkdir()
     (headers / "scale.h").write_text("#define SCALE 2.0\n")
     offset = headers / "offset.h"
@@ -191,6 +194,7 @@ def test_an_edited_header_found_through_any_include_path_gives_a_new_module(tmp_
 def test_a_hit_whose_listed_header_changed_is_rebuilt_and_says_so_in_the_log_only(tmp_path):
     """The headers the compiler read are in meta.json with their sha256; a changed one rebuilds quietly."""
     cache, headers = tmp_path / "cache", tmp_path / "headers"
+    seeded(cache)
     headers.mkdir()
     (headers / "scale.h").write_text("#define SCALE 3.0\n")
     (headers / "offset.h").write_text("#define OFFSET 0.0\n")
@@ -254,6 +258,7 @@ def test_the_section_stamp_holds_the_change_time_and_the_inode(tmp_path):
 
 def test_a_kept_text_changed_in_one_byte_is_made_again_not_compiled(tmp_path):
     cache = tmp_path / "cache"
+    seeded(cache)
     np.testing.assert_array_equal(_graph(cache, "mul", tmp_path), EXPECTED["mul"])
     product = b"((npy_float64)v0) * ((npy_float64)v1)"
     damaged = [p for p in _kept_files(cache, "rendered") if product in p.read_bytes()]
@@ -285,6 +290,7 @@ def test_every_kept_text_cut_or_changed_is_made_again(tmp_path):
 
 def test_damaged_template_bytecode_is_compiled_again_not_run(tmp_path):
     cache = tmp_path / "cache"
+    seeded(cache)
     np.testing.assert_array_equal(_graph(cache, "mul", tmp_path), EXPECTED["mul"])
     bytecode = _kept_files(cache, "jinja-*")
     assert bytecode
@@ -452,6 +458,7 @@ CHAIN_SCRIPT = textwrap.dedent('''
 def test_an_incremental_build_carries_its_objects_headers_into_the_module(tmp_path):
     """A header only the compiler's list names (a macro-named include), read by a node object: an edit rebuilds."""
     cache, headers = tmp_path / "cache", tmp_path / "headers"
+    seeded(cache)
     headers.mkdir()
     (headers / "scale.h").write_text("#define SCALE 1.0\n")
     offset = headers / "offset.h"

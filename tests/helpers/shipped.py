@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 from conftest import ROOT
+from helpers.caches import seeded
 
 OPKIT = [sys.executable, "-m", "opkit.cli"] if not shutil.which("opkit") else [shutil.which("opkit")]
 BUILD = ["build", "vector_times_vector", "--dtypes", "float64,float64"]
@@ -21,7 +22,7 @@ def make_package(base):
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: vector-times-vector\nVersion: 0.1.0\n")
     (info / "entry_points.txt").write_text("[opkit]\nvector_times_vector = vector_times_vector.plugin\n")
-    env = dict(os.environ, PYTHONPATH=f"{site}{os.pathsep}{ROOT}", OPKIT_COMPILEDIR=str(base / "cache"),
+    env = dict(os.environ, PYTHONPATH=f"{site}{os.pathsep}{ROOT}", OPKIT_COMPILEDIR=seeded(base / "cache"),
                PYTHONUNBUFFERED="1")
     env.pop("OPKIT_DISABLE_PLUGINS", None)
     env.pop("OPKIT_FLAGS", None)

@@ -14,6 +14,7 @@ import pytest
 import opkit
 import opkit.tensor as ot
 from opkit import Apply, Op
+from helpers.caches import seeded
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
@@ -215,7 +216,7 @@ MODULES_PER_SCRIPT = 2
 
 def test_four_hash_seeds_add_no_modules_after_the_first(tmp_path):
     """A key that read a set's or dict's order would differ between almost any two seeds (ten processes: CI time)."""
-    env = dict(os.environ, OPKIT_COMPILEDIR=str(tmp_path / "cache"))
+    env = dict(os.environ, OPKIT_COMPILEDIR=seeded(tmp_path / "cache"))
     first = None
     for seed in range(4):
         env["PYTHONHASHSEED"] = str(seed * 7919 + 1)
@@ -231,7 +232,7 @@ def test_four_hash_seeds_add_no_modules_after_the_first(tmp_path):
 
 def test_four_processes_compile_one_graph_once(tmp_path):
     """Processes started together wait on one build's lock (on 2 cores four contend as eight do: CI time)."""
-    env = dict(os.environ, OPKIT_COMPILEDIR=str(tmp_path / "cache"))
+    env = dict(os.environ, OPKIT_COMPILEDIR=seeded(tmp_path / "cache"))
     procs = [subprocess.Popen([sys.executable, "-c", SCRIPT], env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True) for _ in range(4)]
     results = [p.communicate(timeout=300) for p in procs]
@@ -242,7 +243,7 @@ def test_four_processes_compile_one_graph_once(tmp_path):
 
 
 def test_killed_compile_does_not_block_the_next_run(tmp_path):
-    env = dict(os.environ, OPKIT_COMPILEDIR=str(tmp_path / "cache"))
+    env = dict(os.environ, OPKIT_COMPILEDIR=seeded(tmp_path / "cache"))
     victim = subprocess.Popen([sys.executable, "-c", SCRIPT], env=env, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
     # kill it while it compiles: once a build directory (or the lock) appears
@@ -260,7 +261,7 @@ def test_killed_compile_does_not_block_the_next_run(tmp_path):
 
 
 def test_truncated_shared_object_is_rebuilt_with_a_warning(tmp_path):
-    env = dict(os.environ, OPKIT_COMPILEDIR=str(tmp_path / "cache"))
+    env = dict(os.environ, OPKIT_COMPILEDIR=seeded(tmp_path / "cache"))
     assert _run(SCRIPT, env).returncode == 0
     so = max((tmp_path / "cache").glob("*/*/*.so"), key=lambda p: p.stat().st_size)
     so.write_bytes(so.read_bytes()[:1000])
@@ -284,7 +285,7 @@ def test_compiledir_can_change_at_run_time(tmp_path):
     x = ot.dvector("x")
     opkit.function([x], x + 1)  # the call-path module is loaded once per process, before the switch
     for name in ("one", "two"):
-        with opkit.config.change_flags(compiledir=str(tmp_path / name)):
+        with opkit.config.change_flags(compiledir=seeded(tmp_path / name)):
             f = opkit.function([x], x * 5 - 4)
             np.testing.assert_array_equal(f(np.ones(2)), np.ones(2))
         assert len(_entries(tmp_path / name)) == 1   # the call path was loaded before

@@ -6,6 +6,7 @@ import textwrap
 import pytest
 
 from conftest import ROOT, installed_opkit_distribution
+from helpers.caches import seeded
 
 USE_THE_INSTALLED_OP = textwrap.dedent("""
     import sys
@@ -100,7 +101,7 @@ def test_opkit_disable_plugins(plugin_venv, tmp_path):
 
 
 def test_show_and_build_an_installed_cop_then_a_function_hits_the_cache(plugin_venv, tmp_path):
-    env = {"OPKIT_COMPILEDIR": str(tmp_path / "cache")}
+    env = {"OPKIT_COMPILEDIR": seeded(tmp_path / "cache")}
     show = plugin_venv.run("-m", "opkit.cli", "show", "vector_times_vector", "--dtypes", "float64,float32",
                            cwd=tmp_path, env=env).stdout
     assert "/site-packages/vector_times_vector/vectorTimesVector.c\"" in show  # #line directives
@@ -125,7 +126,7 @@ def test_show_explains_an_op_without_c_code(plugin_venv, tmp_path):
 
 def test_demo_uses_the_installed_example(plugin_venv, tmp_path):
     out = plugin_venv.run("-m", "opkit.cli", "demo", "--size", "10000", "--repeat", "3", cwd=tmp_path,
-                          env={"OPKIT_COMPILEDIR": str(tmp_path / "cache")}).stdout
+                          env={"OPKIT_COMPILEDIR": seeded(tmp_path / "cache")}).stdout
     assert "VectorTimesVector: installed package vector-times-vector 0.1.0" in out
     assert "(compiled)" in out and "cache hit; the whole process took" in out
 

@@ -18,6 +18,7 @@ import opkit
 from opkit.cop.toolchain import compiler
 from opkit.cop.compiledir.layout import HOST_DIR
 from opkit.core import digest
+from helpers.caches import seeded
 
 # Only a build (or an error message) needs these: a warm process must not pay for importing them.
 # The section parser and macro expander included: built-in ops' expanded files are kept (opkit.cop.source.section_memo).
@@ -134,7 +135,7 @@ def test_digest_sha256_is_hashlib_s_for_every_size_and_update(size):
 
 
 def test_a_warm_process_does_not_load_openssl_for_its_hashes(tmp_path):
-    compiledir = tmp_path / "cache"
+    compiledir = seeded(tmp_path / "cache")
     _run(WARM_SCRIPT, compiledir)
     warm = _run(WARM_SCRIPT, compiledir)
     assert "_hashlib" not in warm["modules"] and "hashlib" not in warm["modules"]

@@ -11,6 +11,7 @@ import zipfile
 import pytest
 
 from conftest import ROOT, PluginVenv
+from helpers.caches import seeded
 
 # The target machine: no C++ compiler on PATH, config.cxx naming one that is not there.
 NO_COMPILER = {"OPKIT_FLAGS": "cxx=/nonexistent/bin/c++"}
@@ -93,7 +94,7 @@ def test_without_a_compiler_the_op_runs_from_its_shipped_modules(shipped, tmp_pa
 
 def test_with_a_compiler_too_shipped_modules_come_before_the_cache_and_the_compiler(shipped, tmp_path):
     _, target, _, env = shipped
-    with_compiler = {"OPKIT_COMPILEDIR": str(tmp_path / "cache")}
+    with_compiler = {"OPKIT_COMPILEDIR": seeded(tmp_path / "cache")}
     out = target.run("-c", RUN_BOTH_DTYPES, cwd=tmp_path, env=with_compiler).stdout
     assert out.strip() == "[('built', 1), ('shipped', 2)]"  # built: opkit's call path (FunctionBase) only
 

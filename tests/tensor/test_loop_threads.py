@@ -17,6 +17,7 @@ import opkit.tensor as ot
 from opkit.config import MAX_THREADS, THREAD_GRAIN, _threads_cell
 from opkit.cop.toolchain.extension import modules_use_openmp
 from opkit.core.tensor.scalars.scalar_ops import has_c_dtype
+from helpers.caches import seeded
 
 pytestmark = pytest.mark.skipif(not modules_use_openmp(), reason="modules are built without OpenMP here")
 
@@ -161,7 +162,7 @@ def test_the_integer_power_error_is_raised_from_any_thread():
 def test_module_identity_has_no_thread_count(functions, tmp_path):
     """One module serves every threads setting: compiling again under another one builds nothing."""
     x = ot.dvector("x")
-    with opkit.config.change_flags(compiledir=str(tmp_path), threads=1):
+    with opkit.config.change_flags(compiledir=seeded(tmp_path), threads=1):
         opkit.function([x], x * 3)
         built = _graph_modules(tmp_path)
         assert len(built) == 1
