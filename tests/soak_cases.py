@@ -28,8 +28,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "tensor/test_reductions.py::test_every_reduction_matches_numpy_on_every_layout":
         ("bool", "int64", "uint8", "float64", "float16", "complex128"),
     # 47 s and 34 s: the empty-array reductions and their gradients
-    "tensor/test_trust3_shapes.py::test_reductions_of_empty_arrays_match_numpy":
-        (FAST_COMPILE, "sum-*", "max-*", "argmax-*"),
+    "tensor/test_trust3_shapes.py::test_reductions_of_empty_arrays_match_numpy":  # h1: max's and argmax's int32 and
+        (FAST_COMPILE, "sum-*", "max-float64-*", "argmax-float64-*"),  # bool cases (a module each) are soak
     "tensor/test_trust3_shapes.py::test_gradients_of_reductions_of_empty_arrays":
         (FAST_COMPILE, "sum-*", "max-*"),
     # 24 s: DebugMode checks the same C against perform as FAST_RUN's case runs it
@@ -49,13 +49,10 @@ CASES: dict[str, tuple[str, ...]] = {
     # 28 s; verify_grad compiles several functions a case in FAST_RUN: set's stays (test_gradient_values compiles
     # inc's and set's gradients, each case's FAST_COMPILE stays)
     "tensor/test_inc_subtensor.py::test_gradients": (FAST_COMPILE, "set-*"),
-    "tensor/test_inc_subtensor.py::test_every_dtype":
-        (FAST_COMPILE, "*-bool", "*-int8", "*-int64", "*-uint64", "*-float16", "*-float64", "*-complex128"),
     # 28 s: verify_grad of every op, FAST_RUN (FAST_COMPILE's case stays)
     "tensor/test_runtime_broadcast_grad.py::"
     "test_verify_grad_of_every_op_with_a_length_one_axis_its_type_does_not_state": ("FAST_COMPILE",),
-    "tensor/test_runtime_broadcast_grad.py::test_the_op_against_numpy":
-        ("float64-*", "int8-*", "bool-*", "complex128-*", FAST_COMPILE),
+    "tensor/test_runtime_broadcast_grad.py::test_the_op_against_numpy": ("default-FAST_RUN", FAST_COMPILE),
     "tensor/test_runtime_broadcast_grad.py::test_alloc_fill_and_inc_subtensor_gradients": ("FAST_RUN", "FAST_COMPILE"),
     # 19 s: DebugMode compares the FAST_RUN case's C with perform once more
     "tensor/test_trust3_weak_scalars.py::test_compiled_c_code_gives_numpys_results_for_python_numbers": ("FAST_RUN",),
@@ -69,23 +66,25 @@ CASES: dict[str, tuple[str, ...]] = {
     "tensor/test_trust5_indices.py::test_constant_slice_bounds_of_any_size_clamp_as_numpy":
         ("FAST_RUN-shape0", FAST_COMPILE),
     "tensor/test_trust5_indices.py::test_every_position_every_edge_value_matches_numpy":
-        (FAST_COMPILE, "int8-*", "int64-*", "uint8-*", "uint32-*", "uint64-*"),
+        (FAST_COMPILE, "int8-*", "int64-*", "uint8-*", "uint64-*"),
     "tensor/test_trust5_indices.py::test_drawn_index_values_match_numpy": (FAST_COMPILE, "int64-*", "uint64-*"),
     "tensor/test_trust5_indices.py::test_numpy_reads_every_integer_before_it_checks_any": ("FAST_RUN", "FAST_COMPILE"),
+    # h2 (test_trust5_indices.py, test_runtime_broadcast_grad.py): DebugMode checks the same C against perform as
+    # the FAST_RUN case runs it (DebugMode stays in test_index_value_op_matches_numpy_in_every_mode and in
+    # test_results_that_share_a_gradient_buffer_are_not_aliased)
+    "tensor/test_trust5_indices.py::test_a_uint64_constant_variable_is_read_as_numpy_reads_it":
+        ("FAST_RUN", "FAST_COMPILE"),
+    "tensor/test_runtime_broadcast_grad.py::test_the_reported_case": ("FAST_RUN", "FAST_COMPILE"),
+    "tensor/test_runtime_broadcast_grad.py::test_zero_size_outputs": ("FAST_RUN", "FAST_COMPILE"),
     "tensor/test_user_scalar_ops.py::test_ported_ops_match_scipy_alone_and_fused_with_opkit_ops": ("*-float64",),
     "tensor/test_int_div_mod.py::test_python_numbers_are_weak_as_in_numpy":
         ("int8-3-int8", "int16-2.5-float64", "bool-2-int64", "uint64--1-None", "int8-300-None"),
     "core/test_trust3_api.py::test_grad_wrt_a_python_number_constant":
         ("FAST_RUN-float64", FAST_COMPILE, "DebugMode-float32"),
     "core/test_trust3_api.py::test_eval_on_intermediates_in_every_mode_agrees_with_givens": ("FAST_RUN", "FAST_COMPILE"),
-    "core/test_port_gaps.py::test_any_and_all_as_numpy": ("bool", "float64"),
     "core/test_port_gaps.py::test_scalar_unary_operators_and_python_numbers_as_numpy": ("bool", "int64", "float64"),
     "core/test_port_gaps.py::test_scalar_operators_give_numpys_values_and_dtypes":
         ("int8-int8", "bool-bool", "int64-float32", "complex128-float64"),
-    "cop/test_support_code_apply.py::test_every_pair_of_dtypes_in_one_function":
-        ("float32-float64", "float64-int8", "int8-uint16", "int16-int64", "int32-uint8", "int64-uint16"),
-    "tensor/test_dot_c.py::test_every_product_of_vectors_and_matrices_is_numpys_in_every_layout":
-        (FAST_COMPILE, "bool-*", "int64-*", "float32-*", "float64-*", "complex128-*"),
     "bridge/test_bridge_pytensor_numba.py::test_the_ops_c_runs_from_nopython_code_for_every_dtype_and_layout":
         ("contiguous-*", "reversed-float64", "step 2-*", "empty-*"),
     # hB's block (test_reductions_order_free.py): 13 s, int8's module of 12 reductions (int64's runs the same loops)
@@ -93,12 +92,8 @@ CASES: dict[str, tuple[str, ...]] = {
     # the ported tests: one case of each op family and mode
     "ported/test_ported_blas.py::test_blas_ops_match_numpy": ("FAST_RUN", "FAST_COMPILE"),
     "ported/test_ported_conv.py::test_conv_op_matches_scipy": ("FAST_RUN", "FAST_COMPILE"),
-    "ported/test_ported_pool.py::test_pool_gradient_through_max_and_average_pool_grad":
-        ("max-False-stride1-pad1", "average_inc_pad-True-stride4-pad4"),
     "ported/test_ported_pool.py::test_pool_2d_matches_numpy_in_every_mode":
         ("shape1-*", "shape2-*", "shape4-*"),
-    "ported/test_ported_basic_scipy.py::test_gradients_from_their_l_op": ("erf", "gammaln", "j0"),
-    "ported/test_ported_softmax.py::test_softmax_gradients": ("softmax", "logsoftmax"),
     "ported/test_ported_cumop.py::test_cumop_gradient": ("0-add", "1-mul"),
     "ported/test_ported_corr3d.py::test_corr3d_gradients_through_grad_weights_and_grad_inputs":
         ("valid-sub0", "half-sub1"),
@@ -106,6 +101,17 @@ CASES: dict[str, tuple[str, ...]] = {
     # hC (test_ported_neighbours.py): 6 s; Images2Neibs.grad's neibs2images branch runs in the ignore_borders case,
     # neibs2images' valid mode in test_neibs2images_inverts_images2neibs
     "ported/test_ported_neighbours.py::test_images2neibs_gradient_valid": (),
+    # h3 (tests/ported/pytensor/test_gradient.py): 38 s of g++ CPU; upstream's tests of a gradient a kept test
+    # checks too: test_grad_cubic and test_grad_grad_cubic take the same ops' gradients on a bigger graph (tests/core's
+    # test_dot_grad each dot's), tests/core's test_gradient_extras.py zero_grad's and disconnected_grad's and
+    # hessian_vector_product's (with test_multiple_wrt here); square_jac=False keeps the Jacobian of an expression
+    "ported/pytensor/test_gradient.py::TestGrad::test_grad_quadratic": (),
+    "ported/pytensor/test_gradient.py::TestGrad::test_grad_quadratic_vector": (),
+    "ported/pytensor/test_gradient.py::TestGrad::test_grad_grad_quadratic": (),
+    "ported/pytensor/test_gradient.py::TestJacobian::test_jacobian_matrix_expression": ("False-*",),
+    "ported/pytensor/test_gradient.py::TestZeroGrad::test_grad": (),
+    "ported/pytensor/test_gradient.py::TestDisconnectedGrad::test_grad": (),
+    "ported/pytensor/test_gradient.py::TestHessianVectorProduct::test_rosen": (),
     # hA (tests/tensor/test_dtypes.py, test_trust4_ties.py): int32/int64 and uint16 divide as int8 and uint64 do; int8
     # with int8 and int32 with int16 raise from the same C as int64's and uint8 with int8's; float32's clip is the C of
     # float64's on float
@@ -114,6 +120,9 @@ CASES: dict[str, tuple[str, ...]] = {
     "tensor/test_dtypes.py::test_integer_to_negative_integer_power_raises_valueerror":
         (FAST_COMPILE, "dtypes0-*", "dtypes2-*"),
     "tensor/test_trust4_ties.py::test_clip_with_number_bounds_keeps_x_on_a_tie": ("*-float64", "numpy-*"),
+    # h6 (tensor/test_dot_c.py): dot.c is one C for every dtype, and DebugMode compiles a module per node: float32's
+    # four stay (test_every_product_of_vectors_and_matrices_is_numpys_in_every_layout runs every dtype's C, one module)
+    "tensor/test_dot_c.py::test_debugmode_finds_c_and_perform_equal_in_every_layout": ("float32",),
 }
 
 

@@ -270,7 +270,8 @@ def test_a_scalar_with_an_nd_tensor_is_a_broadcast_tensor():
         np.testing.assert_array_equal(value, want)
 
 
-@pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE", "DebugMode"])
+# DebugMode checks FAST_RUN's C of the conversions against perform once more: soak
+@pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE", pytest.param("DebugMode", marks=pytest.mark.soak)])
 def test_as_scalar_of_a_0d_tensor_round_trips_every_dtype(mode):
     tensors = [ot.tensor(d, shape=()) for d in SCALAR_DTYPES]
     scalars = [ps.as_scalar(t) for t in tensors]
@@ -335,24 +336,39 @@ def test_switch_on_a_scalar_condition_as_convolve1d_infers_its_shape():
     assert f(True, 7, 3) == 9 and f(False, 7, 3) == 5 and f(False, 3, 7) == 5
 
 
-# uint16 and float32 run the loops of int8 and float64 with another element type (a module of 14 reductions each): soak
-@pytest.mark.parametrize("dtype", ["bool", "int8", pytest.param("uint16", marks=pytest.mark.soak),
-                                   pytest.param("float32", marks=pytest.mark.soak), "float64", "complex128"])
-def test_any_and_all_as_numpy(dtype):
-    x = ot.tensor(dtype, shape=(None, None, None))
-    cases = [(None, False), (None, True), (0, False), (1, True), (-1, False), ((0, 2), False), ((0, 2), True)]
-    f = opkit.function([x], [r for axis, keep in cases for r in (x.any(axis=axis, keepdims=keep),
-                                                                   x.all(axis=axis, keepdims=keep))])
+# (axis, keepdims) of each reduction: the default run's cases reach every kind of axis (all, one, the last by
+# a negative number, several) and both keepdims; soak runs the others
+AXES = [(None, False), (1, True), (-1, False), ((0, 2), True)]
+SOAK_AXES = [(None, True), (0, False), ((0, 2), False)]
+
+
+# One function per group of dtypes and axes (their reductions share the Sum and comparison nodes' C): bool and
+# float64 by default; int8, uint16, float32 and complex128 run the same loops with another element type (soak)
+@pytest.mark.parametrize("dtypes, cases", [
+    pytest.param(("bool", "float64"), AXES, id="bool-float64"),
+    pytest.param(("bool", "float64"), SOAK_AXES, marks=pytest.mark.soak, id="bool-float64-soak_axes"),
+    pytest.param(("int8", "uint16", "float32", "complex128"), AXES + SOAK_AXES, marks=pytest.mark.soak,
+                 id="int8-uint16-float32-complex128")])
+def test_any_and_all_as_numpy(dtypes, cases):
+    xs = [ot.tensor(dtype, shape=(None, None, None)) for dtype in dtypes]
+    f = opkit.function(xs, [r for x in xs for axis, keep in cases for r in (x.any(axis=axis, keepdims=keep),
+                                                                            x.all(axis=axis, keepdims=keep))])
     for shape in [(2, 3, 4), (0, 3, 2), (2, 0, 1), (1, 1, 1)]:
-        value = np.random.default_rng(0).integers(0, 3, size=shape).astype(dtype)
-        if dtype.startswith("float") and value.size:
-            value.flat[0] = np.nan  # NaN is truthy: any, and not a zero for all
-        for view in (value, value[::-1, :, ::-1], np.asfortranarray(value)):
-            want = [r for axis, keep in cases for r in (np.any(view, axis=axis, keepdims=keep),
-                                                        np.all(view, axis=axis, keepdims=keep))]
-            for got, expected in zip(f(view), want):
-                assert got.dtype == np.bool_ and got.shape == np.shape(expected)
-                np.testing.assert_array_equal(got, expected)
+        values = []
+        for dtype in dtypes:
+            value = np.random.default_rng(0).integers(0, 3, size=shape).astype(dtype)
+            if dtype.startswith("float") and value.size:
+                value.flat[0] = np.nan  # NaN is truthy: any, and not a zero for all
+            values.append(value)
+        for layout in (lambda v: v, lambda v: v[::-1, :, ::-1], np.asfortranarray):
+            views = [layout(value) for value in values]
+            want = [r for view in views for axis, keep in cases for r in (np.any(view, axis=axis, keepdims=keep),
+                                                                          np.all(view, axis=axis, keepdims=keep))]
+            got = f(*views)
+            assert len(got) == len(want)
+            for value, expected in zip(got, want):
+                assert value.dtype == np.bool_ and value.shape == np.shape(expected)
+                np.testing.assert_array_equal(value, expected)
 
 
 def test_any_all_refuse_a_bad_axis_naming_it():

@@ -9,6 +9,7 @@ import opkit
 import opkit.tensor as ot
 from opkit.core.fgraph import FunctionGraph
 from opkit.core.rewrites import constant_folding, infer_shapes, merge
+from helpers.modes import FAST_RUN_GRAPH
 
 
 class Twice(opkit.Op):
@@ -39,6 +40,8 @@ class NoFolding(Twice):
 # explicit, so that `pytest --opkit-mode ...` leaves these tests about FAST_RUN's rewrites
 # (fusion, tested in test_fusion.py, is left out so each rewrite's own effect stays visible)
 fast_run = functools.partial(opkit.function, mode=opkit.Mode(linker="c", optimizer="fast_run").excluding("fusion"))
+# the same graph on the Python linker (nothing compiled), for the tests that only read it
+fast_run_graph = functools.partial(opkit.function, mode=FAST_RUN_GRAPH.excluding("fusion"))
 
 
 def ops_of(f):
@@ -63,7 +66,7 @@ def test_merging_reaches_through_chains_and_equal_constants():
 
 def test_ops_that_differ_in_props_or_inputs_are_not_merged():
     x, y = ot.dmatrix("x"), ot.dmatrix("y")
-    f = fast_run([x, y], [x.sum(axis=0), x.sum(axis=1), x * y, y * x])
+    f = fast_run_graph([x, y], [x.sum(axis=0), x.sum(axis=1), x * y, y * x])
     assert sorted(ops_of(f)) == sorted(["Sum{axis=(0,), keepdims=False}", "Sum{axis=(1,), keepdims=False}",
                                         "mul", "mul"])
 
@@ -165,7 +168,7 @@ def test_dead_nodes_are_removed():
 def test_every_remaining_node_feeds_an_output():
     x, y = ot.dmatrix("x"), ot.dvector("y")
     outputs = [(x * y).shape, ot.constant(1.0) + ot.constant(2.0) * x, (x * y).sum() + (x * y).sum()]
-    fgraph = fast_run([x, y], outputs).maker.fgraph
+    fgraph = fast_run_graph([x, y], outputs).maker.fgraph
     needed = set(map(id, fgraph.outputs))
     for node in reversed(fgraph.toposort()):
         assert any(id(v) in needed for v in node.outputs), f"{node} feeds nothing"

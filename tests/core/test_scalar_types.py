@@ -48,26 +48,28 @@ class CopyScalar(Op):
         return (1,)
 
 
+ROUND_TRIP_DTYPES = ["int8", "int32", "int64", "uint16", "float32", "float64"]
+
+
 @pytest.mark.parametrize("linker", LINKERS)
-@pytest.mark.parametrize("dtype", ["int8", "int32", "int64", "uint16", "float32", "float64"])
-def test_a_scalar_input_and_output_round_trip(linker, dtype):
-    x = os_.ScalarType(dtype)("x")
-    f = opkit.function([x], AffineScalar()(x), mode=opkit.Mode(linker=linker, optimizer=None))
-    for value in (3, np.dtype(dtype).type(5), 0):
-        result = f(value)
-        assert type(result) is np.dtype(dtype).type, (type(result), dtype)
-        assert result == 2 * value + 1
+def test_a_scalar_input_and_output_round_trip(linker):
+    """One function of a node per dtype: one module for the six dtypes."""
+    xs = [os_.ScalarType(dtype)(f"x_{dtype}") for dtype in ROUND_TRIP_DTYPES]
+    f = opkit.function(xs, [AffineScalar()(x) for x in xs], mode=opkit.Mode(linker=linker, optimizer=None))
+    for values in ([3] * len(xs), [np.dtype(dtype).type(5) for dtype in ROUND_TRIP_DTYPES], [0] * len(xs)):
+        for dtype, value, result in zip(ROUND_TRIP_DTYPES, values, f(*values)):
+            assert type(result) is np.dtype(dtype).type, (type(result), dtype)
+            assert result == 2 * value + 1
 
 
-@pytest.mark.parametrize("dtype", os_.DTYPES)
-def test_every_dtype_round_trips_through_c(dtype):
-    x = os_.ScalarType(dtype)("x")
-    value = np.dtype(dtype).type(1 if dtype == "bool" else 3)
-    if dtype.startswith("complex"):
-        value = np.dtype(dtype).type(1.5 - 2j)
-    f = opkit.function([x], CopyScalar()(x), mode=opkit.Mode(linker="c", optimizer=None))
-    result = f(value)
-    assert type(result) is np.dtype(dtype).type and result == value
+def test_every_dtype_round_trips_through_c():
+    """One function of a copy per dtype: one module for every dtype."""
+    xs = [os_.ScalarType(dtype)(f"x_{dtype}") for dtype in os_.DTYPES]
+    values = [np.dtype(dtype).type(1.5 - 2j if dtype.startswith("complex") else 1 if dtype == "bool" else 3)
+              for dtype in os_.DTYPES]
+    f = opkit.function(xs, [CopyScalar()(x) for x in xs], mode=opkit.Mode(linker="c", optimizer=None))
+    for dtype, value, result in zip(os_.DTYPES, values, f(*values)):
+        assert type(result) is np.dtype(dtype).type and result == value, (dtype, result)
 
 
 def test_scalar_intermediates_and_debugmode():

@@ -270,15 +270,16 @@ def test_known_grads_broadcast_a_gradient_whose_type_has_length_1_axes():
     m = ot.dmatrix("m")
     out = m * 2
     m_value = np.zeros((2, 3))
-    for mode in ("FAST_RUN", "FAST_COMPILE"):
-        for g, g_value in ((ot.TensorType("float32", shape=(1, None))("g"), np.ones((1, 3), "float32")),
-                           (ot.TensorType("float64", shape=(None, 1))("g"), np.ones((2, 1)))):
-            for gradient in (opkit.grad(None, m, known_grads={out: g}), opkit.Lop(out, m, g)):
-                result = opkit.function([m, g], gradient, mode=mode)(m_value, g_value)
-                assert result.dtype == "float64"
-                np.testing.assert_array_equal(result, np.full((2, 3), 2.0))
-        constant = opkit.grad(None, m, known_grads={out: np.ones((1, 3))})
-        np.testing.assert_array_equal(opkit.function([m], constant, mode=mode)(m_value), np.full((2, 3), 2.0))
+    g1, g2 = ot.TensorType("float32", shape=(1, None))("g1"), ot.TensorType("float64", shape=(None, 1))("g2")
+    gradients = [gradient for g in (g1, g2) for gradient in (opkit.grad(None, m, known_grads={out: g}),
+                                                             opkit.Lop(out, m, g))]
+    constant = opkit.grad(None, m, known_grads={out: np.ones((1, 3))})
+    for mode in ("FAST_RUN", "FAST_COMPILE"):  # one function of every gradient: one module
+        results = opkit.function([m, g1, g2], [*gradients, constant], mode=mode)(
+            m_value, np.ones((1, 3), "float32"), np.ones((2, 1)))
+        for result in results:
+            assert result.dtype == "float64"
+            np.testing.assert_array_equal(result, np.full((2, 3), 2.0))
 
 
 def test_gradient_points_with_too_many_dimensions_or_for_rop():

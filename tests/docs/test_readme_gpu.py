@@ -42,24 +42,33 @@ def test_the_section_names_the_extra_the_file_and_the_commands():
     assert all((ROOT / link).is_file() for link in links), links
 
 
-def _run_example(tmp_path, python: str) -> subprocess.CompletedProcess:
+@pytest.fixture(scope="module")
+def example_dir(tmp_path_factory):
+    """One folder holding the section's .cu file for every run of the example: the module the interpreter compiles
+    names that file (#line), so the runs share one compiled module (one compile, not one a run)."""
+    folder = tmp_path_factory.mktemp("readme_gpu")
     [cu] = blocks("c")
-    (tmp_path / "squared_diff.cu").write_text(cu)
-    script = tmp_path / "example.py"
+    (folder / "squared_diff.cu").write_text(cu)
+    return folder
+
+
+def _run_example(folder, name: str, python: str, **env) -> subprocess.CompletedProcess:
+    """Run `python` as the script `name` beside the section's .cu file in `folder`."""
+    script = folder / name
     script.write_text(python)
-    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=600,
-                          env=dict(os.environ, OPKIT_FLAGS=""))
+    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=folder, timeout=600,
+                          env=dict(os.environ, OPKIT_FLAGS="", **env))
 
 
 @needs_nvrtc
 @pytest.mark.parametrize("device", ["as written", "cuda-interpret"])
-def test_the_example_runs_and_prints_what_it_says(device, tmp_path):
+def test_the_example_runs_and_prints_what_it_says(device, example_dir):
     """As written: the interpreter here, the GPU where CuPy finds one; the interpreter also on a GPU machine."""
     [python] = blocks("python")
     assert DEVICE_LINE in python
     if device != "as written":
         python = python.replace(DEVICE_LINE, f"device = {device!r}")
-    done = _run_example(tmp_path, python)
+    done = _run_example(example_dir, f"example_{device.replace(' ', '_').replace('-', '_')}.py", python)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.strip() == PRINTS
 
@@ -83,17 +92,14 @@ def test_a_kernel_error_is_at_the_readme_files_line(tmp_path):
     assert "SquaredDiff" in done.stdout
 
 
-def test_without_the_cuda_extra_the_example_stops_at_its_own_line_with_the_fix(tmp_path):
+def test_without_the_cuda_extra_the_example_stops_at_its_own_line_with_the_fix(example_dir, tmp_path):
     """Issue 45.3: where NVRTC is absent (here forced: OPKIT_NVRTC names no library), the example prints its
     interpreter result, then the error's traceback is the user's line and opkit's public function, not a dozen
     frames of the toolchain, before the message that names the fix."""
     [python] = blocks("python")
-    [cu] = blocks("c")
-    (tmp_path / "squared_diff.cu").write_text(cu)
-    script = tmp_path / "example.py"
-    script.write_text(python.replace(DEVICE_LINE, 'device = "cuda-interpret"'))
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=600,
-                          env=dict(os.environ, OPKIT_FLAGS="", OPKIT_NVRTC=str(tmp_path / "no" / "libnvrtc.so.12")))
+    script = example_dir / "example_without_nvrtc.py"
+    done = _run_example(example_dir, script.name, python.replace(DEVICE_LINE, 'device = "cuda-interpret"'),
+                        OPKIT_NVRTC=str(tmp_path / "no" / "libnvrtc.so.12"))
     assert done.returncode == 1 and done.stdout.strip() == PRINTS.splitlines()[0]
     trace = done.stderr[done.stderr.index("Traceback (most recent call last):"):]
     frames = re.findall(r'^  File "([^"]+)", line \d+, in (\S+)$', trace, re.M)

@@ -40,13 +40,39 @@ def _axpy_function(device, dtype):
     return opkit.function([a, x, y], axpy(a, x, y), mode=opkit.Mode(device=device))
 
 
-def test_axpy_against_numpy(device):
+_EVERY_DTYPE = {}
+
+
+def _every_dtype_function(device):
+    """axpy and block_sum of every dtype in one function (one module), compiled once per device and session:
+    its inputs are a, x, y of DTYPES[0], then of DTYPES[1], ...; its outputs axpy(a, x, y) and block_sum(x) of each."""
+    if device not in _EVERY_DTYPE:
+        inputs, outputs = [], []
+        for dtype in DTYPES:
+            a, x, y = og.scalar("a", dtype=dtype), og.vector("x", dtype=dtype), og.vector("y", dtype=dtype)
+            inputs += [a, x, y]
+            outputs += [axpy(a, x, y), block_sum(x)]
+        _EVERY_DTYPE[device] = opkit.function(inputs, outputs, mode=opkit.Mode(device=device))
+    return _EVERY_DTYPE[device]
+
+
+def _call_every_dtype(device, values):
+    """{dtype: (axpy, block_sum)} of _every_dtype_function(device) called with {dtype: (a, x, y)} (numpy); a dtype
+    left out gets empty vectors."""
+    arguments = []
     for dtype in DTYPES:
-        f = _axpy_function(device, dtype)
-        alpha = np.asarray(3, dtype=dtype)
-        for n in SIZES:
-            x, y = _data(dtype, n), _data(dtype, n, seed=1)
-            got = f(on_device(device, alpha), on_device(device, x), on_device(device, y))
+        empty = np.zeros(0, dtype)
+        arguments += [on_device(device, v) for v in values.get(dtype, (np.asarray(0, dtype), empty, empty))]
+    results = _every_dtype_function(device)(*arguments)
+    return {dtype: (results[2 * k], results[2 * k + 1]) for k, dtype in enumerate(DTYPES)}
+
+
+def test_axpy_against_numpy(device):
+    for n in SIZES:
+        values = {dtype: (np.asarray(3, dtype=dtype), _data(dtype, n), _data(dtype, n, seed=1)) for dtype in DTYPES}
+        results = _call_every_dtype(device, values)
+        for dtype, (alpha, x, y) in values.items():
+            got = results[dtype][0]
             expected = alpha * x + y
             assert got.dtype == expected.dtype and got.shape == (n,), (dtype, n)
             np.testing.assert_array_equal(to_numpy(got), expected, err_msg=f"{dtype} n={n}")
@@ -60,28 +86,15 @@ def test_axpy_on_strided_and_reversed_views(device):
         np.testing.assert_array_equal(to_numpy(got), 2.5 * x + y)
 
 
-_INTERPRETED = {}
-
-
-def _interpreted(dtype):
-    """The axpy and block-sum functions of `dtype` through the interpreter, compiled once per test session."""
-    if dtype not in _INTERPRETED:
-        x = og.vector("x", dtype=dtype)
-        _INTERPRETED[dtype] = (_axpy_function("cuda-interpret", dtype),
-                               opkit.function([x], block_sum(x), mode=opkit.Mode(device="cuda-interpret")))
-    return _INTERPRETED[dtype]
-
-
 @settings(max_examples=25, deadline=None)
 @given(dtype=st.sampled_from(DTYPES), n=st.integers(0, 2000), step_x=st.sampled_from([1, 2, -1, -3]),
        step_y=st.sampled_from([1, 3, -2]), alpha=st.integers(-5, 5), seed=st.integers(0, 2**16))
 def test_interpreted_kernels_match_numpy_property(dtype, n, step_x, step_y, alpha, seed):
-    f_axpy, f_sum = _interpreted(dtype)
     x = _data(dtype, n * abs(step_x), seed)[::step_x]
     y = _data(dtype, n * abs(step_y), seed + 1)[::step_y]
     a = np.asarray(alpha, dtype=dtype)
-    np.testing.assert_array_equal(f_axpy(a, x, y), a * x + y)
-    total = f_sum(x)
+    z, total = _call_every_dtype("cuda-interpret", {dtype: (a, x, y)})[dtype]
+    np.testing.assert_array_equal(z, a * x + y)
     if dtype == "int32":
         assert total == x.sum(dtype=dtype)
     else:
@@ -96,12 +109,11 @@ def test_host_code_errors_reach_the_caller(device):
 
 
 def test_block_reduction_with_shared_memory(device):
-    for dtype in DTYPES:
-        x = og.vector("x", dtype=dtype)
-        f = opkit.function([x], block_sum(x), mode=opkit.Mode(device=device))
-        for n in [0, 1, 255, 256, 257, 5000]:
-            data = _data(dtype, n)
-            got = to_numpy(f(on_device(device, data)))
+    for n in [0, 1, 255, 256, 257, 5000]:
+        values = {dtype: (np.asarray(1, dtype=dtype), _data(dtype, n), _data(dtype, n)) for dtype in DTYPES}
+        results = _call_every_dtype(device, values)
+        for dtype, (_, data, _) in values.items():
+            got = to_numpy(results[dtype][1])
             expected = data.sum(dtype=dtype)
             assert got.shape == () and got.dtype == np.dtype(dtype)
             if dtype == "int32":

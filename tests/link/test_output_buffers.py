@@ -144,22 +144,36 @@ DTYPES = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64"
           "float64", "complex64", "complex128"]
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.fixture(scope="module")
+def every_dtype():
+    """One function (one module) of x * y for every dtype: output k is the product of two DTYPES[k] vectors."""
+    pairs = [(ot.vector("x", dtype=dtype), ot.vector("y", dtype=dtype)) for dtype in DTYPES]
+    return opkit.function([v for pair in pairs for v in pair], [x * y for x, y in pairs])
+
+
 @pytest.mark.parametrize("size", [0, 1, 7])
-def test_every_dtype_and_empty(dtype, size):
-    x, y = ot.vector("x", dtype=dtype), ot.vector("y", dtype=dtype)
-    f = opkit.function([x, y], x * y)
+def test_every_dtype_and_empty(every_dtype, size):
+    f = every_dtype
     rng = np.random.default_rng(size)
-    values = [(rng.integers(0, 3, size).astype(dtype), rng.integers(0, 3, size).astype(dtype)) for _ in range(3)]
+    # each call's arguments: x and y of DTYPES[0], x and y of DTYPES[1], ...
+    values = [[rng.integers(0, 3, size).astype(dtype) for dtype in DTYPES for _ in "xy"] for _ in range(3)]
+
+    def products(arguments):
+        return [x * y for x, y in zip(arguments[0::2], arguments[1::2])]
+
     kept = f(*values[0])
-    f(*values[1])  # dropped: its buffer is the next call's
+    f(*values[1])  # dropped: its buffers are the next call's
     last = f(*values[2])
-    np.testing.assert_array_equal(kept, values[0][0] * values[0][1])
-    np.testing.assert_array_equal(last, values[2][0] * values[2][1])
-    assert last.dtype == np.dtype(dtype)
-    out = np.empty(size, dtype)
-    assert f(*values[1], out=out) is out
-    np.testing.assert_array_equal(out, values[1][0] * values[1][1])
+    for dtype, got, want in zip(DTYPES, kept, products(values[0])):
+        np.testing.assert_array_equal(got, want, err_msg=dtype)
+    for dtype, got, want in zip(DTYPES, last, products(values[2])):
+        np.testing.assert_array_equal(got, want, err_msg=dtype)
+        assert got.dtype == np.dtype(dtype)
+    out = [np.empty(size, dtype) for dtype in DTYPES]
+    done = f(*values[1], out=out)
+    assert len(done) == len(DTYPES) and all(got is buffer for got, buffer in zip(done, out))
+    for dtype, buffer, want in zip(DTYPES, out, products(values[1])):
+        np.testing.assert_array_equal(buffer, want, err_msg=dtype)
 
 
 def test_threads_never_share_a_buffer(f3):

@@ -70,9 +70,15 @@ def test_softmax_eager_compute(dtype):
     np.testing.assert_allclose(SoftmaxWithBias().compute(v, v[0]), np_softmax(v + v[0]), rtol=1e-5)
 
 
-@pytest.mark.parametrize("function", [softmax, logsoftmax, lambda x: softmax_with_bias(x, x[0] * 2)])
-def test_softmax_gradients(function):
-    verify_grad(function, [rng(4).normal(size=(3, 4))], rng=np.random.RandomState(0))
+# One verify_grad a group, an input per op (each input's gradient is its op's alone): Softmax and LogSoftmax by
+# default, SoftmaxWithBias under `-m soak`
+@pytest.mark.parametrize("functions", [(softmax, logsoftmax),
+                                       pytest.param((lambda x: softmax_with_bias(x, x[0] * 2),),
+                                                    marks=pytest.mark.soak)],
+                         ids=["softmax-logsoftmax", "softmax_with_bias"])
+def test_softmax_gradients(functions):
+    verify_grad(lambda *xs: sum(function(x) for function, x in zip(functions, xs, strict=True)),
+                [rng(4 + k).normal(size=(3, 4)) for k in range(len(functions))], rng=np.random.RandomState(0))
 
 
 def test_softmax_grad_op_gradient():

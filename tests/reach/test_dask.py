@@ -5,6 +5,7 @@ import pytest
 
 import opkit
 import opkit.tensor as ot
+from helpers.caches import seeded
 
 da = pytest.importorskip("dask.array", reason="opkit.dask needs the dask extra: pip install 'opkit-sdk[dask]'")
 distributed = pytest.importorskip("distributed")
@@ -22,11 +23,11 @@ def _warm_function_base():
 
 
 @pytest.fixture(scope="module")
-def client(tmp_path_factory):
-    """One cluster for the whole module: 2 worker processes sharing their own (fresh) compile cache."""
-    cache = tmp_path_factory.mktemp("dask-workers-cache")
+def client():
+    """One cluster for the whole module: 2 worker processes sharing this session's compile cache, so a worker
+    loads the module of a function the tests compiled here (as a cluster beside its client's cache would)."""
     with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None,
-                                  env={"OPKIT_COMPILEDIR": str(cache)}) as cluster, \
+                                  env={"OPKIT_COMPILEDIR": opkit.config.compiledir}) as cluster, \
             distributed.Client(cluster) as client:
         client.run(_warm_function_base)
         yield client
@@ -87,9 +88,10 @@ def test_blockwise_errors_say_what_to_pass(client):
     assert float(opkit_dask.blockwise(total, da.ones(4, chunks=4), drop_axis=0).compute()) == 4.0
 
 
-def test_warm_cache_compiles_each_module_once_on_the_cluster(client):
+def test_warm_cache_compiles_each_module_once_on_the_cluster(client, tmp_path):
     x, y = ot.dvector("x"), ot.dvector("y")
-    f = opkit.function([x, y], ot.sqrt(x * x + y * y) - x / (y + 3))  # a graph no other test compiles
+    with opkit.config.change_flags(compiledir=seeded(tmp_path)):  # built here, not in the cache the workers share
+        f = opkit.function([x, y], ot.sqrt(x * x + y * y) - x / (y + 3))  # a graph no other test compiles
     before = _built(client)
     client.register_plugin(opkit_dask.WarmCache(f))
     after = _built(client)

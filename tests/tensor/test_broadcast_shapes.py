@@ -40,16 +40,41 @@ def _vars(shapes, dtype="float64"):
     return [ot.tensor(dtype, (None,) * len(s)) for s in shapes]
 
 
+# The (x.ndim, y.ndim) of every pair of shapes above: one function per mode holds them all
+NDIMS = sorted({(len(s[0]), len(s[1])) for s in COMPATIBLE + INCOMPATIBLE})
+
+
 @pytest.fixture(scope="module")
 def functions():
-    """(mode, ndims) -> a function of two inputs returning [x + y, (x + y).shape, (x * y).sum()]."""
+    """(mode, ndims) -> f(a, b) returning [x + y, (x + y).shape, (x * y).sum()] for x, y of those ndims.
+
+    One compiled function per mode computes that for every pair of NDIMS; f gives the other pairs' inputs
+    arrays of ones of length 1 (which broadcast) and checks their results too."""
     cache = {}
 
     def get(mode, ndims):
-        if (mode, ndims) not in cache:
-            x, y = (ot.tensor("float64", (None,) * n) for n in ndims)
-            cache[(mode, ndims)] = opkit.function([x, y], [x + y, (x + y).shape, (x * y).sum()], mode=mode)
-        return cache[(mode, ndims)]
+        if mode not in cache:
+            inputs, outputs = [], []
+            for pair in NDIMS:
+                x, y = (ot.tensor("float64", (None,) * n) for n in pair)
+                inputs += [x, y]
+                outputs += [x + y, (x + y).shape, (x * y).sum()]
+            cache[mode] = opkit.function(inputs, outputs, mode=mode)
+        k = NDIMS.index(ndims)
+
+        def f(a, b):
+            values = [v for pair in NDIMS for v in ((a, b) if pair == ndims else (np.ones((1,) * pair[0]),
+                                                                                   np.ones((1,) * pair[1])))]
+            results = cache[mode](*values)
+            for j, pair in enumerate(NDIMS):
+                if j != k:
+                    result, shape, total = results[3 * j:3 * j + 3]
+                    np.testing.assert_array_equal(result, np.full((1,) * max(pair), 2.0), strict=True)
+                    np.testing.assert_array_equal(shape, np.ones(max(pair), "int64"), strict=True)
+                    assert total == 1.0
+            return results[3 * k:3 * k + 3]
+
+        return f
 
     return get
 

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import opkit
 import opkit.tensor as ot
+from tests.helpers.modes import FAST_RUN_GRAPH
 from tests.helpers.numeric import check_close
 from opkit.core.tensor.elementwise.elemwise import BroadcastAxis
 from opkit.core.tensor.fused.fusion import MAX_CONE, FusedElemwise
@@ -92,10 +93,13 @@ def _model_values(rng):
     return values
 
 
-@pytest.fixture(scope="module")
-def model_functions():
+# The model's FAST_RUN graph on the Python linker (the rewrites checked: its nodes, its results and errors; nothing
+# compiled), and compiled (soak: its C is that of the fused loops, reductions and checks the tests below compile).
+@pytest.fixture(scope="module", params=["graph", pytest.param("compiled", marks=pytest.mark.soak)])
+def model_functions(request):
     inputs, outputs = _model()
-    return opkit.function(inputs, outputs), opkit.function(inputs, outputs, mode="FAST_COMPILE")
+    fast = opkit.function(inputs, outputs, mode=FAST_RUN_GRAPH if request.param == "graph" else "FAST_RUN")
+    return fast, opkit.function(inputs, outputs, mode="FAST_COMPILE")
 
 
 def test_the_model_graph_is_small_and_checks_nothing_twice(model_functions):

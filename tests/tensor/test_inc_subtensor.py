@@ -18,6 +18,7 @@ import opkit.tensor as ot
 from opkit.cop.generate.cinterface import op_has_c
 from opkit.core.tensor.shapes.inc_subtensor import IncSubtensor
 from opkit.testing import InferShapeTester, verify_grad
+from helpers.modes import FAST_RUN_GRAPH
 
 MODES = ["FAST_RUN", "FAST_COMPILE"]
 ALL_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
@@ -113,22 +114,46 @@ def test_matches_numpy_on_drawn_indices_and_shapes(mode, case):
     assert not np.shares_memory(got, x)
 
 
-@pytest.mark.parametrize("set_instead_of_inc", [True, False], ids=["set", "inc"])
-@pytest.mark.parametrize("index", [(1,), (slice(None, None, -2),), (slice(1, None), -1), (slice(-100, 100),),
-                                   (slice(5, 1),), (0, 1)], ids=["int", "neg_step", "slice_int", "clamped",
-                                                                 "empty", "scalar"])
-def test_static_indices_in_every_mode_and_eager(index, set_instead_of_inc):
-    """Constant indices (None bounds, clamped, empty): FAST_RUN, FAST_COMPILE, DebugMode and op.compute."""
+STATIC_INDICES = [(1,), (slice(None, None, -2),), (slice(1, None), -1), (slice(-100, 100),), (slice(5, 1),), (0, 1)]
+STATIC_CASES = [(index, set_instead_of_inc) for set_instead_of_inc in (True, False) for index in STATIC_INDICES]
+
+
+@pytest.fixture(scope="module")
+def static_functions():
+    """(x's value, each case's y value and output, {mode: function}): every case of STATIC_CASES is an output of one
+    function per mode, compiled when a case first asks for it (in FAST_RUN one module, not twelve: CI time)."""
     x = ot.dmatrix("x")
     xv = values("float64", (3, 4), 1)
-    selected = xv[index].shape
-    y = ot.tensor("float64", shape=(None,) * len(selected[-1:]))
-    yv = values("float64", selected[-1:], 2)
-    build = ot.set_subtensor if set_instead_of_inc else ot.inc_subtensor
-    out = build(x[index], y)
+    ys, yvs, outs = [], [], []
+    for index, set_instead_of_inc in STATIC_CASES:
+        selected = xv[index].shape
+        ys.append(ot.tensor("float64", shape=(None,) * len(selected[-1:])))
+        yvs.append(values("float64", selected[-1:], 2))
+        build = ot.set_subtensor if set_instead_of_inc else ot.inc_subtensor
+        outs.append(build(x[index], ys[-1]))
+
+    class Compiled(dict):
+        def __missing__(self, mode):
+            self[mode] = opkit.function([x, *ys], outs, mode=mode)
+            return self[mode]
+
+    return xv, yvs, outs, Compiled()
+
+
+# DebugMode compiles a module per node (twelve) to check the C FAST_RUN runs against the perform FAST_COMPILE runs,
+# each compared with numpy here: `-m soak` (test_inplace_never_writes_into_the_callers_x runs DebugMode by default)
+@pytest.mark.parametrize("modes", [pytest.param(MODES, id="FAST_RUN-FAST_COMPILE"),
+                                   pytest.param(["DebugMode"], id="DebugMode", marks=pytest.mark.soak)])
+@pytest.mark.parametrize("set_instead_of_inc", [True, False], ids=["set", "inc"])
+@pytest.mark.parametrize("index", STATIC_INDICES, ids=["int", "neg_step", "slice_int", "clamped", "empty", "scalar"])
+def test_static_indices_in_every_mode_and_eager(static_functions, index, set_instead_of_inc, modes):
+    """Constant indices (None bounds, clamped, empty): FAST_RUN, FAST_COMPILE, DebugMode and op.compute."""
+    xv, yvs, outs, functions = static_functions
+    case = STATIC_CASES.index((index, set_instead_of_inc))
+    yv, out = yvs[case], outs[case]
     expected = numpy_result(xv, index, yv, set_instead_of_inc)
-    for mode in [*MODES, "DebugMode"]:
-        assert_same(opkit.function([x, y], out, mode=mode)(xv, yv), expected)
+    for mode in modes:
+        assert_same(functions[mode](xv, *yvs)[case], expected)
     op = out.owner.op
     assert isinstance(op, IncSubtensor) and op.set_instead_of_inc == set_instead_of_inc
     assert_same(op.compute(xv, yv, *[np.asarray(v.data) for v in out.owner.inputs[2:]]), expected)
@@ -144,15 +169,35 @@ def test_fast_run_uses_the_c_code():
 
 # -- dtypes -------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("dtype", ALL_DTYPES)
-@pytest.mark.parametrize("mode", MODES)
+# FAST_RUN's C of these dtypes is that of another dtype of their kind (int16, int32: int8's and int64's; uint8 to
+# uint32: uint64's; float32: float64's; complex64: complex128's): `-m soak`. FAST_COMPILE compiles nothing: every dtype.
+SOAK_DTYPES = ("int16", "int32", "uint8", "uint16", "uint32", "float32", "complex64")
+_DTYPE_FUNCTIONS = {}
+
+
+def dtype_function(mode, dtype):
+    """(f, group): one function of every dtype of dtype's group (SOAK_DTYPES, or the others) per mode, taking x and y
+    of each in turn and giving three outputs for each (in FAST_RUN one module per group, not one per dtype: CI time)."""
+    group = tuple(d for d in ALL_DTYPES if (d in SOAK_DTYPES) == (dtype in SOAK_DTYPES))
+    if (mode, group) not in _DTYPE_FUNCTIONS:
+        inputs, outputs = [], []
+        for d in group:
+            x, y = ot.tensor(d, shape=(None, None)), ot.tensor(d, shape=(1, None))
+            inputs += [x, y]
+            outputs += [ot.set_subtensor(x[1:, ::-2], y), ot.inc_subtensor(x[-1, :3], y[0]),
+                        ot.inc_subtensor(x[:, 1:4], y)]
+        _DTYPE_FUNCTIONS[mode, group] = opkit.function(inputs, outputs, mode=mode)
+    return _DTYPE_FUNCTIONS[mode, group], group
+
+
+@pytest.mark.parametrize("mode, dtype", [
+    pytest.param(mode, dtype, marks=[pytest.mark.soak] if mode == "FAST_RUN" and dtype in SOAK_DTYPES else [],
+                 id=f"{mode}-{dtype}") for mode in MODES for dtype in ALL_DTYPES])
 def test_every_dtype(dtype, mode):
     """Set and add of the same dtype (bool's add is numpy's: or); y broadcast along the first axis."""
-    x, y = ot.tensor(dtype, shape=(None, None)), ot.tensor(dtype, shape=(1, None))
-    f = opkit.function([x, y], [ot.set_subtensor(x[1:, ::-2], y), ot.inc_subtensor(x[-1, :3], y[0]),
-                                ot.inc_subtensor(x[:, 1:4], y)], mode=mode)
+    f, group = dtype_function(mode, dtype)
     xv, yv = values(dtype, (3, 5), 3), values(dtype, (1, 3), 4)
-    got = f(xv, yv)
+    got = f(*[v for d in group for v in (values(d, (3, 5), 3), values(d, (1, 3), 4))])[3 * group.index(dtype):][:3]
     assert_same(got[0], numpy_result(xv, (slice(1, None), slice(None, None, -2)), yv, True))
     assert_same(got[1], numpy_result(xv, (-1, slice(None, 3)), yv[0], False))
     assert_same(got[2], numpy_result(xv, (slice(None), slice(1, 4)), yv, False))
@@ -182,15 +227,30 @@ def test_set_casts_y_as_numpy_assignment_does(mode, x_dtype, y_dtype):
     assert sorted({w.category.__name__ for w in caught}) == sorted({w.category.__name__ for w in numpy_caught})
 
 
+INC_CASTS = [("float32", "float64"), ("int8", "int64"), ("int64", "bool"), ("complex64", "float64"),
+             ("uint16", "uint64")]
+
+
+@pytest.fixture(scope="module")
+def inc_cast_functions():
+    """{mode: f}: f takes x and y of each pair of INC_CASTS in turn and gives each pair's inc_subtensor (in FAST_RUN
+    one module, not one per pair: CI time)."""
+    inputs = [ot.tensor(d, shape=(None,) if k == 0 else ()) for pair in INC_CASTS for k, d in enumerate(pair)]
+    outputs = [ot.inc_subtensor(x[::2], y) for x, y in zip(inputs[::2], inputs[1::2])]
+    return {mode: opkit.function(inputs, outputs, mode=mode) for mode in MODES}
+
+
+def _inc_cast_values(x_dtype, y_dtype):
+    return values(x_dtype, (5,), 6), np.asarray(120 if y_dtype != "bool" else True, dtype=y_dtype)
+
+
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("x_dtype, y_dtype", [("float32", "float64"), ("int8", "int64"), ("int64", "bool"),
-                                              ("complex64", "float64"), ("uint16", "uint64")])
-def test_inc_casts_y_as_numpy_in_place_add_does(mode, x_dtype, y_dtype):
+@pytest.mark.parametrize("x_dtype, y_dtype", INC_CASTS)
+def test_inc_casts_y_as_numpy_in_place_add_does(inc_cast_functions, mode, x_dtype, y_dtype):
     """x[idx] += y with numpy's 'same_kind' cast back to x's dtype (int8 += int64 wraps, as numpy's)."""
-    x, y = ot.tensor(x_dtype, shape=(None,)), ot.tensor(y_dtype, shape=())
-    f = opkit.function([x, y], ot.inc_subtensor(x[::2], y), mode=mode)
-    xv, yv = values(x_dtype, (5,), 6), np.asarray(120 if y_dtype != "bool" else True, dtype=y_dtype)
-    assert_same(f(xv, yv), numpy_result(xv, slice(None, None, 2), yv, False))
+    xv, yv = _inc_cast_values(x_dtype, y_dtype)
+    got = inc_cast_functions[mode](*[v for pair in INC_CASTS for v in _inc_cast_values(*pair)])
+    assert_same(got[INC_CASTS.index((x_dtype, y_dtype))], numpy_result(xv, slice(None, None, 2), yv, False))
 
 
 @pytest.mark.parametrize("x_dtype, y_dtype", [("int32", "float64"), ("bool", "int8"), ("uint8", "int8"),
@@ -419,6 +479,8 @@ def test_rop():
 # -- the shape of the result, and x.shape[i] as the target (Theano's neibs2images) ------------------------------
 
 class TestIncSubtensorShapes(InferShapeTester):
+    mode = FAST_RUN_GRAPH  # infer_shape under FAST_RUN's rewrites; the op's C results are tested above
+
     def test_shape(self):
         x, y, i = ot.dmatrix("x"), ot.dvector("y"), ot.lscalar("i")
         self._compile_and_check([x, y, i], [ot.set_subtensor(x[i, ::-1], y), ot.inc_subtensor(x[1:, i], y)],
@@ -435,13 +497,24 @@ def test_setting_an_entry_of_a_shape(mode):
     assert_same(got, np.array([1, 2, 4, 1]))
 
 
+INDEX_DTYPES = ["int8", "uint8", "int32", "uint64"]
+
+
+@pytest.fixture(scope="module")
+def index_dtype_functions():
+    """{mode: f}: f(x, one index scalar of each of INDEX_DTYPES) gives set and inc through each index in turn (in
+    FAST_RUN one module, not one per dtype: CI time)."""
+    x, indices = ot.dvector("x"), [ot.tensor(d, shape=()) for d in INDEX_DTYPES]
+    outputs = [out for i in indices for out in (ot.set_subtensor(x[i], 7.0), ot.inc_subtensor(x[i::-1], 1.0))]
+    return {mode: opkit.function([x, *indices], outputs, mode=mode) for mode in MODES}
+
+
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("index_dtype", ["int8", "uint8", "int32", "uint64"])
-def test_index_scalars_of_every_integer_dtype(mode, index_dtype):
-    x, i = ot.dvector("x"), ot.tensor(index_dtype, shape=())
-    f = opkit.function([x, i], [ot.set_subtensor(x[i], 7.0), ot.inc_subtensor(x[i::-1], 1.0)], mode=mode)
+@pytest.mark.parametrize("index_dtype", INDEX_DTYPES)
+def test_index_scalars_of_every_integer_dtype(index_dtype_functions, mode, index_dtype):
     xv = np.arange(5.0)
-    got = f(xv, np.asarray(3, index_dtype))
+    got = index_dtype_functions[mode](xv, *[np.asarray(3, d) for d in INDEX_DTYPES])
+    got = got[2 * INDEX_DTYPES.index(index_dtype):]
     assert_same(got[0], numpy_result(xv, 3, 7.0, True))
     assert_same(got[1], numpy_result(xv, slice(3, None, -1), 1.0, False))
 

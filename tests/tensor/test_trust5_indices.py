@@ -7,8 +7,9 @@ npy_intp (2**64 - 1 became -1) and the graph wrapped a constant np.uint64 to int
 with a numpy scalar of the same dtype (or the same Python int). Each path runs: FAST_RUN (Subtensor's and
 IncSubtensor's C, IndexValue's C in the shape checks), FAST_COMPILE (their perform) and DebugMode.
 
-One function per dtype and mode covers every index position (start, stop, step, integer) for get, set and inc:
-its inputs a, b, c fill the positions, so each value is tried at every position by a call, not a compile.
+One function per mode covers every index position (start, stop, step, integer) for get, set and inc, for several
+dtypes at once: each dtype's inputs a, b, c fill the positions, so each value is tried at every position by a call,
+not a compile (the other dtypes' inputs hold SAFE values meanwhile, whose outputs are checked too).
 """
 
 import numpy as np
@@ -54,21 +55,31 @@ def numpy_outputs(x, a, b, c):
             x[b], set_(b, -1.0), inc(b, 10.0), m[b, ::c], m[a:, 0]]
 
 
+# The dtypes whose index forms share one function: the default run's (a narrow and the widest signed integer, a
+# narrow unsigned one and uint64, beyond int64) and the others (subtensor.c reads them as it reads int8 or uint8:
+# soak).
+DTYPE_GROUPS = (("int8", "int64", "uint8", "uint64"), ("int16", "int32", "uint16", "uint32"))
+SAFE = (1, 2, 1)  # a, b, c of the dtypes not under test: no form raises
 _FUNCTIONS = {}
 
 
 def index_function(dtype, mode):
-    """f(x, a, b, c) of `dtype` scalars a, b, c -> numpy_outputs' list, the same index forms symbolically."""
-    key = (dtype, mode)
+    """(f, dtypes): f(x, a, b, c per dtype of `dtype`'s group) -> numpy_outputs' list of each dtype, in order."""
+    dtypes = next(group for group in DTYPE_GROUPS if dtype in group)
+    key = (dtypes, mode)
     if key not in _FUNCTIONS:
         x = ot.dvector("x")
-        a, b, c = (ot.tensor(dtype=dtype, shape=(), name=n) for n in "abc")
         m = x.dimshuffle(0, "x") * ot.constant(np.array([1.0, 10.0]))
-        outputs = [x[a:], x[:a], x[a:b], x[a:b:c], x[::c], x[a::c], x[:a:c], x[::-1][a::c],
-                   ot.set_subtensor(x[a:], -1.0), ot.set_subtensor(x[:a], -1.0), ot.set_subtensor(x[::c], -1.0),
-                   ot.inc_subtensor(x[a:b:c], 10.0), ot.inc_subtensor(x[:a], 10.0), ot.inc_subtensor(x[a::c], 10.0),
-                   x[b], ot.set_subtensor(x[b], -1.0), ot.inc_subtensor(x[b], 10.0), m[b, ::c], m[a:, 0]]
-        _FUNCTIONS[key] = opkit.function([x, a, b, c], outputs, mode=mode)
+        inputs, outputs = [x], []
+        for d in dtypes:
+            a, b, c = (ot.tensor(dtype=d, shape=(), name=f"{n}_{d}") for n in "abc")
+            inputs += [a, b, c]
+            outputs += [x[a:], x[:a], x[a:b], x[a:b:c], x[::c], x[a::c], x[:a:c], x[::-1][a::c],
+                        ot.set_subtensor(x[a:], -1.0), ot.set_subtensor(x[:a], -1.0), ot.set_subtensor(x[::c], -1.0),
+                        ot.inc_subtensor(x[a:b:c], 10.0), ot.inc_subtensor(x[:a], 10.0),
+                        ot.inc_subtensor(x[a::c], 10.0), x[b], ot.set_subtensor(x[b], -1.0),
+                        ot.inc_subtensor(x[b], 10.0), m[b, ::c], m[a:, 0]]
+        _FUNCTIONS[key] = opkit.function(inputs, outputs, mode=mode), dtypes
     return _FUNCTIONS[key]
 
 
@@ -88,15 +99,19 @@ def numpy_error(call):
     return None
 
 
-def check_call(f, dtype, a, b, c):
-    """f(x, a, b, c) gives numpy's outputs, or raises numpy's exception class with opkit's message."""
-    sa, sb, sc = (np.array(v, dtype=dtype)[()] for v in (a, b, c))  # numpy scalars of the dtype
+def check_call(function, dtype, a, b, c):
+    """`function` (index_function's) with a, b, c as `dtype`'s index values gives numpy's outputs, or raises
+    numpy's exception class with opkit's message."""
+    f, dtypes = function
+    scalars = [np.array(v, dtype=d)[()] for d in dtypes for v in ((a, b, c) if d == dtype else SAFE)]
+    sa, sb, sc = scalars[3 * dtypes.index(dtype):3 * dtypes.index(dtype) + 3]  # numpy scalars of the dtype
     expected = numpy_error(lambda: numpy_outputs(XV, sa, sb, sc))
     if expected is None:
-        assert_matches(f(XV, sa, sb, sc), numpy_outputs(XV, sa, sb, sc))
+        want = [o for k in range(len(dtypes)) for o in numpy_outputs(XV, *scalars[3 * k:3 * k + 3])]
+        assert_matches(f(XV, *scalars), want)
         return
     with pytest.raises(type(expected)) as info:
-        f(XV, sa, sb, sc)
+        f(XV, *scalars)
     message = {OverflowError: f"Python int too large to convert to C long \\(index {b} on axis 0\\)",
                IndexError: f"index {b} is out of bounds for axis 0 with size 5",
                ValueError: "slice step cannot be zero"}[type(expected)]
@@ -109,7 +124,8 @@ def test_every_position_every_edge_value_matches_numpy(dtype, mode):
     """Each edge value the dtype holds, at start/stop (a), step (c) and as the integer index (b)."""
     f = index_function(dtype, mode)
     if mode == "FAST_RUN":
-        nodes = [n for n in f.maker.fgraph.toposort() if isinstance(n.op, (Subtensor, IncSubtensor))]
+        nodes = [n for n in f[0].maker.fgraph.toposort() if isinstance(n.op, (Subtensor, IncSubtensor))
+                 and n.inputs[-1].type.dtype == dtype]
         assert len(nodes) >= 15 and all(op_has_c(n) for n in nodes)
     values = [v for v in EDGES if fits(v, dtype)]
     back = -1 if fits(-1, dtype) else 3

@@ -166,7 +166,10 @@ class Graph:
 ALL_OPS = (Root, RootImpl, RootCallable, Times, TimesImpl)
 
 
-def test_int8_sqrt_of_issue_44_computes_in_float32_in_every_mode():
+# DebugMode (a module per node) is soak: FAST_RUN's C and FAST_COMPILE's perform are each numpy's here, bit for bit,
+# so they agree as DebugMode checks they do.
+@pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE", pytest.param("DebugMode", marks=pytest.mark.soak)])
+def test_int8_sqrt_of_issue_44_computes_in_float32_in_every_mode(mode):
     """The reported case: upgrade_to_float on int8 (and uint8, bool) is float32, computed in float32 by C, by
     perform and by DebugMode's reference, through a ufunc, a plain function or impl; and an int8 product whose
     output is int64 (int_out) does not wrap in int8."""
@@ -176,13 +179,12 @@ def test_int8_sqrt_of_issue_44_computes_in_float32_in_every_mode():
     ops = (Root(ps.upgrade_to_float), RootImpl(ps.upgrade_to_float), RootCallable(ps.upgrade_to_float))
     outputs = [op(x) for x in xs for op in ops]
     products = [Times(ps.int_out)(xs[0], xs[0] * 50), TimesImpl(ps.int_out)(xs[0], xs[0] * 50)]
-    for mode in ("FAST_RUN", "FAST_COMPILE", "DebugMode"):
-        got = opkit.function(xs, outputs + products, mode=mode)(*values)
-        for k, result in enumerate(got[:len(outputs)]):
-            want = np.sqrt(values[k // len(ops)].astype(np.float32))
-            np.testing.assert_array_equal(result, want, strict=True, err_msg=f"{outputs[k].owner.op} {mode}")
-        for result in got[len(outputs):]:  # 2 * 100 and 3 * (150 wrapped in int8: -106)
-            np.testing.assert_array_equal(result, np.array([200, -318]), strict=True, err_msg=mode)
+    got = opkit.function(xs, outputs + products, mode=mode)(*values)
+    for k, result in enumerate(got[:len(outputs)]):
+        want = np.sqrt(values[k // len(ops)].astype(np.float32))
+        np.testing.assert_array_equal(result, want, strict=True, err_msg=f"{outputs[k].owner.op} {mode}")
+    for result in got[len(outputs):]:  # 2 * 100 and 3 * (150 wrapped in int8: -106)
+        np.testing.assert_array_equal(result, np.array([200, -318]), strict=True, err_msg=mode)
     assert got[0].tolist() == [np.float32(1.4142135), np.float32(1.7320508)]
     assert np.sqrt(np.int8([2, 3])).tolist() == [np.float16(1.4140625), np.float16(1.7324219)]  # numpy's own loop
 
@@ -244,7 +246,8 @@ C_DEFAULT = ("bool", "int8", "int64", "uint8", "uint64", "float32", "float64")
 @pytest.mark.parametrize("part", ["default", pytest.param("rest", marks=pytest.mark.soak)])
 def test_perform_agrees_with_c(part):
     """Each distinct (op, dtypes, output dtype) with C: FAST_RUN's C and FAST_COMPILE's perform give numpy's result
-    in the output dtype, bit for bit (DebugMode, which checks one against the other, runs in the test above)."""
+    in the output dtype, bit for bit (DebugMode, which checks one against the other, runs in the test above under
+    `-m soak`)."""
     graph = Graph([case for case in _distinct_c_cases() if (set(case[3]) <= set(C_DEFAULT)) == (part == "default")])
     assert graph.kept
     for mode in ("FAST_RUN", "FAST_COMPILE"):

@@ -233,10 +233,13 @@ def test_setup_runs_once_under_pytest_and_keeps_subclass_attributes():
 
 # -- verify_grad ----------------------------------------------------------------------------------------------
 
+# The next two check verify_grad itself (its draws, its callable and inputs), on FAST_COMPILE's Python: the
+# compiled (FAST_RUN) path of verify_grad runs in the tutorial's test_grad and in TestCheckersFail.test_wrong_grad.
+
 def test_verify_grad_is_deterministic():
     def run():
         try:
-            verify_grad(MissingTwoGradOp(), [np.linspace(0.1, 1.0, 6)])
+            verify_grad(MissingTwoGradOp(), [np.linspace(0.1, 1.0, 6)], mode="FAST_COMPILE")
         except GradientError as exc:
             return exc.err_pos, exc.abs_err
     assert run() == run()
@@ -244,7 +247,7 @@ def test_verify_grad_is_deterministic():
 
 def test_verify_grad_callable_and_several_inputs():
     verify_grad(lambda a, b: opkit.tensor.dot(a, b) * a.sum(), [np.random.rand(3, 4), np.random.rand(4)],
-                rng=np.random.default_rng(1))
+                rng=np.random.default_rng(1), mode="FAST_COMPILE")
 
 
 def test_verify_grad_float32():
