@@ -64,7 +64,7 @@ def _tree(path, text):
 
 
 def _find_imports(path, text, run_time=False):
-    """Yield (node, module, inside_a_function) for every import in `path` (whose source is `text`); relative ones resolved.
+    """Yield (node, module, inside_a_function) for every import in `path` (source `text`); relative ones resolved.
 
     An import is an import statement, or a call of import_module (or __import__) with a literal name. A module
     that imports by a name it computes (a non-literal import_module argument, or the lazy-name helper

@@ -4,6 +4,7 @@ compared with numpy; its gradient through transfers; FAIL after a failed launch;
 DebugMode (the kernel against perform)."""
 
 import concurrent.futures
+import functools
 import os
 import subprocess
 import sys
@@ -40,20 +41,16 @@ def _axpy_function(device, dtype):
     return opkit.function([a, x, y], axpy(a, x, y), mode=opkit.Mode(device=device))
 
 
-_EVERY_DTYPE = {}
-
-
+@functools.cache
 def _every_dtype_function(device):
     """axpy and block_sum of every dtype in one function (one module), compiled once per device and session:
     its inputs are a, x, y of DTYPES[0], then of DTYPES[1], ...; its outputs axpy(a, x, y) and block_sum(x) of each."""
-    if device not in _EVERY_DTYPE:
-        inputs, outputs = [], []
-        for dtype in DTYPES:
-            a, x, y = og.scalar("a", dtype=dtype), og.vector("x", dtype=dtype), og.vector("y", dtype=dtype)
-            inputs += [a, x, y]
-            outputs += [axpy(a, x, y), block_sum(x)]
-        _EVERY_DTYPE[device] = opkit.function(inputs, outputs, mode=opkit.Mode(device=device))
-    return _EVERY_DTYPE[device]
+    inputs, outputs = [], []
+    for dtype in DTYPES:
+        a, x, y = og.scalar("a", dtype=dtype), og.vector("x", dtype=dtype), og.vector("y", dtype=dtype)
+        inputs += [a, x, y]
+        outputs += [axpy(a, x, y), block_sum(x)]
+    return opkit.function(inputs, outputs, mode=opkit.Mode(device=device))
 
 
 def _call_every_dtype(device, values):

@@ -4,9 +4,9 @@ A test that needs a cache of its own (to see what it builds, to edit or damage e
 one-time costs again: the precompiled header (about 1 s of g++) and the host answers (the compiler's identity,
 -march=native, OpenMP, the linker: a few probes). `seeded(path)` copies those two from the cache in force (the
 session's: tests/conftest.py's private_compiledir; its header is built there first if no test built it yet, so
-what a test saves does not depend on the order tests run in), so the test compiles only its own modules. What opkit checks
-of a precompiled header (its key, its sealed sha256, a private folder) it checks in the copy too: one that does
-not hold is built again. Generated texts (host/rendered, jinja2's) are not copied. Tests of the precompiled
+what a test saves does not depend on the order tests run in), so the test compiles only its own modules. What
+opkit checks of a precompiled header (its key, its sealed sha256, a private folder) it checks in the copy too:
+one that does not hold is built again. Generated texts (host/rendered, jinja2's) are not copied. Tests of the precompiled
 header, of the host answers or of a cold cache's first build keep a bare directory.
 """
 

@@ -1,5 +1,7 @@
 """Alloc, MakeVector and ResolvedShape in C: the same results and errors as their perform and as numpy."""
 
+import functools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -39,16 +41,15 @@ def functions():
     outputs = [alloc(v, a, b) for v in values] + [make_vector(*ints), make_vector(),
                                                    ResolvedShape(2)(shape, a, b)]
 
-    class Compiled(dict):
-        def __missing__(self, name):
-            self[name] = opkit.function([*values, a, b, *ints, shape], outputs, mode=MODES[name])
-            return self[name]
+    @functools.cache
+    def compiled(name):
+        return opkit.function([*values, a, b, *ints, shape], outputs, mode=MODES[name])
 
-    return Compiled()
+    return compiled
 
 
 def test_the_c_linker_runs_them_in_c(functions):
-    nodes = functions["c"].maker.fgraph.toposort()
+    nodes = functions("c").maker.fgraph.toposort()
     ops = {type(n.op) for n in nodes}
     assert {Alloc, MakeVector, ResolvedShape} <= ops
     assert all(op_has_c(n) for n in nodes if isinstance(n.op, (Alloc, MakeVector, ResolvedShape)))
@@ -60,7 +61,7 @@ def test_results_match_numpy(functions, name, a, b, rows):
     values = _values(rows)
     ints = [np.asarray(7 - k, dtype=d) for k, d in enumerate(INT_DTYPES)]
     shape = np.asarray([-1, b], dtype="int64") if b else np.asarray([a, b], dtype="int64")
-    results = functions[name](*values, a, b, *ints, shape)
+    results = functions(name)(*values, a, b, *ints, shape)
     for value, result in zip(values, results):
         np.testing.assert_array_equal(result, np.broadcast_to(value, (a, b)), err_msg=f"{name} {value.dtype}",
                                       strict=True)
@@ -78,7 +79,7 @@ def _call(f, value, a, b, shape=(-1,)):
 
 @pytest.mark.parametrize("name", MODE_NAMES)
 def test_alloc_errors(functions, name):
-    f = functions[name]
+    f = functions(name)
     with pytest.raises(ValueError, match=r"^alloc: cannot broadcast a value of shape \(3,\) to the shape \(2, 4\): "
                        r"numpy's broadcasting needs each of its lengths to be 1 or the target's, counted from "
                        r"the last axis"):
@@ -89,7 +90,7 @@ def test_alloc_errors(functions, name):
 
 @pytest.mark.parametrize("name", MODE_NAMES)
 def test_resolved_shape_errors(functions, name):
-    f = functions[name]
+    f = functions(name)
     for shape, text in [((5, -1), r"\(5, -1\)"), ((-1, -1), r"\(-1, -1\)"), ((3, -2), r"\(3, -2\)"),
                         ((2, 3, 2), r"\(2, 3, 2\)")]:
         with pytest.raises(ValueError, match=r"^reshape: cannot reshape an array of shape \(2, 3\) \(6 elements\) "
@@ -99,7 +100,7 @@ def test_resolved_shape_errors(functions, name):
 
 @pytest.mark.parametrize("name", ["c", "FAST_COMPILE"])
 def test_non_integer_shapes_are_refused(functions, name):
-    f = functions[name]
+    f = functions(name)
     with pytest.raises(TypeError):
         _call(f, np.zeros(3), 2.5, 3)
     with pytest.raises(TypeError, match="Alloc dimension 0 must be an integer scalar"):
@@ -117,9 +118,9 @@ def test_alloc_is_numpy_broadcast_to(functions, a, b, rows):
     for name in ("c", "py"):
         if want is None:
             with pytest.raises(ValueError, match="negative dimensions|alloc: cannot broadcast|reshape: cannot reshape"):
-                _call(functions[name], value, a, b, (a, b))
+                _call(functions(name), value, a, b, (a, b))
         else:
-            result = _call(functions[name], value, a, b, (a, b))
+            result = _call(functions(name), value, a, b, (a, b))
             np.testing.assert_array_equal(result[DTYPES.index("float64")], want, strict=True)
 
 

@@ -20,9 +20,12 @@ from opkit.testing import verify_grad
 
 MODES = ["FAST_RUN", "FAST_COMPILE"]
 INT_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
-# The index dtypes of the default run's get function; the others' x[v] is the same C on another integer of the
-# same kind (soak: test_get_of_the_other_index_dtypes_matches_numpy).
+# The index dtypes of the default run's get function; the others' are the same C on another integer of the
+# same kind (soak: one function per mode of them).
 DEFAULT_INDEX_DTYPES = ["int8", "int64", "uint8", "uint64"]
+INDEX_DTYPE_GROUPS = [pytest.param(DEFAULT_INDEX_DTYPES, id="default"),
+                      pytest.param([d for d in INT_DTYPES if d not in DEFAULT_INDEX_DTYPES], id="other",
+                                   marks=pytest.mark.soak)]
 XV = np.arange(24.0).reshape(4, 6) - 7.5
 
 
@@ -73,30 +76,19 @@ def _get_cases(x, idx, vectors, mask):
     return cases
 
 
+@pytest.mark.parametrize("index_dtypes", INDEX_DTYPE_GROUPS)
 @pytest.mark.parametrize("mode", MODES)
-def test_get_forms_match_numpy(mode):
+def test_get_forms_match_numpy(mode, index_dtypes):
     x, idx, mask = ot.dmatrix("x"), ot.lvector("idx"), ot.matrix("mask", dtype="bool")
-    vectors = [ot.vector(f"v_{d}", dtype=d) for d in DEFAULT_INDEX_DTYPES]
+    vectors = [ot.vector(f"v_{d}", dtype=d) for d in index_dtypes]
     cases = _get_cases(x, idx, vectors, mask)
     f = _compiled([x, idx, mask, *vectors], [c[0] for c in cases], mode)
     if mode == "FAST_RUN":
         c_nodes = [n for n in f.maker.fgraph.toposort() if isinstance(n.op, AdvancedSubtensor1)]
         assert c_nodes and all(op_has_c(n) for n in c_nodes)
-    values = [np.array([1, 0, 3, 2], dtype=d) for d in DEFAULT_INDEX_DTYPES]
+    values = [np.array([1, 0, 3, 2], dtype=d) for d in index_dtypes]
     for xv in _layouts():
         _check(f(xv, np.array([0, 3, -1, 0, 2]), XV > 0, *values), [c[1] for c in cases])
-
-
-@pytest.mark.soak
-@pytest.mark.parametrize("mode", MODES)
-def test_get_of_the_other_index_dtypes_matches_numpy(mode):
-    """x[v] and x[1:, v] of the index dtypes test_get_forms_match_numpy leaves out, in one function per mode."""
-    dtypes = [d for d in INT_DTYPES if d not in DEFAULT_INDEX_DTYPES]
-    x, vectors = ot.dmatrix("x"), [ot.vector(f"v_{d}", dtype=d) for d in dtypes]
-    f = _compiled([x, *vectors], [x[v] for v in vectors] + [x[1:, v] for v in vectors], mode)
-    values = np.array([1, 0, 3, 2])
-    for xv in _layouts():
-        _check(f(xv, *[values.astype(d) for d in dtypes]), [XV[values]] * len(dtypes) + [XV[1:, values]] * len(dtypes))
 
 
 @pytest.mark.parametrize("mode", MODES)

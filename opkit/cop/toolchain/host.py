@@ -1,9 +1,9 @@
 """What the compiler makes of this host: the CPU features `-march=native` stands for, OpenMP, and its linker.
 
 The first two are part of a module's identity (opkit.cop.toolchain.identity.toolchain_parts), so
-they are needed before every cache lookup, even in a process that compiles
-nothing; the linker is not (it does not change what a module computes). Asking the compiler costs 10-150 ms, so each answer is kept in the
-cache directory (``host/<digest>``), keyed by the compiler and this CPU's
+they are needed before every cache lookup, even in a process that compiles nothing; the linker
+is not (it does not change what a module computes). Asking the compiler costs 10-150 ms, so each
+answer is kept in the cache directory (``host/<digest>``), keyed by the compiler and this CPU's
 description: a machine with another CPU or another compiler asks again, and a
 cache shared between machines never serves a module built for other CPU features.
 An answer is kept with its sha256 (opkit.cop.compiledir.private_fs.kept_text): a damaged one is asked again.
