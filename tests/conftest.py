@@ -1,5 +1,6 @@
 """Shared fixtures: no test touches the user's real compile cache, nor runs stale bytecode."""
 
+import re
 import sys
 
 import pytest
@@ -14,6 +15,23 @@ def pytest_collection_modifyitems(config, items):
     # session collected them (else it collects them in a child process).
     if all("::" not in str(arg) for arg in config.args):
         soak_cases.COLLECTED[:] = [(item.nodeid, item.get_closest_marker("soak") is not None) for item in items]
+
+
+def pytest_configure(config):
+    """Compile opkit's modules to bytecode once, in the process that starts the session (before xdist's workers).
+
+    The tests' child processes write no .pyc (no_bytecode_files), but they read opkit's: without them
+    each of the run's thousand-odd children that imports opkit compiled its source again (about 0.25 s
+    of CPU each). An editable install has none until something writes them; pip's copy has them.
+    Nothing a test writes is compiled here, so no stale bytecode can hide an edit.
+    """
+    if not hasattr(config, "workerinput"):
+        import compileall
+        import pathlib
+
+        import opkit
+
+        compileall.compile_dir(pathlib.Path(opkit.__file__).parent, quiet=2, rx=re.compile(r"[/\\]templates[/\\]"))
 
 
 @pytest.fixture(scope="session", autouse=True)
