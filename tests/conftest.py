@@ -6,11 +6,34 @@ import sys
 import pytest
 
 
+def pytest_addoption(parser):
+    parser.addoption("--soak-part", metavar="K/N", default=None, type=soak_part,
+                     help="run only part K of N of the soak tests (each case falls in one part, the same on every run); "
+                          "the other tests are untouched. .ci/run runs one part per commit")
+
+
+def soak_part(text: str) -> tuple[int, int]:
+    """Parse --soak-part's `K/N` (1 <= K <= N)."""
+    import argparse
+
+    part, _, count = text.partition("/")
+    if not (part.isdigit() and count.isdigit() and 1 <= int(part) <= int(count)):
+        raise argparse.ArgumentTypeError(f"{text!r} is not K/N with 1 <= K <= N (for example 2/5)")
+    return int(part), int(count)
+
+
 def pytest_collection_modifyitems(config, items):
     """The long sweeps' cases that only `-m soak` runs (soak_cases.CASES): the README's run leaves them out."""
     import soak_cases
 
     soak_cases.mark(items)
+    if config.getoption("soak_part"):
+        part, count = config.getoption("soak_part")
+        other = [item for item in items
+                 if item.get_closest_marker("soak") and soak_cases.part_of(item.nodeid, count) != part]
+        if other:
+            config.hook.pytest_deselected(items=other)
+            items[:] = [item for item in items if item not in set(other)]
     # Before `-m` deselects: tests/docs/test_soak_cases.py reads the whole files' marks from here, where this
     # session collected them (else it collects them in a child process).
     if all("::" not in str(arg) for arg in config.args):

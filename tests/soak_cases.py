@@ -148,6 +148,14 @@ def soak_only(item) -> bool:
     return kept is not None and not matches(case, kept)
 
 
+def part_of(nodeid: str, count: int) -> int:
+    """Return which of `count` parts (1 to count) the test case `nodeid` falls in: a hash of its node id, the same
+    on every run and machine. Cases, not test functions: one sweep has a third of the soak cases."""
+    import hashlib
+
+    return int.from_bytes(hashlib.sha256(nodeid.encode()).digest()[:8], "big") % count + 1
+
+
 def mark(items) -> None:
     """Mark soak every collected case that CASES leaves out of the README's run."""
     for item in items:

@@ -65,3 +65,33 @@ def test_the_cases_left_out_are_soak_and_the_kept_ones_run_by_default(collected,
         assert marked_soak, f"{name}[{case}] is left out by soak_cases.CASES but the README's run collects it"
     if kept:
         assert not all(cases.values()), f"soak_cases.CASES keeps no case of {name} in the README's run"
+
+
+def collect_ids(*args):
+    """The node ids `pytest --collect-only -q ARGS` prints, run from tests/ in a child process."""
+    result = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+                             "-p", "no:randomly", *args], cwd=TESTS, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return {line for line in result.stdout.splitlines() if "::" in line}
+
+
+def test_the_soak_parts_split_the_soak_cases_and_leave_the_others_alone():
+    """.ci/run runs one part of the soak tests per commit: every soak case is in exactly one part of N."""
+    file = "tensor/test_dtypes.py"
+    soak = collect_ids("-m", "soak", file)
+    default = collect_ids(file)
+    parts = [collect_ids("-m", "soak", f"--soak-part={part}/3", file) for part in (1, 2, 3)]
+    assert len(soak) > 3 and all(parts), [len(part) for part in parts]
+    assert set().union(*parts) == soak and sum(map(len, parts)) == len(soak)
+    assert parts[1] == {nodeid for nodeid in soak if soak_cases.part_of(nodeid, 3) == 2}
+    # The README's run (not soak) is the same with or without a part.
+    assert collect_ids("--soak-part=2/3", file) == default
+
+
+@pytest.mark.parametrize("value", ["3/2", "a/b"])
+def test_a_soak_part_that_is_not_k_of_n_is_one_usage_error(value):
+    result = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+                             f"--soak-part={value}", "docs/test_soak_cases.py"], cwd=TESTS, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 4, result.stdout[-2000:] + result.stderr[-2000:]
+    assert f"argument --soak-part: {value!r} is not K/N with 1 <= K <= N (for example 2/5)" in result.stderr
