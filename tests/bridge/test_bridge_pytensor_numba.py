@@ -227,8 +227,9 @@ def test_importing_the_bridge_imports_neither_backend(pytensor):
     assert result.stdout.split() == ["[]", "True"]
 
 
-# A child process compiling bridged graphs in the numba backend, its caches in the folder given; `order` says which
-# function it compiles first, so the ops' slots in the raw-buffer handler differ between the two processes.
+# A child process compiling bridged graphs in the numba backend, PyTensor's and numba's caches in the folder given;
+# `order` says which function it compiles first, so the ops' slots in the raw-buffer handler differ between the two
+# processes.
 _CACHED_CHILD = '''
 import sys
 import numpy as np
@@ -267,11 +268,15 @@ def test_numba_caches_a_graph_holding_bridged_nodes_and_the_next_process_loads_i
     import os
     import pathlib
 
+    import opkit
+
     script = tmp_path / "child.py"
     script.write_text(_CACHED_CHILD)
     here = pathlib.Path(__file__).resolve().parent
+    # PyTensor's and numba's caches start empty; opkit's modules come from the session's cache, where this module's
+    # other tests built the ops' modules (what is checked is numba's cache: opkit's loads or builds alike)
     env = {**os.environ, "PYTENSOR_FLAGS": f"base_compiledir={tmp_path / 'pytensor'}",
-           "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "OPKIT_COMPILEDIR": str(tmp_path / "opkit"),
+           "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "OPKIT_COMPILEDIR": opkit.config.compiledir,
            "PYTHONPATH": os.pathsep.join([str(here.parent), str(here), os.environ.get("PYTHONPATH", "")])}
 
     def run(order):

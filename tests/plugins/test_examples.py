@@ -27,9 +27,22 @@ def python_code(venv, code, cwd, **env):
     return venv.run("-W", "always", "-c", code, cwd=cwd, env=env)
 
 
-def test_an_installed_op_is_found_and_runs_from_any_directory(plugin_venv, tmp_path):
-    result = python_code(plugin_venv, USE_THE_INSTALLED_OP, tmp_path)
-    assert result.stdout.splitlines() == ["[0.0, 0.5, 1.0, 1.5]", "vector_times_vector.op"]
+# The registered op's compute in the same process (tests/reach/test_eager.py's test of an installed package, here so
+# that it needs no venv of its own): the first call computes, the second is served from memory (no module event).
+COMPUTE_THE_INSTALLED_OP = textwrap.dedent("""
+    from opkit.cop.store.cache import module_events
+    a, b = np.arange(5.0), np.full(5, 0.5)
+    op = opkit.ops.vector_times_vector
+    assert (op.compute(a, b) == a * b).all()
+    events = dict(module_events)
+    assert (op.compute(b, a) == b * a).all()
+    print(dict(module_events) == events)
+""")
+
+
+def test_an_installed_op_is_found_and_runs_from_any_directory_in_a_function_and_computes(plugin_venv, tmp_path):
+    result = python_code(plugin_venv, USE_THE_INSTALLED_OP + COMPUTE_THE_INSTALLED_OP, tmp_path)
+    assert result.stdout.splitlines() == ["[0.0, 0.5, 1.0, 1.5]", "vector_times_vector.op", "True"]
 
 
 def test_import_opkit_imports_no_plugin(plugin_venv, tmp_path):

@@ -6,12 +6,13 @@ import pytest
 import opkit
 import opkit.tensor as ot
 from helpers.caches import seeded
+from opkit.config import THREAD_GRAIN
 
 da = pytest.importorskip("dask.array", reason="opkit.dask needs the dask extra: pip install 'opkit-sdk[dask]'")
 distributed = pytest.importorskip("distributed")
 opkit_dask = pytest.importorskip("opkit.dask")
 
-N, CHUNKS = 10**7, 8
+CHUNKS = 8
 
 
 def _warm_function_base():
@@ -37,14 +38,18 @@ def _built(client):
     return client.run(opkit_dask.modules_built)
 
 
-def test_blockwise_over_ten_million_elements_equals_numpy(client):
+# Ten million elements (chunks of 1.25 million) in the soak run; the default run's million (chunks of 125,000) runs
+# the same code: a loop takes threads by its elements, and both sizes' chunks are over two thread grains each.
+@pytest.mark.parametrize("n", [10**6, pytest.param(10**7, marks=pytest.mark.soak)], ids=["1e6", "1e7"])
+def test_blockwise_over_millions_of_elements_equals_numpy(client, n):
+    assert n // CHUNKS >= 2 * THREAD_GRAIN
     x, y = ot.dvector("x"), ot.dvector("y")
     f = opkit.function([x, y], x * y + ot.exp(x))
-    X = da.random.default_rng(1).random(N, chunks=N // CHUNKS)
-    Y = da.random.default_rng(2).random(N, chunks=N // CHUNKS)
+    X = da.random.default_rng(1).random(n, chunks=n // CHUNKS)
+    Y = da.random.default_rng(2).random(n, chunks=n // CHUNKS)
     z = opkit_dask.blockwise(f, X, Y)
-    assert (z.dtype, z.shape, z.numblocks) == (np.float64, (N,), (CHUNKS,))
-    # numpy on every chunk, on the workers; only the largest difference comes back (no 240 MB transfer)
+    assert (z.dtype, z.shape, z.numblocks) == (np.float64, (n,), (CHUNKS,))
+    # numpy on every chunk, on the workers; only the largest difference comes back (no transfer of the arrays)
     reference = da.map_blocks(lambda a, b: a * b + np.exp(a), X, Y, dtype="float64")
     assert float(abs(z - reference).max().compute()) <= 2e-15  # values below 4: a few ulps of exp
     got, xs, ys = client.compute([z.blocks[3], X.blocks[3], Y.blocks[3]], sync=True)  # one chunk here too

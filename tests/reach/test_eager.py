@@ -1,7 +1,5 @@
 """op.compute(*values): one compiled module per (op, input types), kept in memory and in the cache."""
 
-import textwrap
-
 import numpy as np
 import pytest
 
@@ -16,7 +14,8 @@ from conftest import ROOT
 
 @pytest.fixture
 def vector_times_vector(monkeypatch):
-    """The example package's op, imported from its source tree (the installed case runs in plugin_venv)."""
+    """The example package's op, imported from its source tree (the installed case runs in plugin_venv:
+    tests/plugins/test_examples.py)."""
     monkeypatch.syspath_prepend(str(ROOT / "examples" / "vector_times_vector"))
     from vector_times_vector.op import VectorTimesVector
 
@@ -82,19 +81,8 @@ def test_compute_names_inputs_the_op_rejects(vector_times_vector):
         vector_times_vector.compute(np.ones((2, 2)), np.ones((2, 2)))
 
 
-def test_the_registered_op_computes_from_an_installed_package(plugin_venv, tmp_path):
-    code = textwrap.dedent("""
-        import numpy as np
-        import opkit
-        from opkit.cop.store.cache import module_events
-        a, b = np.arange(5.0), np.full(5, 0.5)
-        op = opkit.ops.vector_times_vector
-        assert (op.compute(a, b) == a * b).all()
-        events = dict(module_events)
-        assert (op.compute(b, a) == b * a).all()
-        print(dict(module_events) == events)
-    """)
-    assert plugin_venv.run("-c", code, cwd=tmp_path).stdout.split() == ["True"]
+# The registered op computing from an installed package: tests/plugins/test_examples.py's
+# test_an_installed_op_is_found_and_runs_from_any_directory_in_a_function_and_computes (the same plugin venv's child).
 
 
 def test_ops_made_afresh_for_every_call_share_one_function_and_do_not_pile_up(monkeypatch):

@@ -18,7 +18,6 @@ import opkit
 from opkit.cop.toolchain import compiler
 from opkit.cop.compiledir.layout import HOST_DIR
 from opkit.core import digest
-from helpers.caches import seeded
 
 # Only a build (or an error message) needs these: a warm process must not pay for importing them.
 # The section parser and macro expander included: built-in ops' expanded files are kept (opkit.cop.source.section_memo).
@@ -65,18 +64,28 @@ def _logging_compiler(directory, version=None):
     return script
 
 
-def test_a_warm_process_spawns_no_compiler_and_imports_no_build_only_module(tmp_path):
+@pytest.fixture(scope="module")
+def cold_then_warm(tmp_path_factory):
+    """WARM_SCRIPT run in a cold process, then in a warm one, on one fresh cache with a g++ that logs its
+    `--version` answers first on PATH: (the cache, the cold process's record, the times the compiler was asked
+    after it, the warm process's record, the times after it). Shared by the tests of the warm process."""
+    tmp_path = tmp_path_factory.mktemp("cold-then-warm")
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     _logging_compiler(bin_dir)
     compiledir = tmp_path / "cache"
     cold = _run(WARM_SCRIPT, compiledir, bin_dir)
-    assert cold["events"].get("built", 0) >= 1
-    asked = (bin_dir / "log").read_text().count("asked")
-    assert asked == 1  # once, for the first process
+    asked_cold = (bin_dir / "log").read_text().count("asked")
     warm = _run(WARM_SCRIPT, compiledir, bin_dir)
+    return compiledir, cold, asked_cold, warm, (bin_dir / "log").read_text().count("asked")
+
+
+def test_a_warm_process_spawns_no_compiler_and_imports_no_build_only_module(cold_then_warm):
+    compiledir, cold, asked_cold, warm, asked_warm = cold_then_warm
+    assert cold["events"].get("built", 0) >= 1
+    assert asked_cold == 1  # once, for the first process
     assert warm["events"] == {"loaded": 2}  # the call path and the graph's module, from disk
-    assert (bin_dir / "log").read_text().count("asked") == 1  # not asked again
+    assert asked_warm == 1  # not asked again
     assert [name for name in BUILD_ONLY if name in warm["modules"]] == []
     needed = _run(f"import json, sys\n{WARM_NEEDS}\nprint(json.dumps({{'modules': sorted(sys.modules)}}))",
                   compiledir)["modules"]
@@ -134,10 +143,8 @@ def test_digest_sha256_is_hashlib_s_for_every_size_and_update(size):
     assert grown.copy().digest() == reference.digest() and grown.hexdigest() == reference.hexdigest()
 
 
-def test_a_warm_process_does_not_load_openssl_for_its_hashes(tmp_path):
-    compiledir = seeded(tmp_path / "cache")
-    _run(WARM_SCRIPT, compiledir)
-    warm = _run(WARM_SCRIPT, compiledir)
+def test_a_warm_process_does_not_load_openssl_for_its_hashes(cold_then_warm):
+    _, _, _, warm, _ = cold_then_warm
     assert "_hashlib" not in warm["modules"] and "hashlib" not in warm["modules"]
 
 

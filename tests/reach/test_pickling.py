@@ -86,7 +86,7 @@ def test_perform_only_ops_and_constants_travel():
 def test_the_dask_token_is_deterministic_across_processes_and_hash_seeds():
     token = _graph().__dask_tokenize__()
     print_token = BUILD_GRAPH + "print(f.__dask_tokenize__())\n"
-    for seed in ("0", "1", "12345"):
+    for seed in ("0", "12345"):  # no hash randomization, and a seed: two processes besides this one
         assert _python(print_token, PYTHONHASHSEED=seed).strip() == token
     assert pickle.loads(pickle.dumps(_graph())).__dask_tokenize__() == token
 

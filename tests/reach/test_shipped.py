@@ -43,25 +43,42 @@ INT16 = textwrap.dedent("""
 """)
 
 
+class Builder(PluginVenv):
+    """The developer's machine: this interpreter, with the example's source tree importable and registered (a
+    hand-written dist-info naming its entry point on PYTHONPATH, as tests/helpers/shipped.py's make_package has it)
+    rather than pip-installed into a venv of its own: `opkit build` finds the op the same way, by its entry point."""
+
+    def __init__(self, env):
+        self.python, self.env = sys.executable, env
+
+    def run(self, *args, env=None, **kwargs):
+        return super().run(*args, env={**self.env, **(env or {})}, **kwargs)
+
+
 @pytest.fixture(scope="module")
 def shipped(tmp_path_factory):
     """Build the example's wheel with float64 and float32 modules; install it into a fresh venv.
 
-    Returns (builder venv, target venv, wheel path, the target's environment).
+    Returns (builder, target venv, wheel path, the target's environment).
     """
     base = tmp_path_factory.mktemp("shipped")
-    builder = PluginVenv.create(base / "builder")
     source = shutil.copytree(ROOT / "examples" / "vector_times_vector", base / "src",
                              ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info", "_opkit_modules"))
-    builder.pip_install(source)
+    info = base / "registered" / "vector_times_vector-0.1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: vector-times-vector\nVersion: 0.1.0\n")
+    (info / "entry_points.txt").write_text("[opkit]\nvector_times_vector = vector_times_vector.plugin\n")
+    builder = Builder({"PYTHONPATH": os.pathsep.join([str(source), str(info.parent), str(ROOT)])})
     package = source / "vector_times_vector"
     build = ("from opkit.cli import main\n"
+             "import vector_times_vector\n"
+             f"assert vector_times_vector.__file__ == {str(package / '__init__.py')!r}, vector_times_vector.__file__\n"
              "for d in ('float64', 'float32'):\n"
              "    assert main(['build', 'vector_times_vector', '--dtypes', f'{d},{d}',\n"
              f"                 '--into', {str(package)!r}]) == 0")
     builder.run("-c", build, cwd=base)
-    builder.run("-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "--disable-pip-version-check",
-                "-w", str(base / "dist"), str(source), cwd=base)
+    Builder({}).run("-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "--disable-pip-version-check",
+                    "-w", str(base / "dist"), str(source), cwd=base)  # the source tree's own pyproject.toml
     [wheel] = (base / "dist").glob("vector_times_vector-*.whl")
     target = PluginVenv.create(base / "target")
     target.pip_install(wheel)

@@ -4,12 +4,16 @@ In the MissingModuleError of a machine without a compiler, and in `opkit doctor`
 """
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 import textwrap
 
 import pytest
 
+from conftest import ROOT
+from helpers.caches import seeded
 from helpers.shipped import BUILD, OPKIT, make_package
 
 NO_COMPILER = "cxx=/nonexistent/bin/c++"
@@ -23,9 +27,22 @@ RUN = textwrap.dedent("""
 """)
 
 
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """The example's package with one module shipped by a real `opkit build --into` (once for the module)."""
+    return make_package(tmp_path_factory.mktemp("mismatch"))
+
+
 @pytest.fixture
-def package(tmp_path):
-    return make_package(tmp_path)
+def package(built, tmp_path):
+    """A copy of `built`'s package of the test's own, to damage or rebuild: (its directory, the env that sees it).
+
+    The copy is what a second install of the package is (shipped keys leave out paths); the test's compile cache
+    starts as make_package's does (seeded), so it holds none of the module fixture's builds."""
+    into, env = built
+    site = shutil.copytree(into.parent, tmp_path / "site", symlinks=True)
+    env = dict(env, PYTHONPATH=f"{site}{os.pathsep}{ROOT}", OPKIT_COMPILEDIR=seeded(tmp_path / "cache"))
+    return site / into.name, env
 
 
 def entry_of(into):

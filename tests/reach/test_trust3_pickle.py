@@ -7,6 +7,7 @@ every built-in op; random graphs round-trip through pickle and cloudpickle
 into a fresh process with equal results and equal structure.
 """
 
+import functools
 import importlib
 import inspect
 import os
@@ -364,22 +365,27 @@ print(hashlib.sha256("".join(node_identities(*graph_of_every_op())).encode()).he
 """
 
 
+@functools.cache
+def _identities_in_a_child(seed, prelude=""):
+    """IDENTITIES' digest, printed by a fresh process run with PYTHONHASHSEED=`seed` after `prelude` (one child
+    for each, shared by the two tests below)."""
+    path = os.pathsep.join([str(TESTS.parent), str(DATA), os.environ.get("PYTHONPATH", "")])
+    return _python(prelude + IDENTITIES, PYTHONHASHSEED=seed, PYTHONPATH=path).strip()
+
+
 def test_every_op_s_code_identity_is_the_same_in_every_process_and_hash_seed(every_op):
     import hashlib
 
     here = hashlib.sha256("".join(pickling.node_identities(*every_op.graph_of_every_op())).encode()).hexdigest()
-    path = os.pathsep.join([str(TESTS.parent), str(DATA), os.environ.get("PYTHONPATH", "")])
     for seed in ("0", "12345"):
-        assert _python(IDENTITIES, PYTHONHASHSEED=seed, PYTHONPATH=path).strip() == here
-
+        assert _identities_in_a_child(seed) == here
 
 
 def test_every_op_s_code_identity_does_not_depend_on_what_other_types_registered():
     """Importing opkit.gpu.ops registers Shape/Shape_i C code for GpuArrayType: the identity of the ops of
     other types stays the same (the registry table is not part of an op's Python identity)."""
-    path = os.pathsep.join([str(TESTS.parent), str(DATA), os.environ.get("PYTHONPATH", "")])
-    plain = _python(IDENTITIES, PYTHONPATH=path).strip()
-    assert _python("import opkit.gpu.ops\n" + IDENTITIES, PYTHONPATH=path).strip() == plain
+    plain = _identities_in_a_child("12345")  # the child the test above runs, where it ran in this process
+    assert _identities_in_a_child("12345", "import opkit.gpu.ops\n") == plain
 
 # ---- the pickling property: random graphs and output structures, in a fresh process ----
 
