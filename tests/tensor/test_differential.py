@@ -261,18 +261,21 @@ def _kind(exc):
     return type(exc)
 
 
-STATS = {"examples": 0, "raised": 0, "c_combos": set()}
+# The default run draws DEFAULT_EXAMPLES examples (10 combinations compiled to C, 34 errors raised as numpy raises
+# them); the soak run draws FULL_EXAMPLES (20 and 42). Both are derandomized: the same examples on every run. Each op
+# the structures use has its own tests in the default run too (test_dtypes, test_language_elementwise, test_reductions).
+DEFAULT_EXAMPLES, FULL_EXAMPLES = 50, 150  # 150: CI time of the soak run (400: 43 C combinations)
+SETTINGS = dict(derandomize=True, database=None, deadline=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
+STATS = {count: {"examples": 0, "raised": 0, "c_combos": set()} for count in (DEFAULT_EXAMPLES, FULL_EXAMPLES)}
 
 
-@settings(derandomize=True, database=None, max_examples=150, deadline=None,  # 150: CI time (400: 43 C combos, not 21)
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
-@given(_case())
-def test_random_graphs_match_numpy_in_both_modes(case):
+def check_case(case, stats):
     combo, arrays = case
     name, dtypes, ranks = combo
     nin, expr, exact, scale = STRUCTURES[name]
     what = f"{name} on {dtypes} with shapes {[a.shape for a in arrays]}, strides {[a.strides for a in arrays]}"
-    STATS["examples"] += 1
+    stats["examples"] += 1
     try:
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # numpy's "Mean of empty slice"
@@ -286,7 +289,7 @@ def test_random_graphs_match_numpy_in_both_modes(case):
             assert outcome[0] == "raised", f"{what} {mode}: numpy raises {expected[1]!r}, opkit returned {outcome[1]}"
             assert _kind(outcome[1]) is _kind(expected[1]), (
                 f"{what} {mode}: numpy raises {expected[1]!r}, opkit {outcome[1]!r}")
-            STATS["raised"] += 1
+            stats["raised"] += 1
             continue
         assert outcome[0] == "ok", f"{what} {mode}: opkit raised {outcome[1]!r}, numpy returns {expected[1]}"
         magnitude = None
@@ -297,19 +300,39 @@ def test_random_graphs_match_numpy_in_both_modes(case):
         check_close(outcome[1], expected[1], exact, magnitude, what=f"{what} {mode}")
         if mode == "FAST_RUN":
             if any(op_has_c(n) for n in f.maker.fgraph.toposort()):
-                STATS["c_combos"].add(combo)
+                stats["c_combos"].add(combo)
             run_result = outcome[1]
         else:
             check_close(run_result, outcome[1], exact, magnitude, what=f"{what} FAST_RUN vs FAST_COMPILE")
 
 
-def test_the_differential_run_covered_c_dtypes_errors_and_examples():
-    """The property test above really compared compiled C code, raised errors, and ran 150 examples."""
-    if STATS["examples"] == 0:
-        pytest.skip("run together with test_random_graphs_match_numpy_in_both_modes")
-    assert STATS["examples"] >= 150
-    assert STATS["raised"] >= 25
-    assert len(STATS["c_combos"]) >= 15, sorted(STATS["c_combos"])
+@settings(max_examples=DEFAULT_EXAMPLES, **SETTINGS)
+@given(_case())
+def test_random_graphs_match_numpy_in_both_modes(case):
+    check_case(case, STATS[DEFAULT_EXAMPLES])
+
+
+@pytest.mark.soak
+@settings(max_examples=FULL_EXAMPLES, **SETTINGS)
+@given(_case())
+def test_random_graphs_match_numpy_in_both_modes_at_the_full_count(case):
+    check_case(case, STATS[FULL_EXAMPLES])
+
+
+# (examples, errors raised at least, C combinations at least) of each count's run (see DEFAULT_EXAMPLES)
+COVERAGE = [pytest.param(DEFAULT_EXAMPLES, 25, 8, id="default"),
+            pytest.param(FULL_EXAMPLES, 25, 15, id="full", marks=pytest.mark.soak)]
+
+
+@pytest.mark.parametrize("count, raised, c_combos", COVERAGE)
+def test_the_differential_run_covered_c_dtypes_errors_and_examples(count, raised, c_combos):
+    """The property test above really compared compiled C code, raised errors, and ran `count` examples."""
+    stats = STATS[count]
+    if stats["examples"] == 0:
+        pytest.skip("run together with the property test of this count")
+    assert stats["examples"] >= count
+    assert stats["raised"] >= raised
+    assert len(stats["c_combos"]) >= c_combos, sorted(stats["c_combos"])
     covered = {d for combo in COMBOS for d in combo[1]}
     assert covered == set(DTYPES)
 

@@ -171,13 +171,17 @@ def test_module_identity_has_no_thread_count(functions, tmp_path):
         assert _graph_modules(tmp_path) == built
 
 
-def test_the_differential_test_passes_with_small_arrays_on_threads():
+# The default run draws test_differential's default count: the same examples (derandomized), whose modules that test
+# compiled; soak draws 100 (the combinations of the first 100 are among its full count's).
+@pytest.mark.parametrize("examples", ["default", pytest.param(100, marks=pytest.mark.soak)])
+def test_the_differential_test_passes_with_small_arrays_on_threads(examples):
     """The differential property test of "Trust", again with every loop of 4+ elements on 3 threads."""
     from hypothesis import HealthCheck, given, settings
-    from test_differential import _case, test_random_graphs_match_numpy_in_both_modes
+    from test_differential import DEFAULT_EXAMPLES, _case, test_random_graphs_match_numpy_in_both_modes
 
     inner = test_random_graphs_match_numpy_in_both_modes.hypothesis.inner_test
-    rerun = settings(derandomize=True, database=None, max_examples=100, deadline=None,
+    count = DEFAULT_EXAMPLES if examples == "default" else examples
+    rerun = settings(derandomize=True, database=None, max_examples=count, deadline=None,
                      suppress_health_check=list(HealthCheck))(given(_case())(inner))
     with opkit.config.change_flags(threads=3), grain(2):
         _threads_cell[1] = 0

@@ -147,6 +147,9 @@ def test_unary_ops_broadcast_nothing_and_keep_static_shape():
 
 NEP50_CASES = [("int32", 2, "int32"), ("int64", 2, "int64"), ("float32", 2.0, "float32"), ("float32", 2, "float32"),
                ("int32", 2.5, "float64"), ("float64", 3, "float64")]
+# int64 with 2 and float64 with 3 (an int constant of the array's own dtype): the C of int32 with 2 and float32 with 2
+# on the wider types: soak (their own function).
+NEP50_SOAK = (1, 5)
 
 
 def _nep50_expressions(constant):
@@ -154,24 +157,29 @@ def _nep50_expressions(constant):
 
 
 @functools.cache
-def _nep50_results():
-    """Every case's expressions as outputs of one function (one module): [(x's value, its results)] per case."""
+def _nep50_results(soak):
+    """The expressions of every case of the default run (or of NEP50_SOAK) as outputs of one function (one module):
+    {case: (x's value, its results)}."""
     rng = np.random.default_rng(50)
+    cases = [k for k in range(len(NEP50_CASES)) if (k in NEP50_SOAK) == soak]
     inputs, values, outputs = [], [], []
-    for k, (dtype, constant, _) in enumerate(NEP50_CASES):
+    for k in cases:
+        dtype, constant, _ = NEP50_CASES[k]
         x = ot.vector(f"x{k}", dtype=dtype)
         inputs.append(x)
         values.append(_random(rng, dtype, (5,)))
         outputs += [expression(x) for expression in _nep50_expressions(constant)]
     results = opkit.function(inputs, outputs)(*values)
-    return [(value, results[3 * k:3 * k + 3]) for k, value in enumerate(values)]
+    return {k: (value, results[3 * j:3 * j + 3]) for j, (k, value) in enumerate(zip(cases, values))}
 
 
-@pytest.mark.parametrize("case", range(len(NEP50_CASES)), ids=["-".join(map(str, c)) for c in NEP50_CASES])
+@pytest.mark.parametrize("case", [k if k not in NEP50_SOAK else pytest.param(k, marks=pytest.mark.soak)
+                                  for k in range(len(NEP50_CASES))],
+                         ids=["-".join(map(str, c)) for c in NEP50_CASES])
 def test_python_scalar_constants_follow_nep50(case):
     dtype, constant, expected_dtype = NEP50_CASES[case]
     x = ot.vector("x", dtype=dtype)
-    xv, results = _nep50_results()[case]
+    xv, results = _nep50_results(case in NEP50_SOAK)[case]
     expressions = _nep50_expressions(constant)
     for expression, result in zip(expressions, results, strict=True):
         reference = expression(xv)
@@ -190,9 +198,11 @@ def test_numpy_scalar_and_array_constants_are_not_weak():
 SUM_CASES = [(None, False), (None, True), (0, False), (1, True), (-1, False), ((0, 2), False), ((0, 2), True)]
 
 
-# The sums of float32 and int32 (a float and an integer, each summed in a wider type by numpy's rules or not) run in
-# the default run; float64's and int64's, the same C on wider types, are soak (their own function).
-SUM_DEFAULT = ("float32", "int32")
+# float32's sums (every case, both spellings) run in the default run; float64's and int64's, the same C on wider types,
+# and int32's (summed in int64, the widening loops of bool and uint8 in tests/tensor/test_reductions.py, whose int64,
+# uint8 and bool sums and tests/tensor/test_reductions_order_free.py's int64 ones run the integer loops over every kind
+# of axis in the default run) are soak (their own function).
+SUM_DEFAULT = ("float32",)
 
 
 @functools.cache
@@ -235,17 +245,40 @@ def test_sum_rejects_an_axis_out_of_range():
 
 # float32 with float32 and int32 with float32 are soak: the same dot as float64 with float64 and of mixed dtypes as
 # float32 with float64 (tests/tensor/test_dot_c.py computes every product of each dtype in every layout).
+DOT_PAIRS = {"default": (("float64", "float64"), ("float32", "float64"), ("int64", "int32")),
+             "soak": (("float32", "float32"), ("int32", "float32"))}
+DOT_SHAPES = [((4,), (4,)), ((3, 4), (4,)), ((4,), (4, 2)), ((3, 4), (4, 2))]
+
+
+@functools.cache
+def _dots(part):
+    """ot.dot(x, y) and x.dot(y) of every shape of DOT_SHAPES for every pair of DOT_PAIRS[part], inputs of their own:
+    outputs of one function (one module, not one per case: CI time); return (f, its cases in order)."""
+    pairs = DOT_PAIRS[part]
+    inputs, outputs, cases = [], [], []
+    for dtype_x, dtype_y in pairs:
+        for shape_x, shape_y in DOT_SHAPES:
+            x = ot.tensor(dtype_x, (None,) * len(shape_x), name="x")
+            y = ot.tensor(dtype_y, (None,) * len(shape_y), name="y")
+            inputs += [x, y]
+            outputs += [ot.dot(x, y), x.dot(y)]
+            cases.append((dtype_x, dtype_y, shape_x, shape_y))
+    return opkit.function(inputs, outputs), cases
+
+
 @pytest.mark.parametrize("dtype_x,dtype_y", [
     ("float64", "float64"), pytest.param("float32", "float32", marks=pytest.mark.soak), ("float32", "float64"),
     pytest.param("int32", "float32", marks=pytest.mark.soak), ("int64", "int32")])
-@pytest.mark.parametrize("shape_x,shape_y", [((4,), (4,)), ((3, 4), (4,)), ((4,), (4, 2)), ((3, 4), (4, 2))],
-                         ids=["vv", "mv", "vm", "mm"])
+@pytest.mark.parametrize("shape_x,shape_y", DOT_SHAPES, ids=["vv", "mv", "vm", "mm"])
 def test_dot_matches_numpy(opkit_rng, dtype_x, dtype_y, shape_x, shape_y):
-    x = ot.tensor(dtype_x, (None,) * len(shape_x), name="x")
-    y = ot.tensor(dtype_y, (None,) * len(shape_y), name="y")
+    f, cases = _dots("soak" if (dtype_x, dtype_y) in DOT_PAIRS["soak"] else "default")
+    k = cases.index((dtype_x, dtype_y, shape_x, shape_y))
     xv, yv = _random(opkit_rng, dtype_x, shape_x), _random(opkit_rng, dtype_y, shape_y)
-    assert_matches_numpy(opkit.function([x, y], ot.dot(x, y))(xv, yv), np.asarray(np.dot(xv, yv)))
-    assert_matches_numpy(opkit.function([x, y], x.dot(y))(xv, yv), np.asarray(np.dot(xv, yv)))
+    arrays = [np.ones(shape, dtype) for dx, dy, sx, sy in cases for dtype, shape in ((dx, sx), (dy, sy))]
+    arrays[2 * k:2 * k + 2] = [xv, yv]
+    function_spelling, method_spelling = f(*arrays)[2 * k:2 * k + 2]
+    assert_matches_numpy(function_spelling, np.asarray(np.dot(xv, yv)))
+    assert_matches_numpy(method_spelling, np.asarray(np.dot(xv, yv)))
 
 
 def test_dot_rejects_bad_operands():
@@ -285,12 +318,27 @@ def test_eval_computes_a_variable(opkit_rng):
     assert x.shape[0].eval({x: xv}) == 4
 
 
-@pytest.mark.parametrize("dtype,exponent", [("float64", 2), ("float32", 0.5), ("int32", 2), ("int64", 3),
-                                            ("float32", 2.0)])
+POWER_CASES = [("float64", 2), ("float32", 0.5), ("int32", 2), ("int64", 3), ("float32", 2.0)]
+
+
+@functools.cache
+def _powers():
+    """x ** exponent and exponent ** x of every case of POWER_CASES (an input each): one function (one module)."""
+    inputs, outputs = [], []
+    for k, (dtype, exponent) in enumerate(POWER_CASES):
+        x = ot.vector(f"x{k}", dtype=dtype)
+        inputs.append(x)
+        outputs += [x ** exponent, exponent ** x]
+    return opkit.function(inputs, outputs)
+
+
+@pytest.mark.parametrize("dtype,exponent", POWER_CASES)
 def test_power_matches_numpy(opkit_rng, dtype, exponent):
-    x = ot.vector("x", dtype=dtype)
+    k = POWER_CASES.index((dtype, exponent))
     xv = _random(opkit_rng, dtype, (6,), positive=True)
-    power, base = opkit.function([x], [x ** exponent, exponent ** x])(xv)  # one module
+    arrays = [np.ones(6, d) for d, _ in POWER_CASES]
+    arrays[k] = xv
+    power, base = _powers()(*arrays)[2 * k:2 * k + 2]
     assert_matches_numpy(power, xv ** exponent)
     assert_matches_numpy(base, np.asarray(exponent ** xv))
 

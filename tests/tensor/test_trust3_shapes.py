@@ -149,22 +149,38 @@ def test_reductions_of_empty_arrays_match_numpy(reduction, part, mode):
                 assert tuple(value_shape) == expected[1].shape, where
 
 
+def _gradient_functions(reduction, mode):
+    """[(axes, f)]: f(a, ...) gives [g, g.shape] of each axis of `axes` (an input of its own each). sum, prod and
+    mean never raise: their three axes are one function (one module, not three: CI time); a reduction that may raise
+    has a function per axis, or one axis's error would hide the others' values."""
+    groups = [[None, 0, 1]] if reduction in NEVER_RAISE else [[None], [0], [1]]
+    made = []
+    for axes in groups:
+        inputs, outputs = [], []
+        for axis in axes:
+            x = ot.dmatrix(f"x{axis}")
+            g = opkit.grad(getattr(ot, reduction)(x, axis=axis).sum(), x)
+            inputs.append(x)
+            outputs += [g, g.shape]
+        made.append((axes, opkit.function(inputs, outputs, mode=mode)))
+    return made
+
+
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("reduction", ["sum", "prod", "mean", "max", "min"])
 def test_gradients_of_reductions_of_empty_arrays(reduction, mode):
-    for axis in [None, 0, 1]:
-        x = ot.dmatrix("x")
-        g = opkit.grad(getattr(ot, reduction)(x, axis=axis).sum(), x)
-        f = opkit.function([x], [g, g.shape], mode=mode)
+    for axes, f in _gradient_functions(reduction, mode):
         for shape in [(0, 3), (3, 0), (0, 0)]:
             a = np.zeros(shape)
-            forward = _outcome(lambda: getattr(np, reduction)(a, axis=axis))
-            got = _outcome(lambda: f(a))
-            if forward[0] == "raises":
-                assert got == forward, (reduction, axis, shape)
-                continue
-            value, value_shape = got[1]
-            assert value.shape == shape and value.dtype == np.float64 and tuple(value_shape) == shape
+            got = _outcome(lambda: f(*[a] * len(axes)))
+            for k, axis in enumerate(axes):
+                forward = _outcome(lambda: getattr(np, reduction)(a, axis=axis))
+                if forward[0] == "raises":
+                    assert len(axes) == 1 and got == forward, (reduction, axis, shape)
+                    continue
+                assert got[0] == "ok", (reduction, axis, shape, got)
+                value, value_shape = got[1][2 * k:2 * k + 2]
+                assert value.shape == shape and value.dtype == np.float64 and tuple(value_shape) == shape
 
 
 def test_the_issues_argmax_and_prod_gradient_of_an_empty_matrix():
@@ -229,9 +245,7 @@ def _values(draw, inputs):
     return values
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.data(), st.integers(0, len(_GRAPHS) - 1), st.sampled_from(MODES + [PY_FAST_RUN]))
-def test_shape_raises_exactly_when_running_raises(data, index, mode):
+def check_shape_and_run(data, index, mode):
     name, inputs, out = _GRAPHS[index]
     f, f_shape = _compiled(index, mode)
     values = data.draw(_values(inputs), label=name)
@@ -242,3 +256,15 @@ def test_shape_raises_exactly_when_running_raises(data, index, mode):
         return
     assert shaped[0] == "ok", (name, shaped)
     assert tuple(shaped[1]) == np.shape(ran[1]), name
+
+
+# 60 examples, 30 in the default run: FAST_RUN compiles two modules for each graph it draws (about 7 of the 12 in 30
+# examples, 10 in 60); soak draws the 60
+@pytest.mark.parametrize("examples", [30, pytest.param(60, marks=pytest.mark.soak)])
+def test_shape_raises_exactly_when_running_raises(examples):
+    @settings(max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.data(), st.integers(0, len(_GRAPHS) - 1), st.sampled_from(MODES + [PY_FAST_RUN]))
+    def drawn(data, index, mode):
+        check_shape_and_run(data, index, mode)
+
+    drawn()

@@ -265,15 +265,22 @@ def test_operands_of_one_element_take_numpys_loop_by_its_zero_stride_rule(mode):
     """clip's bounds and pow's exponent of one element: numpy's constant loop where they are broadcast to a
     longer result (a zero stride), its other loop where the result has one element too; also inside a fused
     program, where numpy computes each step on its own operands' broadcast shape."""
-    x, lo, hi, big = (ot.dvector(n) for n in ("x", "lo", "hi", "big"))
+    def vectors(*names):
+        return [ot.dvector(n) for n in names]
+
+    # name: (inputs, opkit output, numpy of the same values); each graph on inputs of its own
+    x, lo, hi = vectors("x", "lo", "hi")
     m, mlo, mhi = (ot.dmatrix(n) for n in ("m", "mlo", "mhi"))
-    s = ot.dscalar("s")
-    graphs = {  # name: (inputs, opkit output, numpy of the same values)
+    px, plo = vectors("px", "plo")
+    ax, alo, ahi, abig = vectors("ax", "alo", "ahi", "abig")
+    s, slo, shi, sbig = ot.dscalar("s"), *vectors("slo", "shi", "sbig")
+    graphs = {
         "clip": ([x, lo, hi], ot.clip(x, lo, hi), np.clip),
         "clip_matrix": ([m, mlo, mhi], ot.clip(m, mlo, mhi), np.clip),
-        "pow": ([x, lo], ot.pow(x, lo), np.power),
-        "clip_then_add": ([x, lo, hi, big], big + ot.clip(x, lo, hi), lambda a, b, c, d: d + np.clip(a, b, c)),
-        "clip_of_0d_then_mul": ([s, lo, hi, big], big * ot.clip(s, lo, hi), lambda a, b, c, d: d * np.clip(a, b, c)),
+        "pow": ([px, plo], ot.pow(px, plo), np.power),
+        "clip_then_add": ([ax, alo, ahi, abig], abig + ot.clip(ax, alo, ahi), lambda a, b, c, d: d + np.clip(a, b, c)),
+        "clip_of_0d_then_mul": ([s, slo, shi, sbig], sbig * ot.clip(s, slo, shi),
+                                lambda a, b, c, d: d * np.clip(a, b, c)),
     }
     values = {
         "clip": [([-0.0, 0.0, -INF, 4.0], [0.0], [10.0]), ([-0.0], [0.0], [10.0]), ([0.0, 1.0], [-0.0], [0.0]),
@@ -283,10 +290,17 @@ def test_operands_of_one_element_take_numpys_loop_by_its_zero_stride_rule(mode):
         "clip_then_add": [([-0.0], [0.0], [10.0], [1.0, -1.0, 0.0]), ([0.0], [NAN], [1.0], [0.0, 0.0])],
         "clip_of_0d_then_mul": [(-0.0, [0.0], [10.0], [1.0, -1.0, 0.0]), (-0.0, [NAN], [1.0], [0.0, 0.0])],
     }
-    for name, (inputs, output, reference) in graphs.items():
-        f = opkit.function(inputs, output, mode=MODES[mode])
+    # every graph an output of one function (one module, not five: CI time); a call gives the other graphs their
+    # first case's values, and checks their outputs too
+    f = opkit.function([v for inputs, _, _ in graphs.values() for v in inputs], [out for _, out, _ in graphs.values()],
+                       mode=MODES[mode])
+    first = {name: [np.array(v, dtype="float64") for v in values[name][0]] for name in graphs}
+    for name in graphs:
         for case in values[name]:
-            arrays = [np.array(v, dtype="float64") for v in case]
+            arrays = {**first, name: [np.array(v, dtype="float64") for v in case]}
             with np.errstate(all="ignore"):
-                got, expected = f(*arrays), reference(*arrays)
-            _assert_same(got, expected, "exact", f"{name}{tuple(a.tolist() for a in arrays)} in {mode}")
+                results = f(*[a for other in graphs for a in arrays[other]])
+            for other, got in zip(graphs, results):
+                with np.errstate(all="ignore"):
+                    expected = graphs[other][2](*arrays[other])
+                _assert_same(got, expected, "exact", f"{other}{tuple(a.tolist() for a in arrays[other])} in {mode}")

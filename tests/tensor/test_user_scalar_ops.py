@@ -6,6 +6,8 @@ They are compared with scipy and numpy on float32 and float64, in C (FAST_RUN) a
 (FAST_COMPILE), fused with opkit's own elementwise ops, and differentiated with verify_grad.
 """
 
+import functools
+
 import numpy as np
 import pytest
 import scipy.special
@@ -15,6 +17,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from helpers import pytensor_scalar_math as ptm
 from helpers import theano_xlogx as txl
+from helpers.modes import FAST_RUN_GRAPH
 
 import opkit
 import opkit.scalar as ps
@@ -48,28 +51,41 @@ PORTED = {
 }
 
 
+def _ported_graph(name, dtype):
+    """(x, [the op alone, the op fused with opkit's ops]) of the ported op `name` on a vector x of its own."""
+    x = ot.tensor(dtype, (None,), name=f"x_{name}")
+    op = Elemwise(PORTED[name][0], name=name)
+    return x, [op(x), op(ot.exp(ot.log(x) * 1) if name in ("xlogx",) else x * 1) + ot.sqr(x)]
+
+
+@functools.cache
+def _ported_function(dtype, mode):
+    """Every ported op's graph (_ported_graph) as outputs of one function per dtype and mode (one module, not one
+    per op: CI time): f(one value array per name of sorted(PORTED)) -> [alone, fused] per name."""
+    graphs = [_ported_graph(name, dtype) for name in sorted(PORTED)]
+    return opkit.function([x for x, _ in graphs], [out for _, outs in graphs for out in outs], mode=mode)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("name", sorted(PORTED))
 def test_ported_ops_match_scipy_alone_and_fused_with_opkit_ops(name, dtype):
-    scalar_op, reference, points = PORTED[name]
-    x = ot.tensor(dtype, (None,), name="x")
-    op = Elemwise(scalar_op, name=name)
-    alone = op(x)
-    fused = op(ot.exp(ot.log(x) * 1) if name in ("xlogx",) else x * 1) + ot.sqr(x)
+    _, reference, points = PORTED[name]
     values = points.astype(dtype)
     expected = reference(values.astype(np.float64))
+    k = sorted(PORTED).index(name)
     for mode in MODES:
-        f = opkit.function([x], [alone, fused], mode=mode)
-        got_alone, got_fused = f(values)
+        got_alone, got_fused = _ported_function(dtype, mode)(
+            *[PORTED[other][2].astype(dtype) for other in sorted(PORTED)])[2 * k:2 * k + 2]
         assert got_alone.dtype == got_fused.dtype == np.dtype(dtype)
         np.testing.assert_allclose(got_alone, expected.astype(dtype), rtol=RTOL[dtype] * 8, atol=0,
                                    err_msg=f"{name} {mode}")
         np.testing.assert_allclose(got_fused, (expected + values.astype(np.float64) ** 2).astype(dtype),
                                    rtol=RTOL[dtype] * 16, atol=1e-30, err_msg=f"{name} fused {mode}")
         if mode == "FAST_RUN" and name != "erfinv":  # erfinv has no C (PyTensor's raises NotImplementedError)
-            assert all(op_has_c(n) for n in _nodes(f)), [str(n.op) for n in _nodes(f)]
-            assert any(str(n.op).startswith("Fused") and name in str(n.op).lower() or name == "xlogx"
-                       for n in _nodes(f))
+            x, outputs = _ported_graph(name, dtype)  # the op's own graph as FAST_RUN compiles it in the function above
+            nodes = _nodes(opkit.function([x], outputs, mode=FAST_RUN_GRAPH))
+            assert all(op_has_c(n) for n in nodes), [str(n.op) for n in nodes]
+            assert any(str(n.op).startswith("Fused") and name in str(n.op).lower() or name == "xlogx" for n in nodes)
 
 
 def test_user_ops_and_builtin_ops_share_one_c_loop():
@@ -119,7 +135,8 @@ def _grad_point():
 # by one in FAST_COMPILE (perform: nothing compiled). Compiled (FAST_RUN), both are soak (`-m soak`): the gradients
 # are built of opkit's own elementwise ops, whose C the default run compiles (tests/tensor/test_language_elementwise.py),
 # and a user op's gradient run in C stays in the default run in test_multi_line_c_with_temporaries_and_support_code_
-# twice_in_one_loop, test_ops_whose_c_is_support_code_from_files and test_apply_specific_support_code_per_step.
+# twice_in_one_loop (test_ops_whose_c_is_support_code_from_files' and test_apply_specific_support_code_per_step's in
+# test_user_op_gradients_in_c, soak).
 @pytest.mark.parametrize("mode", [pytest.param("FAST_RUN", marks=pytest.mark.soak), "FAST_COMPILE"])
 def test_gradients_come_from_the_scalar_ops_grad(mode):
     verify_grad(lambda a, b, row: ot.stack([f(a, b, row) for f in SCALAR_GRADS.values()]), _grad_point(), mode=mode)
@@ -306,7 +323,8 @@ def test_equal_ops_merge_and_pickle():
     assert ptm.Sigmoid(ps.same_out) != ptm.sigmoid and ptm.Softplus(ps.upgrade_to_float) != ptm.sigmoid
     assert pickle.loads(pickle.dumps(Elemwise(ptm.sigmoid))) == Elemwise(ptm.sigmoid)
     x = ot.dvector("x")
-    f = opkit.function([x], [Elemwise(ptm.sigmoid)(x), Elemwise(ptm.Sigmoid(ps.upgrade_to_float))(x)])
+    f = opkit.function([x], [Elemwise(ptm.sigmoid)(x), Elemwise(ptm.Sigmoid(ps.upgrade_to_float))(x)],
+                       mode=FAST_RUN_GRAPH)  # FAST_RUN's graph: nothing runs here
     assert [str(n.op) for n in _nodes(f)].count("sigmoid") == 1  # merged
 
 
@@ -338,7 +356,8 @@ def test_ops_whose_c_is_support_code_from_files(dtype):
         for got, want, rtol in zip(f(v, kv), expected, (1e-14, 1e-9, 1e-14)):  # PyTensor's _psi: 1e-10
             assert got.dtype == np.dtype(dtype)
             np.testing.assert_allclose(got, want.astype(dtype), rtol=max(rtol, RTOL[dtype] * 32))
-    verify_grad(Elemwise(ptm.gammaln), [np.array([0.5, 2.0, 3.3])], mode="FAST_RUN")  # its grad is psi
+    # its grad is psi, whose C runs above; the gradient in C: test_user_op_gradients_in_c (soak)
+    verify_grad(USER_OP_GRADIENTS["gammaln"][0](), USER_OP_GRADIENTS["gammaln"][1], mode="FAST_COMPILE")
 
 
 def test_scalar_variables_have_a_dtype():
@@ -385,7 +404,8 @@ def test_apply_specific_support_code_per_step():
     got, got_i = f(np.array([1.0, -2.0]), np.array([3, -4], np.int32))
     np.testing.assert_array_equal(got, (np.array([1.0, -2.0]) ** 3 + 1) ** 3)
     np.testing.assert_array_equal(got_i, np.array([27, -64], np.int32), strict=True)
-    verify_grad(cube, [np.array([0.5, -1.5])], mode="FAST_RUN")
+    # its gradient is built-in ops (3 * sqr(x)), the cube's C runs above; in C: test_user_op_gradients_in_c (soak)
+    verify_grad(cube, USER_OP_GRADIENTS["cube"][1], mode="FAST_COMPILE")
 
 
 def test_float16_runs_impl_and_several_outputs_are_refused():
@@ -444,3 +464,16 @@ def test_nfunc_spec_names_a_numpy_function_or_a_dotted_attribute_path():
     got = opkit.function([x, k], Elemwise(Chi2Sf(ps.upgrade_to_float))(x, k), mode="FAST_COMPILE")(
         np.array([0.5, 2.0]), np.array([1.0, 3.0]))
     np.testing.assert_allclose(got, scipy.stats.chi2.sf([0.5, 2.0], [1.0, 3.0]), rtol=1e-15)
+
+
+# (the op, the point) of the user ops whose verify_grad the default run makes in FAST_COMPILE (above)
+USER_OP_GRADIENTS = {"cube": (lambda: Elemwise(Cube(ps.same_out)), [np.array([0.5, -1.5])]),
+                     "gammaln": (lambda: Elemwise(ptm.gammaln), [np.array([0.5, 2.0, 3.3])])}
+
+
+@pytest.mark.soak
+@pytest.mark.parametrize("name", sorted(USER_OP_GRADIENTS))
+def test_user_op_gradients_in_c(name):
+    """verify_grad in FAST_RUN: the gradient graph in C (built-in ops and psi, whose C the default run compiles)."""
+    build, point = USER_OP_GRADIENTS[name]
+    verify_grad(build(), point, mode="FAST_RUN")
