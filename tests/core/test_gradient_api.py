@@ -7,8 +7,11 @@ import opkit
 import opkit.tensor as ot
 from opkit.core.tensor.shapes.fill import Fill
 from opkit.gradient import NullTypeGradError, grad_not_implemented, grad_undefined
+from helpers.modes import FAST_RUN_GRAPH
 
 MODES = ["FAST_RUN", "FAST_COMPILE", opkit.Mode(linker="c", optimizer=None)]
+# The other tests read FAST_RUN's graph on the Python linker (helpers.modes.FAST_RUN_GRAPH): gradients as graphs are
+# what they check, and the C of their ops is tests/tensor's
 
 
 @pytest.mark.parametrize("mode", MODES, ids=["FAST_RUN", "FAST_COMPILE", "c-unoptimized"])
@@ -24,12 +27,12 @@ def test_the_seed_is_fill_of_the_cost_and_fast_run_drops_it():
     g = opkit.grad(s * 3, s)
     fills = [v.owner for v in _ancestors(g) if v.owner is not None and isinstance(v.owner.op, Fill)]
     assert len(fills) == 1 and fills[0].inputs[0].owner.op is ot.mul
-    fast = opkit.function([s], g)
+    fast = opkit.function([s], g, mode=FAST_RUN_GRAPH)
     assert not any(isinstance(node.op, Fill) for node in fast.maker.fgraph.toposort())
     # a vector model with a shape known only at run time becomes an Alloc over the inferred shape
     x = ot.dvector("x")
     gx = opkit.grad((x * 3).sum(), x)
-    f = opkit.function([x], gx)
+    f = opkit.function([x], gx, mode=FAST_RUN_GRAPH)
     assert not any(isinstance(node.op, Fill) for node in f.maker.fgraph.toposort())
     np.testing.assert_array_equal(f(np.arange(4.0)), [3.0] * 4)
 
@@ -48,24 +51,25 @@ def test_fill_computes_broadcast_values_and_its_gradient():
     f = opkit.function([m, v], out, mode="FAST_COMPILE")
     np.testing.assert_array_equal(f(np.zeros((2, 3)), [1.0, 2.0, 3.0]), [[1.0, 2.0, 3.0]] * 2)
     gv = opkit.grad(out.sum(), v)
-    np.testing.assert_array_equal(opkit.function([m, v], gv)(np.zeros((2, 3)), [1.0, 2.0, 3.0]), [2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(opkit.function([m, v], gv, mode=FAST_RUN_GRAPH)(np.zeros((2, 3)), [1.0, 2.0, 3.0]),
+                                  [2.0, 2.0, 2.0])
     with pytest.raises(ValueError, match="more than the model"):
         fill(v, m)
 
 
 def test_grad_with_respect_to_a_constant():
     c = ot.as_tensor_variable(np.array(2.0))
-    assert opkit.function([], opkit.grad(c * 3, c))() == 3.0
+    assert opkit.function([], opkit.grad(c * 3, c), mode=FAST_RUN_GRAPH)() == 3.0
     w = ot.as_tensor_variable(np.array([1.0, 2.0]))
     x = ot.dvector("x")
     gw = opkit.grad((w * x).sum(), w)
-    np.testing.assert_array_equal(opkit.function([x], gw)([5.0, 6.0]), [5.0, 6.0])
+    np.testing.assert_array_equal(opkit.function([x], gw, mode=FAST_RUN_GRAPH)([5.0, 6.0]), [5.0, 6.0])
 
 
 def test_disconnected_scalar_returns_zeros_that_use_the_variable():
     s, t = ot.dscalar("s"), ot.dscalar("t")
     g = opkit.grad(s * 2, t, disconnected_inputs="ignore")
-    assert opkit.function([t], g, on_unused_input="ignore")(4.0) == 0.0
+    assert opkit.function([t], g, on_unused_input="ignore", mode=FAST_RUN_GRAPH)(4.0) == 0.0
 
 
 def test_gradients_are_named_like_pytensor():
@@ -152,7 +156,7 @@ def test_compiling_an_undefined_gradient_names_the_op_and_input():
 def test_compiling_a_not_implemented_gradient_among_others():
     x, k = ot.dvector("x"), ot.dscalar("k")
     gx, gk = opkit.grad(Scale()(x, k).sum(), [x, k], null_gradients="return")
-    np.testing.assert_array_equal(opkit.function([x, k], gx)([1.0, 2.0], 3.0), [3.0, 3.0])
+    np.testing.assert_array_equal(opkit.function([x, k], gx, mode=FAST_RUN_GRAPH)([1.0, 2.0], 3.0), [3.0, 3.0])
     with pytest.raises(NullTypeGradError, match=r"output 1 is an undefined gradient.*\n.*input 1 \(k\) of the "
                                                 r"Scale op is not implemented"):
         opkit.function([x, k], [gx, gk])

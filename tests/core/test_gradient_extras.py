@@ -1,7 +1,9 @@
 """Theano's and PyTensor's gradient API beyond grad: jacobian, hessian, pullback/pushforward, subgraph_grad and
 the ops that only change gradients (zero_grad, disconnected_grad, undefined_grad, grad_clip, grad_scale).
 
-Values are checked against numpy; each error a user can reach is checked by its message.
+Values are checked against numpy; each error a user can reach is checked by its message. The functions are FAST_RUN's
+graphs on the Python linker (helpers.modes.FAST_RUN_GRAPH), as tests/core/test_gradient.py's: the gradient graphs are
+what these tests are about, and the C of their ops (elementwise, reductions, dot) is tests/tensor's.
 """
 
 import numpy as np
@@ -12,6 +14,7 @@ import opkit.tensor as ot
 from opkit.gradient import (DisconnectedInputError, DisconnectedType, GradClip, NullTypeGradError, disconnected_grad,
                             grad, grad_clip, grad_scale, hessian, hessian_vector_product, jacobian, pullback,
                             pushforward, subgraph_grad, undefined_grad, zero_grad)
+from helpers.modes import FAST_RUN_GRAPH
 
 X = np.array([0.5, -1.0, 2.0])
 
@@ -20,7 +23,7 @@ def test_gradient_ops_change_only_the_gradient_and_leave_compiled_graphs():
     x = ot.dvector("x")
     exprs = [zero_grad(x) * x, disconnected_grad(x) * x, grad_clip(x, -1.5, 1.5) ** 2, grad_scale(x, -3.0) ** 2]
     grads = [grad(e.sum(), x) for e in exprs]
-    f = opkit.function([x], exprs + grads)
+    f = opkit.function([x], exprs + grads, mode=FAST_RUN_GRAPH)
     values = f(X)
     for value in values[:2]:
         np.testing.assert_allclose(value, X * X)
@@ -41,13 +44,13 @@ def test_gradient_ops_errors():
         grad(undefined_grad(x).sum(), x)
     with pytest.raises(DisconnectedInputError):
         grad(disconnected_grad(x).sum(), x)
-    np.testing.assert_allclose(opkit.function([x], undefined_grad(x) * 2)(X), 2 * X)
+    np.testing.assert_allclose(opkit.function([x], undefined_grad(x) * 2, mode=FAST_RUN_GRAPH)(X), 2 * X)
 
 
 def test_pushforward_and_pullback_of_the_gradient_ops():
     x, v = ot.dvector("x"), ot.dvector("v")
     y = zero_grad(x) * 2 + disconnected_grad(x)
-    f = opkit.function([x, v], [pushforward(y, x, v), pullback(x * y, x, v)])
+    f = opkit.function([x, v], [pushforward(y, x, v), pullback(x * y, x, v)], mode=FAST_RUN_GRAPH)
     forward, backward = f(X, X + 1)
     np.testing.assert_array_equal(forward, np.zeros(3))
     np.testing.assert_allclose(backward, (X + 1) * 3 * X)  # y held constant: d(x * y)/dx = y
@@ -60,7 +63,7 @@ def test_pullback_and_pushforward_take_and_return_structures():
     assert isinstance(g, tuple) and len(g) == 2
     r = pushforward([z, x], [x], [y])
     assert isinstance(r, list) and len(r) == 2
-    f = opkit.function([x, y], [*g, *r])
+    f = opkit.function([x, y], [*g, *r], mode=FAST_RUN_GRAPH)
     gx, gy, rz, rx = f(X, X + 1)
     np.testing.assert_allclose([gx, gy, rz, rx], [X + 1, X, (X + 1) ** 2, X + 1])
     with pytest.raises(ValueError, match=r"^pullback: 1 output\(s\) in f but 2 cotangent\(s\)$"):
@@ -72,7 +75,7 @@ def test_jacobian_and_hessian_against_numpy():
     y = ot.dot(m, x) ** 2  # J[i, j] = 2 (m x)_i m_ij
     jx, jm = jacobian(y, [x, m])
     h = hessian((x ** 3).sum() + (x[0] * x[1]), x)
-    f = opkit.function([x, m], [jx, jm, h])
+    f = opkit.function([x, m], [jx, jm, h], mode=FAST_RUN_GRAPH)
     mv = np.arange(6.0).reshape(2, 3) / 7
     got_jx, got_jm, got_h = f(X, mv)
     mx = mv @ X
@@ -91,7 +94,7 @@ def test_jacobian_of_an_intermediate_and_with_shared_variables():
     w = opkit.shared(np.array([1.0, 2.0, 3.0]), "w")
     u = ot.exp(x)
     j = jacobian(u * w, u)  # wrt a computed variable: its value flows in from the outer graph
-    np.testing.assert_allclose(opkit.function([x], j)(X), np.diag([1.0, 2.0, 3.0]))
+    np.testing.assert_allclose(opkit.function([x], j, mode=FAST_RUN_GRAPH)(X), np.diag([1.0, 2.0, 3.0]))
 
 
 def test_hessian_vector_product_against_the_hessian():
@@ -99,7 +102,8 @@ def test_hessian_vector_product_against_the_hessian():
     no JacobianRows inner function of hessian's rows to compile."""
     x, p = ot.dvector("x"), ot.dvector("p")
     cost = (x ** 3).sum() + (x[0] * x[2])
-    direct = opkit.function([x, p], hessian_vector_product(cost, x, p))(X, np.array([1.0, -2.0, 0.5]))
+    direct = opkit.function([x, p], hessian_vector_product(cost, x, p), mode=FAST_RUN_GRAPH)(
+        X, np.array([1.0, -2.0, 0.5]))
     h = np.diag(6 * X)
     h[0, 2] = h[2, 0] = 1.0
     np.testing.assert_allclose(direct, h @ np.array([1.0, -2.0, 0.5]))

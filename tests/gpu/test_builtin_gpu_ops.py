@@ -7,6 +7,7 @@ numpy values; placement moves the ops in between to the GPU, which each test che
 one function per dtype group, called over layouts, broadcasting and 0-size shapes.
 """
 
+import functools
 import warnings
 
 import numpy as np
@@ -41,6 +42,33 @@ def host_ops(f):
 
 def values(dtype, shape, shift=0):
     return np.resize(np.roll(special_values(dtype), shift), shape)
+
+
+def shared_function(parts):
+    """One GPU function (one module) of the graphs of several tests, compiled once per device and session: a module
+    costs seconds under the interpreter, and a test's graph beside the others' runs the same kernels.
+
+    `parts` maps a test's part to a function returning (its inputs, its outputs, filler values of its inputs that
+    raise nothing). The result `call(device, part, *values)` calls the function with `values` for that part's inputs
+    and the others' fillers, and returns that part's outputs; `call.function(device)` is the compiled function."""
+    @functools.cache
+    def function(device):
+        built = {name: make() for name, make in parts.items()}
+        inputs = [v for ins, _, _ in built.values() for v in ins]
+        return gpu_function(device, inputs, [o for _, outs, _ in built.values() for o in outs]), built
+
+    def call(device, part, *args):
+        f, built = function(device)
+        arguments, start, where = [], 0, None
+        for name, (ins, outs, fillers) in built.items():
+            assert name != part or len(args) == len(ins), (part, len(args), len(ins))
+            arguments += args if name == part else [np.asarray(v) for v in fillers]
+            where = slice(start, start + len(outs)) if name == part else where
+            start += len(outs)
+        return f(*arguments)[where]
+
+    call.function = lambda device: function(device)[0]
+    return call
 
 
 # ---- elementwise ----
@@ -150,34 +178,50 @@ def test_fused_elementwise_matches_numpy_over_dtypes_layouts_broadcasting_and_em
     check([(4, 0), (1, 0), (4, 1)], "strided", "0-size axis 1")
 
 
+def _negative_strides_part():
+    x, s, v = ot.tensor3("x", dtype="float64"), ot.scalar("s", dtype="float64"), ot.vector("v", dtype="int32")
+    return ([x, s, v], [(x - s) * v + x ** 2, ot.maximum(s, v), s * s - 1],
+            [np.ones((1, 1, 1)), 1.0, np.ones(1, "int32")])
+
+
+def _broadcast_clash_part():
+    x, y = ot.matrix("x"), ot.matrix("y")
+    return [x, y], [x * y + 1], [np.ones((1, 1)), np.ones((1, 1))]
+
+
+def _float16_part():
+    h, g = ot.vector("h", dtype="float16"), ot.vector("g", dtype="float16")
+    i = ot.vector("i", dtype="int8")
+    return ([h, g, i], [(h * g + i) / (g - 3) - ot.sqrt(ot.abs(h)) * ot.floor(g),
+                        ot.switch(ot.lt(h, g) | ot.eq(g, 0), -h, ot.sqr(g) + 1)],
+            [np.ones(1, "float16"), np.ones(1, "float16"), np.ones(1, "int8")])
+
+
+# The three tests below check one function's parts (one module): each graph alone compiled a module of its own.
+ELEMENTWISE = shared_function({"negative strides": _negative_strides_part, "broadcast clash": _broadcast_clash_part,
+                               "float16": _float16_part})
+
+
 def test_elementwise_negative_strides_scalars_and_3d(device):
-    x = ot.tensor3("x", dtype="float64")
-    s = ot.scalar("s", dtype="float64")
-    v = ot.vector("v", dtype="int32")
-    f = gpu_function(device, [x, s, v], [(x - s) * v + x ** 2, ot.maximum(s, v), s * s - 1])
-    assert gpu_ops(f) == {"GpuElemwise"}
+    f = ELEMENTWISE.function(device)
+    assert gpu_ops(f) == {"GpuElemwise"} and not host_ops(f)
     base = np.arange(2 * 3 * 5, dtype="float64").reshape(2, 3, 5) - 11.5
     for a in (base, base[::-1, :, ::-2], base.transpose(2, 0, 1)[:, :, ::-1], base[:, :0]):
         vec = np.arange(a.shape[-1], dtype="int32")[::-1] - 2
-        first, second, third = f(a, 2.5, vec)
+        first, second, third = ELEMENTWISE(device, "negative strides", a, np.asarray(2.5), vec)
         check_close(first, (a - 2.5) * vec + a ** 2, True, what=f"{device} shape {a.shape} strides {a.strides}")
         check_close(second, np.maximum(np.float64(2.5), vec), True)
         check_close(third, np.float64(2.5) * 2.5 - 1, True)  # a 0-d output
 
 
 def test_broadcast_clash_raises_the_cpu_paths_error(device):
-    x, y = ot.matrix("x"), ot.matrix("y")
-    f = gpu_function(device, [x, y], x * y + 1)
     with pytest.raises(ValueError, match=r"cannot be broadcast together: axis 1 has lengths \[3, 4\]"):
-        f(np.ones((2, 3)), np.ones((2, 4)))
+        ELEMENTWISE(device, "broadcast clash", np.ones((2, 3)), np.ones((2, 4)))
 
 
 def test_float16_arithmetic_is_numpys_bit_for_bit(device):
     """float16 steps compute in float32 and round to half each time, as numpy does (subnormals, NaN, inf too)."""
-    h, g = ot.vector("h", dtype="float16"), ot.vector("g", dtype="float16")
-    i = ot.vector("i", dtype="int8")
-    f = gpu_function(device, [h, g, i], [(h * g + i) / (g - 3) - ot.sqrt(ot.abs(h)) * ot.floor(g),
-                                         ot.switch(ot.lt(h, g) | ot.eq(g, 0), -h, ot.sqr(g) + 1)])
+    f = ELEMENTWISE.function(device)
     assert gpu_ops(f) == {"GpuElemwise"} and not host_ops(f)
     rng = np.random.default_rng(3)
     a = np.concatenate([np.resize(special_values("float16"), 48), (rng.standard_normal(500) * 300).astype("float16"),
@@ -185,7 +229,7 @@ def test_float16_arithmetic_is_numpys_bit_for_bit(device):
     b = np.concatenate([np.resize(np.roll(special_values("float16"), 5), 48) * np.float16(1.37),
                         (rng.standard_normal(500) * 30).astype("float16"), (rng.standard_normal(500) * 1e-4).astype("float16")])
     c = np.resize(special_values("int8"), a.size)
-    first, second = f(a, b, c)
+    first, second = ELEMENTWISE(device, "float16", a, b, c)
     with np.errstate(all="ignore"):
         check_close(first, (a * b + c) / (b - np.float16(3)) - np.sqrt(np.abs(a)) * np.floor(b), True, what=device)
         check_close(second, np.where((a < b) | (b == 0), -a, np.square(b) + np.float16(1)), True, what=device)
@@ -262,23 +306,41 @@ def test_reductions_match_numpy(device, dtypes):
                         what=f"{device} {kind} axis={axis} keepdims={keepdims} of {dtype} {kind_name}")
 
 
+def _empty_axes_part():
+    x, i = ot.tensor3("x", dtype="float64"), ot.tensor3("i", dtype="int16")
+    return ([x, i], [ot.sum(x, axis=1), ot.mean(x, axis=(0, 2), keepdims=True), ot.sum(i), ot.max(x, axis=0)],
+            [np.ones((1, 1, 1)), np.ones((1, 1, 1), "int16")])
+
+
+def _chunks_part():
+    x, i = ot.vector("x", dtype="float64"), ot.matrix("i", dtype="int8")
+    return ([x, i], [ot.max(x), ot.min(x), ot.mean(x), ot.sum(i, axis=0), ot.max(i, axis=0)],
+            [np.ones(1), np.ones((1, 1), "int8")])
+
+
+def _threads_part():
+    x, y = ot.matrix("x"), ot.vector("y")
+    return [x, y], [ot.sum(ot.exp(x) * y, axis=1), ot.max(x - y, axis=0)], [np.ones((1, 1)), np.ones(1)]
+
+
+# test_reductions_over_empty_axes, test_reductions_of_few_long_outputs_run_in_chunks and
+# test_eight_threads_call_one_gpu_function check one function's parts (one module): each graph alone compiled its own.
+REDUCTIONS = shared_function({"empty axes": _empty_axes_part, "chunks": _chunks_part, "threads": _threads_part})
+
+
 def test_reductions_over_empty_axes(device):
-    x = ot.tensor3("x", dtype="float64")
-    i = ot.tensor3("i", dtype="int16")
-    f = gpu_function(device, [x, i], [ot.sum(x, axis=1), ot.mean(x, axis=(0, 2), keepdims=True), ot.sum(i),
-                                      ot.max(x, axis=0)])
-    assert gpu_ops(f) == {"GpuReduce"}
+    assert gpu_ops(REDUCTIONS.function(device)) == {"GpuReduce"}
     for shape in [(2, 0, 3), (0, 3, 4), (2, 3, 0)]:
         a, b = np.ones(shape), np.ones(shape, dtype="int16")
         if shape[0] != 0:
-            got = f(a, b)
+            got = REDUCTIONS(device, "empty axes", a, b)
             wants = [np.sum(a, axis=1), np.full((1, shape[1], 1), np.nan) if shape[1] else np.mean(a, axis=(0, 2),
                      keepdims=True), np.sum(b), np.max(a, axis=0)]
-            for result, want in zip(got, wants):
+            for result, want in zip(got, wants, strict=True):
                 check_close(result, np.asarray(want, dtype=result.dtype), True, what=f"{device} {shape}")
         else:
             with pytest.raises(ValueError, match="zero-size array to reduction operation maximum which has no identity"):
-                f(a, b)
+                REDUCTIONS(device, "empty axes", a, b)
 
 
 def test_a_reduction_of_an_elementwise_expression_is_one_kernel(device):
@@ -310,18 +372,15 @@ def test_a_reduction_of_an_elementwise_expression_is_one_kernel(device):
 
 
 def test_reductions_of_few_long_outputs_run_in_chunks(device):
-    x = ot.vector("x", dtype="float64")
-    i = ot.matrix("i", dtype="int8")
-    f = gpu_function(device, [x, i], [ot.max(x), ot.min(x), ot.mean(x), ot.sum(i, axis=0), ot.max(i, axis=0)])
     a = np.random.default_rng(2).standard_normal(9001)
     b = np.resize(special_values("int8"), (3001, 2))
     a[4444] = 7.5
-    results = f(a, b)
+    results = REDUCTIONS(device, "chunks", a, b)
     for result, want, exact in zip(results, [a.max(), a.min(), a.mean(), b.sum(axis=0), b.max(axis=0)],
-                                   [True, True, False, True, True]):
+                                   [True, True, False, True, True], strict=True):
         check_close(result, want, exact, np.mean(np.abs(a)), what=device)
     a[7000] = np.nan
-    assert all(np.isnan(v) for v in f(a, b)[:3])
+    assert all(np.isnan(v) for v in REDUCTIONS(device, "chunks", a, b)[:3])
 
 
 # ---- dot ----
@@ -448,8 +507,8 @@ def test_gpu_ops_infer_their_shapes(interpret):
     from opkit.gpu.ops import GpuDot, GpuElemwise, GpuReduce
     from opkit.testing import InferShapeTester
 
-    class Tester(InferShapeTester):
-        mode = Mode(device=interpret)
+    class Tester(InferShapeTester):  # the Python linker: infer_shape against each op's perform (the kernels' output
+        mode = Mode(device=interpret, linker="py")  # shapes are checked against numpy's by the tests above)
 
     tester = Tester()
     x, y, v = og.matrix("x"), og.matrix("y"), og.vector("v")
@@ -482,13 +541,11 @@ def test_gpu_ops_refuse_host_inputs_and_dtypes_without_a_kernel():
 def test_eight_threads_call_one_gpu_function(device):
     import concurrent.futures
 
-    x, y = ot.matrix("x"), ot.vector("y")
-    f = gpu_function(device, [x, y], [ot.sum(ot.exp(x) * y, axis=1), ot.max(x - y, axis=0)])
-    assert gpu_ops(f) == {"GpuReduce"}
+    assert gpu_ops(REDUCTIONS.function(device)) == {"GpuReduce"}  # compiled before the threads call it
     inputs = [(np.full((5, 3), k / 8.0), np.arange(3.0) + k) for k in range(8)]
 
     def call(k):
-        return f(*inputs[k])  # numpy in, numpy out: the transfers are the graph's
+        return REDUCTIONS(device, "threads", *inputs[k])  # numpy in, numpy out: the transfers are the graph's
 
     with concurrent.futures.ThreadPoolExecutor(8) as pool:
         results = list(pool.map(call, [k % 8 for k in range(64)]))

@@ -21,6 +21,9 @@ CUPY_OR_NOT = variants("CuPy", has_cupy(), needs_cupy)
 NO_DEVICE = {True: "CuPy finds no CUDA device", False: "device='cuda' needs CuPy, which is not installed"}
 
 INTERPRET = opkit.Mode(device="cuda-interpret")
+# The gradient tests' graphs on the Python linker (each GPU op's perform, the placement and rewrites of INTERPRET): the
+# kernels of their ops (elementwise, GpuAlloc) run compiled in test_builtin_gpu_ops.py and test_gpu_gradients.py
+INTERPRET_PY = opkit.Mode(device="cuda-interpret", linker="py")
 
 
 def test_import_opkit_gpu_imports_no_cupy():
@@ -180,13 +183,13 @@ def test_infer_shape_of_transfers():
 def test_gradients_of_transfers_are_transfers():
     x = ot.dvector("x")
     g = opkit.grad(to_host(to_gpu(x) * 3).sum(), x)
-    f = opkit.function([x], g, mode=INTERPRET)
+    f = opkit.function([x], g, mode=INTERPRET_PY)
     assert np.array_equal(f(np.arange(3.0)), [3.0, 3.0, 3.0])
     gpu = og.vector("g", dtype="float64")
     cost = (to_host(gpu) ** 2).sum()
     grad_gpu = opkit.grad(cost, gpu)
     assert isinstance(grad_gpu.type, GpuArrayType)  # the gradient of a GPU value is a GPU value
-    f = opkit.function([gpu], grad_gpu, mode=INTERPRET)
+    f = opkit.function([gpu], grad_gpu, mode=INTERPRET_PY)
     assert np.array_equal(f(np.arange(3.0)), [0.0, 2.0, 4.0])
 
 
@@ -194,11 +197,11 @@ def test_disconnected_gradients_and_gpu_costs_stay_on_the_gpu():
     g, h = og.vector("g", dtype="float64"), og.vector("h", dtype="float32")
     gg, gh = opkit.grad(to_host(g).sum(), [g, h], disconnected_inputs="ignore")
     assert isinstance(gh.type, GpuArrayType) and gh.type.dtype == "float32"
-    f = opkit.function([g, h], [gg, gh], mode=INTERPRET)
+    f = opkit.function([g, h], [gg, gh], mode=INTERPRET_PY)
     ones, zeros = f(np.arange(3.0), np.arange(2.0, dtype="float32"))
     assert np.array_equal(ones, [1.0] * 3) and np.array_equal(zeros, [0.0, 0.0]) and zeros.dtype == np.float32
     seeded = opkit.grad(to_gpu((to_host(g) * 2).sum()), g)  # a GPU cost: its seed is a GPU value too
-    assert np.array_equal(opkit.function([g], seeded, mode=INTERPRET)(np.arange(3.0)), [2.0] * 3)
+    assert np.array_equal(opkit.function([g], seeded, mode=INTERPRET_PY)(np.arange(3.0)), [2.0] * 3)
 
 
 # verify_grad through the interpreter: soak (`-m soak`); every gradient test of tests/gpu/ runs through transfers, and

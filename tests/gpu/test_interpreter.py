@@ -5,9 +5,13 @@ shared library, launched through ctypes with numpy arrays, and compared with num
 undefined (a divergent barrier, a shuffle reading a lane that left) and launches CUDA refuses are errors
 that name it. The same text is compiled by NVRTC for sm_90 (test_interpreter_nvrtc.py)."""
 
+import atexit
 import ctypes
+import functools
 import pathlib
+import shutil
 import subprocess
+import tempfile
 
 import numpy as np
 import pytest
@@ -63,11 +67,14 @@ def compile_with_interpreter(source, output, extra=()):
     return subprocess.run(command, capture_output=True, text=True)
 
 
-@pytest.fixture(scope="module", params=["fast-switch", "ucontext"])
-def lib(request, tmp_path_factory):
-    """The kernels' library, with each of the interpreter's fiber switches (x86-64's own, and ucontext's)."""
-    output = tmp_path_factory.mktemp("interpreter") / "kernels.so"
-    extra = ["-shared", *(["-DOPKIT_INTERP_UCONTEXT"] if request.param == "ucontext" else [])]
+@functools.cache
+def kernels_library(switch):
+    """The kernels' library with the interpreter's fiber switch `switch` ("fast-switch": x86-64's own, or
+    "ucontext"), built once per process: test_interpreter_on_gpu.py runs the same two libraries."""
+    folder = pathlib.Path(tempfile.mkdtemp(prefix=f"opkit-interpreter-{switch}-"))
+    atexit.register(shutil.rmtree, folder, True)
+    output = folder / "kernels.so"
+    extra = ["-shared", *(["-DOPKIT_INTERP_UCONTEXT"] if switch == "ucontext" else [])]
     done = compile_with_interpreter(HERE / "interpreter_host.cpp", output, extra)
     assert done.returncode == 0, done.stderr
     library = ctypes.CDLL(str(output))
@@ -76,6 +83,12 @@ def lib(request, tmp_path_factory):
         getattr(library, name).restype = ctypes.c_int
     library.opkit_test_error.restype = ctypes.c_char_p
     return library
+
+
+@pytest.fixture(scope="module", params=["fast-switch", "ucontext"])
+def lib(request):
+    """The kernels' library, with each of the interpreter's fiber switches (x86-64's own, and ucontext's)."""
+    return kernels_library(request.param)
 
 
 def launched(lib, status):

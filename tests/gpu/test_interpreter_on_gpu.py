@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from tests.helpers.gpu import needs_gpu
-from test_interpreter import HERE, SIGNATURES, compile_with_interpreter
+from test_interpreter import HERE, kernels_library
 
 
 def case_inputs(seed):
@@ -63,28 +63,14 @@ def run_interpreted(lib, kernel, grid, block, args):
     return outputs(args)
 
 
-def build_library(folder, extra=()):
-    import ctypes
-
-    output = folder / "kernels.so"
-    done = compile_with_interpreter(HERE / "interpreter_host.cpp", output, ["-shared", *extra])
-    assert done.returncode == 0, done.stderr
-    library = ctypes.CDLL(str(output))
-    for name, argtypes in SIGNATURES.items():
-        getattr(library, name).argtypes = argtypes
-        getattr(library, name).restype = ctypes.c_int
-    library.opkit_test_error.restype = ctypes.c_char_p
-    return library
+@pytest.fixture(scope="module")
+def lib():
+    return kernels_library("fast-switch")  # test_interpreter.py's libraries: built once per process
 
 
 @pytest.fixture(scope="module")
-def lib(tmp_path_factory):
-    return build_library(tmp_path_factory.mktemp("interpreted"))
-
-
-@pytest.fixture(scope="module")
-def other_lib(tmp_path_factory):
-    return build_library(tmp_path_factory.mktemp("interpreted_ucontext"), ["-DOPKIT_INTERP_UCONTEXT"])
+def other_lib():
+    return kernels_library("ucontext")
 
 
 @pytest.fixture(scope="module")

@@ -21,6 +21,7 @@ from opkit.gpu import GpuArrayType, to_gpu, to_host
 from opkit.gpu.device import using_device
 from opkit.testing import verify_grad
 
+from tests.helpers.caches import seeded
 from tests.helpers.gpu import device, needs_gpu, on_device, to_numpy  # noqa: F401 (fixtures)
 from user_ops.user_kernels import Axpy, BadLaunch, axpy, block_sum
 
@@ -76,10 +77,9 @@ def test_axpy_against_numpy(device):
 
 
 def test_axpy_on_strided_and_reversed_views(device):
-    f = _axpy_function(device, "float64")
     base_x, base_y = _data("float64", 301), _data("float64", 602, seed=2)
     for x, y in [(base_x[::3], base_y[::6]), (base_x[::-1], base_y[1::2]), (base_x[100:], base_y[:201])]:
-        got = f(on_device(device, np.asarray(2.5)), on_device(device, x), on_device(device, y))
+        got = _call_every_dtype(device, {"float64": (np.asarray(2.5), x, y)})["float64"][0]
         np.testing.assert_array_equal(to_numpy(got), 2.5 * x + y)
 
 
@@ -100,9 +100,8 @@ def test_interpreted_kernels_match_numpy_property(dtype, n, step_x, step_y, alph
 
 
 def test_host_code_errors_reach_the_caller(device):
-    f = _axpy_function(device, "float64")
     with pytest.raises(ValueError, match="axpy: x has 3 elements but y has 4"):
-        f(on_device(device, np.asarray(1.0)), on_device(device, np.zeros(3)), on_device(device, np.zeros(4)))
+        _call_every_dtype(device, {"float64": (np.asarray(1.0), np.zeros(3), np.zeros(4))})
 
 
 def test_block_reduction_with_shared_memory(device):
@@ -133,10 +132,14 @@ def test_a_pickled_function_keeps_its_device():
     import pickle
 
     a, x, y = ot.dscalar("a"), ot.dvector("x"), ot.dvector("y")
-    f = opkit.function([a, x, y], to_host(axpy(a, x, y)), mode=opkit.Mode(device="cuda-interpret"))
+    # the graph of test_numpy_in_numpy_out_through_transfers: its module
+    f = opkit.function([a, x, y], [to_host(axpy(a, x, y)), to_host(block_sum(x))],
+                       mode=opkit.Mode(device="cuda-interpret"))
     g = pickle.loads(pickle.dumps(f))
     assert g.maker.mode.device == "cuda-interpret" and g.maker.device == "cuda-interpret"
-    np.testing.assert_array_equal(g(2.0, np.arange(3.0), np.ones(3)), [1.0, 3.0, 5.0])
+    z, s = g(2.0, np.arange(3.0), np.ones(3))
+    np.testing.assert_array_equal(z, [1.0, 3.0, 5.0])
+    assert s == 3.0
 
 
 def test_fail_after_a_failed_launch_names_the_cuda_error(device):
@@ -158,9 +161,23 @@ def test_gradient_through_the_gpu():
 
 
 def test_verify_grad_of_a_user_kernel_op():
+    """verify_grad of the gradient graph on each op's perform (the Python linker: nothing to compile; verify_grad
+    in the interpreted mode compiles three modules, Axpy's two of them, whose kernels the tests above run), then the
+    gradient function through the interpreter (the GPU ops of Axpy's gradient, one module) against that checked
+    gradient."""
     rng = np.random.default_rng(3)
-    verify_grad(lambda a, x, y: to_host(axpy(a, x, y)), [np.asarray(1.5), rng.random(7), rng.random(7)],
-                mode=opkit.Mode(device="cuda-interpret"))
+    point = [np.asarray(1.5), rng.random(7), rng.random(7)]
+    verify_grad(lambda a, x, y: to_host(axpy(a, x, y)), point,
+                mode=opkit.Mode(device="cuda-interpret", linker="py"))
+    a, x, y, projection = ot.dscalar("a"), ot.dvector("x"), ot.dvector("y"), ot.dvector("projection")
+    grads = opkit.grad((to_host(axpy(a, x, y)) * projection).sum(), [a, x, y])
+    weights = rng.random(7) + 0.5
+    checked = opkit.function([a, x, y, projection], grads, mode=opkit.Mode(device="cuda-interpret", linker="py"))
+    f = opkit.function([a, x, y, projection], grads, mode=opkit.Mode(device="cuda-interpret"))
+    assert {"GpuElemwise", "GpuReduce"} <= {type(node.op).__name__ for node in f.maker.fgraph.toposort()}
+    for got, want in zip(f(*point, weights), checked(*point, weights), strict=True):
+        assert np.shape(got) == np.shape(want)
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
 
 
 def test_debugmode_kernel_against_perform(device):
@@ -185,7 +202,7 @@ def test_infer_shape_of_user_kernel_ops(device):
 
 
 def test_eight_threads_call_one_function(device):
-    f = _axpy_function(device, "float32")
+    _every_dtype_function(device)  # compiled before the threads call it
     inputs = [(np.asarray(k, dtype="float32"), _data("float32", 1000 + k, seed=k), _data("float32", 1000 + k))
               for k in range(8)]
 
@@ -194,10 +211,10 @@ def test_eight_threads_call_one_function(device):
             import cupy
 
             with cupy.cuda.Stream() as stream:  # each thread on a stream of its own: OPKIT_LAUNCH uses it
-                result = f(*(on_device(device, v) for v in args))
+                result = _call_every_dtype(device, {"float32": args})["float32"][0]
                 stream.synchronize()
                 return result.get()
-        return f(*args)
+        return _call_every_dtype(device, {"float32": args})["float32"][0]
 
     for _ in range(3):
         with concurrent.futures.ThreadPoolExecutor(8) as pool:
@@ -225,7 +242,8 @@ SECOND_PROCESS = textwrap.dedent("""
 
 def test_a_second_process_is_served_from_the_cache(device, tmp_path):
     code = SECOND_PROCESS.format(here=HERE, device=device)
-    env = dict(os.environ, OPKIT_COMPILEDIR=str(tmp_path / "cache"))
+    # a cache of its own, with the session's precompiled header and host answers (the first process builds the module)
+    env = dict(os.environ, OPKIT_COMPILEDIR=seeded(tmp_path / "cache"))
     first = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     second = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert first.stdout.startswith("[1.0, 3.0, 5.0]") and "'built'" in first.stdout, first.stdout

@@ -15,6 +15,7 @@ import pytest
 
 import opkit
 import opkit.tensor as ot
+from helpers.modes import FAST_RUN_GRAPH
 
 DATA = pathlib.Path(__file__).resolve().parents[1] / "data"
 
@@ -153,7 +154,8 @@ def test_theanos_tensor_spellings_compute_as_numpy():
     x, y, m, i = ot.dvector("x"), ot.dvector("y"), ot.dmatrix("m"), ot.lvector("i")
     outputs = [tt.inv(x), tt.sgn(x), tt.ceil_intdiv(i, 3), nnet.softmax(m), nnet.hard_sigmoid(x),
                blas.ger(m, 2.0, x, y), blas.gemv_no_inplace(x, 2.0, m, y, 0.5), tt.outer(x, y), tt.tensor_copy(x)]
-    f = opkit.function([x, y, m, i], outputs)
+    # FAST_RUN's graph on the Python linker: the names are graphs of opkit's ops, whose C tests/tensor runs
+    f = opkit.function([x, y, m, i], outputs, mode=FAST_RUN_GRAPH)
     a, b, c, n = np.array([1.0, -2.0, 4.0]), np.array([0.5, 1.0, 2.0]), np.arange(9.0).reshape(3, 3), np.arange(7)
     got = f(a, b, c, n)
     e = np.exp(c - c.max(axis=1, keepdims=True))
@@ -289,7 +291,8 @@ def test_pytensors_helpers_compute_as_numpy():
     m = ot.dmatrix("m")
     outputs = [special.softmax(m, axis=1), special.softmax(m), special.log_softmax(m, axis=0),
                shape_padaxis(m, -1) * 1, basic.expand_dims(m, (0, 3)) * 1]
-    got = opkit.function([m], outputs)(c := np.arange(6.0).reshape(2, 3) / 4)
+    # FAST_RUN's graph on the Python linker: the names are graphs of opkit's ops, whose C tests/tensor runs
+    got = opkit.function([m], outputs, mode=FAST_RUN_GRAPH)(c := np.arange(6.0).reshape(2, 3) / 4)
     rows, whole, cols = (np.exp(c - c.max(axis=a, keepdims=True)) for a in (1, None, 0))
     expected = [rows / rows.sum(axis=1, keepdims=True), whole / whole.sum(),
                 np.log(cols / cols.sum(axis=0, keepdims=True)), c[:, :, None], c[None, :, :, None]]

@@ -16,8 +16,7 @@ import pytest
 import opkit
 import opkit.tensor as ot
 from opkit.cop import blas as opkit_blas
-from opkit.testing import verify_grad
-from ported.checks import MODES, TOL
+from ported.checks import MODES, TOL, verify_grad_compiled
 
 with warnings.catch_warnings():  # blas.py line 136 imports numpy.distutils (deprecated) under try
     warnings.simplefilter("ignore", DeprecationWarning)
@@ -145,7 +144,8 @@ def test_blas_ops_match_numpy_in_float32():
 def test_batched_dot_gradient_of_matrices():
     """BatchedDot of two matrices (a vector of row dot products): the gradient Theano writes without batched_dot."""
     r = np.random.default_rng(3)
-    verify_grad(tblas.batched_dot, [r.normal(size=(3, 4)), r.normal(size=(3, 4))], rng=np.random.RandomState(0))
+    verify_grad_compiled(tblas.batched_dot, [r.normal(size=(3, 4)), r.normal(size=(3, 4))],
+                         rng=np.random.RandomState(0))
 
 
 def test_batched_dot_gradient_of_tensor3():

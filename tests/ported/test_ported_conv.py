@@ -14,8 +14,7 @@ from scipy import signal
 
 import opkit
 import opkit.tensor as ot
-from opkit.testing import verify_grad
-from ported.checks import MODES, TOL
+from ported.checks import MODES, TOL, verify_grad_compiled
 from ported.theano.conv import ConvOp, conv2d
 
 IMSHP, KSHP, NKERN, BSIZE = (2, 6, 5), (3, 2), 3, 2  # the shapes compiled into the ops that are given them
@@ -116,12 +115,13 @@ def test_conv_op_matches_scipy_in_float32():
 
 
 def test_conv_op_gradient():
-    """Theano's grad, of a valid and a strided full convolution: ConvOps on logical (upsampled) shapes."""
+    """Theano's grad, of a valid and a strided full convolution: ConvOps on logical (upsampled) shapes (verify_grad on
+    perform, then the gradient's C against it)."""
     shapes = dict(imshp=(2, 5, 4), kshp=(2, 3), nkern=2, bsize=2)
     valid, full = ConvOp(output_mode="valid", **shapes), ConvOp(output_mode="full", dx=2, **shapes)
     r = np.random.default_rng(2)
-    verify_grad(lambda img, kern: valid(img, kern).sum(axis=(2, 3)) + full(img, kern).sum(axis=(2, 3)),
-                [r.normal(size=(2, 2, 5, 4)), r.normal(size=(2, 2, 2, 3))], rng=np.random.RandomState(0))
+    verify_grad_compiled(lambda img, kern: valid(img, kern).sum(axis=(2, 3)) + full(img, kern).sum(axis=(2, 3)),
+                         [r.normal(size=(2, 2, 5, 4)), r.normal(size=(2, 2, 2, 3))], rng=np.random.RandomState(0))
 
 
 def test_conv_op_shape_is_inferred():

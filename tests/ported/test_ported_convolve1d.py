@@ -9,8 +9,7 @@ import scipy.signal
 
 import opkit
 import opkit.tensor as ot
-from opkit.testing import verify_grad
-from ported.checks import MIXED_GRAPH_MODES, assert_matches, rng, run_everywhere
+from ported.checks import MIXED_GRAPH_MODES, assert_matches, rng, run_everywhere, verify_grad_compiled
 from ported.pytensor.conv import Convolve1d, convolve1d
 
 CASES = [(7, 3), (3, 7), (5, 5), (1, 4), (6, 1)]
@@ -41,9 +40,12 @@ def test_convolve1d_matches_numpy_in_both_dtypes_and_every_mode(n, m):
 
 @pytest.mark.parametrize("n, m", CASES)
 def test_convolve1d_same_mode(n, m):
-    """'same' pads the first input with zeros (join, zeros) and convolves in 'valid' mode."""
+    """'same' pads the first input with zeros (join, zeros) and convolves in 'valid' mode.
+
+    FAST_RUN and FAST_COMPILE: the 'same' graph's DebugMode (a module per node) runs in
+    test_convolve1d_same_mode_sliced_in_debugmode, and the op's own in the every-mode test above."""
     inputs, outputs, values, expected = _graph(n, m, ["same"])
-    assert_matches(run_everywhere(inputs, outputs, values), expected)
+    assert_matches(run_everywhere(inputs, outputs, values, modes=("FAST_RUN", "FAST_COMPILE")), expected)
 
 
 def test_convolve1d_same_mode_sliced_in_debugmode():
@@ -110,10 +112,11 @@ def test_convolve1d_user_errors():
 
 
 def test_convolve1d_gradient():
-    verify_grad(lambda a, k: convolve1d(a, k), [rng(9).normal(size=6), rng(10).normal(size=3)])
+    verify_grad_compiled(lambda a, k: convolve1d(a, k), [rng(9).normal(size=6), rng(10).normal(size=3)])
 
 
 @pytest.mark.parametrize("n, m", [(6, 3), (3, 6), (4, 4)])
 def test_convolve1d_valid_mode_gradient_picks_each_inputs_mode(n, m):
     """The pullback's modes come from ~full_mode & (k < n).any(): scalar and tensor operators."""
-    verify_grad(lambda a, k: convolve1d(a, k, mode="valid"), [rng(11).normal(size=n), rng(12).normal(size=m)])
+    verify_grad_compiled(lambda a, k: convolve1d(a, k, mode="valid"),
+                         [rng(11).normal(size=n), rng(12).normal(size=m)])

@@ -5,8 +5,7 @@ import pytest
 
 import opkit
 import opkit.tensor as ot
-from opkit.testing import verify_grad
-from ported.checks import MIXED_GRAPH_MODES, assert_matches, rng, run_everywhere
+from ported.checks import MIXED_GRAPH_MODES, assert_matches, rng, run_everywhere, verify_grad_compiled
 from ported.theano.neighbours import Images2Neibs, images2neibs, neibs2images
 
 
@@ -57,19 +56,23 @@ def test_images2neibs_eager_compute(dtype):
 
 
 def test_images2neibs_gradient_valid():
-    verify_grad(lambda x: images2neibs(x, (2, 2)), [rng(2).normal(size=(2, 2, 4, 6))], rng=np.random.RandomState(0))
+    verify_grad_compiled(lambda x: images2neibs(x, (2, 2)), [rng(2).normal(size=(2, 2, 4, 6))],
+                         rng=np.random.RandomState(0))
 
 
 def test_images2neibs_gradient_ignore_borders():
-    verify_grad(lambda x: images2neibs(x, (2, 2), mode="ignore_borders"), [rng(2).normal(size=(1, 2, 5, 7))],
-                rng=np.random.RandomState(0))
+    verify_grad_compiled(lambda x: images2neibs(x, (2, 2), mode="ignore_borders"), [rng(2).normal(size=(1, 2, 5, 7))],
+                         rng=np.random.RandomState(0))
 
 
-def test_neibs2images_inverts_images2neibs():
+# neibs2images is a graph of opkit's ops around Images2Neibs: the op's own DebugMode runs in the default run in
+# test_images2neibs_matches_numpy_in_every_mode
+@MIXED_GRAPH_MODES
+def test_neibs2images_inverts_images2neibs(modes):
     x = ot.dtensor4("x")
     value = rng(3).normal(size=(2, 3, 4, 6))
     back = neibs2images(images2neibs(x, (2, 3)), (2, 3), x.shape)
-    assert_matches(run_everywhere([x], back, [value]), [value])
+    assert_matches(run_everywhere([x], back, [value], modes=modes), [value])
 
 
 # The op's own DebugMode runs in the default run in test_images2neibs_matches_numpy_in_every_mode

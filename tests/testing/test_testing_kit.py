@@ -214,9 +214,13 @@ class TestNonDiffRop(RopLopChecker):
             self.check_nondiff_rop(DoubleOp()(self.x))
 
     def test_elemwise_ops(self):
-        self.check_rop_lop(opkit.tensor.exp(self.x) * self.x, self.in_shape)
-        weights = np.linspace(1.0, 2.0, self.mat_in_shape[1])
-        self.check_mat_rop_lop(opkit.tensor.dot(self.mx * opkit.tensor.sqr(self.mx), weights), (self.mat_in_shape[0],))
+        # the checker's functions in FAST_COMPILE (perform): these ops' R_op and grad are graphs, whose C tests/tensor
+        # runs; the compiled path of the checker runs in TestDoubleRopPytestStyle
+        with opkit.config.change_flags(mode="FAST_COMPILE"):
+            self.check_rop_lop(opkit.tensor.exp(self.x) * self.x, self.in_shape)
+            weights = np.linspace(1.0, 2.0, self.mat_in_shape[1])
+            self.check_mat_rop_lop(opkit.tensor.dot(self.mx * opkit.tensor.sqr(self.mx), weights),
+                                   (self.mat_in_shape[0],))
 
 
 def test_setup_runs_once_under_pytest_and_keeps_subclass_attributes():
@@ -233,7 +237,7 @@ def test_setup_runs_once_under_pytest_and_keeps_subclass_attributes():
 
 # -- verify_grad ----------------------------------------------------------------------------------------------
 
-# The next two check verify_grad itself (its draws, its callable and inputs), on FAST_COMPILE's Python: the
+# The next three check verify_grad itself (its draws, its callable and inputs, float32), on FAST_COMPILE's Python: the
 # compiled (FAST_RUN) path of verify_grad runs in the tutorial's test_grad and in TestCheckersFail.test_wrong_grad.
 
 def test_verify_grad_is_deterministic():
@@ -251,9 +255,11 @@ def test_verify_grad_callable_and_several_inputs():
 
 
 def test_verify_grad_float32():
-    verify_grad(DoubleOp(), [np.random.rand(3, 2).astype("float32")], cast_to_output_type=True)
+    # float32's tolerances, step and projection dtype are verify_grad's Python: FAST_COMPILE (its compiled path runs
+    # in test_grad and test_wrong_grad, float64)
+    verify_grad(DoubleOp(), [np.random.rand(3, 2).astype("float32")], cast_to_output_type=True, mode="FAST_COMPILE")
     with pytest.raises(GradientError):
-        verify_grad(MissingTwoGradOp(), [np.random.rand(3, 2).astype("float32")])
+        verify_grad(MissingTwoGradOp(), [np.random.rand(3, 2).astype("float32")], mode="FAST_COMPILE")
 
 
 def test_verify_grad_tolerances_and_errors():
