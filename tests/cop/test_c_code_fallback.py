@@ -146,8 +146,10 @@ def test_c_that_sets_an_exception_in_a_big_graph_raises_it(tmp_path, incremental
 
     x = ot.dvector("x")
     y = x
-    for k in range(QUICK_RUN_ABOVE // 2 + 2):  # two nodes each: 4 more than QUICK_RUN_ABOVE with Raises and * 2
-        y = y * 1.5 + k
+    # Nodes of an op with a few lines of C (MaybeC's loop; g++ takes far longer over as many elementwise ops,
+    # each a broadcasting loop nest): 3 more than QUICK_RUN_ABOVE with Raises and * 2.
+    for _ in range(QUICK_RUN_ABOVE + 1):
+        y = MaybeC(True)(y)
     with opkit.config.change_flags(compiledir=seeded(tmp_path), incremental=incremental):
         for how, message in (("set", "Raises: set and not failed"), ("fail", "Raises: my own error")):
             f = opkit.function([x], Raises(how)(y) * 2, mode=opkit.Mode(linker="c", optimizer=None))

@@ -64,6 +64,21 @@ def _key(label):
     return cache_key("cache-env", label, str(os.getpid()), str(time.time_ns()))
 
 
+@pytest.fixture(scope="module")
+def plain_cache(tmp_path_factory):
+    """A seeded cache in which a child built GRAPH_CHILD's "(x + 3) * x": the tests that start from a cache holding a
+    module each change a copy of it (_copy_of)."""
+    root = tmp_path_factory.mktemp("cache-env-plain") / "cache"
+    env = {"OPKIT_COMPILEDIR": seeded(root)}
+    assert run_child(GRAPH_CHILD, "plain", "(x + 3) * x", env=env)["results"] == [[0, 4, 10, 18]]
+    return root
+
+
+def _copy_of(plain_cache, tmp_path):
+    """A copy of plain_cache under tmp_path (modes and times kept; a copied cache serves its entries)."""
+    return pathlib.Path(shutil.copytree(plain_cache, tmp_path / "cache", symlinks=True))
+
+
 def _modes(root):
     """Return {relative path: mode} of everything under root, root included."""
     found = {".": stat.S_IMODE(os.lstat(root).st_mode)}
@@ -111,10 +126,9 @@ def test_everything_opkit_creates_is_private_under_umask_000(tmp_path):
     assert wrong == {}, f"not private under umask 000: {wrong}"
 
 
-def test_a_read_only_cache_serves_hits_and_a_miss_is_one_clear_error(tmp_path):
-    root = tmp_path / "cache"
-    env = {"OPKIT_COMPILEDIR": seeded(root)}
-    assert run_child(GRAPH_CHILD, "plain", "(x + 3) * x", env=env)["results"] == [[0, 4, 10, 18]]
+def test_a_read_only_cache_serves_hits_and_a_miss_is_one_clear_error(plain_cache, tmp_path):
+    root = _copy_of(plain_cache, tmp_path)  # "(x + 3) * x" built there
+    env = {"OPKIT_COMPILEDIR": str(root)}
     _chmod_tree(root, 0o222)
     before = _snapshot(root)
     try:
@@ -151,10 +165,26 @@ def _foreign_shared_object(entry, other):
     (entry / "meta.json").write_text(json.dumps(meta))
 
 
+# The tiny modules the tests below damage (a key each, its offset), built by one child in one cache (tiny_cache).
+TINY_OFFSETS = {"_mode_000": 10, "_file_instead_of_directory": 10, "_foreign_shared_object": 10, "other": 20,
+                "read-only-damaged": 5}
+
+
+@pytest.fixture(scope="module")
+def tiny_cache(tmp_path_factory):
+    """(root, {name: key}): a cache in which one child built a tiny module for each of TINY_OFFSETS; each test
+    damages its own entry in a copy of it (_copy_of)."""
+    root = tmp_path_factory.mktemp("cache-env-tiny") / "cache"
+    keys = {name: _key(name) for name in TINY_OFFSETS}
+    built = run_child(TINY_CHILD, root, *(f"{keys[name]}:{offset}" for name, offset in TINY_OFFSETS.items()))
+    assert built["values"] == [2 + offset for offset in TINY_OFFSETS.values() for _ in range(3)]
+    return root, keys
+
+
 @pytest.mark.parametrize("damage", [_mode_000, _file_instead_of_directory, _foreign_shared_object])
-def test_an_unusable_entry_is_rebuilt_with_one_warning(tmp_path, damage):
-    root, key, other = tmp_path / "cache", _key(damage.__name__), _key("other")
-    assert run_child(TINY_CHILD, root, f"{key}:10", f"{other}:20")["values"] == [12] * 3 + [22] * 3
+def test_an_unusable_entry_is_rebuilt_with_one_warning(tiny_cache, tmp_path, damage):
+    built, keys = tiny_cache
+    root, key, other = _copy_of(built, tmp_path), keys[damage.__name__], keys["other"]  # built there, at offsets 10, 20
     entry = root / key[:2] / key
     if damage is _foreign_shared_object:
         damage(entry, root / other[:2] / other)
@@ -172,9 +202,9 @@ def test_an_unusable_entry_is_rebuilt_with_one_warning(tmp_path, damage):
     assert not list(root.glob(".trash-*"))
 
 
-def test_an_unusable_entry_in_a_read_only_cache_is_bypassed_with_one_warning(tmp_path):
-    root, key = tmp_path / "cache", _key("read-only-damaged")
-    run_child(TINY_CHILD, root, f"{key}:5")
+def test_an_unusable_entry_in_a_read_only_cache_is_bypassed_with_one_warning(tiny_cache, tmp_path):
+    built, keys = tiny_cache
+    root, key = _copy_of(built, tmp_path), keys["read-only-damaged"]  # built there, at offset 5
     entry = root / key[:2] / key
     entry.chmod(0)
     _chmod_tree(root, 0o222)
@@ -386,15 +416,18 @@ def test_a_read_only_cache_without_a_precompiled_header_fails_a_miss_without_war
     assert out["warnings"] == []
 
 
-def test_a_precompiled_header_others_could_change_is_not_used(tmp_path):
-    root = tmp_path / "cache"
+def test_a_precompiled_header_others_could_change_is_not_used(plain_cache, tmp_path):
+    # "(x + 3) * x" built there, with the session cache's precompiled headers (seeded), each in a folder of its own
+    root = _copy_of(plain_cache, tmp_path)
     env = {"OPKIT_COMPILEDIR": str(root)}
-    run_child(GRAPH_CHILD, "plain", "(x + 3) * x", env=env)
-    [directory] = root.glob("pch/*")
-    directory.chmod(0o777)  # as an older opkit could have left it under umask 000
+    directories = list(root.glob("pch/*"))
+    assert directories
+    for directory in directories:  # the session's cache may hold headers of other flags too: all alike
+        directory.chmod(0o777)  # as an older opkit could have left it under umask 000
     out = run_child(GRAPH_CHILD, "plain", "x * 7 + 1", "x * 5 - 2", env=env)
     assert out["results"] == [[1, 8, 15, 22], [-2, 3, 8, 13]]
     [warning] = out["warnings"]
+    [directory] = [d for d in directories if f" in {d}," in warning]  # the one this process's flags use
     assert warning.startswith(f"RuntimeWarning: opkit does not use the precompiled header in {directory},"
                               " which others could change")
     assert "writable by other users (mode 777)" in warning and "opkit cache clear" in warning
@@ -403,10 +436,9 @@ def test_a_precompiled_header_others_could_change_is_not_used(tmp_path):
     assert [p.name for p in root.iterdir()] == ["CACHEDIR.TAG"]  # opkit's mark stays
 
 
-def test_cache_commands_report_every_kind_of_byte(tmp_path):
-    root = tmp_path / "cache"
+def test_cache_commands_report_every_kind_of_byte(plain_cache, tmp_path):
+    root = _copy_of(plain_cache, tmp_path)  # "(x + 3) * x" built there; precompiled headers and host answers
     env = {**os.environ, "OPKIT_COMPILEDIR": str(root)}
-    run_child(GRAPH_CHILD, "plain", "(x + 3) * x", env={"OPKIT_COMPILEDIR": str(root)})
     (root / ".trash-0001").mkdir()
     (root / ".trash-0001" / "f").write_bytes(b"t" * 2048)
 

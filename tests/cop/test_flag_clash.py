@@ -89,7 +89,9 @@ def _regions(f):
     return [step for step in partition(f.maker.fgraph, f.maker.backend.target) if isinstance(step, Region)]
 
 
-@pytest.mark.parametrize("ks", [(2, 3), (2, 3, 5), (1, 2, 3, 4, 5, 6, 7, 8)], ids=["two", "three", "eight"])
+# Eight values of the macro repeat what three do (a module per value, one region cut per clash): soak (`-m soak`).
+@pytest.mark.parametrize("ks", [(2, 3), (2, 3, 5), pytest.param((1, 2, 3, 4, 5, 6, 7, 8), marks=pytest.mark.soak)],
+                         ids=["two", "three", "eight"])
 def test_nodes_of_one_op_with_different_defines_each_compile_with_their_own(ks):
     x = ot.dvector("x")
     f = opkit.function([x], [Scale(k)(x) for k in ks])
@@ -115,7 +117,12 @@ def test_interleaved_in_a_chain_each_node_keeps_its_value_and_equal_flags_share_
     np.testing.assert_array_equal(got[2], np.arange(4.0) * 2 + 1)  # "-D", "SCALE=2": the same macro as -DSCALE=2
 
 
-def test_the_incremental_build_keeps_each_node_s_flags(tmp_path, monkeypatch):
+# One graph per case, in a cache of its own: three values of the macro (three regions, each linked from node objects,
+# nodes of a chain reordered between them) take every path that two or eight do; those are soak (`-m soak`).
+@pytest.mark.parametrize("ks", [pytest.param((2, 3), marks=pytest.mark.soak), (2, 3, 5),
+                                pytest.param(tuple(range(1, 9)), marks=pytest.mark.soak)],
+                         ids=["two", "three", "eight"])
+def test_the_incremental_build_keeps_each_node_s_flags(tmp_path, monkeypatch, ks):
     import opkit.cop.incremental as incremental
     from opkit.cop.store import objects
 
@@ -125,18 +132,17 @@ def test_the_incremental_build_keeps_each_node_s_flags(tmp_path, monkeypatch):
     monkeypatch.setattr(incremental, "object_cache", _counting(incremental.object_cache, built))
     x = ot.dvector("x")
     with opkit.config.change_flags(compiledir=seeded(tmp_path), incremental=True):
-        for ks in [(2, 3), (2, 3, 5), tuple(range(1, 9))]:
-            chained = x
-            for k in ks:
-                chained = Scale(k)(chained) + 1.0
-            f = opkit.function([x], [Scale(k)(x) for k in ks] + [chained])
-            got = f(np.arange(3.0))
-            for result, k in zip(got, ks):
-                np.testing.assert_array_equal(result, np.arange(3.0) * k)
-            expected = np.arange(3.0)
-            for k in ks:
-                expected = expected * k + 1.0
-            np.testing.assert_array_equal(got[-1], expected)
+        chained = x
+        for k in ks:
+            chained = Scale(k)(chained) + 1.0
+        f = opkit.function([x], [Scale(k)(x) for k in ks] + [chained])
+        got = f(np.arange(3.0))
+        for result, k in zip(got, ks):
+            np.testing.assert_array_equal(result, np.arange(3.0) * k)
+        expected = np.arange(3.0)
+        for k in ks:
+            expected = expected * k + 1.0
+        np.testing.assert_array_equal(got[-1], expected)
     assert built, "the incremental build was not used"
 
 

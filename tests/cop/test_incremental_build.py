@@ -28,7 +28,9 @@ from helpers.caches import seeded
 from helpers.state_ops import Counter  # z = x + count: state of each node's own
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-N = INCREMENTAL_ABOVE + 16
+# The smallest chain built incrementally: its g++ time grows with its nodes, and CHUNK_MOST (16) cuts it into two
+# chunks or more whatever their contents. Each test's tags cut it into 2 to 5 chunks.
+N = INCREMENTAL_ABOVE + 1
 C_LINKER = opkit.Mode(linker="c", optimizer=None)
 VECTOR_TIMES_VECTOR = ROOT / "tests" / "data" / "sections" / "vectorTimesVector.c"
 AXPY_PARAMS_FILE = ROOT / "tests" / "data" / "params" / "axpy_params.c"
@@ -149,6 +151,29 @@ def _replacement_tag(old_tag):
     return next(t for t in (f"{old_tag}-new{k}" for k in range(100)) if _cut(Tagged(t)(x, y).owner) == old)
 
 
+# The chain the tests that damage, clear or rebuild a cache's objects start from: built once, in a cache of its own
+# (base_cache), which each of them copies (a copied cache serves its entries: tests/cop/test_faults_cache_ownership.py).
+BASE_TAGS = [f"base-{k}" for k in range(N)]
+
+
+@pytest.fixture(scope="module")
+def base_cache(tmp_path_factory):
+    """A seeded cache holding the objects and the module of the chain of BASE_TAGS (several chunks)."""
+    root = pathlib.Path(seeded(tmp_path_factory.mktemp("incremental-base") / "cache"))
+    a, b = np.linspace(0.5, 1.5, 6), np.full(6, 1.01)
+    with opkit.config.change_flags(compiledir=str(root)):
+        built = object_events["built"]
+        f = opkit.function(*_tagged_chain(BASE_TAGS), mode=C_LINKER)
+        assert object_events["built"] - built == len(_objects(root)) > 1
+        np.testing.assert_allclose(f(a, b), a * b ** N, rtol=1e-13)
+    return root
+
+
+def _copy_of(base_cache, tmp_path):
+    """A copy of base_cache, under tmp_path, for a test to change."""
+    return pathlib.Path(shutil.copytree(base_cache, tmp_path / "cache", symlinks=True))
+
+
 def test_a_graph_changed_by_one_node_compiles_one_new_object(tmp_path):
     tags = [f"one-{k}" for k in range(N)]
     a, b = np.linspace(0.5, 1.5, 6), np.full(6, 1.01)
@@ -200,13 +225,13 @@ def test_editing_a_section_file_rebuilds_only_the_chunk_of_its_node(tmp_path):
         np.testing.assert_allclose(g(a, b), 2 * a * b ** N, rtol=1e-13)  # the edited C runs
 
 
-def test_a_damaged_object_is_detected_and_rebuilt(tmp_path):
-    tags = [f"damage-{k}" for k in range(N)]
+def test_a_damaged_object_is_detected_and_rebuilt(base_cache, tmp_path):
     a, b = np.linspace(0.5, 1.5, 6), np.full(6, 1.01)
-    with opkit.config.change_flags(compiledir=seeded(tmp_path)):
-        opkit.function(*_tagged_chain(tags), mode=C_LINKER)
-        entries = [p.parent for p in tmp_path.glob("*/*/meta.json")
+    root = _copy_of(base_cache, tmp_path)
+    with opkit.config.change_flags(compiledir=str(root)):
+        entries = [p.parent for p in root.glob("*/*/meta.json")
                    if json.loads(p.read_text())["extra"].get("kind") == "chunk of nodes"]
+        assert entries
         for entry in entries:  # every object damaged: the first chunks are unchanged in the next graph
             obj = next(entry.glob("*.o"))
             data = bytearray(obj.read_bytes())
@@ -215,7 +240,7 @@ def test_a_damaged_object_is_detected_and_rebuilt(tmp_path):
         built = object_events["built"]
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            g = opkit.function(*_tagged_chain(tags + ["damage-extra"]), mode=C_LINKER)
+            g = opkit.function(*_tagged_chain(BASE_TAGS + ["damage-extra"]), mode=C_LINKER)
         messages = [str(w.message) for w in caught if issubclass(w.category, CacheWarning)]
         assert any("does not match the size and sha256 in meta.json" in m and "rebuilding" in m for m in messages)
         assert object_events["built"] - built >= 2  # the damaged ones it uses, and its new last chunk
@@ -239,6 +264,7 @@ print("built", object_events["built"])
 
 
 def test_two_processes_building_overlapping_graphs_share_their_objects(tmp_path):
+    # Nodes 1 and N - 2 fall in the first and the last of the "both-" chain's five chunks: the three between are both's.
     script = tmp_path / "build.py"
     script.write_text(SCRIPT.format(here=str(pathlib.Path(__file__).parent), tests=str(ROOT / "tests")))
     env = {**__import__("os").environ, "OPKIT_COMPILEDIR": seeded(tmp_path / "cache")}
@@ -330,17 +356,15 @@ def test_the_incremental_flag_is_checked():
         opkit.config.incremental = "maybe"
 
 
-def test_clear_removes_the_objects_too(tmp_path):
-    with opkit.config.change_flags(compiledir=seeded(tmp_path)):
-        opkit.function(*_tagged_chain([f"clear-{k}" for k in range(N)]), mode=C_LINKER)
-        assert _objects(tmp_path)
+def test_clear_removes_the_objects_too(base_cache, tmp_path):
+    root = _copy_of(base_cache, tmp_path)
+    with opkit.config.change_flags(compiledir=str(root)):
+        assert _objects(root)
         from opkit.cop.store.cache import default_cache
 
         default_cache().upkeep.clear()
-        assert not _objects(tmp_path)
+        assert not _objects(root)
     shutil.rmtree(tmp_path, ignore_errors=True)
-
-
 
 
 def test_updates_profile_and_failing_nodes_keep_their_meaning_in_an_incremental_build(tmp_path):
@@ -415,15 +439,14 @@ def test_two_definitions_of_a_name_report_the_whole_modules_redefinition(tmp_pat
 
 @pytest.mark.parametrize("flags", [{"cflags": "-DOPKIT_TEST_INCREMENTAL=1"}, {"openmp": not opkit.config.openmp}],
                          ids=["cflags", "openmp"])
-def test_the_build_flags_are_part_of_every_objects_identity(tmp_path, flags):
-    tags = [f"flags-{k}" for k in range(N)]
+def test_the_build_flags_are_part_of_every_objects_identity(base_cache, tmp_path, flags):
     a, b = np.linspace(0.5, 1.5, 6), np.full(6, 1.01)
-    with opkit.config.change_flags(compiledir=seeded(tmp_path)):
-        opkit.function(*_tagged_chain(tags), mode=C_LINKER)
-        first = _objects(tmp_path)
+    root = _copy_of(base_cache, tmp_path)
+    with opkit.config.change_flags(compiledir=str(root)):
+        first = _objects(root)  # the chain's objects, built with the flags in force
         with opkit.config.change_flags(**flags):
             built = object_events["built"]
-            f = opkit.function(*_tagged_chain(tags), mode=C_LINKER)
+            f = opkit.function(*_tagged_chain(BASE_TAGS), mode=C_LINKER)
             assert object_events["built"] - built == len(first)  # every object again, none reused
-        assert len(_objects(tmp_path)) == 2 * len(first)
+        assert len(_objects(root)) == 2 * len(first)
         np.testing.assert_allclose(f(a, b), a * b ** N, rtol=1e-13)

@@ -16,27 +16,34 @@ COMPILE = ("import numpy as np, opkit, opkit.tensor as ot, opkit.cop.compile as 
            "x = ot.dvector('x')\nf = opkit.function([x], ot.exp(x) * {k} + 1)\nprint(f(np.zeros(2)).tolist())\n")
 
 
-def _compile(tmp_path, threshold, flags, k=3.0):
-    env = {**os.environ, "OPKIT_COMPILEDIR": seeded(tmp_path / "cache"), "OPKIT_FLAGS": flags}
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    """One seeded cache for this file's compiles (each of another graph): the call-path module every process
+    loads (opkit.link.fastcall) is compiled there once, not once per test."""
+    return seeded(tmp_path_factory.mktemp("logging") / "cache")
+
+
+def _compile(cache, threshold, flags, k=3.0):
+    env = {**os.environ, "OPKIT_COMPILEDIR": str(cache), "OPKIT_FLAGS": flags}
     return subprocess.run([sys.executable, "-c", COMPILE.format(k=k), str(threshold)], capture_output=True,
                           text=True, env=env, timeout=300)
 
 
-def test_verbose_shows_one_line_per_slow_compile_on_stderr(tmp_path):
-    result = _compile(tmp_path, 0.0, "verbose=true")  # every compile counts as slow here
+def test_verbose_shows_one_line_per_slow_compile_on_stderr(cache):
+    result = _compile(cache, 0.0, "verbose=true")  # every compile counts as slow here
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[4.0, 4.0]"
     lines = result.stderr.splitlines()
     [line] = [line for line in lines if "graph of" in line]
     assert line.startswith("opkit: compiled graph of 1 node(s) (module opkit_") and line.endswith(" s")
-    again = _compile(tmp_path, 0.0, "verbose=true")  # a cache hit compiles nothing: no line
+    again = _compile(cache, 0.0, "verbose=true")  # a cache hit compiles nothing: no line
     assert again.returncode == 0 and "graph of" not in again.stderr
 
 
-def test_without_verbose_nothing_is_shown_and_fast_compiles_are_not_logged(tmp_path):
-    quiet = _compile(tmp_path, 0.0, "", k=5.0)
+def test_without_verbose_nothing_is_shown_and_fast_compiles_are_not_logged(cache):
+    quiet = _compile(cache, 0.0, "", k=5.0)
     assert quiet.returncode == 0 and quiet.stderr == ""
-    fast = _compile(tmp_path, 3600.0, "verbose=true", k=7.0)  # under the threshold: not logged
+    fast = _compile(cache, 3600.0, "verbose=true", k=7.0)  # under the threshold: not logged
     assert fast.returncode == 0 and fast.stderr == ""
 
 

@@ -10,6 +10,7 @@ import hashlib
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -129,11 +130,28 @@ def _kept_files(cache, folder):
     return [p for p in (cache / "host").glob(f"{folder}/*") if p.is_file()]
 
 
+@pytest.fixture(scope="module")
+def mul_cache(tmp_path_factory):
+    """A seeded cache in which one process built GRAPH_SCRIPT's "mul" module, keeping its rendered texts and
+    jinja2's bytecode (and the call-path module every process loads, opkit.link.fastcall): the tests that damage what
+    a cache keeps damage a copy of it (_copy_of), and the tests of their own modules build them in one, so that none
+    compiles the call path again."""
+    directory = tmp_path_factory.mktemp("trust4-mul")
+    cache = directory / "cache"
+    seeded(cache)
+    np.testing.assert_array_equal(_graph(cache, "mul", directory), EXPECTED["mul"])
+    return cache
+
+
+def _copy_of(mul_cache, tmp_path):
+    """A copy of mul_cache under tmp_path (a copied cache serves its entries as the original does)."""
+    return pathlib.Path(shutil.copytree(mul_cache, tmp_path / "cache", symlinks=True))
+
+
 # Item 1: a header's bytes, not its text decoded with replacement characters, name the module.
 
-def test_a_one_byte_edit_of_a_header_that_is_not_utf8_gives_a_new_module_in_a_new_process(tmp_path):
-    cache, headers = tmp_path / "cache", tmp_path / "headers"
-    seeded(cache)
+def test_a_one_byte_edit_of_a_header_that_is_not_utf8_gives_a_new_module_in_a_new_process(mul_cache, tmp_path):
+    cache, headers = _copy_of(mul_cache, tmp_path), tmp_path / "headers"
     headers.mkdir()
     scale = headers / "scale.h"
     # The scale is the byte in a string literal: 0xc8 (200), then 0xc9 (201): neither is UTF-8.
@@ -151,16 +169,16 @@ def test_a_one_byte_edit_of_a_header_that_is_not_utf8_gives_a_new_module_in_a_ne
 # Item 2: a header found through any folder the compiler searches, or through an include the key's scan
 # cannot follow, is checked: the compiler's own list of what it read is kept with the entry.
 
-# Three processes and two compiles each: the default run takes a flag, a variable and a macro through a relative -I
-# (the compiler's own list of what it read covers every way); the other ways are soak (`-m soak`).
-@pytest.mark.parametrize("how", ["-I in c_compile_args", "CPATH", "an include named by a macro through a relative -I",
+# Three processes and two compiles each: the default run takes a variable and a macro through a relative -I in
+# c_compile_args (a flag; the compiler's own list of what it read covers every way); the other ways are soak
+# (`-m soak`), "-I in c_compile_args" among them: the relative -I case passes its folder by the same flag.
+@pytest.mark.parametrize("how", ["CPATH", "an include named by a macro through a relative -I",
                                  *[pytest.param(how, marks=pytest.mark.soak) for how in (
-                                     "-I<dir> in c_compile_args", "-isystem in c_compile_args",
+                                     "-I in c_compile_args", "-I<dir> in c_compile_args", "-isystem in c_compile_args",
                                      "-iquote in c_compile_args", "-I in config.cflags", "CPLUS_INCLUDE_PATH",
                                      "an include named by a macro")]])
-def test_an_edited_header_found_through_any_include_path_gives_a_new_module(tmp_path, how):
-    cache, headers = tmp_path / "cache", tmp_path / "headers"
-    seeded(cache)
+def test_an_edited_header_found_through_any_include_path_gives_a_new_module(mul_cache, tmp_path, how):
+    cache, headers = _copy_of(mul_cache, tmp_path), tmp_path / "headers"
     headers.mkdir()
     (headers / "scale.h").write_text("#define SCALE 2.0\n")
     offset = headers / "offset.h"
@@ -191,10 +209,9 @@ def test_an_edited_header_found_through_any_include_path_gives_a_new_module(tmp_
     np.testing.assert_array_equal(_scaled(tmp_path, cache, settings, **env), x * 2 + 7)  # now a hit
 
 
-def test_a_hit_whose_listed_header_changed_is_rebuilt_and_says_so_in_the_log_only(tmp_path):
+def test_a_hit_whose_listed_header_changed_is_rebuilt_and_says_so_in_the_log_only(mul_cache, tmp_path):
     """The headers the compiler read are in meta.json with their sha256; a changed one rebuilds quietly."""
-    cache, headers = tmp_path / "cache", tmp_path / "headers"
-    seeded(cache)
+    cache, headers = _copy_of(mul_cache, tmp_path), tmp_path / "headers"
     headers.mkdir()
     (headers / "scale.h").write_text("#define SCALE 3.0\n")
     (headers / "offset.h").write_text("#define OFFSET 0.0\n")
@@ -256,10 +273,8 @@ def test_the_section_stamp_holds_the_change_time_and_the_inode(tmp_path):
 
 # Item 4: a kept text changed on disk is made again, never compiled.
 
-def test_a_kept_text_changed_in_one_byte_is_made_again_not_compiled(tmp_path):
-    cache = tmp_path / "cache"
-    seeded(cache)
-    np.testing.assert_array_equal(_graph(cache, "mul", tmp_path), EXPECTED["mul"])
+def test_a_kept_text_changed_in_one_byte_is_made_again_not_compiled(mul_cache, tmp_path):
+    cache = _copy_of(mul_cache, tmp_path)  # "mul" built there
     product = b"((npy_float64)v0) * ((npy_float64)v1)"
     damaged = [p for p in _kept_files(cache, "rendered") if product in p.read_bytes()]
     assert damaged
@@ -270,9 +285,8 @@ def test_a_kept_text_changed_in_one_byte_is_made_again_not_compiled(tmp_path):
     assert all(product in path.read_bytes() for path in damaged)  # rewritten whole
 
 
-def test_every_kept_text_cut_or_changed_is_made_again(tmp_path):
-    cache = tmp_path / "cache"
-    np.testing.assert_array_equal(_graph(cache, "pow", tmp_path), EXPECTED["pow"])
+def test_every_kept_text_cut_or_changed_is_made_again(mul_cache, tmp_path):
+    cache = _copy_of(mul_cache, tmp_path)  # "mul" built there: its rendered texts, the host answers
     kept = _kept_files(cache, "rendered") + [p for p in (cache / "host").iterdir() if p.is_file()]
     assert len(kept) > 5
     for k, path in enumerate(kept):
@@ -282,16 +296,14 @@ def test_every_kept_text_cut_or_changed_is_made_again(tmp_path):
         else:
             middle = len(data) - 2
             path.write_bytes(data[:middle] + bytes([data[middle] ^ 0x01]) + data[middle + 1:])  # one bit
-    np.testing.assert_array_equal(_graph(cache, "pow", tmp_path), EXPECTED["pow"])
+    np.testing.assert_array_equal(_graph(cache, "mul", tmp_path), EXPECTED["mul"])
     np.testing.assert_array_equal(_graph(cache, "new", tmp_path), EXPECTED["new"])
 
 
 # Item 5: jinja2's bytecode kept under host/jinja-*/ is sealed: damaged, it is compiled again.
 
-def test_damaged_template_bytecode_is_compiled_again_not_run(tmp_path):
-    cache = tmp_path / "cache"
-    seeded(cache)
-    np.testing.assert_array_equal(_graph(cache, "mul", tmp_path), EXPECTED["mul"])
+def test_damaged_template_bytecode_is_compiled_again_not_run(mul_cache, tmp_path):
+    cache = _copy_of(mul_cache, tmp_path)  # "mul" built there: jinja2's bytecode of its templates
     bytecode = _kept_files(cache, "jinja-*")
     assert bytecode
     changed = 0
@@ -355,22 +367,27 @@ def test_write_private_writes_everything_or_names_the_file_and_the_fix(tmp_path)
     assert f"cannot write {target}" in run.stdout and "ulimit -f" in run.stdout and "opkit cache clear" in run.stdout
 
 
-def test_a_damaged_precompiled_header_is_built_again_not_used(tmp_path):
-    cache = tmp_path / "cache"
-    np.testing.assert_array_equal(_graph(cache, "mul", tmp_path), EXPECTED["mul"])
+def test_a_damaged_precompiled_header_is_built_again_not_used(mul_cache, tmp_path):
+    # "mul" built there with the precompiled header seeded() copied from the session's cache (checked as one built
+    # here: its key, sha256 and private folder)
+    cache = _copy_of(mul_cache, tmp_path)
     gchs = list(cache.glob("pch/*/opkit_pch.hpp.gch"))
     if not gchs:
         pytest.skip("this compiler builds no precompiled header")  # clang: opkit builds none
-    data = gchs[0].read_bytes()
-    middle = len(data) // 2
-    _edit_in_place(gchs[0], data[:middle + 1], data[:middle] + bytes([data[middle] ^ 0xFF]))
-    damaged = gchs[0].read_bytes()
+    damaged = {}
+    for gch in gchs:  # the session's cache may hold headers of other flags too: each is damaged
+        data = gch.read_bytes()
+        middle = len(data) // 2
+        _edit_in_place(gch, data[:middle + 1], data[:middle] + bytes([data[middle] ^ 0xFF]))
+        damaged[gch] = gch.read_bytes()
     np.testing.assert_array_equal(_graph(cache, "new", tmp_path), EXPECTED["new"])
     from opkit.cop.compiledir.private_fs import read_sealed
 
-    rebuilt = gchs[0].read_bytes()
-    assert rebuilt != damaged  # built again, and sealed
-    assert read_sealed(gchs[0].with_name("opkit_pch.hpp.gch.sha256")) == hashlib.sha256(rebuilt).hexdigest().encode()
+    rebuilt = [gch for gch in gchs if gch.read_bytes() != damaged[gch]]
+    assert rebuilt  # the one the process used was built again, and sealed
+    for gch in rebuilt:
+        seal = read_sealed(gch.with_name("opkit_pch.hpp.gch.sha256"))
+        assert seal == hashlib.sha256(gch.read_bytes()).hexdigest().encode()
 
 
 def test_a_compiler_cut_short_by_a_full_disk_or_a_size_limit_says_what_to_do(tmp_path):
@@ -455,10 +472,9 @@ CHAIN_SCRIPT = textwrap.dedent('''
 ''')
 
 
-def test_an_incremental_build_carries_its_objects_headers_into_the_module(tmp_path):
+def test_an_incremental_build_carries_its_objects_headers_into_the_module(mul_cache, tmp_path):
     """A header only the compiler's list names (a macro-named include), read by a node object: an edit rebuilds."""
-    cache, headers = tmp_path / "cache", tmp_path / "headers"
-    seeded(cache)
+    cache, headers = _copy_of(mul_cache, tmp_path), tmp_path / "headers"
     headers.mkdir()
     (headers / "scale.h").write_text("#define SCALE 1.0\n")
     offset = headers / "offset.h"
