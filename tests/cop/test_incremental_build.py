@@ -254,7 +254,7 @@ sys.path[:0] = [{here!r}, {tests!r}]
 import opkit
 from test_incremental_build import C_LINKER, N, _tagged_chain
 from opkit.cop.store.objects import object_events
-tags = [f"both-{{k}}" for k in range(N)]
+tags = [f"overlap-{{k}}" for k in range(N)]
 tags[int(sys.argv[1])] = "only-" + sys.argv[1]
 f = opkit.function(*_tagged_chain(tags), mode=C_LINKER)
 a, b = np.linspace(0.5, 1.5, 6), np.full(6, 1.01)
@@ -264,7 +264,8 @@ print("built", object_events["built"])
 
 
 def test_two_processes_building_overlapping_graphs_share_their_objects(tmp_path):
-    # Nodes 1 and N - 2 fall in the first and the last of the "both-" chain's five chunks: the three between are both's.
+    # The "overlap-" chain's chunks hold 3, 5, 1, 2, 11 and 3 nodes: nodes 1 and N - 2 fall in the first and the last
+    # (small ones: each process compiles little of its own), the four between are both's.
     script = tmp_path / "build.py"
     script.write_text(SCRIPT.format(here=str(pathlib.Path(__file__).parent), tests=str(ROOT / "tests")))
     env = {**__import__("os").environ, "OPKIT_COMPILEDIR": seeded(tmp_path / "cache")}
@@ -275,7 +276,7 @@ def test_two_processes_building_overlapping_graphs_share_their_objects(tmp_path)
     assert not list((tmp_path / "cache").glob(".build-*"))
     # A third process finds every object and module: it compiles nothing.
     check = script.read_text().replace("f = opkit", "g = opkit.function(*_tagged_chain("
-                                       "[f'both-{k}' if k != N - 2 else 'only-' + str(N - 2) for k in range(N)]),"
+                                       "[f'overlap-{k}' if k != N - 2 else 'only-' + str(N - 2) for k in range(N)]),"
                                        " mode=C_LINKER)\nf = opkit")
     script.write_text(check)
     third = subprocess.run([sys.executable, str(script), "1"], env=env, capture_output=True, text=True, timeout=600)
