@@ -29,11 +29,13 @@ def pytest_collection_modifyitems(config, items):
     soak_cases.mark(items)
     if config.getoption("soak_part"):
         part, count = config.getoption("soak_part")
-        other = [item for item in items
-                 if item.get_closest_marker("soak") and soak_cases.part_of(item.nodeid, count) != part]
+        kept, other = [], []
+        for item in items:
+            outside = item.get_closest_marker("soak") and soak_cases.part_of(item.nodeid, count) != part
+            (other if outside else kept).append(item)
         if other:
             config.hook.pytest_deselected(items=other)
-            items[:] = [item for item in items if item not in set(other)]
+            items[:] = kept
     # Before `-m` deselects: tests/docs/test_soak_cases.py reads the whole files' marks from here, where this
     # session collected them (else it collects them in a child process).
     if all("::" not in str(arg) for arg in config.args):
