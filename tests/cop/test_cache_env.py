@@ -30,7 +30,7 @@ from opkit.cop.toolchain.extension import build_extension
 from opkit.cop.toolchain.identity import cache_key
 from opkit.cop.store.cache import CacheWarning, ModuleCache, module_name_for
 from opkit.cop.compiledir.private_fs import CacheNotWritableError
-from helpers.caches import seeded
+from helpers.caches import copy_of, seeded
 from helpers.child import GRAPH_CHILD, run_child
 
 TESTS = pathlib.Path(__file__).resolve().parents[1]
@@ -67,16 +67,12 @@ def _key(label):
 @pytest.fixture(scope="module")
 def plain_cache(tmp_path_factory):
     """A seeded cache in which a child built GRAPH_CHILD's "(x + 3) * x": the tests that start from a cache holding a
-    module each change a copy of it (_copy_of)."""
+    module each change a copy of it (helpers.caches.copy_of)."""
     root = tmp_path_factory.mktemp("cache-env-plain") / "cache"
     env = {"OPKIT_COMPILEDIR": seeded(root)}
     assert run_child(GRAPH_CHILD, "plain", "(x + 3) * x", env=env)["results"] == [[0, 4, 10, 18]]
     return root
 
-
-def _copy_of(plain_cache, tmp_path):
-    """A copy of plain_cache under tmp_path (modes and times kept; a copied cache serves its entries)."""
-    return pathlib.Path(shutil.copytree(plain_cache, tmp_path / "cache", symlinks=True))
 
 
 def _modes(root):
@@ -127,7 +123,7 @@ def test_everything_opkit_creates_is_private_under_umask_000(tmp_path):
 
 
 def test_a_read_only_cache_serves_hits_and_a_miss_is_one_clear_error(plain_cache, tmp_path):
-    root = _copy_of(plain_cache, tmp_path)  # "(x + 3) * x" built there
+    root = copy_of(plain_cache, tmp_path)  # "(x + 3) * x" built there
     env = {"OPKIT_COMPILEDIR": str(root)}
     _chmod_tree(root, 0o222)
     before = _snapshot(root)
@@ -173,7 +169,7 @@ TINY_OFFSETS = {"_mode_000": 10, "_file_instead_of_directory": 10, "_foreign_sha
 @pytest.fixture(scope="module")
 def tiny_cache(tmp_path_factory):
     """(root, {name: key}): a cache in which one child built a tiny module for each of TINY_OFFSETS; each test
-    damages its own entry in a copy of it (_copy_of)."""
+    damages its own entry in a copy of it (helpers.caches.copy_of)."""
     root = tmp_path_factory.mktemp("cache-env-tiny") / "cache"
     keys = {name: _key(name) for name in TINY_OFFSETS}
     built = run_child(TINY_CHILD, root, *(f"{keys[name]}:{offset}" for name, offset in TINY_OFFSETS.items()))
@@ -184,7 +180,7 @@ def tiny_cache(tmp_path_factory):
 @pytest.mark.parametrize("damage", [_mode_000, _file_instead_of_directory, _foreign_shared_object])
 def test_an_unusable_entry_is_rebuilt_with_one_warning(tiny_cache, tmp_path, damage):
     built, keys = tiny_cache
-    root, key, other = _copy_of(built, tmp_path), keys[damage.__name__], keys["other"]  # built there, at offsets 10, 20
+    root, key, other = copy_of(built, tmp_path), keys[damage.__name__], keys["other"]  # built there, at offsets 10, 20
     entry = root / key[:2] / key
     if damage is _foreign_shared_object:
         damage(entry, root / other[:2] / other)
@@ -204,7 +200,7 @@ def test_an_unusable_entry_is_rebuilt_with_one_warning(tiny_cache, tmp_path, dam
 
 def test_an_unusable_entry_in_a_read_only_cache_is_bypassed_with_one_warning(tiny_cache, tmp_path):
     built, keys = tiny_cache
-    root, key = _copy_of(built, tmp_path), keys["read-only-damaged"]  # built there, at offset 5
+    root, key = copy_of(built, tmp_path), keys["read-only-damaged"]  # built there, at offset 5
     entry = root / key[:2] / key
     entry.chmod(0)
     _chmod_tree(root, 0o222)
@@ -418,7 +414,7 @@ def test_a_read_only_cache_without_a_precompiled_header_fails_a_miss_without_war
 
 def test_a_precompiled_header_others_could_change_is_not_used(plain_cache, tmp_path):
     # "(x + 3) * x" built there, with the session cache's precompiled headers (seeded), each in a folder of its own
-    root = _copy_of(plain_cache, tmp_path)
+    root = copy_of(plain_cache, tmp_path)
     env = {"OPKIT_COMPILEDIR": str(root)}
     directories = list(root.glob("pch/*"))
     assert directories
@@ -437,7 +433,7 @@ def test_a_precompiled_header_others_could_change_is_not_used(plain_cache, tmp_p
 
 
 def test_cache_commands_report_every_kind_of_byte(plain_cache, tmp_path):
-    root = _copy_of(plain_cache, tmp_path)  # "(x + 3) * x" built there; precompiled headers and host answers
+    root = copy_of(plain_cache, tmp_path)  # "(x + 3) * x" built there; precompiled headers and host answers
     env = {**os.environ, "OPKIT_COMPILEDIR": str(root)}
     (root / ".trash-0001").mkdir()
     (root / ".trash-0001" / "f").write_bytes(b"t" * 2048)

@@ -24,7 +24,7 @@ from opkit import Apply, COp, Op, ParamsType
 from opkit.cop.store.cache import CacheWarning, module_events
 from opkit.cop.store.objects import object_events
 from opkit.cop.incremental import CHUNK_MEAN, INCREMENTAL_ABOVE, node_piece
-from helpers.caches import seeded
+from helpers.caches import copy_of, seeded
 from helpers.state_ops import Counter  # z = x + count: state of each node's own
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -169,10 +169,6 @@ def base_cache(tmp_path_factory):
     return root
 
 
-def _copy_of(base_cache, tmp_path):
-    """A copy of base_cache, under tmp_path, for a test to change."""
-    return pathlib.Path(shutil.copytree(base_cache, tmp_path / "cache", symlinks=True))
-
 
 def test_a_graph_changed_by_one_node_compiles_one_new_object(tmp_path):
     tags = [f"one-{k}" for k in range(N)]
@@ -227,7 +223,7 @@ def test_editing_a_section_file_rebuilds_only_the_chunk_of_its_node(tmp_path):
 
 def test_a_damaged_object_is_detected_and_rebuilt(base_cache, tmp_path):
     a, b = np.linspace(0.5, 1.5, 6), np.full(6, 1.01)
-    root = _copy_of(base_cache, tmp_path)
+    root = copy_of(base_cache, tmp_path)
     with opkit.config.change_flags(compiledir=str(root)):
         entries = [p.parent for p in root.glob("*/*/meta.json")
                    if json.loads(p.read_text())["extra"].get("kind") == "chunk of nodes"]
@@ -358,7 +354,7 @@ def test_the_incremental_flag_is_checked():
 
 
 def test_clear_removes_the_objects_too(base_cache, tmp_path):
-    root = _copy_of(base_cache, tmp_path)
+    root = copy_of(base_cache, tmp_path)
     with opkit.config.change_flags(compiledir=str(root)):
         assert _objects(root)
         from opkit.cop.store.cache import default_cache
@@ -442,7 +438,7 @@ def test_two_definitions_of_a_name_report_the_whole_modules_redefinition(tmp_pat
                          ids=["cflags", "openmp"])
 def test_the_build_flags_are_part_of_every_objects_identity(base_cache, tmp_path, flags):
     a, b = np.linspace(0.5, 1.5, 6), np.full(6, 1.01)
-    root = _copy_of(base_cache, tmp_path)
+    root = copy_of(base_cache, tmp_path)
     with opkit.config.change_flags(compiledir=str(root)):
         first = _objects(root)  # the chain's objects, built with the flags in force
         with opkit.config.change_flags(**flags):

@@ -10,7 +10,6 @@ import hashlib
 import json
 import os
 import pathlib
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -24,7 +23,7 @@ import opkit.cop.source.section_files as section_files
 import opkit.cop.source.section_memo as section_memo
 import opkit.tensor as ot
 from opkit.core.c_source import SectionOp
-from helpers.caches import seeded
+from helpers.caches import copy_of, seeded
 
 USER_OP = textwrap.dedent('''
     import opkit.tensor as ot
@@ -134,7 +133,7 @@ def _kept_files(cache, folder):
 def mul_cache(tmp_path_factory):
     """A seeded cache in which one process built GRAPH_SCRIPT's "mul" module, keeping its rendered texts and
     jinja2's bytecode (and the call-path module every process loads, opkit.link.fastcall): the tests that damage what
-    a cache keeps damage a copy of it (_copy_of), and the tests of their own modules build them in one, so that none
+    a cache keeps damage a copy of it (helpers.caches.copy_of), and the tests of their own modules build them in one, so that none
     compiles the call path again."""
     directory = tmp_path_factory.mktemp("trust4-mul")
     cache = directory / "cache"
@@ -143,15 +142,11 @@ def mul_cache(tmp_path_factory):
     return cache
 
 
-def _copy_of(mul_cache, tmp_path):
-    """A copy of mul_cache under tmp_path (a copied cache serves its entries as the original does)."""
-    return pathlib.Path(shutil.copytree(mul_cache, tmp_path / "cache", symlinks=True))
-
 
 # Item 1: a header's bytes, not its text decoded with replacement characters, name the module.
 
 def test_a_one_byte_edit_of_a_header_that_is_not_utf8_gives_a_new_module_in_a_new_process(mul_cache, tmp_path):
-    cache, headers = _copy_of(mul_cache, tmp_path), tmp_path / "headers"
+    cache, headers = copy_of(mul_cache, tmp_path), tmp_path / "headers"
     headers.mkdir()
     scale = headers / "scale.h"
     # The scale is the byte in a string literal: 0xc8 (200), then 0xc9 (201): neither is UTF-8.
@@ -178,7 +173,7 @@ def test_a_one_byte_edit_of_a_header_that_is_not_utf8_gives_a_new_module_in_a_ne
                                      "-iquote in c_compile_args", "-I in config.cflags", "CPLUS_INCLUDE_PATH",
                                      "an include named by a macro")]])
 def test_an_edited_header_found_through_any_include_path_gives_a_new_module(mul_cache, tmp_path, how):
-    cache, headers = _copy_of(mul_cache, tmp_path), tmp_path / "headers"
+    cache, headers = copy_of(mul_cache, tmp_path), tmp_path / "headers"
     headers.mkdir()
     (headers / "scale.h").write_text("#define SCALE 2.0\n")
     offset = headers / "offset.h"
@@ -211,7 +206,7 @@ def test_an_edited_header_found_through_any_include_path_gives_a_new_module(mul_
 
 def test_a_hit_whose_listed_header_changed_is_rebuilt_and_says_so_in_the_log_only(mul_cache, tmp_path):
     """The headers the compiler read are in meta.json with their sha256; a changed one rebuilds quietly."""
-    cache, headers = _copy_of(mul_cache, tmp_path), tmp_path / "headers"
+    cache, headers = copy_of(mul_cache, tmp_path), tmp_path / "headers"
     headers.mkdir()
     (headers / "scale.h").write_text("#define SCALE 3.0\n")
     (headers / "offset.h").write_text("#define OFFSET 0.0\n")
@@ -274,7 +269,7 @@ def test_the_section_stamp_holds_the_change_time_and_the_inode(tmp_path):
 # Item 4: a kept text changed on disk is made again, never compiled.
 
 def test_a_kept_text_changed_in_one_byte_is_made_again_not_compiled(mul_cache, tmp_path):
-    cache = _copy_of(mul_cache, tmp_path)  # "mul" built there
+    cache = copy_of(mul_cache, tmp_path)  # "mul" built there
     product = b"((npy_float64)v0) * ((npy_float64)v1)"
     damaged = [p for p in _kept_files(cache, "rendered") if product in p.read_bytes()]
     assert damaged
@@ -286,7 +281,7 @@ def test_a_kept_text_changed_in_one_byte_is_made_again_not_compiled(mul_cache, t
 
 
 def test_every_kept_text_cut_or_changed_is_made_again(mul_cache, tmp_path):
-    cache = _copy_of(mul_cache, tmp_path)  # "mul" built there: its rendered texts, the host answers
+    cache = copy_of(mul_cache, tmp_path)  # "mul" built there: its rendered texts, the host answers
     kept = _kept_files(cache, "rendered") + [p for p in (cache / "host").iterdir() if p.is_file()]
     assert len(kept) > 5
     for k, path in enumerate(kept):
@@ -303,7 +298,7 @@ def test_every_kept_text_cut_or_changed_is_made_again(mul_cache, tmp_path):
 # Item 5: jinja2's bytecode kept under host/jinja-*/ is sealed: damaged, it is compiled again.
 
 def test_damaged_template_bytecode_is_compiled_again_not_run(mul_cache, tmp_path):
-    cache = _copy_of(mul_cache, tmp_path)  # "mul" built there: jinja2's bytecode of its templates
+    cache = copy_of(mul_cache, tmp_path)  # "mul" built there: jinja2's bytecode of its templates
     bytecode = _kept_files(cache, "jinja-*")
     assert bytecode
     changed = 0
@@ -370,7 +365,7 @@ def test_write_private_writes_everything_or_names_the_file_and_the_fix(tmp_path)
 def test_a_damaged_precompiled_header_is_built_again_not_used(mul_cache, tmp_path):
     # "mul" built there with the precompiled header seeded() copied from the session's cache (checked as one built
     # here: its key, sha256 and private folder)
-    cache = _copy_of(mul_cache, tmp_path)
+    cache = copy_of(mul_cache, tmp_path)
     gchs = list(cache.glob("pch/*/opkit_pch.hpp.gch"))
     if not gchs:
         pytest.skip("this compiler builds no precompiled header")  # clang: opkit builds none
@@ -474,7 +469,7 @@ CHAIN_SCRIPT = textwrap.dedent('''
 
 def test_an_incremental_build_carries_its_objects_headers_into_the_module(mul_cache, tmp_path):
     """A header only the compiler's list names (a macro-named include), read by a node object: an edit rebuilds."""
-    cache, headers = _copy_of(mul_cache, tmp_path), tmp_path / "headers"
+    cache, headers = copy_of(mul_cache, tmp_path), tmp_path / "headers"
     headers.mkdir()
     (headers / "scale.h").write_text("#define SCALE 1.0\n")
     offset = headers / "offset.h"

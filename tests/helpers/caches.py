@@ -39,3 +39,9 @@ def seeded(path) -> str:
         if answer.is_file() and not answer.name.startswith(layout.TMP_PREFIX):
             shutil.copy2(answer, host / answer.name)
     return str(path)
+
+
+def copy_of(cache, tmp_path) -> pathlib.Path:
+    """A copy of the compile cache `cache` at tmp_path/cache, for a test to change (modes and times kept, links as
+    links): a copied cache serves its entries as the original does (tests/cop/test_faults_cache_ownership.py)."""
+    return pathlib.Path(shutil.copytree(cache, tmp_path / "cache", symlinks=True))
