@@ -43,13 +43,17 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_configure(config):
-    """Compile opkit's modules to bytecode once, in the process that starts the session (before xdist's workers).
+    """Fix hypothesis's draws in every process (helpers/fixed_draws.py). Compile opkit's modules to bytecode
+    once, in the process that starts the session (before xdist's workers).
 
     The tests' child processes write no .pyc (no_bytecode_files), but they read opkit's: without them
     each of the run's thousand-odd children that imports opkit compiled its source again (about 0.25 s
     of CPU each). An editable install has none until something writes them; pip's copy has them.
     Nothing a test writes is compiled here, so no stale bytecode can hide an edit.
     """
+    from helpers.fixed_draws import fix_draws
+
+    fix_draws()  # the same hypothesis examples in any test order (helpers/fixed_draws.py)
     if not hasattr(config, "workerinput"):
         import compileall
         import pathlib
