@@ -194,7 +194,7 @@ def model_nodes() -> tuple[int, int, int]:
     from opkit.link.partition import partition
 
     fgraph = _opkit_model(1.0).maker.fgraph
-    regions = [step for step in partition(fgraph) if isinstance(step, Region)]
+    regions = [step for step in partition(fgraph, None) if isinstance(step, Region)]  # None: the CPU target
     return len(fgraph.apply_nodes), len(regions), max(len(r.nodes) for r in regions)
 
 
