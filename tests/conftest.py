@@ -85,12 +85,19 @@ def private_compiledir(tmp_path_factory):
     Under pytest-xdist (`-n auto`) every worker is a session of its own; they share one
     compile cache, beside their own temporary directories, so no module is compiled once
     per worker (and the cache's cross-process locking is exercised on every run).
+    OPKIT_TEST_COMPILEDIR names the directory instead, for runs that share one: .ci/run's
+    runs after the README's (the soak part, the DebugMode slice) use the suite's cache.
+    The user's own OPKIT_COMPILEDIR is never used.
     """
     import os
+    import pathlib
 
     from opkit.config import config
 
-    if os.environ.get("PYTEST_XDIST_WORKER"):
+    if os.environ.get("OPKIT_TEST_COMPILEDIR"):
+        path = pathlib.Path(os.environ["OPKIT_TEST_COMPILEDIR"]).resolve()
+        path.mkdir(parents=True, exist_ok=True)
+    elif os.environ.get("PYTEST_XDIST_WORKER"):
         path = tmp_path_factory.getbasetemp().parent / "opkit-compiledir"
         path.mkdir(exist_ok=True)
     else:
