@@ -74,7 +74,6 @@ def plain_cache(tmp_path_factory):
     return root
 
 
-
 def _modes(root):
     """Return {relative path: mode} of everything under root, root included."""
     found = {".": stat.S_IMODE(os.lstat(root).st_mode)}

@@ -169,7 +169,6 @@ def base_cache(tmp_path_factory):
     return root
 
 
-
 def test_a_graph_changed_by_one_node_compiles_one_new_object(tmp_path):
     tags = [f"one-{k}" for k in range(N)]
     a, b = np.linspace(0.5, 1.5, 6), np.full(6, 1.01)

@@ -142,7 +142,6 @@ def mul_cache(tmp_path_factory):
     return cache
 
 
-
 # Item 1: a header's bytes, not its text decoded with replacement characters, name the module.
 
 def test_a_one_byte_edit_of_a_header_that_is_not_utf8_gives_a_new_module_in_a_new_process(mul_cache, tmp_path):

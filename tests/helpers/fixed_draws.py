@@ -13,14 +13,10 @@ tests/docs/test_fixed_draws.py fails when a hypothesis release moves this mechan
 from __future__ import annotations
 
 
-def fix_draws() -> bool:
-    """Make hypothesis draw no constants from local modules; False where this hypothesis has no such pool."""
-    try:
-        from hypothesis.internal.conjecture import providers
-    except ImportError:
-        return False
-    if not hasattr(providers, "_get_local_constants") or not hasattr(providers, "Constants"):
-        return False
-    empty = providers.Constants()
-    providers._get_local_constants = lambda: empty
-    return True
+def fix_draws() -> None:
+    """Make hypothesis draw no constants from local modules (nothing to do where this hypothesis has no such pool)."""
+    from hypothesis.internal.conjecture import providers
+
+    if hasattr(providers, "_get_local_constants") and hasattr(providers, "Constants"):
+        empty = providers.Constants()
+        providers._get_local_constants = lambda: empty
